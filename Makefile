@@ -1,0 +1,140 @@
+# gpulog - one non-recursive Makefile.
+#
+#   make            build bin/gpulog-ingest and bin/gpulog-report (into build/)
+#   make test       unit tests (cmocka) and CLI golden tests
+#   make check      the same tests built with AddressSanitizer + UBSan
+#   make bench      benchmarks on a generated data set (prints figures, no thresholds)
+#   make demo       ingest the bundled sample logs, then report on them
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Missing Debian packages are installed by the deps step (build/config.mk),
+# which every build depends on: apt-get update + apt-get install, through
+# sudo when not root. It does nothing when everything is already there.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+DATADIR ?= $(PREFIX)/share/gpulog
+
+BUILD ?= build
+CC ?= cc
+WERROR ?= -Werror
+SAN ?=
+
+DEB_PKGS := libjansson-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
+	plplot-driver-cairo libcmocka-dev pkg-config
+PC_PKGS := jansson zlib sqlite3 gsl plplot cmocka
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+BASE_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -O2 -g -pthread \
+	$(WARN) $(WERROR) $(SAN) -I$(BUILD)/gen -Ilib \
+	-DGL_DATADIR='"$(DATADIR)"'
+LDFLAGS_ALL := -pthread $(SAN)
+
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+-include $(BUILD)/config.mk
+endif
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+
+LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c reports/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+FMT_SRC := $(sort $(wildcard lib/ingest/fmt_*.c))
+CMD_SRC := $(wildcard cmd/*.c)
+BINS := $(CMD_SRC:cmd/%.c=$(BUILD)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := $(wildcard tests/unit/support/*.c)
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BINS := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+LIB := $(BUILD)/libgpulog.a
+
+.PHONY: all deps test unit cli check bench demo install uninstall clean distclean fuzz
+
+all: $(BINS)
+
+deps: $(BUILD)/config.mk
+
+# The deps step. Writes the compiler flags of the packages once they are
+# all present; make re-reads this file after building it.
+$(BUILD)/config.mk:
+	@mkdir -p $(@D)
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PC_PKGS) \
+	    || ! dpkg -s plplot-driver-cairo >/dev/null 2>&1; then \
+	  echo "gpulog: installing missing Debian packages: $(DEB_PKGS)"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    $(DEB_PKGS) || { echo "gpulog: apt-get install failed" >&2; exit 1; }; \
+	fi
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PC_PKGS))"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs jansson zlib sqlite3 gsl plplot) -lm"; \
+	   echo "CMOCKA_LIBS := $$(pkg-config --libs cmocka)"; } > $@
+
+# Every lib/ingest/fmt_<name>.c defines gl_fmt_<name>; list them.
+$(BUILD)/gen/formats.h: $(FMT_SRC) Makefile
+	@mkdir -p $(@D)
+	@for f in $(FMT_SRC); do n=$${f##*/fmt_}; echo "GL_FORMAT($${n%.c})"; done > $@.tmp
+	@mv $@.tmp $@
+
+# share/schema.sql compiled in as a C string.
+$(BUILD)/gen/schema_sql.h: share/schema.sql
+	@mkdir -p $(@D)
+	@{ echo 'static const char gl_schema_sql[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	   echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/gen/formats.h $(BUILD)/gen/schema_sql.h | $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/obj/cmd/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(LDFLAGS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+
+# Tests: every unit binary, then the CLI tests; tests/run prints the totals.
+test: $(BINS) $(UNIT_BINS) $(BENCH_BINS)
+	@BUILD=$(BUILD) sh tests/run $(UNIT_BINS)
+
+check:
+	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+
+bench: $(BINS) $(BENCH_BINS)
+	@BUILD=$(BUILD) sh tests/bench/run
+
+demo: $(BINS)
+	@BUILD=$(BUILD) sh share/demo.sh
+
+install: $(BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 644 share/schema.sql $(wildcard share/gpulog.conf.json) $(DESTDIR)$(DATADIR)/
+
+uninstall:
+	rm -f $(BINS:$(BUILD)/bin/%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/%,$(wildcard share/man/*.1))
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build
+
+distclean: clean
+
+.SECONDARY:
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,147 @@
+/*
+ * gpulog.h - the public interface of libgpulog, the library behind
+ * gpulog-ingest and gpulog-report.
+ *
+ * Conventions (see ../shared/STYLE.md):
+ *  - functions return GL_OK (0) or a negative enum gl_code and fill the
+ *    struct gl_err passed as their last argument;
+ *  - the library never prints and never exits: only cmd/ does;
+ *  - pointer arguments are borrowed for the duration of the call unless a
+ *    comment says otherwise.
+ */
+#ifndef GPULOG_H
+#define GPULOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GL_VERSION "0.1.0"
+
+/* Default database when neither --db nor $GPULOG_DB is given. */
+#define GL_DEFAULT_DB "gpulog.db"
+#define GL_DB_ENV "GPULOG_DB"
+
+enum gl_code {
+	GL_OK = 0,
+	GL_ENOMEM = -1,		/* out of memory */
+	GL_EIO = -2,		/* a file could not be opened, read or written */
+	GL_EFORMAT = -3,	/* input is damaged or not in the expected format */
+	GL_EDB = -4,		/* SQLite reported an error */
+	GL_ENOTGPULOG = -5,	/* --db names a file that is not a gpulog database */
+	GL_EBUSY = -6,		/* another process holds the database */
+	GL_EUSAGE = -7,		/* bad argument or option value */
+	GL_ECONFIG = -8,	/* configuration file malformed */
+	GL_ENEWER = -9,		/* database written by a newer gpulog */
+};
+
+/*
+ * What failed and where. Filled by the function that fails; code is the
+ * same value the function returns. msg says what failed ("cannot open"),
+ * path and line say where (empty / 0 when not applicable), cause is the
+ * underlying reason ("Permission denied", SQLite's message, ...).
+ */
+struct gl_err {
+	int code;
+	uint64_t line;
+	char path[1024];
+	char msg[256];
+	char cause[256];
+};
+
+/* Clears err (code GL_OK, empty strings). err may be NULL. */
+void gl_err_clear(struct gl_err *err);
+
+/*
+ * Records an error and returns code, so that a caller can write
+ * `return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot open");`.
+ * path and cause may be NULL. err may be NULL (then only code is returned).
+ */
+int gl_err_set(struct gl_err *err, int code, const char *path, uint64_t line,
+	       const char *cause, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*
+ * Formats err as one line for a user: "cannot open 'logs/gpu.log': Permission
+ * denied" or "bad value at 'x.conf' line 3: ...". Writes at most n bytes
+ * including the NUL; returns buf.
+ */
+char *gl_err_format(const struct gl_err *err, char *buf, size_t n);
+
+/* Severity of a log record. The numeric order is the order of severity. */
+enum gl_level {
+	GL_LEVEL_NONE = 0,	/* the record carries no level */
+	GL_LEVEL_TRACE = 1,
+	GL_LEVEL_DEBUG = 2,
+	GL_LEVEL_INFO = 3,
+	GL_LEVEL_WARN = 4,
+	GL_LEVEL_ERROR = 5,
+	GL_LEVEL_CRITICAL = 6,
+};
+
+/*
+ * Parses a level name in any case: trace, debug, info, warn, warning, error,
+ * err, critical, crit, fatal. Returns GL_LEVEL_NONE when unknown.
+ */
+enum gl_level gl_level_parse(const char *s, size_t len);
+
+/* "TRACE" ... "CRITICAL", or "" for GL_LEVEL_NONE. Static storage. */
+const char *gl_level_name(enum gl_level level);
+
+/* ---------------------------------------------------------------------
+ * gpulog-ingest
+ * ------------------------------------------------------------------- */
+
+struct gl_ingest_stats {
+	uint64_t files_seen;		/* regular files found under the paths */
+	uint64_t files_new;		/* files whose content was not seen before */
+	uint64_t files_unchanged;	/* identical to what was read last time */
+	uint64_t files_rotated;		/* renamed/moved/compressed copies of known content */
+	uint64_t files_grown;		/* known files with new lines appended */
+	uint64_t files_skipped;		/* in no known format (named via notice) */
+	uint64_t files_failed;		/* could not be read (named via notice) */
+	uint64_t files_done;		/* files finished so far (progress) */
+	uint64_t bytes_total;		/* raw bytes of all files to read (progress) */
+	uint64_t bytes_done;		/* raw bytes read so far (progress) */
+	uint64_t lines_read;		/* new lines read */
+	uint64_t lines_stored;		/* events + memory events stored */
+	uint64_t lines_rejected;	/* malformed lines kept in the rejects table */
+	uint64_t lines_continued;	/* continuation lines appended to a record */
+	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */
+	double elapsed_s;
+};
+
+struct gl_ingest_opts {
+	const char *db_path;		/* database file */
+	const char *const *paths;	/* files or directories, walked recursively */
+	size_t npaths;
+	const char *format;		/* force this format for all inputs; NULL: detect */
+	const char *host;		/* label stored with every event; NULL: none */
+	/*
+	 * Called from the calling thread about every 100 ms and once at the
+	 * end, for progress display; may be NULL.
+	 */
+	void (*progress)(void *arg, const struct gl_ingest_stats *st);
+	void *progress_arg;
+	/*
+	 * Called once per input problem (unreadable path, damaged gzip, file
+	 * skipped as of no known format), in the calling thread; may be NULL.
+	 * The problem is also counted in the stats.
+	 */
+	void (*notice)(void *arg, const struct gl_err *problem);
+	void *notice_arg;
+};
+
+/*
+ * Runs one ingest: discovers the files under opts->paths, stores every line
+ * not yet stored, and fills st. Returns GL_OK when every input was read
+ * (rejected lines are data, not failure); GL_EIO when some input could not
+ * be read (the others still are; see st->files_failed); another negative
+ * code, with err filled, when the database cannot be used at all.
+ */
+int gl_ingest_run(const struct gl_ingest_opts *opts, struct gl_ingest_stats *st,
+		  struct gl_err *err);
+
+/* Writes one line per known format, "name<TAB>summary", into buf (NUL-terminated). */
+void gl_format_list_text(char *buf, size_t n);
+
+#endif /* GPULOG_H */

@@ -1,0 +1,169 @@
+/*
+ * format.h - the log formats gpulog-ingest understands, and what a parsed
+ * line becomes.
+ *
+ * Pipeline stage: reader (one line, decompressed) -> format parse (this) ->
+ * normalized record -> store. A format is one file lib/ingest/fmt_<name>.c
+ * that defines `const struct gl_format gl_fmt_<name>`; the Makefile lists
+ * every lib/ingest/fmt_*.c into build/gen/formats.h, so adding a format is
+ * adding one file.
+ */
+#ifndef GL_FORMAT_H
+#define GL_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../gpulog.h"
+#include "../util/timeutil.h"
+
+/* A slice of bytes, not NUL-terminated. p == NULL means absent. */
+struct gl_str {
+	const char *p;
+	size_t len;
+};
+
+/*
+ * One log record, normalized. Absent numbers are NAN (doubles) or -1
+ * (counts); absent strings have p == NULL. Units are in the names.
+ */
+struct gl_event {
+	int64_t ts_us;			/* UTC µs; GL_TS_NONE when the line has none */
+	enum gl_level level;
+	struct gl_str component;	/* "component"; ingest fills it from the file name when absent */
+	struct gl_str message;		/* "message", or the text of a text-log record */
+	struct gl_str kernel;		/* gpu_metrics.kernel_name, or "Kernel X executed in ..." */
+	struct gl_str metadata;		/* JSON text of an object; "metadata", or fields of text formats */
+	double dur_us;			/* gpu_metrics.execution_time_us, or the text timing */
+	double exec_ms;			/* execution_time_ms */
+	double mem_mb;			/* memory_usage_mb */
+	double alloc_mb;		/* gpu_metrics.memory_allocated_mb */
+	double peak_mb;			/* gpu_metrics.memory_peak_mb */
+	double util_pct;		/* gpu_metrics.gpu_utilization_percent */
+	int64_t error_count;		/* gpu_metrics.error_count; -1 absent */
+	int64_t recovery_attempts;	/* gpu_metrics.recovery_attempts; -1 absent */
+	int anomaly;			/* gpu_metrics.performance_anomaly: -1 absent, 0, 1 */
+};
+
+/* Sets every field of ev to "absent". */
+void gl_event_init(struct gl_event *ev);
+
+enum gl_mem_action {
+	GL_MEM_ALLOC = 0,		/* "allocate" */
+	GL_MEM_FREE = 1,		/* "free" */
+	GL_MEM_ALLOC_FAIL = 2,		/* "allocate failure" */
+};
+
+/* One RMM memory event (logging_resource_adaptor CSV row). */
+struct gl_memev {
+	int64_t ts_us;			/* UTC µs (date from the file, see GL_FMT_TIME_OF_DAY) */
+	int64_t thread;			/* Thread column */
+	enum gl_mem_action action;	/* Action column */
+	uint64_t ptr;			/* Pointer column; "(nil)" is 0 */
+	int64_t size_bytes;		/* Size column */
+	uint64_t cuda_stream;		/* Stream column (hex) */
+};
+
+enum gl_rec_kind {
+	GL_REC_FOREIGN = 0,	/* not a line of this format at all */
+	GL_REC_NONE,		/* belongs to the format but holds nothing to store (CSV header, blank) */
+	GL_REC_EVENT,		/* rec->ev is filled */
+	GL_REC_MEM,		/* rec->mem is filled */
+	GL_REC_CONT,		/* continues the previous record (traceback, wrapped message) */
+	GL_REC_REJECT,		/* a line of this format, but malformed: rec->reason says why */
+};
+
+struct gl_rec {
+	enum gl_rec_kind kind;
+	struct gl_event ev;
+	struct gl_memev mem;
+	const char *reason;	/* GL_REC_REJECT: static string or ctx scratch */
+};
+
+/*
+ * Per-file parse state. Owned by the caller (ingest), one per input stream;
+ * a format may keep what it needs in it between lines.
+ */
+struct gl_parse_ctx {
+	/*
+	 * Formats with GL_FMT_TIME_OF_DAY print only a time of day. ingest
+	 * sets day_us to the UTC midnight of the first record's day (derived
+	 * from the file's modification time) before the first line. The
+	 * parser adds the time of day to day_us; when a time of day is more
+	 * than 12 hours before last_tod_us the clock has passed midnight and
+	 * the parser advances day_us by one day. last_tod_us is -1 before the
+	 * first record.
+	 */
+	int64_t day_us;
+	int64_t last_tod_us;
+	/* Growable scratch for unescaped strings; see gl_ctx_scratch(). */
+	char *scratch;
+	size_t scratch_cap;
+	size_t scratch_used;
+};
+
+void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
+void gl_parse_ctx_release(struct gl_parse_ctx *ctx);
+
+/*
+ * Called by the caller before each parse of a line of len bytes: empties
+ * the scratch space and makes sure it holds at least len + 256 bytes, so a
+ * parser can always unescape every string of the line into it. Returns 0,
+ * or -1 when memory runs out.
+ */
+int gl_ctx_begin_line(struct gl_parse_ctx *ctx, size_t len);
+
+/*
+ * Returns n bytes of scratch space in ctx, valid until the next
+ * gl_ctx_begin_line(). NULL when the line's reserve is used up (never for a
+ * total up to len + 256).
+ */
+char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n);
+
+/*
+ * Applies the time-of-day rule above: tod_us is µs since midnight. Returns
+ * the absolute UTC time in µs.
+ */
+int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us);
+
+enum {
+	GL_FMT_MULTILINE = 1,		/* lines that start no record continue the previous one */
+	GL_FMT_TIME_OF_DAY = 2,		/* timestamps carry no date */
+};
+
+struct gl_format {
+	const char *name;	/* short name for --format, e.g. "json" */
+	const char *summary;	/* one line for --list-formats */
+	unsigned flags;		/* GL_FMT_* */
+	/*
+	 * Classifies and parses one line (without its '\n'; a trailing '\r'
+	 * is already removed). Fills rec. Strings in rec point into line or
+	 * into ctx scratch and stay valid until the next call on ctx. Never
+	 * fails: a bad line is GL_REC_REJECT with a reason.
+	 */
+	void (*parse)(struct gl_parse_ctx *ctx, const char *line, size_t len,
+		      struct gl_rec *rec);
+};
+
+/* All formats, in detection priority order; NULL-terminated. */
+extern const struct gl_format *const gl_formats[];
+
+/* The format called name, or NULL. */
+const struct gl_format *gl_format_find(const char *name);
+
+/*
+ * Chooses the format of a file from its first lines (lines[0..n), each
+ * without '\n'). Returns NULL when no format fits; then *why is set to a
+ * short static reason ("binary data", "JSON of an unknown shape", ...).
+ */
+const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n,
+					 const char **why);
+
+/*
+ * Kernel timings written as text, e.g. "Kernel force_pass_kernel executed
+ * in 512.34μs" (also µs, us, ns, ms, s). On a match sets *kernel (a slice
+ * of msg) and *dur_us and returns 1; else returns 0.
+ */
+int gl_kernel_from_text(const char *msg, size_t len, struct gl_str *kernel, double *dur_us);
+
+#endif

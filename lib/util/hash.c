@@ -1,0 +1,99 @@
+/*
+ * hash.c - streaming 64-bit hash: 8-byte words mixed by multiply-rotate,
+ * a final avalanche over the length. Chunking-independent by construction:
+ * partial words wait in hs->buf until complete.
+ */
+#include "hash.h"
+
+#include <string.h>
+
+#define P1 0x9E3779B97F4A7C15ULL
+#define P2 0xC2B2AE3D27D4EB4FULL
+#define P3 0x165667B19E3779F9ULL
+
+static inline uint64_t rotl(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+	h ^= rotl(w * P2, 31) * P1;
+	return rotl(h, 27) * P1 + P3;
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+void gl_hash_init(struct gl_hash *hs, uint64_t seed)
+{
+	hs->h = seed ^ P3;
+	hs->total = 0;
+	hs->nbuf = 0;
+}
+
+void gl_hash_update(struct gl_hash *hs, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	uint64_t h = hs->h;
+
+	hs->total += n;
+	if (hs->nbuf) {
+		while (n && hs->nbuf < 8) {
+			hs->buf[hs->nbuf++] = *p++;
+			n--;
+		}
+		if (hs->nbuf < 8) {
+			hs->h = h;
+			return;
+		}
+		h = mix(h, load64(hs->buf));
+		hs->nbuf = 0;
+	}
+	for (; n >= 8; n -= 8, p += 8)
+		h = mix(h, load64(p));
+	memcpy(hs->buf, p, n);
+	hs->nbuf = (unsigned)n;
+	hs->h = h;
+}
+
+uint64_t gl_hash_final(const struct gl_hash *hs)
+{
+	uint64_t h = hs->h;
+
+	if (hs->nbuf) {
+		unsigned char last[8] = {0};
+
+		memcpy(last, hs->buf, hs->nbuf);
+		h = mix(h, load64(last));
+	}
+	h ^= hs->total * P2;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	h ^= h >> 32;
+	return h;
+}
+
+uint64_t gl_hash64(const void *p, size_t n, uint64_t seed)
+{
+	struct gl_hash hs;
+
+	gl_hash_init(&hs, seed);
+	gl_hash_update(&hs, p, n);
+	return gl_hash_final(&hs);
+}
+
+uint64_t gl_hash_chain(uint64_t stream, uint64_t line_hash)
+{
+	uint64_t h = mix(stream ^ P1, line_hash);
+
+	h ^= h >> 31;
+	return h * P2;
+}

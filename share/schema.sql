@@ -1,0 +1,210 @@
+-- gpulog database schema, version 1.
+--
+-- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
+-- (0x6770_6C67, "gplg") and PRAGMA user_version = the schema version.
+-- gpulog-ingest creates it, migrates an older one, and refuses any other file.
+-- This file is the schema gpulog creates (it is compiled into the programs);
+-- it is installed as documentation for people who query with sqlite3.
+--
+-- Conventions:
+--   *_us     integer microseconds; ts_us is microseconds since 1970-01-01 UTC
+--   *_mb     megabytes as the logs write them (memory_usage_mb, ...)
+--   NULL     the log line did not carry the value
+--   hashes   64-bit fingerprints stored as signed integers
+--
+-- Start with the views at the end (v_events, v_kernel_stats, ...).
+
+-- Interned strings: component, kernel and host names.
+CREATE TABLE names (
+	id   INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+
+-- Severity levels; events.level refers to levels.id (0: none given).
+CREATE TABLE levels (
+	id   INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+INSERT INTO levels (id, name) VALUES
+	(0, ''), (1, 'TRACE'), (2, 'DEBUG'), (3, 'INFO'), (4, 'WARN'), (5, 'ERROR'),
+	(6, 'CRITICAL');
+
+-- One row per gpulog-ingest run. finished_us is NULL for a run that was
+-- interrupted (killed); what it committed before is complete and consistent.
+CREATE TABLE runs (
+	id              INTEGER PRIMARY KEY,
+	started_us      INTEGER NOT NULL,
+	finished_us     INTEGER,
+	version         TEXT NOT NULL,
+	host            TEXT,		-- --host label of the run
+	files_seen      INTEGER,
+	files_new       INTEGER,
+	files_unchanged INTEGER,
+	files_rotated   INTEGER,
+	files_grown     INTEGER,
+	files_skipped   INTEGER,
+	files_failed    INTEGER,
+	lines_stored    INTEGER,
+	lines_rejected  INTEGER
+);
+
+-- A stream is one log's content, wherever it lives now: gpu.log, later
+-- renamed gpu.log.1, later compressed to archived/gpu_20250909.log.gz is
+-- one stream. Its identity is its content: the chained hash of its lines.
+-- bytes/lines/hash say how far it has been stored (always a line boundary).
+CREATE TABLE streams (
+	id          INTEGER PRIMARY KEY,
+	format      TEXT,		-- format name (see gpulog-ingest --list-formats)
+	component   TEXT,		-- component taken from the first file name
+	first_path  TEXT NOT NULL,	-- where the stream was first read
+	bytes       INTEGER NOT NULL,	-- decompressed bytes stored
+	lines       INTEGER NOT NULL,	-- lines stored
+	hash        INTEGER NOT NULL,	-- chained hash of those lines
+	head_bytes  INTEGER NOT NULL,	-- the first lines, 4 KiB or more (or all)...
+	head_hash   INTEGER NOT NULL,	-- ...and their chained hash: the lookup key
+	day_us      INTEGER,		-- time-of-day formats: UTC midnight of the current day
+	last_tod_us INTEGER,		-- time-of-day formats: last time of day seen
+	created_run INTEGER REFERENCES runs(id),
+	updated_run INTEGER REFERENCES runs(id)
+);
+CREATE INDEX streams_head ON streams (head_hash);
+
+-- Fingerprints along each stream (about one per MiB and one per run), to
+-- recognise a rotated copy without trusting its name and to tell apart two
+-- files whose first lines are the same.
+CREATE TABLE checkpoints (
+	stream_id INTEGER NOT NULL REFERENCES streams(id),
+	bytes     INTEGER NOT NULL,
+	lines     INTEGER NOT NULL,
+	hash      INTEGER NOT NULL,
+	PRIMARY KEY (stream_id, bytes)
+) WITHOUT ROWID;
+
+-- Files as last seen. path is NULL once the file was renamed or removed.
+CREATE TABLE files (
+	id            INTEGER PRIMARY KEY,
+	path          TEXT UNIQUE,	-- absolute path
+	dev           INTEGER,
+	ino           INTEGER,
+	size          INTEGER,		-- raw (compressed) size in bytes
+	mtime_ns      INTEGER,
+	raw_head_hash INTEGER,		-- hash of the first 4 KiB of raw bytes
+	gzip          INTEGER NOT NULL DEFAULT 0,
+	stream_id     INTEGER REFERENCES streams(id),
+	status        TEXT NOT NULL,	-- read | damaged | skipped | copy
+	note          TEXT,		-- the damage, or why the file was skipped
+	last_run      INTEGER REFERENCES runs(id)
+);
+CREATE INDEX files_inode ON files (dev, ino);
+
+-- Log records. One row per record; continuation lines (tracebacks) are part
+-- of their record's message. line is the record's first line in its stream
+-- (1-based), which is also its line in the file it was read from.
+CREATE TABLE events (
+	id                INTEGER PRIMARY KEY,
+	ts_us             INTEGER,		-- timestamp
+	level             INTEGER NOT NULL DEFAULT 0 REFERENCES levels(id),
+	component_id      INTEGER REFERENCES names(id),	-- component, else from the file name
+	host_id           INTEGER REFERENCES names(id),	-- --host label
+	kernel_id         INTEGER REFERENCES names(id),	-- gpu_metrics.kernel_name or "Kernel X executed in"
+	dur_us            REAL,		-- gpu_metrics.execution_time_us or the text timing
+	exec_ms           REAL,		-- execution_time_ms
+	mem_mb            REAL,		-- memory_usage_mb
+	alloc_mb          REAL,		-- gpu_metrics.memory_allocated_mb
+	peak_mb           REAL,		-- gpu_metrics.memory_peak_mb
+	util_pct          REAL,		-- gpu_metrics.gpu_utilization_percent
+	error_count       INTEGER,	-- gpu_metrics.error_count
+	recovery_attempts INTEGER,	-- gpu_metrics.recovery_attempts
+	anomaly           INTEGER,	-- gpu_metrics.performance_anomaly (0/1)
+	message           TEXT,
+	metadata          TEXT,		-- JSON object: "metadata", or fields of text formats
+	stream_id         INTEGER NOT NULL REFERENCES streams(id),
+	line              INTEGER NOT NULL,
+	file_id           INTEGER REFERENCES files(id)	-- the file it was read from
+);
+CREATE INDEX events_ts ON events (ts_us);
+CREATE INDEX events_kernel_ts ON events (kernel_id, ts_us) WHERE kernel_id IS NOT NULL;
+
+-- RAPIDS RMM memory events (logging_resource_adaptor CSV rows).
+CREATE TABLE mem_events (
+	id          INTEGER PRIMARY KEY,
+	ts_us       INTEGER NOT NULL,
+	thread      INTEGER,
+	action      INTEGER NOT NULL,	-- 0 allocate, 1 free, 2 allocate failure
+	ptr         INTEGER,		-- device pointer; 0 for "(nil)"
+	size_bytes  INTEGER,
+	cuda_stream INTEGER,
+	host_id     INTEGER REFERENCES names(id),
+	stream_id   INTEGER NOT NULL REFERENCES streams(id),
+	line        INTEGER NOT NULL,
+	file_id     INTEGER REFERENCES files(id)
+);
+CREATE INDEX mem_events_ts ON mem_events (ts_us);
+
+-- Lines that could not be parsed, and damage found in files. A reject is
+-- data: the run goes on. excerpt holds the first 1 KiB of the line.
+CREATE TABLE rejects (
+	id        INTEGER PRIMARY KEY,
+	run_id    INTEGER REFERENCES runs(id),
+	file_id   INTEGER REFERENCES files(id),
+	stream_id INTEGER REFERENCES streams(id),
+	line      INTEGER,		-- line number in the stream/file (1-based)
+	offset    INTEGER,		-- decompressed byte offset of the line
+	reason    TEXT NOT NULL,
+	length    INTEGER,		-- full length of the line in bytes
+	excerpt   BLOB
+);
+
+-- Events with names resolved and an ISO 8601 time.
+CREATE VIEW v_events AS
+SELECT e.id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', e.ts_us / 1e6, 'unixepoch') AS time,
+       e.ts_us, l.name AS level, c.name AS component, h.name AS host,
+       k.name AS kernel, e.dur_us, e.exec_ms, e.mem_mb, e.alloc_mb, e.peak_mb,
+       e.util_pct, e.error_count, e.recovery_attempts, e.anomaly,
+       e.message, e.metadata, f.path, e.line
+FROM events e
+JOIN levels l ON l.id = e.level
+LEFT JOIN names c ON c.id = e.component_id
+LEFT JOIN names h ON h.id = e.host_id
+LEFT JOIN names k ON k.id = e.kernel_id
+LEFT JOIN files f ON f.id = e.file_id;
+
+-- Kernel timings at a glance (all time; gpulog-report does windows).
+CREATE VIEW v_kernel_stats AS
+SELECT k.name AS kernel, count(*) AS count, min(e.dur_us) AS min_us,
+       avg(e.dur_us) AS mean_us, max(e.dur_us) AS max_us, sum(e.dur_us) AS total_us,
+       sum(e.anomaly = 1) AS flagged_anomalies
+FROM events e JOIN names k ON k.id = e.kernel_id
+WHERE e.dur_us IS NOT NULL
+GROUP BY e.kernel_id;
+
+-- Events per component and level.
+CREATE VIEW v_levels AS
+SELECT c.name AS component, l.name AS level, count(*) AS count
+FROM events e JOIN levels l ON l.id = e.level
+LEFT JOIN names c ON c.id = e.component_id
+GROUP BY e.component_id, e.level;
+
+-- RMM memory events, readable.
+CREATE VIEW v_mem_events AS
+SELECT m.id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', m.ts_us / 1e6, 'unixepoch') AS time,
+       m.ts_us, m.thread,
+       CASE m.action WHEN 0 THEN 'allocate' WHEN 1 THEN 'free' ELSE 'allocate failure' END AS action,
+       printf('0x%x', m.ptr) AS ptr, m.size_bytes, printf('0x%x', m.cuda_stream) AS cuda_stream,
+       f.path, m.line
+FROM mem_events m LEFT JOIN files f ON f.id = m.file_id;
+
+-- Rejected lines with their file.
+CREATE VIEW v_rejects AS
+SELECT r.id, f.path, r.line, r.offset, r.reason, r.length,
+       CAST(r.excerpt AS TEXT) AS excerpt, r.run_id
+FROM rejects r LEFT JOIN files f ON f.id = r.file_id;
+
+-- Files with what was made of them.
+CREATE VIEW v_files AS
+SELECT f.path, f.status, f.note, f.gzip, f.size, s.format, s.lines AS stream_lines,
+       s.id AS stream_id, f.last_run
+FROM files f LEFT JOIN streams s ON s.id = f.stream_id
+WHERE f.path IS NOT NULL;
