@@ -91,7 +91,9 @@ CREATE TABLE files (
 	raw_head_hash INTEGER,		-- hash of the first 4 KiB of raw bytes
 	gzip          INTEGER NOT NULL DEFAULT 0,
 	stream_id     INTEGER REFERENCES streams(id),
-	status        TEXT NOT NULL,	-- read | damaged | skipped | copy
+	consumed      INTEGER NOT NULL DEFAULT 0,	-- decompressed bytes of this file already stored
+	tail_hash     INTEGER,		-- plain files: hash of the 4 KiB before consumed
+	status        TEXT NOT NULL,	-- read | damaged | skipped | copy | empty
 	note          TEXT,		-- the damage, or why the file was skipped
 	last_run      INTEGER REFERENCES runs(id)
 );
