@@ -87,25 +87,30 @@ $(BUILD)/gen/schema_sql.h: share/schema.sql
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/gen/formats.h $(BUILD)/gen/schema_sql.h | $(BUILD)/config.mk
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
 
 $(BUILD)/bin/%: $(BUILD)/obj/cmd/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
 
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(LDFLAGS)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(LDFLAGS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
 
 # Tests: every unit binary, then the CLI tests; tests/run prints the totals.
 test: $(BINS) $(UNIT_BINS) $(BENCH_BINS)

@@ -1,0 +1,141 @@
+/*
+ * batch.h - a unit of work from the parsing thread to the writing thread.
+ *
+ * A batch holds parsed rows (events, memory events, rejects) and the state
+ * changes (streams, checkpoints, files) that make them final. The store
+ * writes a whole batch in one transaction, so the rows and the ingest state
+ * that says "these lines are stored" always commit together: a run killed at
+ * any instant leaves a database from which the next run continues exactly.
+ *
+ * Memory is fixed per batch: every string lives in the batch's arena, and
+ * the arrays have fixed capacities; a full batch is sent and a fresh one
+ * taken. Strings in a batch (struct gl_str) point into its arena.
+ */
+#ifndef GL_BATCH_H
+#define GL_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#define GL_BATCH_ARENA (6u << 20)	/* bytes of strings per batch */
+#define GL_BATCH_ROWS 8192		/* events + memory events per batch */
+#define GL_BATCH_REJECTS 1024
+#define GL_BATCH_OPS 512
+#define GL_BATCH_NOTICES 64
+#define GL_EXCERPT_MAX 1024		/* bytes of a rejected line kept */
+
+struct gl_bev {
+	struct gl_event ev;
+	int64_t stream_id;
+	int64_t file_id;
+	uint64_t line;			/* 1-based line of the record's first line */
+};
+
+struct gl_bmem {
+	struct gl_memev m;
+	int64_t stream_id;
+	int64_t file_id;
+	uint64_t line;
+};
+
+struct gl_brej {
+	int64_t stream_id;		/* 0: none (damage found before any stream) */
+	int64_t file_id;
+	uint64_t line;			/* 0: not a line (file damage) */
+	uint64_t offset;
+	uint64_t length;
+	struct gl_str reason;
+	struct gl_str excerpt;
+};
+
+/* Where a stream stands: a line boundary of its content. */
+struct gl_pos {
+	uint64_t bytes;
+	uint64_t lines;
+	uint64_t hash;
+};
+
+struct gl_bstream {
+	int64_t id;
+	const char *format;		/* static (gl_format.name) */
+	struct gl_str component;
+	struct gl_str first_path;
+	struct gl_pos pos;
+	struct gl_pos head;
+	int has_tod;			/* day_us/last_tod_us are meaningful */
+	int64_t day_us;
+	int64_t last_tod_us;
+	int64_t created_run;
+};
+
+struct gl_bfile {
+	int64_t id;
+	struct gl_str path;
+	int64_t dev, ino, size, mtime_ns;
+	uint64_t raw_head_hash;
+	int gzip;
+	int64_t stream_id;		/* 0: none */
+	uint64_t consumed;
+	int has_tail;
+	uint64_t tail_hash;
+	const char *status;		/* static: "read", "damaged", "skipped", "copy", "empty" */
+	struct gl_str note;
+};
+
+enum gl_bop_kind {
+	GL_BOP_STREAM,			/* insert or update a stream */
+	GL_BOP_CHECKPOINT,		/* add a checkpoint */
+	GL_BOP_FILE,			/* insert or update a file */
+	GL_BOP_UNPATH,			/* a file's path now belongs to another file */
+};
+
+struct gl_bop {
+	enum gl_bop_kind kind;
+	union {
+		struct gl_bstream stream;
+		struct {
+			int64_t stream_id;
+			struct gl_pos pos;
+		} cp;
+		struct gl_bfile file;
+		int64_t unpath_id;
+	} u;
+};
+
+struct gl_batch {
+	char *arena;
+	size_t used;
+	struct gl_bev *ev;
+	size_t nev;
+	struct gl_bmem *mem;
+	size_t nmem;
+	struct gl_brej *rej;
+	size_t nrej;
+	struct gl_bop *op;
+	size_t nop;
+	struct gl_err *notice;		/* problems to tell the user, in order */
+	size_t nnotice;
+	/* counters for the run summary, as of this batch */
+	uint64_t lines_read, lines_continued, bytes_uncompressed, bytes_raw;
+	uint64_t files_done, files_new, files_unchanged, files_rotated, files_grown;
+	uint64_t files_skipped, files_failed;
+	int last;			/* the producer is done after this batch */
+};
+
+struct gl_batch *gl_batch_new(void);
+void gl_batch_free(struct gl_batch *b);
+/* Empties b for reuse. */
+void gl_batch_reset(struct gl_batch *b);
+
+/* Copies s into the arena; returns the copy, or {NULL,0} for an absent s. */
+struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s);
+
+/* Free arena bytes. */
+size_t gl_batch_room(const struct gl_batch *b);
+
+/* 1 when any fixed capacity is reached and the batch must be sent. */
+int gl_batch_full(const struct gl_batch *b);
+
+#endif
