@@ -144,4 +144,48 @@ int gl_ingest_run(const struct gl_ingest_opts *opts, struct gl_ingest_stats *st,
 /* Writes one line per known format, "name<TAB>summary", into buf (NUL-terminated). */
 void gl_format_list_text(char *buf, size_t n);
 
+/* ---------------------------------------------------------------------
+ * gpulog-report (owned by the report engineer; see reports/report.h)
+ * ------------------------------------------------------------------- */
+
+struct gl_report_opts {
+	const char *db_path;		/* database, opened read-only */
+	int64_t since_us;		/* window [since_us, until_us), µs UTC */
+	int64_t until_us;
+	const char *const *components;	/* glob patterns, any may match; n 0: all */
+	size_t ncomponents;
+	const char *const *kernels;	/* glob patterns for the kernel sections */
+	size_t nkernels;
+	const char *const *hosts;	/* glob patterns */
+	size_t nhosts;
+	const char *format;		/* "json", "csv" or "text" */
+	const char *output_dir;		/* write files here; NULL: see reports_root */
+	/*
+	 * Without output_dir, json and csv go to reports_root/YYYY-MM-DD (the
+	 * window's end date, UTC; created), and text goes to fp.
+	 */
+	const char *reports_root;	/* NULL: "gpulog-reports" */
+	void *fp;			/* FILE * for text without output_dir */
+	const char *config_path;	/* JSON config; NULL: built-in defaults */
+	size_t top;			/* cap on listed items; 0: 20 */
+};
+
+struct gl_report_result {
+	uint64_t events;		/* events in the window */
+	size_t alerts[3];		/* fired alerts by severity: info, warning, critical */
+	char **paths;			/* files written, owned; NULL when none */
+	size_t n_paths;
+};
+
+/*
+ * Builds the report described by opts and writes it. Returns GL_OK (an
+ * empty window is a valid report: res->events is 0), else a negative code
+ * with err filled (GL_EUSAGE, GL_ECONFIG, GL_ENOTGPULOG, GL_EIO, ...).
+ * Call gl_report_result_release(res) in both cases.
+ */
+int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *res,
+		  struct gl_err *err);
+
+void gl_report_result_release(struct gl_report_result *res);
+
 #endif /* GPULOG_H */
