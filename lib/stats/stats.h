@@ -1,0 +1,98 @@
+/*
+ * stats.h - the statistics of gpulog-report, and the only code that uses
+ * GSL. In: arrays of doubles or a stream of (x, y) points. Out: plain
+ * numbers. An undefined statistic (the standard deviation of one sample, a
+ * regression over identical values) is NAN, never a made-up number; the
+ * emitters print NAN as null.
+ */
+#ifndef GL_STATS_H
+#define GL_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Descriptive statistics of one sample. */
+struct gl_stats_desc {
+	size_t n;
+	double min, max;
+	double mean;
+	double sd;			/* sample standard deviation (n - 1); NAN for n < 2 */
+	double var;			/* sample variance (n - 1); NAN for n < 2 */
+	double p50, p90, p95, p99;	/* gsl_stats_quantile_from_sorted_data */
+	double sum;
+};
+
+/*
+ * Sorts x[0..n) in place (ascending) and describes it. n 0: every field
+ * NAN except n and sum (0).
+ */
+void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
+
+/*
+ * Quantile f (0..1) of sorted x by linear interpolation between order
+ * statistics: x[floor(h)] + (h - floor(h)) * (x[floor(h)+1] - x[floor(h)]),
+ * h = (n - 1) f. NAN for n 0.
+ */
+double gl_stats_quantile_sorted(const double *x, size_t n, double f);
+
+/* A least-squares line y = intercept + slope * x. */
+struct gl_fit {
+	uint64_t n;
+	double slope;			/* NAN when n < 2 or all x are equal */
+	double intercept;
+	double r2;			/* NAN when all y (or all x) are equal */
+	double p_value;			/* two-sided t-test of slope = 0, n - 2 df; NAN if n < 3 */
+};
+
+/*
+ * Streaming least squares: the sums of a fit, updated one point at a time
+ * with centred co-moments (Welford), so that a fit over millions of points
+ * keeps no arrays and loses no precision. gl_fit_acc_finish gives the same
+ * line as gsl_fit_linear over the same points (the unit tests check it).
+ */
+struct gl_fit_acc {
+	uint64_t n;
+	double mean_x, mean_y;
+	double sxx, syy, sxy;		/* sums of centred squares and products */
+};
+
+void gl_fit_acc_init(struct gl_fit_acc *acc);
+void gl_fit_acc_add(struct gl_fit_acc *acc, double x, double y);
+void gl_fit_acc_finish(const struct gl_fit_acc *acc, struct gl_fit *fit);
+
+/* Least squares over arrays through gsl_fit_linear, same conventions. */
+void gl_stats_fit_linear(const double *x, const double *y, size_t n, struct gl_fit *fit);
+
+/*
+ * Welch's unequal-variance t-test of mean a = mean b from the summaries of
+ * two samples (variances n - 1). Two-sided p-value; NAN when either n < 2,
+ * or when both variances are 0 and the means are equal; 0 when both
+ * variances are 0 and the means differ.
+ */
+double gl_stats_welch_p(double mean_a, double var_a, uint64_t n_a,
+			double mean_b, double var_b, uint64_t n_b);
+
+/* Anomalies: a sample against the samples before it. */
+struct gl_anomaly_params {
+	bool robust;		/* false: mean and sd; true: median and 1.4826 * MAD */
+	double k;		/* anomalous when x - centre > k * spread */
+	size_t window;		/* previous samples considered (w >= 1) */
+	size_t min_samples;	/* fewer previous samples: not judged */
+};
+
+/* Called for each anomalous x[i], in order of i. */
+typedef void (*gl_anomaly_fn)(void *arg, size_t i, double value, double centre,
+			      double spread, double z);
+
+/*
+ * Judges x[0..n) (in time order): x[i] is anomalous when, over the
+ * min(i, window) samples before it (at least min_samples), spread > 0 and
+ * x[i] - centre > k * spread. Uses gsl_movstat over blocks, so the extra
+ * memory is bounded by the block size, not by n. *judged counts the samples
+ * that had enough history. Returns 0, or -1 when out of memory.
+ */
+int gl_stats_anomalies(const double *x, size_t n, const struct gl_anomaly_params *p,
+		       gl_anomaly_fn fn, void *arg, uint64_t *judged);
+
+#endif

@@ -1,0 +1,391 @@
+/*
+ * test_stats.c - lib/stats/stats.c against hand-computed values and against
+ * independent methods: a plain sort and interpolation for quantiles, a
+ * two-pass sum for the mean, the direct regression formula, a direct loop
+ * over the previous samples for the moving-window anomalies.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats/stats.h"
+
+static void near(double a, double b, double tol)
+{
+	assert_true(fabs(a - b) <= tol * (1 + fabs(b)));
+}
+#define NEAR(a, b, tol) near((a), (b), (tol))
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double plain_quantile(const double *sorted, size_t n, double f)
+{
+	double h = (double)(n - 1) * f;
+	size_t lo = (size_t)floor(h);
+
+	if (lo + 1 >= n)
+		return sorted[n - 1];
+	return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+/* Pseudo-random, reproducible, no libc rand(). */
+static double lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static void test_describe_hand(void **state)
+{
+	(void)state;
+	/* 1 2 3 4 10: mean 4, deviations -3 -2 -1 0 6, squares 9+4+1+0+36=50, var 50/4 */
+	double x[] = {10, 3, 1, 4, 2};
+	struct gl_stats_desc d;
+
+	gl_stats_describe(x, 5, &d);
+	assert_int_equal(d.n, 5);
+	NEAR(d.mean, 4.0, 1e-15);
+	NEAR(d.var, 12.5, 1e-15);
+	NEAR(d.sd, sqrt(12.5), 1e-15);
+	NEAR(d.sum, 20.0, 0);
+	NEAR(d.min, 1, 0);
+	NEAR(d.max, 10, 0);
+	NEAR(d.p50, 3, 1e-15);
+	/* p90: h = 4 * 0.9 = 3.6 -> 4 + 0.6 * (10 - 4) = 7.6 */
+	NEAR(d.p90, 7.6, 1e-12);
+	/* p95: h = 3.8 -> 4 + 0.8 * 6 = 8.8 */
+	NEAR(d.p95, 8.8, 1e-12);
+	NEAR(d.p99, 4 + 0.96 * 6, 1e-12);
+	assert_true(x[0] == 1 && x[4] == 10);
+}
+
+static void test_describe_edges(void **state)
+{
+	(void)state;
+	double one[] = {42};
+	double same[] = {7, 7, 7, 7};
+	struct gl_stats_desc d;
+
+	gl_stats_describe(one, 1, &d);
+	NEAR(d.mean, 42, 0);
+	assert_true(isnan(d.sd) && isnan(d.var));
+	NEAR(d.p99, 42, 0);
+	NEAR(d.p50, 42, 0);
+
+	gl_stats_describe(same, 4, &d);
+	assert_true(d.sd == 0.0);
+	NEAR(d.p95, 7, 0);
+
+	gl_stats_describe(NULL, 0, &d);
+	assert_int_equal(d.n, 0);
+	assert_true(isnan(d.mean) && isnan(d.p50) && isnan(d.min));
+	assert_true(isnan(gl_stats_quantile_sorted(NULL, 0, 0.5)));
+}
+
+static void test_describe_large(void **state)
+{
+	(void)state;
+	size_t n = 10007;
+	double *x = malloc(n * sizeof(*x)), *ref = malloc(n * sizeof(*ref));
+	uint64_t s = 7;
+	struct gl_stats_desc d;
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = ref[i] = 100 + 1000 * lcg(&s) * lcg(&s);
+	qsort(ref, n, sizeof(*ref), cmp_double);
+	double sum = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += ref[i];
+	double mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (ref[i] - mean) * (ref[i] - mean);
+	gl_stats_describe(x, n, &d);
+	NEAR(d.mean, mean, 1e-12);
+	NEAR(d.sd, sqrt(ss / (double)(n - 1)), 1e-12);
+	NEAR(d.p50, plain_quantile(ref, n, 0.5), 1e-12);
+	NEAR(d.p90, plain_quantile(ref, n, 0.9), 1e-12);
+	NEAR(d.p95, plain_quantile(ref, n, 0.95), 1e-12);
+	NEAR(d.p99, plain_quantile(ref, n, 0.99), 1e-12);
+	NEAR(d.sum, sum, 1e-12);
+	free(x);
+	free(ref);
+}
+
+/* Direct formula: slope = sum((x-mx)(y-my)) / sum((x-mx)^2), two passes. */
+static void direct_fit(const double *x, const double *y, size_t n, double *slope,
+		       double *icpt, double *r2, double *t)
+{
+	double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		mx += x[i];
+		my += y[i];
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		sxx += (x[i] - mx) * (x[i] - mx);
+		syy += (y[i] - my) * (y[i] - my);
+		sxy += (x[i] - mx) * (y[i] - my);
+	}
+	*slope = sxy / sxx;
+	*icpt = my - *slope * mx;
+	*r2 = sxy * sxy / (sxx * syy);
+	double sse = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = y[i] - *icpt - *slope * x[i];
+		sse += e * e;
+	}
+	*t = *slope / sqrt(sse / (double)(n - 2) / sxx);
+}
+
+static void test_fit_hand(void **state)
+{
+	(void)state;
+	/*
+	 * x 0 1 2 3, y 1 3 2 5: mx 1.5, my 2.75, sxx 5, sxy = (-1.5)(-1.75) +
+	 * (-.5)(.25) + (.5)(-.75) + (1.5)(2.25) = 2.625 - .125 - .375 + 3.375 = 5.5
+	 * slope 1.1, intercept 2.75 - 1.65 = 1.1; syy = 3.0625+.0625+.5625+5.0625
+	 * = 8.75; r2 = 30.25 / 43.75; sse = 8.75 - 6.05 = 2.7; se = sqrt(2.7/2/5)
+	 * t = 1.1 / sqrt(0.27) = 2.1169...; p (2 df) = 1 - t/sqrt(2+t^2)
+	 */
+	double x[] = {0, 1, 2, 3}, y[] = {1, 3, 2, 5};
+	struct gl_fit f, g;
+	struct gl_fit_acc acc;
+	double t = 1.1 / sqrt(0.27);
+	double p = 1 - t / sqrt(2 + t * t);
+
+	gl_fit_acc_init(&acc);
+	for (int i = 0; i < 4; i++)
+		gl_fit_acc_add(&acc, x[i], y[i]);
+	gl_fit_acc_finish(&acc, &f);
+	gl_stats_fit_linear(x, y, 4, &g);
+	NEAR(f.slope, 1.1, 1e-12);
+	NEAR(f.intercept, 1.1, 1e-12);
+	NEAR(f.r2, 30.25 / 43.75, 1e-12);
+	NEAR(f.p_value, p, 1e-9);
+	NEAR(g.slope, 1.1, 1e-12);
+	NEAR(g.intercept, 1.1, 1e-12);
+	NEAR(g.r2, 30.25 / 43.75, 1e-12);
+	NEAR(g.p_value, p, 1e-9);
+}
+
+static void test_fit_large_against_gsl_and_direct(void **state)
+{
+	(void)state;
+	size_t n = 5000;
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	uint64_t s = 3;
+	struct gl_fit_acc acc;
+	struct gl_fit f, g;
+	double slope, icpt, r2, t;
+
+	gl_fit_acc_init(&acc);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)i / 500.0;
+		y[i] = 1e6 + 3.0 * x[i] + 50 * (lcg(&s) - 0.5);
+		gl_fit_acc_add(&acc, x[i], y[i]);
+	}
+	gl_fit_acc_finish(&acc, &f);
+	gl_stats_fit_linear(x, y, n, &g);
+	direct_fit(x, y, n, &slope, &icpt, &r2, &t);
+	NEAR(f.slope, slope, 1e-7);
+	NEAR(g.slope, slope, 1e-7);
+	NEAR(f.intercept, icpt, 1e-12);
+	NEAR(f.r2, r2, 1e-7);
+	NEAR(g.r2, r2, 1e-7);
+	NEAR(f.p_value, g.p_value, 1e-6);
+	assert_true(f.p_value < 1e-10);
+	free(x);
+	free(y);
+}
+
+static void test_fit_edges(void **state)
+{
+	(void)state;
+	struct gl_fit_acc acc;
+	struct gl_fit f;
+	double x[] = {0, 1, 2}, y[] = {5, 5, 5}, xs[] = {1, 1, 1};
+
+	/* identical y: flat line, r2 and p undefined */
+	gl_stats_fit_linear(x, y, 3, &f);
+	assert_true(f.slope == 0 && isnan(f.r2) && isnan(f.p_value));
+	gl_fit_acc_init(&acc);
+	for (int i = 0; i < 3; i++)
+		gl_fit_acc_add(&acc, x[i], y[i]);
+	gl_fit_acc_finish(&acc, &f);
+	assert_true(f.slope == 0 && isnan(f.r2) && isnan(f.p_value));
+	/* identical x: no line */
+	gl_stats_fit_linear(xs, x, 3, &f);
+	assert_true(isnan(f.slope) && isnan(f.intercept));
+	/* one point */
+	gl_fit_acc_init(&acc);
+	gl_fit_acc_add(&acc, 1, 2);
+	gl_fit_acc_finish(&acc, &f);
+	assert_true(isnan(f.slope) && f.n == 1);
+	/* two points: a line, no test */
+	gl_fit_acc_add(&acc, 2, 4);
+	gl_fit_acc_finish(&acc, &f);
+	NEAR(f.slope, 2, 1e-15);
+	assert_true(isnan(f.p_value));
+	/* perfect line with 3 points: p 0 */
+	gl_fit_acc_add(&acc, 3, 6);
+	gl_fit_acc_finish(&acc, &f);
+	assert_true(f.p_value == 0.0);
+}
+
+static void test_welch(void **state)
+{
+	(void)state;
+	/*
+	 * a: 1 2 3 4 5 (mean 3, var 2.5), b: 2 4 6 8 10 (mean 6, var 10).
+	 * se2 = .5 + 2 = 2.5, t = 3 / sqrt(2.5) = 1.8974; df = 6.25 / (.25/4 + 4/4)
+	 * = 5.882352941. p = 2 * (0.5 - integral of the t density from 0 to t),
+	 * integrated by Simpson's rule (200000 steps) outside this program:
+	 * 0.1075312.
+	 */
+	double p = gl_stats_welch_p(3, 2.5, 5, 6, 10, 5);
+
+	NEAR(p, 0.1075312, 1e-6);
+	assert_true(isnan(gl_stats_welch_p(3, NAN, 1, 4, 1, 5)));
+	assert_true(isnan(gl_stats_welch_p(3, 0, 5, 3, 0, 5)));
+	assert_true(gl_stats_welch_p(3, 0, 5, 4, 0, 5) == 0.0);
+}
+
+struct found {
+	size_t idx[64];
+	double centre[64], spread[64];
+	size_t n;
+};
+
+static void on_anomaly(void *arg, size_t i, double value, double centre, double spread,
+		       double z)
+{
+	struct found *f = arg;
+
+	(void)value;
+	(void)z;
+	if (f->n < 64) {
+		f->idx[f->n] = i;
+		f->centre[f->n] = centre;
+		f->spread[f->n] = spread;
+	}
+	f->n++;
+}
+
+/* Direct: mean and sd of x[i-w..i-1] by two passes. */
+static size_t direct_anomalies(const double *x, size_t n, size_t w, size_t min, double k,
+			       size_t *idx)
+{
+	size_t m = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		size_t prev = i < w ? i : w;
+		double mean = 0, ss = 0;
+
+		if (prev < min)
+			continue;
+		for (size_t j = i - prev; j < i; j++)
+			mean += x[j];
+		mean /= (double)prev;
+		for (size_t j = i - prev; j < i; j++)
+			ss += (x[j] - mean) * (x[j] - mean);
+		double sd = prev > 1 ? sqrt(ss / (double)(prev - 1)) : 0;
+		if (sd > 0 && x[i] - mean > k * sd) {
+			if (m < 64)
+				idx[m] = i;
+			m++;
+		}
+	}
+	return m;
+}
+
+static void test_anomalies_against_direct(void **state)
+{
+	(void)state;
+	size_t n = 150000;	/* more than two blocks */
+	double *x = malloc(n * sizeof(*x));
+	uint64_t s = 11;
+	size_t idx[64];
+	struct found f = {0};
+	struct gl_anomaly_params p = {.robust = false, .k = 3, .window = 100, .min_samples = 10};
+	uint64_t judged;
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = 100 + 10 * lcg(&s);
+	/* spikes, including right at the block boundaries 65536 and 131072 */
+	size_t spikes[] = {5, 50, 1000, 65535, 65536, 65537, 131072, 149999};
+	for (size_t i = 0; i < sizeof(spikes) / sizeof(spikes[0]); i++)
+		x[spikes[i]] = 200;
+	size_t m = direct_anomalies(x, n, 100, 10, 3, idx);
+	assert_int_equal(gl_stats_anomalies(x, n, &p, on_anomaly, &f, &judged), 0);
+	assert_int_equal(judged, n - 10);
+	assert_int_equal(f.n, m);
+	for (size_t i = 0; i < m && i < 64; i++)
+		assert_int_equal(f.idx[i], idx[i]);
+	/* x[5] has only 5 previous samples: not judged */
+	assert_int_not_equal(f.idx[0], 5);
+	free(x);
+}
+
+static void test_anomalies_hand(void **state)
+{
+	(void)state;
+	/* ten samples 10,12 alternating: mean 11, sd sqrt(10/9); 20 is z = 9/1.054 */
+	double x[12] = {10, 12, 10, 12, 10, 12, 10, 12, 10, 12, 20, 11};
+	struct found f = {0};
+	struct gl_anomaly_params p = {.robust = false, .k = 3, .window = 100, .min_samples = 10};
+	uint64_t judged;
+
+	assert_int_equal(gl_stats_anomalies(x, 12, &p, on_anomaly, &f, &judged), 0);
+	assert_int_equal(judged, 2);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.idx[0], 10);
+	NEAR(f.centre[0], 11, 1e-12);
+	NEAR(f.spread[0], sqrt(10.0 / 9.0), 1e-12);
+
+	/* robust: median 11, MAD 1 -> spread 1.4826; 20 - 11 = 9 > 3 * 1.4826 */
+	struct found r = {0};
+	p.robust = true;
+	assert_int_equal(gl_stats_anomalies(x, 12, &p, on_anomaly, &r, &judged), 0);
+	assert_int_equal(r.n, 1);
+	NEAR(r.centre[0], 11, 1e-12);
+	NEAR(r.spread[0], 1.482602218505602, 1e-9);
+
+	/* identical history: spread 0, never anomalous */
+	double same[12] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 5};
+	struct found z = {0};
+	p.robust = false;
+	assert_int_equal(gl_stats_anomalies(same, 12, &p, on_anomaly, &z, &judged), 0);
+	assert_int_equal(z.n, 0);
+	/* one sample: nothing judged */
+	assert_int_equal(gl_stats_anomalies(same, 1, &p, on_anomaly, &z, &judged), 0);
+	assert_int_equal(judged, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_describe_hand),
+		cmocka_unit_test(test_describe_edges),
+		cmocka_unit_test(test_describe_large),
+		cmocka_unit_test(test_fit_hand),
+		cmocka_unit_test(test_fit_large_against_gsl_and_direct),
+		cmocka_unit_test(test_fit_edges),
+		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_anomalies_against_direct),
+		cmocka_unit_test(test_anomalies_hand),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
