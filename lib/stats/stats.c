@@ -14,7 +14,6 @@
 #include <gsl/gsl_movstat.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <gsl/gsl_vector.h>
 
 void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
 {
@@ -138,64 +137,73 @@ double gl_stats_welch_p(double mean_a, double var_a, uint64_t n_a,
 	return 2 * gsl_cdf_tdist_Q(t, df);
 }
 
-#define ANOMALY_BLOCK 65536
+struct gl_anomaly {
+	struct gl_anomaly_params p;
+	size_t seen;			/* samples in the window so far (<= window) */
+	const gsl_movstat_accum *centre_acc, *spread_acc;
+	void *centre_state, *spread_state;
+};
 
-int gl_stats_anomalies(const double *x, size_t n, const struct gl_anomaly_params *p,
-		       gl_anomaly_fn fn, void *arg, uint64_t *judged)
+struct gl_anomaly *gl_anomaly_new(const struct gl_anomaly_params *p)
 {
+	struct gl_anomaly *a = calloc(1, sizeof(*a));
 	size_t w = p->window ? p->window : 1;
-	size_t cap = ANOMALY_BLOCK + w;
-	gsl_movstat_workspace *ws = NULL;
-	gsl_vector *centre = NULL, *spread = NULL;
-	int rc = -1;
 
-	gsl_set_error_handler_off();	/* GSL's default handler aborts */
-	*judged = 0;
-	if (n < 2)
-		return 0;
-	ws = gsl_movstat_alloc2(w - 1, 0);
-	centre = gsl_vector_alloc(cap);
-	spread = gsl_vector_alloc(cap);
-	if (!ws || !centre || !spread)
-		goto out;
-	/*
-	 * x[i] is judged against the window that ends at x[i - 1]. A block
-	 * judges x[a..b) and runs movstat over x[s..b-1), where s starts w - 1
-	 * samples before a - 1 so that every window used is complete (or
-	 * truncated at x[0], exactly as over the whole array).
-	 */
-	for (size_t a = 1; a < n; a += ANOMALY_BLOCK) {
-		size_t b = a + ANOMALY_BLOCK < n ? a + ANOMALY_BLOCK : n;
-		size_t s = a - 1 >= w - 1 ? a - 1 - (w - 1) : 0;
-		size_t len = b - 1 - s;
-		gsl_vector_const_view in = gsl_vector_const_view_array(x + s, len);
-		gsl_vector_view c = gsl_vector_subvector(centre, 0, len);
-		gsl_vector_view sp = gsl_vector_subvector(spread, 0, len);
+	if (!a)
+		return NULL;
+	a->p = *p;
+	a->p.window = w;
+	/* mad: one accumulator gives both the median and the scaled MAD */
+	a->centre_acc = p->robust ? gsl_movstat_accum_mad : gsl_movstat_accum_mean;
+	a->spread_acc = p->robust ? NULL : gsl_movstat_accum_sd;
+	a->centre_state = malloc(a->centre_acc->size(w));
+	if (a->spread_acc)
+		a->spread_state = malloc(a->spread_acc->size(w));
+	if (!a->centre_state || (a->spread_acc && !a->spread_state)) {
+		gl_anomaly_free(a);
+		return NULL;
+	}
+	a->centre_acc->init(w, a->centre_state);
+	if (a->spread_acc)
+		a->spread_acc->init(w, a->spread_state);
+	return a;
+}
 
-		if (p->robust) {
-			gsl_movstat_mad(GSL_MOVSTAT_END_TRUNCATE, &in.vector, &c.vector,
-					&sp.vector, ws);
-		} else {
-			gsl_movstat_mean(GSL_MOVSTAT_END_TRUNCATE, &in.vector, &c.vector, ws);
-			gsl_movstat_sd(GSL_MOVSTAT_END_TRUNCATE, &in.vector, &sp.vector, ws);
-		}
-		for (size_t i = a; i < b; i++) {
-			size_t prev = i < w ? i : w;
-			size_t j = i - 1 - s;
-			double m = gsl_vector_get(&c.vector, j), sd = gsl_vector_get(&sp.vector, j);
+void gl_anomaly_free(struct gl_anomaly *a)
+{
+	if (!a)
+		return;
+	free(a->centre_state);
+	free(a->spread_state);
+	free(a);
+}
 
-			if (prev < p->min_samples)
-				continue;
-			(*judged)++;
-			if (sd > 0 && x[i] - m > p->k * sd)
-				fn(arg, i, x[i], m, sd, (x[i] - m) / sd);
+int gl_anomaly_push(struct gl_anomaly *a, double x, double *centre, double *spread,
+		    double *z)
+{
+	int verdict = -1;
+
+	if (a->seen >= a->p.min_samples && a->seen > 0) {
+		double r[2] = {NAN, NAN}, sd = NAN;
+		double scale = 1.482602218505602;	/* MAD -> sigma of a normal */
+
+		a->centre_acc->get(&scale, r, a->centre_state);
+		if (a->spread_acc)
+			a->spread_acc->get(NULL, &sd, a->spread_state);
+		else
+			sd = r[1];
+		verdict = 0;
+		if (sd > 0 && x - r[0] > a->p.k * sd) {
+			*centre = r[0];
+			*spread = sd;
+			*z = (x - r[0]) / sd;
+			verdict = 1;
 		}
 	}
-	rc = 0;
-out:
-	gsl_vector_free(centre);
-	gsl_vector_free(spread);
-	if (ws)
-		gsl_movstat_free(ws);
-	return rc;
+	a->centre_acc->insert(x, a->centre_state);
+	if (a->spread_acc)
+		a->spread_acc->insert(x, a->spread_state);
+	if (a->seen < a->p.window)
+		a->seen++;
+	return verdict;
 }

@@ -81,18 +81,26 @@ struct gl_anomaly_params {
 	size_t min_samples;	/* fewer previous samples: not judged */
 };
 
-/* Called for each anomalous x[i], in order of i. */
-typedef void (*gl_anomaly_fn)(void *arg, size_t i, double value, double centre,
-			      double spread, double z);
+/*
+ * A streaming detector for one series (one kernel): each sample is judged
+ * against the window of samples before it, then joins the window. Uses the
+ * gsl_movstat accumulators (mean and sd, or median and MAD), so memory is
+ * O(window) per series and time O(1) (O(window) for MAD) per sample.
+ */
+struct gl_anomaly;
+
+/* NULL when out of memory. p is copied. */
+struct gl_anomaly *gl_anomaly_new(const struct gl_anomaly_params *p);
+void gl_anomaly_free(struct gl_anomaly *a);
 
 /*
- * Judges x[0..n) (in time order): x[i] is anomalous when, over the
- * min(i, window) samples before it (at least min_samples), spread > 0 and
- * x[i] - centre > k * spread. Uses gsl_movstat over blocks, so the extra
- * memory is bounded by the block size, not by n. *judged counts the samples
- * that had enough history. Returns 0, or -1 when out of memory.
+ * Judges x, then adds it to the window. Returns 1 when x is anomalous
+ * (centre, spread and z filled: z = (x - centre) / spread), 0 when it is
+ * not, -1 when it was not judged (fewer than min_samples before it).
+ * x is anomalous when, over the min(seen, window) samples before it,
+ * spread > 0 and x - centre > k * spread.
  */
-int gl_stats_anomalies(const double *x, size_t n, const struct gl_anomaly_params *p,
-		       gl_anomaly_fn fn, void *arg, uint64_t *judged);
+int gl_anomaly_push(struct gl_anomaly *a, double x, double *centre, double *spread,
+		    double *z);
 
 #endif

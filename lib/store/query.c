@@ -1,0 +1,242 @@
+/*
+ * query.c - read-only access to a gpulog database for gpulog-report. In: a
+ * database path and time windows. Out: rows in time order, through
+ * callbacks; names from an in-memory copy of the names table.
+ */
+#include "store/query.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+struct gl_query {
+	sqlite3 *db;
+	char **names;		/* names[id], NULL where no such id */
+	size_t n_names;		/* max id + 1 */
+};
+
+static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
+{
+	return gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->db), "%s", what);
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_names(struct gl_query *q, const char *path, struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t max_id = 0;
+	int rc;
+
+	if (pragma_int(q->db, "SELECT coalesce(max(id), 0) FROM names", &max_id) != SQLITE_OK)
+		return gl_err_set(err, GL_ENOTGPULOG, path, 0, sqlite3_errmsg(q->db),
+				  "cannot read names from");
+	if (max_id < 0 || max_id > 100000000)
+		return gl_err_set(err, GL_EFORMAT, path, 0, "names.id out of range",
+				  "cannot read names from");
+	q->n_names = (size_t)max_id + 1;
+	q->names = calloc(q->n_names, sizeof(*q->names));
+	if (!q->names)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	rc = sqlite3_prepare_v2(q->db, "SELECT id, name FROM names", -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *s = (const char *)sqlite3_column_text(st, 1);
+
+		rc = SQLITE_OK;
+		if (id < 0 || (uint64_t)id >= q->n_names || !s)
+			continue;
+		q->names[id] = strdup(s);
+		if (!q->names[id]) {
+			sqlite3_finalize(st);
+			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read names");
+}
+
+int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
+{
+	struct gl_query *q = NULL;
+	struct stat sb;
+	int64_t app_id = 0, version = 0;
+	int rc;
+
+	*qp = NULL;
+	if (stat(path, &sb) != 0)
+		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot open");
+	if (!S_ISREG(sb.st_mode))
+		return gl_err_set(err, GL_EIO, path, 0, "Not a regular file", "cannot open");
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		rc = gl_err_set(err, GL_EIO, path, 0,
+				q->db ? sqlite3_errmsg(q->db) : "out of memory", "cannot open");
+		goto out;
+	}
+	sqlite3_busy_timeout(q->db, 5000);
+	if (pragma_int(q->db, "PRAGMA application_id", &app_id) != SQLITE_OK ||
+	    pragma_int(q->db, "PRAGMA user_version", &version) != SQLITE_OK) {
+		rc = gl_err_set(err, GL_ENOTGPULOG, path, 0, sqlite3_errmsg(q->db),
+				"cannot open");
+		goto out;
+	}
+	if (app_id != GL_DB_APPLICATION_ID) {
+		rc = gl_err_set(err, GL_ENOTGPULOG, path, 0, "not a gpulog database",
+				"cannot open");
+		goto out;
+	}
+	if (version > GL_DB_USER_VERSION) {
+		rc = gl_err_set(err, GL_ENEWER, path, 0,
+				"database written by a newer gpulog", "cannot open");
+		goto out;
+	}
+	if (version < GL_DB_USER_VERSION) {
+		rc = gl_err_set(err, GL_ENOTGPULOG, path, 0,
+				"unknown gpulog schema version (run gpulog-ingest to migrate)",
+				"cannot open");
+		goto out;
+	}
+	rc = load_names(q, path, err);
+out:
+	if (rc != GL_OK)
+		gl_query_close(q);
+	else
+		*qp = q;
+	return rc;
+}
+
+void gl_query_close(struct gl_query *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n_names; i++)
+		free(q->names[i]);
+	free(q->names);
+	sqlite3_close(q->db);
+	free(q);
+}
+
+const char *gl_query_name(const struct gl_query *q, int64_t id)
+{
+	return id >= 0 && (uint64_t)id < q->n_names ? q->names[id] : NULL;
+}
+
+static double col_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		    struct gl_err *err)
+{
+	/* The message is read only where a report uses it (WARN and above). */
+	static const char all_sql[] =
+		"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb,"
+		" anomaly, recovery_attempts, CASE WHEN level >= 4 THEN message END"
+		" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us, id";
+	static const char kernel_sql[] =
+		"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb,"
+		" anomaly, recovery_attempts, NULL"
+		" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+		" AND kernel_id IS NOT NULL AND dur_us IS NOT NULL ORDER BY ts_us, id";
+	sqlite3_stmt *st = NULL;
+	struct gl_query_event ev;
+	int rc;
+
+	if (sqlite3_prepare_v2(q->db, flags & GL_QUERY_KERNELS_ONLY ? kernel_sql : all_sql, -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query events");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ev.ts_us = sqlite3_column_int64(st, 0);
+		ev.level = sqlite3_column_int(st, 1);
+		if (ev.level < GL_LEVEL_NONE || ev.level > GL_LEVEL_CRITICAL)
+			ev.level = GL_LEVEL_NONE;
+		ev.component_id = sqlite3_column_int64(st, 2);
+		ev.host_id = sqlite3_column_int64(st, 3);
+		ev.kernel_id = sqlite3_column_int64(st, 4);
+		ev.dur_us = col_double(st, 5);
+		ev.mem_mb = col_double(st, 6);
+		ev.anomaly = sqlite3_column_int(st, 7);
+		ev.recovery_attempts = sqlite3_column_int64(st, 8);
+		ev.message = (const char *)sqlite3_column_text(st, 9);
+		ev.message_len = (size_t)sqlite3_column_bytes(st, 9);
+		rc = fn(arg, &ev);
+		if (rc != 0) {
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read events");
+	else
+		rc = GL_OK;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
+			struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT ts_us, action, ptr, size_bytes, host_id FROM mem_events"
+		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
+	sqlite3_stmt *st = NULL;
+	struct gl_query_mem m;
+	int rc;
+
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query mem_events");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		m.ts_us = sqlite3_column_int64(st, 0);
+		m.action = sqlite3_column_int(st, 1);
+		m.ptr = (uint64_t)sqlite3_column_int64(st, 2);
+		m.size_bytes = (uint64_t)sqlite3_column_int64(st, 3);
+		m.host_id = sqlite3_column_int64(st, 4);
+		rc = fn(arg, &m);
+		if (rc != 0) {
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read mem_events");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_table_counts(struct gl_query *q, uint64_t *rejects, uint64_t *files,
+			  struct gl_err *err)
+{
+	int64_t r = 0, f = 0;
+
+	if (pragma_int(q->db, "SELECT count(*) FROM rejects", &r) != SQLITE_OK ||
+	    pragma_int(q->db, "SELECT count(*) FROM files", &f) != SQLITE_OK)
+		return db_error(q, err, "cannot count rejects and files");
+	*rejects = (uint64_t)r;
+	*files = (uint64_t)f;
+	return GL_OK;
+}

@@ -1,0 +1,76 @@
+/*
+ * query.h - the read-only SQL of gpulog-report. Opens a gpulog database
+ * read-only (refusing any other file), loads the names table, and streams
+ * the rows of a time window in time order to a callback, so that a report
+ * over millions of events never holds them all.
+ */
+#ifndef GL_QUERY_H
+#define GL_QUERY_H
+
+#include <stdint.h>
+
+#include "gpulog.h"
+
+#define GL_DB_APPLICATION_ID 1735420007
+#define GL_DB_USER_VERSION 1
+
+struct gl_query;
+
+/*
+ * Opens path read-only. Fails with GL_EIO (missing or unreadable file),
+ * GL_ENOTGPULOG (not SQLite, or application_id is not 1735420007),
+ * GL_ENEWER (user_version above 1) or GL_EDB. *q is NULL on failure.
+ */
+int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
+
+/* Closes q; NULL is a no-op. */
+void gl_query_close(struct gl_query *q);
+
+/* The name with this id (names table), or NULL. Valid until gl_query_close. */
+const char *gl_query_name(const struct gl_query *q, int64_t id);
+
+/* One events row. Ids are 0 when the column is NULL. */
+struct gl_query_event {
+	int64_t ts_us;
+	int level;			/* enum gl_level */
+	int64_t component_id;
+	int64_t host_id;
+	int64_t kernel_id;
+	double dur_us;			/* NAN when NULL */
+	double mem_mb;			/* NAN when NULL */
+	int anomaly;			/* events.anomaly; 0 when NULL */
+	int64_t recovery_attempts;	/* 0 when NULL */
+	const char *message;		/* only for WARN and above, else NULL; valid during the call */
+	size_t message_len;
+};
+
+/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline. */
+#define GL_QUERY_KERNELS_ONLY 1u
+
+/*
+ * Calls fn for each event with since_us <= ts_us < until_us, in order of
+ * (ts_us, id). fn returns 0 to go on, else the walk stops and that value is
+ * returned. Returns GL_OK, fn's value, or GL_EDB.
+ */
+int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		    struct gl_err *err);
+
+/* One mem_events row (RMM). */
+struct gl_query_mem {
+	int64_t ts_us;
+	int action;			/* 0 allocate, 1 free, 2 allocate failure */
+	uint64_t ptr;
+	uint64_t size_bytes;
+	int64_t host_id;		/* 0 when NULL */
+};
+
+int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
+			struct gl_err *err);
+
+/* Rows of rejects and files in the whole database (neither has a timestamp). */
+int gl_query_table_counts(struct gl_query *q, uint64_t *rejects, uint64_t *files,
+			  struct gl_err *err);
+
+#endif

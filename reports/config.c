@@ -1,0 +1,316 @@
+/*
+ * config.c - parses gpulog-report's JSON configuration (jansson). The
+ * built-in defaults are the same JSON text as share/gpulog.conf.json, read
+ * by the same parser, so the two cannot drift apart unnoticed (a unit test
+ * compares them).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static const char default_json[] =
+	"{\"trends\": {\"p_value\": 0.01, \"min_change_pct\": 10},"
+	" \"anomalies\": {\"method\": \"stddev\", \"k\": 3, \"window\": 100, \"min_samples\": 10},"
+	" \"baseline\": {\"p_value\": 0.01, \"min_change_pct\": 10},"
+	" \"errors\": {\"max_shapes\": 10000},"
+	" \"alerts\": ["
+	"  {\"rule\": \"kernel_mean_change_pct\", \"match\": \"*\", \"warning\": 10, \"critical\": 50},"
+	"  {\"rule\": \"kernel_trend_change_pct\", \"match\": \"*\", \"warning\": 10, \"critical\": 50},"
+	"  {\"rule\": \"kernel_anomaly_pct\", \"match\": \"*\", \"warning\": 1, \"critical\": 5},"
+	"  {\"rule\": \"error_rate_per_1000\", \"match\": \"*\", \"warning\": 10, \"critical\": 100},"
+	"  {\"rule\": \"memory_trend_change_pct\", \"warning\": 10, \"critical\": 50},"
+	"  {\"rule\": \"rmm_leaked_bytes\", \"warning\": 1, \"critical\": 1073741824},"
+	"  {\"rule\": \"rmm_allocation_failures\", \"warning\": 1, \"critical\": 100}"
+	" ]}";
+
+static const char *const rule_names[GL_RULE_COUNT] = {
+	"kernel_p95_us", "kernel_mean_change_pct", "kernel_trend_change_pct",
+	"kernel_anomaly_pct", "error_rate_per_1000", "errors_per_hour",
+	"memory_trend_change_pct", "rmm_leaked_bytes", "rmm_allocation_failures",
+};
+
+const char *gl_rule_kind_name(enum gl_rule_kind kind)
+{
+	return kind < GL_RULE_COUNT ? rule_names[kind] : "";
+}
+
+static int bad(struct gl_err *err, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct gl_err *err, const char *name, const char *fmt, ...)
+{
+	char cause[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cause, sizeof(cause), fmt, ap);
+	va_end(ap);
+	return gl_err_set(err, GL_ECONFIG, name, 0, cause, "bad configuration");
+}
+
+/* A number in [lo, hi]; integer when want_int. */
+static int get_number(json_t *v, const char *sect, const char *key, double lo, double hi,
+		      bool want_int, double *out, const char *name, struct gl_err *err)
+{
+	char where[128];
+
+	snprintf(where, sizeof(where), "%s.%s", sect, key);
+	if (!json_is_number(v) || (want_int && !json_is_integer(v)))
+		return bad(err, name, "%s must be %s", where, want_int ? "an integer" : "a number");
+	double d = json_number_value(v);
+	if (!(d >= lo && d <= hi) || !isfinite(d)) {
+		char range[96];
+
+		snprintf(range, sizeof(range), " between %g and %g", lo, hi);
+		return bad(err, name, "%s must be%s", where, range);
+	}
+	*out = d;
+	return GL_OK;
+}
+
+static int parse_section(json_t *obj, const char *sect, struct gl_report_config *cfg,
+			 const char *name, struct gl_err *err)
+{
+	const char *key;
+	json_t *v;
+	double d = 0;
+	int rc = GL_OK;
+
+	if (!json_is_object(obj))
+		return bad(err, name, "%s must be an object%s", sect, "");
+	json_object_foreach(obj, key, v) {
+		if (!strcmp(sect, "trends") && !strcmp(key, "p_value")) {
+			rc = get_number(v, sect, key, 0, 1, false, &cfg->trend_p_value, name, err);
+		} else if (!strcmp(sect, "trends") && !strcmp(key, "min_change_pct")) {
+			rc = get_number(v, sect, key, 0, 1e9, false, &cfg->trend_min_change_pct,
+					name, err);
+		} else if (!strcmp(sect, "baseline") && !strcmp(key, "p_value")) {
+			rc = get_number(v, sect, key, 0, 1, false, &cfg->baseline_p_value, name, err);
+		} else if (!strcmp(sect, "baseline") && !strcmp(key, "min_change_pct")) {
+			rc = get_number(v, sect, key, 0, 1e9, false, &cfg->baseline_min_change_pct,
+					name, err);
+		} else if (!strcmp(sect, "anomalies") && !strcmp(key, "method")) {
+			const char *m = json_string_value(v);
+
+			if (m && !strcmp(m, "stddev"))
+				cfg->anomaly_method = GL_ANOMALY_STDDEV;
+			else if (m && !strcmp(m, "mad"))
+				cfg->anomaly_method = GL_ANOMALY_MAD;
+			else
+				rc = bad(err, name, "%s.method must be \"stddev\" or \"mad\"%s", sect, "");
+		} else if (!strcmp(sect, "anomalies") && !strcmp(key, "k")) {
+			rc = get_number(v, sect, key, 0, 1e6, false, &cfg->anomaly_k, name, err);
+		} else if (!strcmp(sect, "anomalies") && !strcmp(key, "window")) {
+			rc = get_number(v, sect, key, 2, 1000000, true, &d, name, err);
+			cfg->anomaly_window = (unsigned)d;
+		} else if (!strcmp(sect, "anomalies") && !strcmp(key, "min_samples")) {
+			rc = get_number(v, sect, key, 2, 1000000, true, &d, name, err);
+			cfg->anomaly_min_samples = (unsigned)d;
+		} else if (!strcmp(sect, "errors") && !strcmp(key, "max_shapes")) {
+			rc = get_number(v, sect, key, 1, 10000000, true, &d, name, err);
+			cfg->max_shapes = (unsigned)d;
+		} else {
+			rc = bad(err, name, "unknown key '%s' in %s", key, sect);
+		}
+		if (rc != GL_OK)
+			return rc;
+	}
+	return GL_OK;
+}
+
+static int parse_rule(json_t *obj, size_t i, struct gl_alert_rule *r, const char *name,
+		      struct gl_err *err)
+{
+	static const char *const sev[3] = {"info", "warning", "critical"};
+	char where[64];
+	const char *key;
+	json_t *v;
+	bool have_rule = false, any = false;
+	int rc = GL_OK;
+
+	snprintf(where, sizeof(where), "alerts[%zu]", i);
+	if (!json_is_object(obj))
+		return bad(err, name, "%s must be an object%s", where, "");
+	json_object_foreach(obj, key, v) {
+		int s = -1;
+
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(key, sev[k]))
+				s = k;
+		if (!strcmp(key, "rule")) {
+			const char *n = json_string_value(v);
+			int found = -1;
+
+			for (int k = 0; n && k < GL_RULE_COUNT; k++)
+				if (!strcmp(n, rule_names[k]))
+					found = k;
+			if (found < 0)
+				return bad(err, name, "%s.rule: unknown rule '%s'", where,
+					   n ? n : "(not a string)");
+			r->kind = (enum gl_rule_kind)found;
+			have_rule = true;
+		} else if (!strcmp(key, "match")) {
+			if (!json_is_string(v))
+				return bad(err, name, "%s.match must be a string%s", where, "");
+			free(r->match);
+			r->match = strdup(json_string_value(v));
+			if (!r->match)
+				return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		} else if (s >= 0) {
+			rc = get_number(v, where, key, -1e300, 1e300, false, &r->threshold[s], name,
+					err);
+			if (rc != GL_OK)
+				return rc;
+			r->has[s] = true;
+			any = true;
+		} else {
+			return bad(err, name, "unknown key '%s' in %s", key, where);
+		}
+	}
+	if (!have_rule)
+		return bad(err, name, "%s has no \"rule\"%s", where, "");
+	if (!any)
+		return bad(err, name, "%s has no info, warning or critical threshold%s", where, "");
+	if (!r->match && !(r->match = strdup("*")))
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	return GL_OK;
+}
+
+static int parse_alerts(json_t *arr, struct gl_report_config *cfg, const char *name,
+			struct gl_err *err)
+{
+	size_t n;
+
+	if (!json_is_array(arr))
+		return bad(err, name, "alerts must be an array%s%s", "", "");
+	for (size_t i = 0; i < cfg->n_rules; i++)
+		free(cfg->rules[i].match);
+	free(cfg->rules);
+	cfg->rules = NULL;
+	cfg->n_rules = 0;
+	n = json_array_size(arr);
+	if (n == 0)
+		return GL_OK;
+	cfg->rules = calloc(n, sizeof(*cfg->rules));
+	if (!cfg->rules)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		cfg->n_rules = i + 1;
+		int rc = parse_rule(json_array_get(arr, i), i, &cfg->rules[i], name, err);
+		if (rc != GL_OK)
+			return rc;
+	}
+	return GL_OK;
+}
+
+static int parse_into(const char *text, const char *name, struct gl_report_config *cfg,
+		      struct gl_err *err)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	const char *key;
+	json_t *v;
+	int rc = GL_OK;
+
+	if (!root)
+		return gl_err_set(err, GL_ECONFIG, name, (uint64_t)jerr.line, jerr.text,
+				  "bad configuration");
+	if (!json_is_object(root)) {
+		rc = bad(err, name, "the configuration must be a JSON object%s%s", "", "");
+		goto out;
+	}
+	json_object_foreach(root, key, v) {
+		if (!strcmp(key, "alerts"))
+			rc = parse_alerts(v, cfg, name, err);
+		else if (!strcmp(key, "trends") || !strcmp(key, "anomalies") ||
+			 !strcmp(key, "baseline") || !strcmp(key, "errors"))
+			rc = parse_section(v, key, cfg, name, err);
+		else
+			rc = bad(err, name, "unknown key '%s'%s", key, "");
+		if (rc != GL_OK)
+			goto out;
+	}
+	if (cfg->anomaly_min_samples > cfg->anomaly_window)
+		rc = bad(err, name, "anomalies.min_samples must not exceed anomalies.window%s%s",
+			 "", "");
+out:
+	json_decref(root);
+	return rc;
+}
+
+int gl_config_defaults(struct gl_report_config *cfg, struct gl_err *err)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	int rc = parse_into(default_json, "built-in defaults", cfg, err);
+	if (rc != GL_OK)
+		gl_config_release(cfg);
+	return rc;
+}
+
+int gl_config_parse(const char *text, const char *name, struct gl_report_config *cfg,
+		    struct gl_err *err)
+{
+	int rc = gl_config_defaults(cfg, err);
+
+	if (rc == GL_OK)
+		rc = parse_into(text, name, cfg, err);
+	if (rc != GL_OK)
+		gl_config_release(cfg);
+	return rc;
+}
+
+int gl_config_load(const char *path, struct gl_report_config *cfg, struct gl_err *err)
+{
+	FILE *fp = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!fp)
+		return gl_err_set(err, GL_ECONFIG, path, 0, strerror(errno), "cannot open");
+	for (;;) {
+		if (cap - len < 4096) {
+			char *p = cap > (1u << 24) ? NULL : realloc(text, cap + 8192);
+
+			if (!p) {
+				rc = gl_err_set(err, GL_ECONFIG, path, 0, "file too large",
+						"cannot read");
+				goto out;
+			}
+			text = p;
+			cap += 8192;
+		}
+		size_t k = fread(text + len, 1, cap - len - 1, fp);
+		len += k;
+		if (k == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		rc = gl_err_set(err, GL_ECONFIG, path, 0, strerror(errno), "cannot read");
+		goto out;
+	}
+	text[len] = '\0';
+	rc = gl_config_parse(text, path, cfg, err);
+out:
+	free(text);
+	fclose(fp);
+	return rc;
+}
+
+void gl_config_release(struct gl_report_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->n_rules; i++)
+		free(cfg->rules[i].match);
+	free(cfg->rules);
+	memset(cfg, 0, sizeof(*cfg));
+}

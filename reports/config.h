@@ -1,0 +1,67 @@
+/*
+ * config.h - gpulog-report's configuration: thresholds of the sections and
+ * the alert rules. In: a JSON file (share/gpulog.conf.json documents every
+ * key; see gpulog-report(1)), or nothing for the built-in defaults, which
+ * are the same values. Out: struct gl_report_config. An unknown key, a
+ * wrong type or a value out of range is an error (GL_ECONFIG), never
+ * silently ignored.
+ */
+#ifndef GL_REPORT_CONFIG_H
+#define GL_REPORT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+
+/* What an alert rule measures; its subject is matched against the rule's glob. */
+enum gl_rule_kind {
+	GL_RULE_KERNEL_P95_US,		/* kernel p95 duration, µs */
+	GL_RULE_KERNEL_MEAN_CHANGE_PCT,	/* mean change against the baseline (regressions) */
+	GL_RULE_KERNEL_TREND_CHANGE_PCT,	/* change over the window of a degrading kernel */
+	GL_RULE_KERNEL_ANOMALY_PCT,	/* anomalous samples per 100 samples */
+	GL_RULE_ERROR_RATE_PER_1000,	/* component: ERROR+CRITICAL per 1,000 events */
+	GL_RULE_ERRORS_PER_HOUR,	/* all errors per hour of window */
+	GL_RULE_MEMORY_TREND_CHANGE_PCT,	/* rise of memory in use (leak or degrading) */
+	GL_RULE_RMM_LEAKED_BYTES,	/* RMM bytes outstanding at the window's end */
+	GL_RULE_RMM_ALLOCATION_FAILURES,	/* RMM allocation failures */
+	GL_RULE_COUNT
+};
+
+struct gl_alert_rule {
+	enum gl_rule_kind kind;
+	char *match;			/* glob on the subject; "*" by default */
+	bool has[3];			/* thresholds given, by enum gl_severity */
+	double threshold[3];		/* fires when value >= threshold */
+};
+
+struct gl_report_config {
+	double trend_p_value;		/* trends.p_value: significance of a slope */
+	double trend_min_change_pct;	/* trends.min_change_pct: |change| to matter */
+	enum gl_anomaly_method anomaly_method;	/* anomalies.method */
+	double anomaly_k;		/* anomalies.k */
+	unsigned anomaly_window;	/* anomalies.window */
+	unsigned anomaly_min_samples;	/* anomalies.min_samples */
+	double baseline_p_value;	/* baseline.p_value */
+	double baseline_min_change_pct;	/* baseline.min_change_pct */
+	unsigned max_shapes;		/* errors.max_shapes: bound of the shape table */
+	struct gl_alert_rule *rules;	/* alerts[], owned */
+	size_t n_rules;
+};
+
+/* Fills cfg with the built-in defaults (the values of share/gpulog.conf.json). */
+int gl_config_defaults(struct gl_report_config *cfg, struct gl_err *err);
+
+/* Loads path over the defaults: keys left out keep their default; "alerts" replaces the rules. */
+int gl_config_load(const char *path, struct gl_report_config *cfg, struct gl_err *err);
+
+/* Same, from a JSON text (for tests); name is used in messages. */
+int gl_config_parse(const char *text, const char *name, struct gl_report_config *cfg,
+		    struct gl_err *err);
+
+void gl_config_release(struct gl_report_config *cfg);
+
+/* "kernel_p95_us", ...; static. */
+const char *gl_rule_kind_name(enum gl_rule_kind kind);
+
+#endif
