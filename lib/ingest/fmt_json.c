@@ -1,0 +1,362 @@
+/*
+ * fmt_json.c - the "json" format: one JSON object per line, as the GPU
+ * analytics service writes them:
+ *
+ * {"timestamp": "2025-09-09T14:30:22.123456Z", "level": "INFO", "component": "gpu",
+ *  "message": "Kernel force_pass_kernel executed in 512.34μs", "metadata": {"batch": 3},
+ *  "execution_time_ms": 0.51234, "memory_usage_mb": 1024.5, "gpu_metrics":
+ *  {"kernel_name": "force_pass_kernel", "execution_time_us": 512.34, ...}}
+ *
+ * In: one line. Out: GL_REC_EVENT, GL_REC_FOREIGN (not a '{' line, or JSON
+ * with none of our keys, such as gpufl's {"type":"init","pid":34936,...}),
+ * or GL_REC_REJECT with a reason. Every line goes through the validating
+ * scanner of json_scan.c first (about 10x jansson's speed); a line it
+ * refuses or leaves alone is decided by jansson (json_slow.c), so a scanner
+ * bug can cost speed, never a line.
+ */
+#include "json_scan.h"
+#include "json_slow.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const field_keys[GL_JF_COUNT] = {
+	[GL_JF_TIMESTAMP] = "timestamp",
+	[GL_JF_LEVEL] = "level",
+	[GL_JF_COMPONENT] = "component",
+	[GL_JF_MESSAGE] = "message",
+	[GL_JF_METADATA] = "metadata",
+	[GL_JF_EXEC_MS] = "execution_time_ms",
+	[GL_JF_MEM_MB] = "memory_usage_mb",
+	[GL_JF_GPU_METRICS] = "gpu_metrics",
+	[GL_JF_KERNEL_NAME] = "kernel_name",
+	[GL_JF_EXEC_US] = "execution_time_us",
+	[GL_JF_ALLOC_MB] = "memory_allocated_mb",
+	[GL_JF_PEAK_MB] = "memory_peak_mb",
+	[GL_JF_UTIL_PCT] = "gpu_utilization_percent",
+	[GL_JF_ERROR_COUNT] = "error_count",
+	[GL_JF_RECOVERY] = "recovery_attempts",
+	[GL_JF_ANOMALY] = "performance_anomaly",
+};
+
+const char *gl_json_field_key(enum gl_json_field_id id)
+{
+	return field_keys[id];
+}
+
+int gl_json_field_lookup(const char *key, size_t len, int gpu)
+{
+	int lo = gpu ? GL_JF_FIRST_GPU : 0, hi = gpu ? GL_JF_COUNT : GL_JF_FIRST_GPU;
+
+	for (int id = lo; id < hi; id++)
+		if (strlen(field_keys[id]) == len && memcmp(field_keys[id], key, len) == 0)
+			return id;
+	return -1;
+}
+
+void gl_json_fields_init(struct gl_json_fields *jf)
+{
+	memset(jf, 0, sizeof(*jf));
+	for (int id = 0; id < GL_JF_COUNT; id++)
+		jf->f[id].d = NAN;
+}
+
+/* A number field: null/absent keeps NAN. Returns -1 on a wrong type. */
+static int take_number(const struct gl_json_field *f, double *out)
+{
+	if (f->type == GL_JSON_INT || f->type == GL_JSON_REAL)
+		*out = f->d;
+	else if (f->type != GL_JSON_ABSENT && f->type != GL_JSON_NULL)
+		return -1;
+	return 0;
+}
+
+/* A count: a non-negative integer, written 3 or (by a float-minded writer) 3.0. */
+static int take_count(const struct gl_json_field *f, int64_t *out)
+{
+	if (f->type == GL_JSON_ABSENT || f->type == GL_JSON_NULL)
+		return 0;
+	if (f->type == GL_JSON_INT && f->i >= 0) {
+		*out = f->i;
+		return 0;
+	}
+	if (f->type == GL_JSON_REAL && f->d >= 0 && f->d < 9.2e18 && f->d == floor(f->d)) {
+		*out = (int64_t)f->d;
+		return 0;
+	}
+	return -1;
+}
+
+/* A string field; null/absent leaves *out absent. */
+static int take_string(const struct gl_json_field *f, struct gl_str *out)
+{
+	if (f->type == GL_JSON_STRING)
+		*out = f->str;
+	else if (f->type != GL_JSON_ABSENT && f->type != GL_JSON_NULL)
+		return -1;
+	return 0;
+}
+
+/*
+ * The checks run in a fixed order, so that a line with two wrong fields
+ * gets the same reason from both paths.
+ */
+static const char *fill_event(const struct gl_json_fields *jf, struct gl_event *ev)
+{
+	const struct gl_json_field *f = jf->f;
+	struct gl_str s = {NULL, 0};
+
+	if (take_string(&f[GL_JF_TIMESTAMP], &s) < 0)
+		return "timestamp: not a string";
+	if (s.p && gl_time_parse_rfc3339(s.p, s.len, &ev->ts_us) < 0)
+		return "timestamp: not an RFC 3339 time";
+	s.p = NULL;
+	if (take_string(&f[GL_JF_LEVEL], &s) < 0)
+		return "level: not a string";
+	if (s.p)
+		ev->level = gl_level_parse(s.p, s.len);
+	if (take_string(&f[GL_JF_COMPONENT], &ev->component) < 0)
+		return "component: not a string";
+	if (take_string(&f[GL_JF_MESSAGE], &ev->message) < 0)
+		return "message: not a string";
+	/* metadata may be any value; only an object is kept (as JSON text). */
+	if (f[GL_JF_METADATA].type == GL_JSON_OBJECT)
+		ev->metadata = f[GL_JF_METADATA].str;
+	if (take_number(&f[GL_JF_EXEC_MS], &ev->exec_ms) < 0)
+		return "execution_time_ms: not a number";
+	if (take_number(&f[GL_JF_MEM_MB], &ev->mem_mb) < 0)
+		return "memory_usage_mb: not a number";
+	if (f[GL_JF_GPU_METRICS].type == GL_JSON_ABSENT || f[GL_JF_GPU_METRICS].type == GL_JSON_NULL)
+		return NULL;
+	if (f[GL_JF_GPU_METRICS].type != GL_JSON_OBJECT)
+		return "gpu_metrics: not an object";
+	if (take_string(&f[GL_JF_KERNEL_NAME], &ev->kernel) < 0)
+		return "gpu_metrics.kernel_name: not a string";
+	if (take_number(&f[GL_JF_EXEC_US], &ev->dur_us) < 0)
+		return "gpu_metrics.execution_time_us: not a number";
+	if (take_number(&f[GL_JF_ALLOC_MB], &ev->alloc_mb) < 0)
+		return "gpu_metrics.memory_allocated_mb: not a number";
+	if (take_number(&f[GL_JF_PEAK_MB], &ev->peak_mb) < 0)
+		return "gpu_metrics.memory_peak_mb: not a number";
+	if (take_number(&f[GL_JF_UTIL_PCT], &ev->util_pct) < 0)
+		return "gpu_metrics.gpu_utilization_percent: not a number";
+	if (take_count(&f[GL_JF_ERROR_COUNT], &ev->error_count) < 0)
+		return "gpu_metrics.error_count: not a non-negative integer";
+	if (take_count(&f[GL_JF_RECOVERY], &ev->recovery_attempts) < 0)
+		return "gpu_metrics.recovery_attempts: not a non-negative integer";
+	switch (f[GL_JF_ANOMALY].type) {
+	case GL_JSON_ABSENT:
+	case GL_JSON_NULL:
+		break;
+	case GL_JSON_TRUE:
+		ev->anomaly = 1;
+		break;
+	case GL_JSON_FALSE:
+		ev->anomaly = 0;
+		break;
+	case GL_JSON_INT:
+		if (f[GL_JF_ANOMALY].i == 0 || f[GL_JF_ANOMALY].i == 1) {
+			ev->anomaly = (int)f[GL_JF_ANOMALY].i;
+			break;
+		}
+		/* fall through */
+	default:
+		return "gpu_metrics.performance_anomaly: not a boolean (or 0/1)";
+	}
+	return NULL;
+}
+
+void gl_json_fields_finish(const struct gl_json_fields *jf, struct gl_rec *rec)
+{
+	struct gl_event *ev = &rec->ev;
+	int known = 0;
+
+	gl_event_init(ev);
+	rec->reason = NULL;
+	for (int id = 0; id < GL_JF_FIRST_GPU; id++)
+		known |= jf->f[id].type != GL_JSON_ABSENT;
+	if (!known) {
+		rec->kind = GL_REC_FOREIGN;
+		return;
+	}
+	rec->reason = fill_event(jf, ev);
+	if (rec->reason) {
+		gl_event_init(ev);
+		rec->kind = GL_REC_REJECT;
+		return;
+	}
+	/*
+	 * No gpu_metrics.kernel_name: the message may still name the kernel,
+	 * "Kernel force_pass_kernel executed in 512.34μs". An explicit
+	 * execution_time_us is kept over the text's rounded figure.
+	 */
+	if (!ev->kernel.p && ev->message.p) {
+		double text_us;
+
+		if (gl_kernel_from_text(ev->message.p, ev->message.len, &ev->kernel, &text_us) &&
+		    isnan(ev->dur_us))
+			ev->dur_us = text_us;
+	}
+	if (ev->kernel.p && isnan(ev->dur_us) && !isnan(ev->exec_ms))
+		ev->dur_us = ev->exec_ms * 1000.0;
+	rec->kind = GL_REC_EVENT;
+}
+
+/* ---------------------------------------------------------------------
+ * The fast path: the scanner's slices -> gl_json_fields.
+ * ------------------------------------------------------------------- */
+
+/* Longest escaped key worth decoding: every known key written as \u escapes. */
+#define KEY_RAW_MAX (6 * 24)
+
+static int lookup_key(const struct gl_json_val *key, int gpu)
+{
+	char buf[KEY_RAW_MAX];
+	size_t n;
+
+	if (!(key->flags & GL_JSON_F_ESCAPES))
+		return gl_json_field_lookup(key->p, key->len, gpu);
+	if (key->len > sizeof(buf))
+		return -1;
+	n = gl_json_unescape(key->p, key->len, buf);
+	return gl_json_field_lookup(buf, n, gpu);
+}
+
+/* Decodes one scanned value into f. Returns -1 when the fast path cannot. */
+static int decode_field(struct gl_parse_ctx *ctx, const struct gl_json_val *v, int id,
+			struct gl_json_field *f)
+{
+	char *out;
+
+	f->type = v->type;
+	switch (v->type) {
+	case GL_JSON_STRING:
+		if (!(v->flags & GL_JSON_F_ESCAPES)) {
+			f->str.p = v->p;
+			f->str.len = v->len;
+			return 0;
+		}
+		out = gl_ctx_scratch(ctx, v->len);
+		if (!out)
+			return -1;
+		f->str.p = out;
+		f->str.len = gl_json_unescape(v->p, v->len, out);
+		return 0;
+	case GL_JSON_INT:
+	case GL_JSON_REAL:
+		return gl_json_number(v, &f->i, &f->d);
+	case GL_JSON_OBJECT:
+		if (id != GL_JF_METADATA)
+			return 0;
+		if (!(v->flags & GL_JSON_F_SPACE)) {
+			f->str.p = v->p;
+			f->str.len = v->len;
+			return 0;
+		}
+		out = gl_ctx_scratch(ctx, v->len);
+		if (!out)
+			return -1;
+		f->str.p = out;
+		f->str.len = gl_json_compact(v, out);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int gl_json_fast_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
+		       struct gl_rec *rec, const char **reason, const char **field,
+		       size_t *field_len)
+{
+	struct gl_json_val vals[GL_JF_COUNT], key, val;
+	struct gl_json_fields jf;
+	struct gl_json_scan sc;
+	int rc, id;
+
+	*field = NULL;
+	*field_len = 0;
+	memset(vals, 0, sizeof(vals));
+	gl_json_scan_init(&sc, line, len);
+	if (gl_json_object_begin(&sc) < 0)
+		goto defer;
+	while ((rc = gl_json_object_next(&sc, 2, &key, &val)) > 0) {
+		id = lookup_key(&key, 0);
+		if (id >= 0)
+			vals[id] = val;
+	}
+	if (rc < 0) {
+		*field = key.p;
+		*field_len = key.len;
+		goto defer;
+	}
+	if (gl_json_scan_end(&sc) < 0)
+		goto defer;
+	if (vals[GL_JF_GPU_METRICS].type == GL_JSON_OBJECT) {
+		struct gl_json_scan sub;
+
+		gl_json_scan_init(&sub, vals[GL_JF_GPU_METRICS].p, vals[GL_JF_GPU_METRICS].len);
+		rc = gl_json_object_begin(&sub);
+		while (rc == 0 && (rc = gl_json_object_next(&sub, 3, &key, &val)) > 0) {
+			id = lookup_key(&key, 1);
+			if (id >= 0)
+				vals[id] = val;
+			rc = 0;
+		}
+		/* Cannot fail once the walk above accepted the object; kept safe all the same. */
+		if (rc < 0) {
+			sc.err = sub.err;
+			goto defer;
+		}
+	}
+	gl_json_fields_init(&jf);
+	for (id = 0; id < GL_JF_COUNT; id++) {
+		if (decode_field(ctx, &vals[id], id, &jf.f[id]) < 0) {
+			sc.err = "value left to jansson";
+			goto defer;
+		}
+	}
+	gl_json_fields_finish(&jf, rec);
+	return 0;
+defer:
+	*reason = sc.err;
+	return -1;
+}
+
+/* ---------------------------------------------------------------------
+ * The format.
+ * ------------------------------------------------------------------- */
+
+static void json_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
+		       struct gl_rec *rec)
+{
+	size_t start = 0, i, mark = ctx->scratch_used, field_len;
+	const char *why, *field;
+	int bom = 0;
+
+	/* Some Windows writers put a BOM before the first line. */
+	if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+		start = 3;
+		bom = 1;
+	}
+	for (i = start; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n')
+			break;
+	if (i == len || line[i] != '{') {
+		gl_event_init(&rec->ev);
+		rec->reason = NULL;
+		rec->kind = i == len ? GL_REC_NONE : GL_REC_FOREIGN;
+		return;
+	}
+	if (gl_json_fast_parse(ctx, line + start, len - start, rec, &why, &field, &field_len) == 0)
+		return;
+	/* Whatever the fast path put in scratch is dead: give jansson the room. */
+	ctx->scratch_used = mark;
+	gl_json_slow_parse(ctx, line + start, len - start, bom, field, field_len, rec);
+}
+
+const struct gl_format gl_fmt_json = {
+	.name = "json",
+	.summary = "JSON lines of the GPU analytics service (timestamp, level, gpu_metrics, ...)",
+	.flags = 0,
+	.parse = json_parse,
+};
