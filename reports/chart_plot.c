@@ -1,0 +1,969 @@
+/*
+ * chart_plot.c - draws the charts with PLplot's cairo PNG device. The only
+ * file in the tree that calls PLplot.
+ *
+ * In: reduced data (time columns, histograms, bar rows) from chart.h.
+ * Out: one PNG file per call, GL_CHART_WIDTH_PX x GL_CHART_HEIGHT_PX.
+ *
+ * PLplot keeps global state: every chart makes its own stream with
+ * plmkstrm, draws, ends it with plend1 and goes back to the stream that
+ * was current before, so charts never see each other's settings. PLplot
+ * calls exit() on a fatal error (plexit), so everything that could make it
+ * fail is checked before: the output file must be writable, ranges finite,
+ * arrays non-empty. Its recoverable complaints (plabort) are silenced: the
+ * library does not print.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <plplot.h>
+
+#include "chart.h"
+#include "util/timeutil.h"
+
+/* cmap0 indexes. */
+enum {
+	COL_BG = 0, COL_FG = 1, COL_GRID = 2, COL_MUTED = 3, COL_BAND = 4,
+	COL_PALETTE = 5,	/* GL_CHART_NCOLORS entries from here */
+	NCOL0 = COL_PALETTE + GL_CHART_NCOLORS,
+};
+
+#define TEXT_MAX 1024
+
+/* Character height relative to PLplot's default, which is large at 1600x900. */
+#define TEXT_SCALE 0.62
+
+struct chart {
+	PLINT prev_strm;
+	int width_px, height_px;
+};
+
+static void quiet_abort(PLCHAR_VECTOR msg)
+{
+	(void)msg;
+}
+
+/*
+ * Text for PLplot: '#' starts an escape sequence ("#u" superscript, "#(225)"
+ * a Hershey glyph), so a literal '#' is written "##".
+ */
+static const char *esc_text(const char *s, char *out, size_t n)
+{
+	size_t w = 0;
+
+	for (; s && *s && w + 2 < n; s++) {
+		if (*s == '#')
+			out[w++] = '#';
+		out[w++] = *s;
+	}
+	out[w] = '\0';
+	return out;
+}
+
+/* A log-derived name as a label: shortened, then escaped. */
+static const char *name_text(const char *name, size_t max_chars, char *out, size_t n)
+{
+	char tmp[TEXT_MAX / 2];
+
+	gl_chart_label(name, max_chars, tmp, sizeof(tmp));
+	return esc_text(tmp, out, n);
+}
+
+/*
+ * Scales the text relative to its current size; returns the size to give
+ * back to text_restore. Panels shrink text and helpers scale from there.
+ */
+static PLFLT text_scale(double rel)
+{
+	PLFLT def, ht;
+
+	plgchr(&def, &ht);
+	plschr(0, ht * rel / def);
+	return ht;
+}
+
+static void text_restore(PLFLT ht)
+{
+	PLFLT def, cur;
+
+	plgchr(&def, &cur);
+	plschr(0, ht / def);
+}
+
+static void set_color(int idx)
+{
+	plcol0(idx);
+}
+
+static int palette_index(int color, size_t pos)
+{
+	int c = color >= 0 ? color : (int)pos;
+
+	return COL_PALETTE + c % GL_CHART_NCOLORS;
+}
+
+static int chart_begin(struct chart *c, const char *path, const struct gl_chart_opts *opts,
+		       struct gl_err *err)
+{
+	FILE *f;
+
+	c->width_px = opts && opts->width_px > 0 ? opts->width_px : GL_CHART_WIDTH_PX;
+	c->height_px = opts && opts->height_px > 0 ? opts->height_px : GL_CHART_HEIGHT_PX;
+	if (c->width_px < 200 || c->height_px < 150 || c->width_px > 10000 ||
+	    c->height_px > 10000)
+		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+				  "chart size %dx%d out of range", c->width_px, c->height_px);
+	/* PLplot exits the process when it cannot open its output: check first. */
+	f = fopen(path, "wb");
+	if (!f)
+		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot write");
+	fclose(f);
+
+	plgstrm(&c->prev_strm);
+	PLINT strm;
+
+	plmkstrm(&strm);
+	plsabort(quiet_abort);
+	plsdev("pngcairo");
+	plsfnam(path);
+	plspage(0, 0, c->width_px, c->height_px, 0, 0);
+	plscmap0n(NCOL0);
+	plscol0(COL_BG, 255, 255, 255);
+	plscol0(COL_FG, 0, 0, 0);
+	plscol0(COL_GRID, 0xDD, 0xDD, 0xDD);
+	plscol0(COL_MUTED, 0x66, 0x66, 0x66);
+	for (int i = 0; i < GL_CHART_NCOLORS; i++)
+		plscol0(COL_PALETTE + i, gl_chart_palette[i][0], gl_chart_palette[i][1],
+			gl_chart_palette[i][2]);
+	plscolbg(255, 255, 255);
+	plinit();
+	/* Plain numbers up to 9 digits: "50000", not "5" and a "(x10^4)" apart. */
+	plsxax(9, 0);
+	plsyax(9, 0);
+	pladv(0);
+	plschr(0, TEXT_SCALE);
+	return GL_OK;
+}
+
+static int chart_end(struct chart *c, const char *path, struct gl_err *err)
+{
+	struct stat st;
+
+	plend1();
+	plsstrm(c->prev_strm);
+	if (stat(path, &st) != 0 || st.st_size == 0)
+		return gl_err_set(err, GL_EIO, path, 0, NULL, "PLplot wrote no image to");
+	return GL_OK;
+}
+
+/* The chart's title, across the top of the page. */
+static void draw_title(const char *title)
+{
+	char t[TEXT_MAX];
+
+	plvpor(0, 1, 0, 1);
+	plwind(0, 1, 0, 1);
+	set_color(COL_FG);
+	PLFLT ht = text_scale(1.3);
+
+	plptex(0.5, 0.955, 1, 0, 0.5, esc_text(title ? title : "", t, sizeof(t)));
+	text_restore(ht);
+}
+
+/* A grid of cells for n small multiples on a 16:9 page. */
+static void grid_shape(size_t n, int *cols, int *rows)
+{
+	static const int shape[13][2] = {
+		{1, 1}, {1, 1}, {2, 1}, {3, 1}, {2, 2}, {3, 2}, {3, 2},
+		{4, 2}, {4, 2}, {4, 3}, {4, 3}, {4, 3}, {4, 3},
+	};
+
+	*cols = shape[n < 13 ? n : 12][0];
+	*rows = shape[n < 13 ? n : 12][1];
+}
+
+/* Viewport of cell k: normalized page coordinates with room for labels. */
+static void cell_viewport(size_t k, int cols, int rows, double right_margin,
+			  double vp[4])
+{
+	double x0 = 0.075, x1 = 1.0 - right_margin, y0 = 0.02, y1 = 0.90;
+	double cw = (x1 - x0) / cols, ch = (y1 - y0) / rows;
+	int cx = (int)(k % (size_t)cols), cy = (int)(k / (size_t)cols);
+	double left = rows * cols > 1 ? 0.06 : 0.0;
+
+	vp[0] = x0 + cw * cx + left;
+	vp[1] = x0 + cw * (cx + 1) - 0.015;
+	vp[2] = y0 + ch * (rows - 1 - cy) + (rows > 1 ? 0.085 : 0.08);
+	vp[3] = y0 + ch * (rows - cy) - (rows > 1 ? 0.045 : 0.0);
+}
+
+/* Time axis box for [t0, t1] on a viewport of vp_w_px pixels. */
+static void time_box(int64_t t0_us, int64_t t1_us, int vp_w_px, const char *yopt,
+		     int64_t *day_us)
+{
+	char fmt[16];
+	double step = gl_chart_time_step_s(t0_us, t1_us, vp_w_px, fmt);
+	char xopt[16];
+
+	pltimefmt(fmt);
+	set_color(COL_GRID);
+	plwidth(1);
+	snprintf(xopt, sizeof(xopt), "g");
+	plbox(xopt, step, 0, strchr(yopt, 'l') ? "gl" : "g", 0, 0);
+	set_color(COL_FG);
+	plbox("bcnstd", step, 0, yopt, 0, 0);
+	*day_us = fmt[1] == 'H' ? t0_us - (t0_us % GL_US_PER_DAY + GL_US_PER_DAY) % GL_US_PER_DAY
+		: GL_TS_NONE;
+}
+
+/* "time (UTC)", with the date when the ticks show times of one day only. */
+static void time_label(int64_t day_us, double disp)
+{
+	char buf[64];
+
+	if (day_us != GL_TS_NONE) {
+		char d[32];
+
+		gl_time_format(day_us, d);
+		d[10] = '\0';
+		snprintf(buf, sizeof(buf), "time (UTC), %s", d);
+	} else {
+		snprintf(buf, sizeof(buf), "time (UTC)");
+	}
+	set_color(COL_FG);
+	plmtex("b", disp, 0.5, 0.5, buf);
+}
+
+static void y_label(const char *label, double disp)
+{
+	char t[TEXT_MAX];
+
+	set_color(COL_FG);
+	plmtex("l", disp, 0.5, 0.5, esc_text(label ? label : "", t, sizeof(t)));
+}
+
+static void panel_title(const char *title, size_t max_chars)
+{
+	char t[TEXT_MAX];
+
+	if (!title)
+		return;
+	set_color(COL_FG);
+	plmtex("t", 0.8, 0.5, 0.5, name_text(title, max_chars, t, sizeof(t)));
+}
+
+static void message_in_viewport(const char *msg)
+{
+	char t[TEXT_MAX];
+
+	plwind(0, 1, 0, 1);
+	set_color(COL_MUTED);
+	PLFLT ht = text_scale(1.2);
+
+	plptex(0.5, 0.5, 1, 0, 0.5, esc_text(msg, t, sizeof(t)));
+	text_restore(ht);
+}
+
+/* ---------------------------------------------------------------------
+ * Time panels.
+ * ------------------------------------------------------------------- */
+
+struct yrange {
+	double lo, hi;
+	int any;
+};
+
+static void yr_add(struct yrange *r, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (!r->any || v < r->lo)
+		r->lo = v;
+	if (!r->any || v > r->hi)
+		r->hi = v;
+	r->any = 1;
+}
+
+static double col_mean(const struct gl_chart_col *k)
+{
+	return k->sum / (double)k->n;
+}
+
+static void panel_range(const struct gl_chart_panel *p, struct yrange *r, struct yrange *pos)
+{
+	for (size_t s = 0; s < p->nseries; s++) {
+		const struct gl_chart_cols *c = p->series[s].cols;
+
+		for (size_t i = 0; c && i < c->ncols; i++) {
+			const struct gl_chart_col *k = &c->col[i];
+			double lo = p->series[s].style == GL_CHART_LINE ? k->min
+				: p->series[s].style == GL_CHART_MAXLINE ? k->max : col_mean(k);
+			double hi = p->series[s].style == GL_CHART_POINTS ? col_mean(k) : k->max;
+
+			if (k->n == 0)
+				continue;
+			yr_add(r, lo);
+			yr_add(r, hi);
+			if (lo > 0)
+				yr_add(pos, lo);
+			if (hi > 0)
+				yr_add(pos, hi);
+		}
+	}
+	for (size_t f = 0; f < p->nfits; f++) {
+		yr_add(r, p->fits[f].y0);
+		yr_add(r, p->fits[f].y1);
+	}
+}
+
+struct yaxis {
+	int log;
+	double lo;	/* axis bottom, in data units */
+};
+
+static double ymap(const struct yaxis *ax, double v)
+{
+	if (!ax->log)
+		return v;
+	return log10(v > ax->lo ? v : ax->lo);
+}
+
+/* Polyline through points (x[i], y[i]); NAN in y breaks it. */
+static void broken_line(const PLFLT *x, const PLFLT *y, size_t n)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || isnan(y[i])) {
+			if (i - start >= 2)
+				plline((PLINT)(i - start), x + start, y + start);
+			start = i + 1;
+		}
+	}
+}
+
+/* A gap of more than this many empty columns breaks a line. */
+#define GAP_COLS 20
+/* Fewer non-empty columns than this: also draw each as a dot. */
+#define DOTS_BELOW 200
+
+static void draw_series(const struct gl_chart_series *s, size_t pos, const struct yaxis *ax,
+			size_t *n_anomaly_cols)
+{
+	const struct gl_chart_cols *c = s->cols;
+	size_t n = c->ncols, nonempty = 0, m = 0, last = 0;
+	int color = palette_index(s->color, pos);
+	PLFLT *x = malloc(sizeof(PLFLT) * (2 * n + 2));
+	PLFLT *y = malloc(sizeof(PLFLT) * (2 * n + 2));
+	PLFLT *bx = malloc(sizeof(PLFLT) * (2 * n + 2));
+	PLFLT *by = malloc(sizeof(PLFLT) * (2 * n + 2));
+
+	if (!x || !y || !bx || !by)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		nonempty += c->col[i].n > 0;
+
+	/* The min..max band, one polygon per run of adjacent columns. */
+	if (s->style == GL_CHART_LINE) {
+		const uint8_t *rgb = gl_chart_palette[color - COL_PALETTE];
+
+		plscol0a(COL_BAND, rgb[0], rgb[1], rgb[2], 0.28);
+		set_color(COL_BAND);
+		for (size_t i = 0; i < n;) {
+			size_t j = i, k = 0;
+
+			while (j < n && c->col[j].n > 0)
+				j++;
+			for (size_t q = i; q < j; q++) {
+				bx[k] = gl_chart_cols_center_s(c, q);
+				by[k++] = ymap(ax, c->col[q].max);
+			}
+			for (size_t q = j; q > i; q--) {
+				bx[k] = gl_chart_cols_center_s(c, q - 1);
+				by[k++] = ymap(ax, c->col[q - 1].min);
+			}
+			if (j - i >= 2)
+				plfill((PLINT)k, bx, by);
+			else if (j - i == 1)
+				plline(2, bx, by);
+			i = j > i ? j : i + 1;
+		}
+	}
+
+	/* The line (means, or maxima), broken at long gaps. */
+	for (size_t i = 0; i < n; i++) {
+		const struct gl_chart_col *k = &c->col[i];
+
+		if (k->n == 0)
+			continue;
+		if (m > 0 && i - last > GAP_COLS) {
+			x[m] = x[m - 1];
+			y[m++] = NAN;
+		}
+		x[m] = gl_chart_cols_center_s(c, i);
+		y[m++] = ymap(ax, s->style == GL_CHART_MAXLINE ? k->max : col_mean(k));
+		last = i;
+	}
+	set_color(color);
+	if (s->style != GL_CHART_POINTS) {
+		plwidth(2);
+		broken_line(x, y, m);
+		plwidth(1);
+	}
+	if (s->style == GL_CHART_POINTS || nonempty < DOTS_BELOW) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < m; i++)
+			if (!isnan(y[i])) {
+				bx[k] = x[i];
+				by[k++] = y[i];
+			}
+		PLFLT ht = text_scale(s->style == GL_CHART_POINTS ? 1.0 : 0.7);
+
+		plstring((PLINT)k, bx, by, "\xE2\x97\x8F");
+		text_restore(ht);
+	}
+
+	/* Anomalies: a black ring at the largest flagged value of the column. */
+	m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c->col[i].n_anomaly > 0) {
+			x[m] = gl_chart_cols_center_s(c, i);
+			y[m++] = ymap(ax, c->col[i].anomaly_max);
+		}
+	if (m > 0) {
+		set_color(COL_FG);
+		PLFLT ht = text_scale(1.1);
+
+		plstring((PLINT)m, x, y, "\xE2\x97\x8B");
+		text_restore(ht);
+		*n_anomaly_cols += m;
+	}
+out:
+	free(x);
+	free(y);
+	free(bx);
+	free(by);
+}
+
+static void draw_fit(const struct gl_chart_fit *f, size_t pos, const struct yaxis *ax)
+{
+	PLFLT x[2] = {(double)f->t0_us / 1e6, (double)f->t1_us / 1e6};
+	PLFLT y[2] = {ymap(ax, f->y0), ymap(ax, f->y1)};
+
+	if (!isfinite(f->y0) || !isfinite(f->y1))
+		return;
+	set_color(palette_index(f->color, pos));
+	pllsty(2);
+	plwidth(2.5);
+	plline(2, x, y);
+	plwidth(1);
+	pllsty(1);
+}
+
+#define LEGEND_MAX 24
+
+enum legend_kind { LEG_LINE, LEG_DASH, LEG_DOT, LEG_RING, LEG_BOX };
+
+struct legend_entry {
+	int kind;		/* enum legend_kind */
+	int color;		/* cmap0 index */
+	char text[256];		/* escaped for PLplot */
+};
+
+/*
+ * A legend drawn by hand in the column right of the viewport vp (PLplot's
+ * pllegend places an outside legend above the viewport and cannot shrink
+ * its rows to fit). Rows from the top, at most LEGEND_MAX.
+ */
+static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4])
+{
+	double dy;
+
+	if (n == 0)
+		return;
+	plvpor(vp[1] + 0.012, 0.995, vp[2], vp[3]);
+	plwind(0, 1, 0, 1);
+	dy = 1.0 / (double)(n > 12 ? n : 12);
+	PLFLT ht = text_scale(n > 12 ? 0.8 : 0.9);
+
+	for (size_t i = 0; i < n; i++) {
+		double y = 1.0 - dy * ((double)i + 0.5);
+		PLFLT lx[2] = {0.0, 0.085}, ly[2] = {y, y};
+
+		set_color(e[i].color);
+		switch (e[i].kind) {
+		case LEG_LINE:
+		case LEG_DASH:
+			pllsty(e[i].kind == LEG_DASH ? 2 : 1);
+			plwidth(3);
+			plline(2, lx, ly);
+			plwidth(1);
+			pllsty(1);
+			break;
+		case LEG_DOT:
+		case LEG_RING: {
+			PLFLT sx = 0.0425;
+
+			plstring(1, &sx, &ly[0], e[i].kind == LEG_DOT ? "\xE2\x97\x8F"
+				 : "\xE2\x97\x8B");
+			break;
+		}
+		default: {
+			PLFLT bx[4] = {0.0, 0.0, 0.085, 0.085};
+			PLFLT by[4] = {y - dy * 0.3, y + dy * 0.3, y + dy * 0.3, y - dy * 0.3};
+
+			plfill(4, bx, by);
+			break;
+		}
+		}
+		set_color(COL_FG);
+		plptex(0.11, y, 1, 0, 0.0, e[i].text);
+	}
+	text_restore(ht);
+}
+
+static void draw_legend(const struct gl_chart_panel *p, size_t anomaly_cols, size_t max_chars,
+			const PLFLT vp[4])
+{
+	struct legend_entry e[LEGEND_MAX];
+	size_t n = 0;
+
+	for (size_t s = 0; s < p->nseries && n < LEGEND_MAX - 1; s++, n++) {
+		e[n].kind = p->series[s].style == GL_CHART_POINTS ? LEG_DOT : LEG_LINE;
+		e[n].color = palette_index(p->series[s].color, s);
+		name_text(p->series[s].name ? p->series[s].name : "", max_chars, e[n].text,
+			  sizeof(e[n].text));
+	}
+	for (size_t f = 0; f < p->nfits && n < LEGEND_MAX - 1; f++) {
+		if (!p->fits[f].name)
+			continue;
+		e[n].kind = LEG_DASH;
+		e[n].color = palette_index(p->fits[f].color, f);
+		name_text(p->fits[f].name, max_chars, e[n].text, sizeof(e[n].text));
+		n++;
+	}
+	if (anomaly_cols > 0) {
+		e[n].kind = LEG_RING;
+		e[n].color = COL_FG;
+		snprintf(e[n].text, sizeof(e[n].text), "flagged anomaly");
+		n++;
+	}
+	legend_draw(e, n, vp);
+}
+
+static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
+			    const double vp[4], int page_w_px, int small)
+{
+	struct yrange r = {0}, pos = {0};
+	struct yaxis ax = {0};
+	size_t anomaly_cols = 0, nsamples = 0;
+	int64_t day_us;
+
+	plvpor(vp[0], vp[1], vp[2], vp[3]);
+	panel_range(p, &r, &pos);
+	for (size_t s = 0; s < p->nseries; s++)
+		nsamples += p->series[s].cols ? p->series[s].cols->n : 0;
+	if (!r.any) {
+		r.lo = 0;
+		r.hi = 1;
+	}
+	ax.log = r.lo > 0 && gl_chart_want_log(r.lo, r.hi);
+	if (ax.log) {
+		double pad = (log10(r.hi) - log10(r.lo)) * 0.04;
+
+		ax.lo = pow(10, log10(r.lo) - pad);
+		plwind((double)t0_us / 1e6, (double)t1_us / 1e6, log10(ax.lo), log10(r.hi) + pad);
+	} else {
+		double pad = (r.hi - r.lo) * 0.06;
+
+		if (pad == 0)
+			pad = r.hi != 0 ? fabs(r.hi) * 0.1 : 1;
+		double lo = r.lo - pad;
+
+		if (r.lo >= 0 && lo < 0)
+			lo = 0;
+		plwind((double)t0_us / 1e6, (double)t1_us / 1e6, lo, r.hi + pad);
+	}
+	if (small)
+		plschr(0, TEXT_SCALE * 0.85);
+	time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
+		 &day_us);
+	for (size_t s = 0; s < p->nseries; s++)
+		if (p->series[s].cols && p->series[s].cols->col)
+			draw_series(&p->series[s], s, &ax, &anomaly_cols);
+	for (size_t f = 0; f < p->nfits; f++)
+		draw_fit(&p->fits[f], f, &ax);
+	set_color(COL_FG);
+	time_label(day_us, small ? 2.6 : 3.2);
+	y_label(p->y_label, small ? 4.6 : 5.6);
+	panel_title(p->title, small ? 40 : 90);
+	if (nsamples == 0)
+		message_in_viewport("no samples in this window");
+	if (p->legend)
+		draw_legend(p, anomaly_cols, 30, vp);
+	plschr(0, TEXT_SCALE);
+}
+
+int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_t t1_us,
+		      const struct gl_chart_panel *panels, size_t npanels,
+		      const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct chart c;
+	int cols, rows, rc, legend = 0;
+
+	if (npanels == 0 || npanels > 12)
+		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+				  "a timeline has 1 to 12 panels, not %zu", npanels);
+	if (t1_us <= t0_us)
+		t1_us = t0_us + GL_US_PER_S;
+	for (size_t k = 0; k < npanels; k++)
+		legend |= panels[k].legend;
+	rc = chart_begin(&c, path, opts, err);
+	if (rc != GL_OK)
+		return rc;
+	grid_shape(npanels, &cols, &rows);
+	for (size_t k = 0; k < npanels; k++) {
+		double vp[4];
+
+		cell_viewport(k, cols, rows, legend ? 0.245 : 0.02, vp);
+		draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1);
+	}
+	draw_title(title);
+	return chart_end(&c, path, err);
+}
+
+/* ---------------------------------------------------------------------
+ * Histograms.
+ * ------------------------------------------------------------------- */
+
+static double hmap(const struct gl_chart_hist *h, double v)
+{
+	return h->log_bins ? log10(v > 0 ? v : h->lo) : v;
+}
+
+static void fmt_value(double v, char *buf, size_t n)
+{
+	if (fabs(v) >= 1e5 || (fabs(v) < 0.01 && v != 0))
+		snprintf(buf, n, "%.3g", v);
+	else if (fabs(v) >= 100)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.3g", v);
+}
+
+/*
+ * A quantile's line and label. The label sits right of the line, or left of
+ * it in the right quarter of the panel; p50 and p95 labels are at different
+ * heights so that close quantiles do not write over each other.
+ */
+static void draw_quantile(const struct gl_chart_hist *h, double q, const char *name, int style,
+			  double ymax, double ypos)
+{
+	double x_lo = hmap(h, h->lo), x_hi = hmap(h, h->hi), just;
+
+	PLFLT x[2], y[2] = {0, ymax};
+	char v[32], t[64];
+
+	if (!isfinite(q))
+		return;
+	x[0] = x[1] = hmap(h, q);
+	set_color(COL_FG);
+	pllsty(style);
+	plwidth(2);
+	plline(2, x, y);
+	plwidth(1);
+	pllsty(1);
+	fmt_value(q, v, sizeof(v));
+	just = (x[0] - x_lo) > 0.75 * (x_hi - x_lo) ? 1.0 : 0.0;
+	snprintf(t, sizeof(t), just > 0.5 ? "%s %s " : " %s %s", name, v);
+	plptex(x[0], ymax * ypos, 1, 0, just, t);
+}
+
+static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, size_t pos,
+			    const char *x_label, const double vp[4], int small)
+{
+	uint64_t cmax = 0;
+	char t[TEXT_MAX];
+
+	plvpor(vp[0], vp[1], vp[2], vp[3]);
+	if (small)
+		plschr(0, TEXT_SCALE * 0.85);
+	for (size_t i = 0; h->count && i < h->nbins; i++)
+		if (h->count[i] > cmax)
+			cmax = h->count[i];
+	if (h->n == 0 || !h->count) {
+		plwind(0, 1, 0, 1);
+		set_color(COL_FG);
+		plbox("bc", 0, 0, "bc", 0, 0);
+		panel_title(name, small ? 40 : 90);
+		message_in_viewport("no samples");
+		plschr(0, TEXT_SCALE);
+		return;
+	}
+	double ymax = (double)cmax * 1.15;
+
+	plwind(hmap(h, h->lo), hmap(h, h->hi), 0, ymax);
+	set_color(COL_GRID);
+	plbox(h->log_bins ? "gl" : "g", 0, 0, "g", 0, 0);
+	set_color(palette_index(-1, pos));
+	for (size_t i = 0; i < h->nbins; i++) {
+		PLFLT x0 = hmap(h, gl_chart_hist_edge(h, i));
+		PLFLT x1 = hmap(h, gl_chart_hist_edge(h, i + 1));
+		PLFLT bx[4] = {x0, x0, x1, x1};
+		PLFLT by[4] = {0, (double)h->count[i], (double)h->count[i], 0};
+
+		if (h->count[i] > 0)
+			plfill(4, bx, by);
+	}
+	set_color(COL_FG);
+	plbox(h->log_bins ? "bcnstl" : "bcnst",
+	      h->log_bins ? 0 : gl_chart_nice_step(h->hi - h->lo, small ? 4 : 8), 0,
+	      "bcnstv", gl_chart_nice_step(ymax, small ? 5 : 8), 0);
+	draw_quantile(h, h->p50, "p50", 2, ymax, 0.93);
+	draw_quantile(h, h->p95, "p95", 3, ymax, 0.84);
+	{
+		char xl[TEXT_MAX], lo[32], hi[32];
+
+		fmt_value(h->lo, lo, sizeof(lo));
+		fmt_value(h->hi, hi, sizeof(hi));
+		/* Samples outside the bins are said, shortly: "9 > 24.7 not drawn". */
+		snprintf(xl, sizeof(xl), "%s", x_label ? x_label : "");
+		if (h->n_below > 0)
+			snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), " \xC2\xB7 %llu < %s",
+				 (unsigned long long)h->n_below, lo);
+		if (h->n_above > 0)
+			snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), " \xC2\xB7 %llu > %s",
+				 (unsigned long long)h->n_above, hi);
+		if (h->n_below + h->n_above > 0)
+			snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), " not drawn");
+		set_color(COL_FG);
+		plmtex("b", small ? 2.6 : 3.2, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
+	}
+	y_label("count", small ? 5.2 : 5.6);
+	{
+		char lab[TEXT_MAX / 2], full[TEXT_MAX];
+
+		gl_chart_label(name ? name : "", small ? 26 : 80, lab, sizeof(lab));
+		snprintf(full, sizeof(full), "%s (n=%llu)", lab,
+			 (unsigned long long)(h->n + h->n_below + h->n_above));
+		set_color(COL_FG);
+		plmtex("t", 0.8, 0.5, 0.5, esc_text(full, t, sizeof(t)));
+	}
+	plschr(0, TEXT_SCALE);
+}
+
+int gl_chart_histograms(const char *path, const char *title, const char *x_label,
+			const char *const *names, const struct gl_chart_hist *h, size_t n,
+			const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct chart c;
+	int cols, rows, rc;
+
+	if (n == 0 || n > 12)
+		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+				  "histograms: 1 to 12 panels, not %zu", n);
+	for (size_t k = 0; k < n; k++)
+		if (h[k].count && (!isfinite(h[k].lo) || !isfinite(h[k].hi) ||
+				   h[k].hi <= h[k].lo || (h[k].log_bins && h[k].lo <= 0)))
+			return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+					  "histogram %zu has a bad range", k);
+	rc = chart_begin(&c, path, opts, err);
+	if (rc != GL_OK)
+		return rc;
+	grid_shape(n, &cols, &rows);
+	for (size_t k = 0; k < n; k++) {
+		double vp[4];
+
+		cell_viewport(k, cols, rows, 0.02, vp);
+		draw_hist_panel(names ? names[k] : NULL, &h[k], k, x_label, vp, n > 1);
+	}
+	draw_title(title);
+	return chart_end(&c, path, err);
+}
+
+/* A legend of colour boxes, palette by position, right of the viewport. */
+static void legend_boxes(const char *const *names, size_t n, const PLFLT vp[4])
+{
+	struct legend_entry e[LEGEND_MAX];
+
+	if (n > LEGEND_MAX)
+		n = LEGEND_MAX;
+	for (size_t g = 0; g < n; g++) {
+		e[g].kind = LEG_BOX;
+		e[g].color = palette_index((int)g, g);
+		name_text(names && names[g] ? names[g] : "", 34, e[g].text, sizeof(e[g].text));
+	}
+	legend_draw(e, n, vp);
+}
+
+/* ---------------------------------------------------------------------
+ * Horizontal grouped bars.
+ * ------------------------------------------------------------------- */
+
+int gl_chart_bars(const char *path, const char *title, const char *x_label,
+		  const char *value_suffix, const char *const *value_names, size_t nvalues,
+		  const struct gl_chart_bar_row *rows, size_t nrows,
+		  const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct chart c;
+	struct yrange r = {0};
+	char t[TEXT_MAX];
+	int rc;
+
+	if (nvalues == 0 || nvalues > 4 || nrows == 0 || nrows > 40)
+		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+				  "bars: 1 to 4 values and 1 to 40 rows, not %zu and %zu",
+				  nvalues, nrows);
+	rc = chart_begin(&c, path, opts, err);
+	if (rc != GL_OK)
+		return rc;
+	yr_add(&r, 0);
+	for (size_t i = 0; i < nrows; i++)
+		for (size_t v = 0; v < nvalues; v++)
+			yr_add(&r, rows[i].value[v]);
+	double span = r.hi - r.lo > 0 ? r.hi - r.lo : 1;
+	/* Room for the value text at both ends. */
+	double lo = r.lo - (r.lo < 0 ? span * 0.2 : 0), hi = r.hi + span * 0.2;
+
+	if (r.lo == 0 && r.hi == 0) {
+		lo = -1;
+		hi = 1;
+	}
+	const PLFLT vp[4] = {0.32, 0.80, 0.10, 0.88};
+
+	plvpor(vp[0], vp[1], vp[2], vp[3]);
+	plwind(lo, hi, 0, (double)nrows);
+	set_color(COL_GRID);
+	plbox("g", 0, 0, "", 0, 0);
+	double band = 0.8 / (double)nvalues;
+
+	plschr(0, TEXT_SCALE * (nrows > 20 ? 0.75 : 0.95));
+	for (size_t i = 0; i < nrows; i++) {
+		double ytop = (double)(nrows - i) - 0.1;
+
+		for (size_t v = 0; v < nvalues; v++) {
+			double val = rows[i].value[v];
+			double y0 = ytop - band * (double)(v + 1), y1 = ytop - band * (double)v;
+			char num[64];
+
+			if (!isfinite(val)) {
+				set_color(COL_MUTED);
+				plptex(0, (y0 + y1) / 2, 1, 0, -0.1, " n/a");
+				continue;
+			}
+			PLFLT bx[4] = {0, 0, val, val}, by[4] = {y0, y1, y1, y0};
+
+			set_color(palette_index((int)v, v));
+			plfill(4, bx, by);
+			snprintf(num, sizeof(num), "%+.1f%s", val, value_suffix ? value_suffix : "");
+			set_color(COL_FG);
+			plptex(val, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
+			       esc_text(num, t, sizeof(t)));
+		}
+		set_color(COL_FG);
+		plmtex("lv", 0.8, ((double)(nrows - i) - 0.5) / (double)nrows, 1.0,
+		       name_text(rows[i].name ? rows[i].name : "", 48, t, sizeof(t)));
+	}
+	plschr(0, TEXT_SCALE);
+	PLFLT zx[2] = {0, 0}, zy[2] = {0, (double)nrows};
+
+	set_color(COL_FG);
+	plwidth(1.5);
+	plline(2, zx, zy);
+	plwidth(1);
+	plbox("bcnst", 0, 0, "bc", 0, 0);
+	plmtex("b", 3.2, 0.5, 0.5, esc_text(x_label ? x_label : "", t, sizeof(t)));
+	legend_boxes(value_names, nvalues, vp);
+	draw_title(title);
+	return chart_end(&c, path, err);
+}
+
+/* ---------------------------------------------------------------------
+ * Stacked bars over time.
+ * ------------------------------------------------------------------- */
+
+int gl_chart_time_bars(const char *path, const char *title, const char *y_label_text,
+		       int64_t t0_us, int64_t bucket_us, size_t nbuckets,
+		       const char *const *groups, size_t ngroups, const uint64_t *count,
+		       const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct chart c;
+	uint64_t total = 0, top = 0;
+	int64_t t1_us, day_us;
+	int rc;
+
+	if (nbuckets == 0 || nbuckets > 100000 || bucket_us <= 0 || ngroups == 0 ||
+	    ngroups > LEGEND_MAX - 1)
+		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
+				  "time bars: bad shape (%zu buckets, %zu groups)", nbuckets, ngroups);
+	for (size_t b = 0; b < nbuckets; b++) {
+		uint64_t sum = 0;
+
+		for (size_t g = 0; g < ngroups; g++)
+			sum += count[g * nbuckets + b];
+		total += sum;
+		if (sum > top)
+			top = sum;
+	}
+	t1_us = t0_us + bucket_us * (int64_t)nbuckets;
+	rc = chart_begin(&c, path, opts, err);
+	if (rc != GL_OK)
+		return rc;
+	const PLFLT vp[4] = {0.075, 0.755, 0.10, 0.90};
+
+	plvpor(vp[0], vp[1], vp[2], vp[3]);
+	plwind((double)t0_us / 1e6, (double)t1_us / 1e6, 0, top > 0 ? (double)top * 1.1 : 1);
+	time_box(t0_us, t1_us, (int)(0.68 * c.width_px), "bcnstv", &day_us);
+	double gap = nbuckets <= 200 ? 0.1 : 0;
+
+	for (size_t b = 0; b < nbuckets; b++) {
+		double base = 0;
+		double x0 = (double)(t0_us + bucket_us * (int64_t)b) / 1e6;
+		double w = (double)bucket_us / 1e6;
+
+		for (size_t g = 0; g < ngroups; g++) {
+			double v = (double)count[g * nbuckets + b];
+
+			if (v <= 0)
+				continue;
+			PLFLT bx[4] = {x0 + w * gap / 2, x0 + w * gap / 2, x0 + w * (1 - gap / 2),
+				       x0 + w * (1 - gap / 2)};
+			PLFLT by[4] = {base, base + v, base + v, base};
+
+			set_color(palette_index((int)g, g));
+			plfill(4, bx, by);
+			base += v;
+		}
+	}
+	set_color(COL_FG);
+	plbox("bc", 0, 0, "bc", 0, 0);
+	time_label(day_us, 3.2);
+	y_label(y_label_text, 5.6);
+	if (total == 0)
+		message_in_viewport("no errors in this window");
+	legend_boxes(groups, ngroups, vp);
+	draw_title(title);
+	return chart_end(&c, path, err);
+}
+
+int gl_chart_nodata(const char *path, const char *title, const char *message,
+		    const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct chart c;
+	int rc = chart_begin(&c, path, opts, err);
+
+	if (rc != GL_OK)
+		return rc;
+	plvpor(0.075, 0.975, 0.10, 0.88);
+	plwind(0, 1, 0, 1);
+	set_color(COL_GRID);
+	plbox("bc", 0, 0, "bc", 0, 0);
+	message_in_viewport(message ? message : "no data in this window");
+	draw_title(title);
+	return chart_end(&c, path, err);
+}
