@@ -220,6 +220,70 @@ static void test_realdata_not_pylog(void **state)
 		cont_tree(dir, &lines);
 }
 
+/* ---- the bundled sample tree (counts from fixtures/README.md, written by its generator) ---- */
+
+struct fixture_counts {
+	long lines, none, event, mem, cont, reject, kernel;
+	const char *detected;
+};
+
+static void count_fixture(const char *path, struct fixture_counts *c)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *keep[32];
+	struct gl_str first[32];
+	size_t cap = 0, nkeep = 0;
+	ssize_t n;
+	struct gl_rec rec;
+	const struct gl_format *fmt;
+	const char *why;
+
+	assert_non_null(f);
+	memset(c, 0, sizeof(*c));
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		c->lines++;
+		if (nkeep < 32) {
+			keep[nkeep] = strndup(line, (size_t)n);
+			first[nkeep].p = keep[nkeep];
+			first[nkeep].len = (size_t)n;
+			nkeep++;
+		}
+		assert_int_equal(gl_ctx_begin_line(&ctx, (size_t)n), 0);
+		gl_fmt_pylog.parse(&ctx, line, (size_t)n, &rec);
+		switch (rec.kind) {
+		case GL_REC_NONE: c->none++; break;
+		case GL_REC_EVENT: c->event++; c->kernel += rec.ev.kernel.p != NULL; break;
+		case GL_REC_MEM: c->mem++; break;
+		case GL_REC_CONT: c->cont++; break;
+		case GL_REC_REJECT: c->reject++; break;
+		default: fail_msg("%s:%ld: foreign line", path, c->lines);
+		}
+	}
+	free(line);
+	fclose(f);
+	fmt = gl_format_detect(first, nkeep, &why);
+	c->detected = fmt ? fmt->name : "(none)";
+	for (size_t i = 0; i < nkeep; i++)
+		free(keep[i]);
+}
+static void test_sample_tree(void **state)
+{
+	struct fixture_counts c;
+
+	(void)state;
+	count_fixture("fixtures/sample-logs/legacy/performance_monitor.log", &c);
+	assert_int_equal(c.lines, 146);
+	assert_int_equal(c.none, 0);
+	assert_int_equal(c.event, 139);
+	assert_int_equal(c.mem, 0);
+	assert_int_equal(c.cont, 6);
+	assert_int_equal(c.reject, 1);
+	assert_int_equal(c.kernel, 14);
+	assert_string_equal(c.detected, "pylog");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +293,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_continuations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realdata_not_pylog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_tree, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

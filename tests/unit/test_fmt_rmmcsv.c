@@ -301,6 +301,133 @@ static void test_realdata_foreign(void **state)
 	assert_true(lines > 71);
 }
 
+/* ---- the bundled sample tree (counts from fixtures/README.md, written by its generator) ---- */
+
+struct fixture_counts {
+	long lines, none, event, mem, cont, reject, kernel;
+	const char *detected;
+};
+
+static void count_fixture(const char *path, struct fixture_counts *c)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *keep[32];
+	struct gl_str first[32];
+	size_t cap = 0, nkeep = 0;
+	ssize_t n;
+	struct gl_rec rec;
+	const struct gl_format *fmt;
+	const char *why;
+
+	assert_non_null(f);
+	memset(c, 0, sizeof(*c));
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		c->lines++;
+		if (nkeep < 32) {
+			keep[nkeep] = strndup(line, (size_t)n);
+			first[nkeep].p = keep[nkeep];
+			first[nkeep].len = (size_t)n;
+			nkeep++;
+		}
+		assert_int_equal(gl_ctx_begin_line(&ctx, (size_t)n), 0);
+		gl_fmt_rmmcsv.parse(&ctx, line, (size_t)n, &rec);
+		switch (rec.kind) {
+		case GL_REC_NONE: c->none++; break;
+		case GL_REC_EVENT: c->event++; c->kernel += rec.ev.kernel.p != NULL; break;
+		case GL_REC_MEM: c->mem++; break;
+		case GL_REC_CONT: c->cont++; break;
+		case GL_REC_REJECT: c->reject++; break;
+		default: fail_msg("%s:%ld: foreign line", path, c->lines);
+		}
+	}
+	free(line);
+	fclose(f);
+	fmt = gl_format_detect(first, nkeep, &why);
+	c->detected = fmt ? fmt->name : "(none)";
+	for (size_t i = 0; i < nkeep; i++)
+		free(keep[i]);
+}
+static void test_sample_tree(void **state)
+{
+	struct fixture_counts c;
+
+	(void)state;
+	count_fixture("fixtures/sample-logs/rmm/rmm_log.dev0.csv", &c);
+	assert_int_equal(c.lines, 421);
+	assert_int_equal(c.none, 1);
+	assert_int_equal(c.event, 0);
+	assert_int_equal(c.mem, 420);
+	assert_int_equal(c.cont, 0);
+	assert_int_equal(c.reject, 0);
+	assert_int_equal(c.kernel, 0);
+	assert_string_equal(c.detected, "rmmcsv");
+}
+
+/* Pairs the sample's allocations with their frees: what stays is the leak the README names. */
+static void test_sample_leaks(void **state)
+{
+	FILE *f = fopen("fixtures/sample-logs/rmm/rmm_log.dev0.csv", "r");
+	char *line = NULL;
+	size_t cap = 0, nlive = 0;
+	ssize_t n;
+	struct gl_rec rec;
+	static uint64_t live_ptr[512];
+	static int64_t live_size[512];
+	long alloc = 0, freed = 0, failed = 0;
+	int64_t leaked = 0, prev_ts = INT64_MIN;
+
+	(void)state;
+	assert_non_null(f);
+	ctx.day_us = 20408 * DAY_US;	/* 2025-11-16 */
+	while ((n = getline(&line, &cap, f)) > 0) {
+		size_t i;
+
+		if (line[n - 1] == '\n')
+			n--;
+		assert_int_equal(gl_ctx_begin_line(&ctx, (size_t)n), 0);
+		gl_fmt_rmmcsv.parse(&ctx, line, (size_t)n, &rec);
+		if (rec.kind != GL_REC_MEM)
+			continue;
+		/* one process, in time order, all on 2025-11-16 */
+		assert_true(rec.mem.ts_us >= prev_ts);
+		assert_true(rec.mem.ts_us / DAY_US == 20408);
+		prev_ts = rec.mem.ts_us;
+		switch (rec.mem.action) {
+		case GL_MEM_ALLOC:
+			assert_true(nlive < 512);
+			live_ptr[nlive] = rec.mem.ptr;
+			live_size[nlive++] = rec.mem.size_bytes;
+			alloc++;
+			break;
+		case GL_MEM_FREE:
+			for (i = 0; i < nlive && live_ptr[i] != rec.mem.ptr; i++)
+				;
+			assert_true(i < nlive);	/* every free matches an allocation */
+			assert_int_equal(live_size[i], rec.mem.size_bytes);
+			live_ptr[i] = live_ptr[--nlive];
+			live_size[i] = live_size[nlive];
+			freed++;
+			break;
+		case GL_MEM_ALLOC_FAIL:
+			assert_true(rec.mem.ptr == 0);
+			failed++;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	for (size_t i = 0; i < nlive; i++)
+		leaked += live_size[i];
+	assert_int_equal(alloc, 211);
+	assert_int_equal(freed, 208);
+	assert_int_equal(failed, 1);
+	assert_int_equal(nlive, 3);
+	assert_true(leaked == 134217984);
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +439,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_midnight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realdata_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realdata_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_leaks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
