@@ -21,7 +21,7 @@
 static void envlog_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 			 struct gl_rec *rec)
 {
-	const char *end = line + len, *p, *close, *tok_end;
+	const char *end = line + len, *p, *q, *close, *tok_end;
 	struct gl_event *ev = &rec->ev;
 	int64_t ts;
 
@@ -62,7 +62,9 @@ static void envlog_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 	p = tok_end;
 	while (p < close && *p == ' ')
 		p++;
-	if (memchr(p, ' ', (size_t)(close - p))) {
+	for (q = p; q < close && *q != ' '; q++)
+		;
+	if (q < close) {
 		if (ev->ts_us == GL_TS_NONE)
 			return;
 		rec->kind = GL_REC_REJECT;

@@ -102,7 +102,7 @@ static void pylog_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		/* LEVEL - message */
 		msg = s2 + SEP_LEN;
 	} else {
-		rec->reason = "levelname: no level after the time";
+		rec->reason = s2 ? "levelname: not a logging level" : "levelname: missing";
 		return;
 	}
 	if (ev->component.p && !ev->component.len)
