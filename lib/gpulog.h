@@ -99,6 +99,7 @@ struct gl_ingest_stats {
 	uint64_t files_grown;		/* known files with new lines appended */
 	uint64_t files_skipped;		/* in no known format (named via notice) */
 	uint64_t files_failed;		/* could not be read (named via notice) */
+	uint64_t files_damaged;		/* damaged (truncated/corrupt gzip): lines before it kept */
 	uint64_t files_done;		/* files finished so far (progress) */
 	uint64_t bytes_total;		/* raw bytes of all files to read (progress) */
 	uint64_t bytes_done;		/* raw bytes read so far (progress) */
@@ -116,6 +117,7 @@ struct gl_ingest_opts {
 	size_t npaths;
 	const char *format;		/* force this format for all inputs; NULL: detect */
 	const char *host;		/* label stored with every event; NULL: none */
+	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
 	/*
 	 * Called from the calling thread about every 100 ms and once at the
 	 * end, for progress display; may be NULL.

@@ -1,0 +1,195 @@
+/*
+ * gpulog-ingest - argv -> options -> gl_ingest_run() -> exit status.
+ * Everything the user sees is printed here: progress, notices, summary.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpulog.h"
+
+#define PROG "gpulog-ingest"
+
+enum { EXIT_READ = 1, EXIT_USAGE = 2 };
+
+struct ui {
+	int quiet;
+	int tty;
+	int progress_shown;
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"Usage: " PROG " [OPTIONS] PATH...\n"
+		"Store every new line of the logs under PATH (files or directories, walked\n"
+		"recursively; plain or gzip) in an SQLite database. Run it again and again:\n"
+		"each run adds exactly what is new, across rotation, renames and gzip.\n"
+		"\n"
+		"Options:\n"
+		"  --db FILE         database (default: $" GL_DB_ENV ", else ./" GL_DEFAULT_DB ")\n"
+		"  --format NAME     read every input as format NAME (default: detect per file)\n"
+		"  --list-formats    list the known formats and exit\n"
+		"  --host NAME       label stored with every event of this run\n"
+		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
+		"  -q, --quiet       print only errors\n"
+		"  -h, --help        show this help and exit\n"
+		"  -V, --version     show the version and exit\n"
+		"\n"
+		"Exit status: 0 all inputs read (rejected lines are data, not failure);\n"
+		"1 some input could not be read (the others were stored); 2 usage error or\n"
+		"unusable database. See gpulog-ingest(1).\n");
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *grouped(uint64_t v, char *buf)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = tmp[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static void clear_progress(struct ui *u)
+{
+	if (u->progress_shown) {
+		fputs("\r\033[K", stderr);
+		u->progress_shown = 0;
+	}
+}
+
+static void on_progress(void *arg, const struct gl_ingest_stats *st)
+{
+	struct ui *u = arg;
+	char a[32], b[32];
+	double pct = st->bytes_total ? 100.0 * (double)st->bytes_done / (double)st->bytes_total : 100;
+
+	if (u->quiet || !u->tty)
+		return;
+	fprintf(stderr, "\r\033[K" PROG ": %5.1f%%  files %llu/%llu  lines %s  rejected %s  %.1f s",
+		pct, (unsigned long long)st->files_done, (unsigned long long)st->files_seen,
+		grouped(st->lines_stored, a), grouped(st->lines_rejected, b), st->elapsed_s);
+	u->progress_shown = 1;
+}
+
+static void on_notice(void *arg, const struct gl_err *e)
+{
+	struct ui *u = arg;
+	char msg[1600];
+
+	/* Skipped files and waiting are information; the rest are errors. */
+	if (u->quiet && (e->code == GL_OK || e->code == GL_EBUSY))
+		return;
+	clear_progress(u);
+	fprintf(stderr, PROG ": %s\n", gl_err_format(e, msg, sizeof(msg)));
+}
+
+static void summary(const struct gl_ingest_stats *st)
+{
+	char a[32], b[32], c[32];
+	double secs = st->elapsed_s > 0 ? st->elapsed_s : 1e-9;
+
+	fprintf(stderr,
+		PROG ": %llu files: %llu new, %llu unchanged, %llu rotated, %llu grown, "
+		"%llu skipped, %llu failed, %llu damaged\n",
+		(unsigned long long)st->files_seen, (unsigned long long)st->files_new,
+		(unsigned long long)st->files_unchanged, (unsigned long long)st->files_rotated,
+		(unsigned long long)st->files_grown, (unsigned long long)st->files_skipped,
+		(unsigned long long)st->files_failed, (unsigned long long)st->files_damaged);
+	fprintf(stderr,
+		PROG ": %s lines stored, %s rejected, %s continuation lines; "
+		"%.2f s, %.0f lines/s, %.1f MB/s\n",
+		grouped(st->lines_stored, a), grouped(st->lines_rejected, b),
+		grouped(st->lines_continued, c), st->elapsed_s, (double)st->lines_read / secs,
+		(double)st->bytes_uncompressed / 1e6 / secs);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"format", required_argument, NULL, 'f'},
+		{"list-formats", no_argument, NULL, 'L'},
+		{"host", required_argument, NULL, 'H'},
+		{"no-wait", no_argument, NULL, 'W'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct gl_ingest_opts o;
+	struct gl_ingest_stats st;
+	struct gl_err err;
+	struct ui u = {0, 0, 0};
+	char msg[1600];
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
+	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.db_path = optarg;
+			break;
+		case 'f':
+			o.format = optarg;
+			break;
+		case 'L': {
+			char buf[4096];
+
+			gl_format_list_text(buf, sizeof(buf));
+			fputs(buf, stdout);
+			return 0;
+		}
+		case 'H':
+			o.host = optarg;
+			break;
+		case 'W':
+			o.nowait = 1;
+			break;
+		case 'q':
+			u.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " %s\n", GL_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, PROG ": no PATH given\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.paths = (const char *const *)argv + optind;
+	o.npaths = (size_t)(argc - optind);
+	u.tty = isatty(STDERR_FILENO);
+	o.progress = on_progress;
+	o.progress_arg = &u;
+	o.notice = on_notice;
+	o.notice_arg = &u;
+
+	rc = gl_ingest_run(&o, &st, &err);
+	clear_progress(&u);
+	if (rc != GL_OK && rc != GL_EIO) {
+		fprintf(stderr, PROG ": %s\n", gl_err_format(&err, msg, sizeof(msg)));
+		return EXIT_USAGE;
+	}
+	if (!u.quiet)
+		summary(&st);
+	return rc == GL_EIO ? EXIT_READ : 0;
+}

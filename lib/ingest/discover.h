@@ -1,0 +1,37 @@
+/*
+ * discover.h - the paths to read: files found under the PATH arguments.
+ */
+#ifndef GL_DISCOVER_H
+#define GL_DISCOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../gpulog.h"
+
+struct gl_found {
+	char *path;		/* absolute, owned */
+	int64_t dev, ino, size, mtime_ns;
+};
+
+struct gl_found_list {
+	struct gl_found *v;	/* sorted by path within each directory */
+	size_t n, cap;
+	struct gl_err *problems;	/* paths that could not be read */
+	size_t nproblems, capproblems;
+	const char *exclude;	/* borrowed: a path prefix never read (the database) */
+};
+
+/*
+ * Fills l (overwritten) from paths, walked recursively; a missing or
+ * unreadable path is recorded in l->problems and the others are still
+ * walked. Files whose absolute path is exclude or starts with exclude
+ * followed by '-' (the database and its -wal/-shm) are left out. Returns
+ * GL_OK, or GL_ENOMEM.
+ */
+int gl_discover(struct gl_found_list *l, const char *const *paths, size_t npaths,
+		const char *exclude, struct gl_err *err);
+
+void gl_found_list_release(struct gl_found_list *l);
+
+#endif

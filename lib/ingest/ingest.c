@@ -1,0 +1,275 @@
+/*
+ * ingest.c - gl_ingest_run(): the pipeline of one ingest run.
+ *
+ *   discover (paths -> files) -> [parser thread] per file: identify its
+ *   stream, read, decompress, parse new lines into batches -> queue of at
+ *   most GL_PIPE_BATCHES batches -> [calling thread] one SQLite transaction
+ *   per batch.
+ *
+ * Two threads because the work splits evenly on two cores: inflating and
+ * parsing on one, SQLite on the other. The queue is bounded, so memory is
+ * bounded whatever the input size.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ingest.h"
+#include "../store/store.h"
+#include "../util/timeutil.h"
+
+#define GL_PIPE_BATCHES 3
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct gl_batch *all[GL_PIPE_BATCHES];
+	struct gl_batch *freeq[GL_PIPE_BATCHES];
+	size_t nfree;
+	struct gl_batch *fullq[GL_PIPE_BATCHES];
+	size_t fhead, nfull;
+	int abort;		/* the writer failed: the producer stops */
+	struct gl_producer prod;
+	const struct gl_found_list *found;
+	int prod_rc;
+};
+
+static int pipe_send(struct gl_producer *p)
+{
+	struct pipe *q = p->pipe;
+	int aborted;
+
+	pthread_mutex_lock(&q->mu);
+	q->fullq[(q->fhead + q->nfull) % GL_PIPE_BATCHES] = p->b;
+	q->nfull++;
+	pthread_cond_broadcast(&q->cv);
+	while (!q->nfree)
+		pthread_cond_wait(&q->cv, &q->mu);
+	p->b = q->freeq[--q->nfree];
+	aborted = q->abort;
+	pthread_mutex_unlock(&q->mu);
+	gl_batch_reset(p->b);
+	return aborted ? GL_EDB : GL_OK;
+}
+
+static void *producer_main(void *arg)
+{
+	struct pipe *q = arg;
+	struct gl_producer *p = &q->prod;
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < q->found->n && rc == GL_OK; i++)
+		rc = gl_stream_file(p, &q->found->v[i]);
+	q->prod_rc = rc;
+	p->b->last = 1;
+	pthread_mutex_lock(&q->mu);
+	q->fullq[(q->fhead + q->nfull) % GL_PIPE_BATCHES] = p->b;
+	q->nfull++;
+	p->b = NULL;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void tell(const struct gl_ingest_opts *o, const struct gl_err *e)
+{
+	if (o->notice)
+		o->notice(o->notice_arg, e);
+}
+
+struct wait_arg {
+	const struct gl_ingest_opts *o;
+};
+
+static void waiting(void *arg)
+{
+	struct wait_arg *w = arg;
+	struct gl_err e;
+
+	gl_err_set(&e, GL_EBUSY, w->o->db_path, 0, "another gpulog-ingest is writing to it",
+		   "waiting for database");
+	tell(w->o, &e);
+}
+
+static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
+{
+	st->lines_read += b->lines_read;
+	st->lines_continued += b->lines_continued;
+	st->lines_stored += b->nev + b->nmem;
+	for (size_t i = 0; i < b->nrej; i++)
+		if (b->rej[i].line)
+			st->lines_rejected++;
+	st->bytes_uncompressed += b->bytes_uncompressed;
+	st->files_new += b->files_new;
+	st->files_unchanged += b->files_unchanged;
+	st->files_rotated += b->files_rotated;
+	st->files_grown += b->files_grown;
+	st->files_skipped += b->files_skipped;
+	st->files_failed += b->files_failed;
+	st->files_damaged += b->files_damaged;
+}
+
+int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, struct gl_err *err)
+{
+	struct gl_found_list found;
+	struct gl_store *store = NULL;
+	struct gl_state state;
+	struct pipe q;
+	struct timespec t0, last;
+	struct wait_arg wa = {o};
+	pthread_t th;
+	int64_t run_id = 0;
+	int rc, started = 0, store_rc = GL_OK;
+	char dbabs[4096];
+
+	memset(st, 0, sizeof(*st));
+	memset(&q, 0, sizeof(q));
+	gl_state_init(&state);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	last = t0;
+
+	if (o->format && !gl_format_find(o->format))
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, "see --list-formats",
+				  "unknown format '%s'", o->format);
+	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK)
+		return rc;
+	if (!realpath(o->db_path, dbabs))
+		dbabs[0] = '\0';
+	if ((rc = gl_discover(&found, o->paths, o->npaths, dbabs[0] ? dbabs : NULL, err)) != GL_OK)
+		goto out_store;
+	for (size_t i = 0; i < found.nproblems; i++)
+		tell(o, &found.problems[i]);
+	st->files_failed = found.nproblems;
+	st->files_seen = found.n;
+	for (size_t i = 0; i < found.n; i++)
+		st->bytes_total += (uint64_t)found.v[i].size;
+
+	if ((rc = gl_store_load(store, &state, err)) != GL_OK ||
+	    (rc = gl_store_run_begin(store, o->host, &run_id, err)) != GL_OK)
+		goto out;
+
+	pthread_mutex_init(&q.mu, NULL);
+	pthread_cond_init(&q.cv, NULL);
+	for (size_t i = 0; i < GL_PIPE_BATCHES; i++) {
+		q.all[i] = gl_batch_new();
+		if (!q.all[i]) {
+			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+			goto out;
+		}
+	}
+	q.prod.b = q.all[0];
+	for (size_t i = 1; i < GL_PIPE_BATCHES; i++)
+		q.freeq[q.nfree++] = q.all[i];
+	q.prod.state = &state;
+	q.prod.forced = o->format ? gl_format_find(o->format) : NULL;
+	q.prod.run_id = run_id;
+	q.prod.now_us = gl_time_now_us();
+	q.prod.send = pipe_send;
+	q.prod.pipe = &q;
+	q.found = &found;
+	atomic_init(&q.prod.bytes_done, 0);
+	atomic_init(&q.prod.files_done, 0);
+	if (pthread_create(&th, NULL, producer_main, &q) != 0) {
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "cannot start thread");
+		goto out;
+	}
+	started = 1;
+
+	for (;;) {
+		struct gl_batch *b;
+
+		pthread_mutex_lock(&q.mu);
+		while (!q.nfull) {
+			struct timespec dl;
+
+			clock_gettime(CLOCK_REALTIME, &dl);
+			dl.tv_nsec += 100 * 1000000L;
+			if (dl.tv_nsec >= 1000000000L) {
+				dl.tv_sec++;
+				dl.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&q.cv, &q.mu, &dl);
+			if (!q.nfull && o->progress && seconds_since(&last) >= 0.1) {
+				pthread_mutex_unlock(&q.mu);
+				st->bytes_done = atomic_load(&q.prod.bytes_done);
+				st->files_done = atomic_load(&q.prod.files_done);
+				st->elapsed_s = seconds_since(&t0);
+				o->progress(o->progress_arg, st);
+				clock_gettime(CLOCK_MONOTONIC, &last);
+				pthread_mutex_lock(&q.mu);
+			}
+		}
+		b = q.fullq[q.fhead];
+		q.fhead = (q.fhead + 1) % GL_PIPE_BATCHES;
+		q.nfull--;
+		pthread_mutex_unlock(&q.mu);
+
+		if (store_rc == GL_OK) {
+			store_rc = gl_store_put(store, b, run_id, o->host, err);
+			if (store_rc == GL_OK) {
+				for (size_t i = 0; i < b->nnotice; i++)
+					tell(o, &b->notice[i]);
+				account(st, b);
+			}
+		}
+		int lastb = b->last;
+
+		pthread_mutex_lock(&q.mu);
+		if (store_rc != GL_OK)
+			q.abort = 1;
+		q.freeq[q.nfree++] = b;
+		pthread_cond_broadcast(&q.cv);
+		pthread_mutex_unlock(&q.mu);
+		if (o->progress && seconds_since(&last) >= 0.1) {
+			st->bytes_done = atomic_load(&q.prod.bytes_done);
+			st->files_done = atomic_load(&q.prod.files_done);
+			st->elapsed_s = seconds_since(&t0);
+			o->progress(o->progress_arg, st);
+			clock_gettime(CLOCK_MONOTONIC, &last);
+		}
+		if (lastb)
+			break;
+	}
+	pthread_join(th, NULL);
+	started = 0;
+	if (store_rc != GL_OK) {
+		rc = store_rc;
+		goto out;
+	}
+	if (q.prod_rc != GL_OK) {
+		rc = gl_err_set(err, q.prod_rc, NULL, 0, NULL, "ingest stopped: out of memory");
+		goto out;
+	}
+	st->bytes_done = atomic_load(&q.prod.bytes_done);
+	st->files_done = atomic_load(&q.prod.files_done);
+	st->elapsed_s = seconds_since(&t0);
+	if ((rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)
+		goto out;
+	if (o->progress)
+		o->progress(o->progress_arg, st);
+	rc = st->files_failed || st->files_damaged ? GL_EIO : GL_OK;
+out:
+	if (started)
+		pthread_join(th, NULL);
+	for (size_t i = 0; i < GL_PIPE_BATCHES; i++)
+		gl_batch_free(q.all[i]);
+	if (q.all[0]) {
+		pthread_mutex_destroy(&q.mu);
+		pthread_cond_destroy(&q.cv);
+	}
+	gl_state_release(&state);
+	gl_found_list_release(&found);
+out_store:
+	gl_store_close(store);
+	st->elapsed_s = seconds_since(&t0);
+	return rc;
+}

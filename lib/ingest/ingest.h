@@ -1,0 +1,58 @@
+/*
+ * ingest.h - internal interface between the pipeline (ingest.c: threads,
+ * queue, progress) and the per-file work (stream.c: which stream a file
+ * continues, and reading its new lines into batches).
+ */
+#ifndef GL_INGEST_H
+#define GL_INGEST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "batch.h"
+#include "discover.h"
+#include "format.h"
+#include "state.h"
+
+/* Content below this many bytes identifies a stream ("head"). */
+#define GL_HEAD_BYTES 4096
+/* A checkpoint about every this many bytes of a stream. */
+#define GL_CHECKPOINT_BYTES (1u << 20)
+/* A multi-line record is cut at this size; the rest of it is rejected. */
+#define GL_RECORD_MAX (1u << 20)
+/* A final line without '\n' in a plain file modified this recently may
+ * still be being written: it is left for the next run. */
+#define GL_SETTLE_US (60LL * 1000000)
+
+/* The parsing side of the pipeline: one per run, used by one thread. */
+struct gl_producer {
+	struct gl_state *state;
+	const struct gl_format *forced;	/* --format, or NULL: detect */
+	int64_t run_id;
+	int64_t now_us;
+	struct gl_batch *b;		/* the batch being filled */
+	/* Hands p->b to the writer and puts an empty batch in p->b.
+	 * Returns GL_OK, or a negative code when the run is aborting. */
+	int (*send)(struct gl_producer *p);
+	void *pipe;			/* ingest.c's queue */
+	atomic_uint_fast64_t bytes_done;	/* raw bytes of files finished */
+	atomic_uint_fast64_t files_done;
+};
+
+/*
+ * Reads file f: decides whether it is unchanged, a renamed or rotated copy
+ * of known content, known content grown, or new, and puts its new lines
+ * into batches (sending them as they fill) together with the state that
+ * marks them stored. Problems with the file are notices in the batch, not
+ * errors. Returns GL_OK, or a negative code when the run must stop (the
+ * writer failed, out of memory).
+ */
+int gl_stream_file(struct gl_producer *p, const struct gl_found *f);
+
+/*
+ * The component a file name implies: "gpu.log", "gpu.log.3.gz",
+ * "archived/gpu_20250909_143022.log.gz" -> "gpu". Writes into buf (n bytes).
+ */
+void gl_component_from_path(const char *path, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * store.h - the write side of the database: schema creation and migration,
+ * the run lock, loading the ingest state, and writing batches. The only
+ * code that writes SQL (the report side reads through query.h).
+ */
+#ifndef GL_STORE_H
+#define GL_STORE_H
+
+#include <stdint.h>
+
+#include "../gpulog.h"
+#include "../ingest/batch.h"
+#include "../ingest/state.h"
+
+#define GL_APPLICATION_ID 1735420007	/* 0x67706C67, "gplg" */
+#define GL_SCHEMA_VERSION 1
+
+struct gl_store;
+
+/*
+ * Opens the database at path for writing, creating it when the file does
+ * not exist or is empty, migrating one written by an older gpulog.
+ * Refuses, without touching it, a file that is not a gpulog database
+ * (GL_ENOTGPULOG) or one from a newer gpulog (GL_ENEWER).
+ *
+ * Only one writer at a time: when another process holds the database,
+ * waiting(arg) is called once (may be NULL) and the call blocks until it
+ * is released; with nowait set it returns GL_EBUSY instead.
+ */
+int gl_store_open(struct gl_store **out, const char *path, int nowait,
+		  void (*waiting)(void *arg), void *arg, struct gl_err *err);
+
+/* Closes st, releasing the lock. NULL is a no-op. */
+void gl_store_close(struct gl_store *st);
+
+/* Loads files, streams and checkpoints into s (initialised by the caller). */
+int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err);
+
+/* Records the start of a run; sets *run_id. */
+int gl_store_run_begin(struct gl_store *st, const char *host, int64_t *run_id,
+		       struct gl_err *err);
+
+/* Records the end of run_id with its figures. */
+int gl_store_run_end(struct gl_store *st, int64_t run_id, const struct gl_ingest_stats *stats,
+		     struct gl_err *err);
+
+/*
+ * Writes batch b in one transaction: its rows, tagged with run_id and host
+ * (NULL: none), then its state operations in order. On failure nothing of b
+ * is kept. Borrows b.
+ */
+int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id,
+		 const char *host, struct gl_err *err);
+
+#endif
