@@ -506,6 +506,53 @@ static void test_sample_tree(void **state)
 	assert_string_equal(c.detected, "rmmlog");
 }
 
+/* Random lines from the characters this format cares about, and a huge line: never a crash,
+ * and every string handed back lies inside the line or the scratch space. */
+static int inside(struct gl_str s, const char *line, size_t len)
+{
+	if (!s.p)
+		return 1;
+	if (s.p >= line && s.p + s.len <= line + len)
+		return 1;
+	return s.p >= ctx.scratch && s.p + s.len <= ctx.scratch + ctx.scratch_cap;
+}
+
+static void test_junk(void **state)
+{
+	static const char alphabet[] = "[]0123456789:.,- ()xAEFIKNOTWabcefilnorstu\"\\\t\xce\xbc\x00";
+	static char line[1 << 20];
+	uint32_t seed = 12345;
+	struct gl_rec rec;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		size_t len;
+
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % 120;
+		for (size_t j = 0; j < len; j++) {
+			seed = seed * 1103515245u + 12345u;
+			line[j] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		assert_int_equal(gl_ctx_begin_line(&ctx, len), 0);
+		gl_fmt_rmmlog.parse(&ctx, line, len, &rec);
+		assert_true(rec.kind >= GL_REC_FOREIGN && rec.kind <= GL_REC_REJECT);
+		if (rec.kind == GL_REC_REJECT)
+			assert_non_null(rec.reason);
+		if (rec.kind == GL_REC_EVENT) {
+			assert_true(inside(rec.ev.message, line, len));
+			assert_true(inside(rec.ev.component, line, len));
+			assert_true(inside(rec.ev.metadata, line, len));
+			assert_true(inside(rec.ev.kernel, line, len));
+		}
+	}
+	/* 1 MiB of '[' then a header-like start: no quadratic blow-up, no overrun */
+	memset(line, '[', sizeof(line));
+	assert_int_equal(gl_ctx_begin_line(&ctx, sizeof(line)), 0);
+	gl_fmt_rmmlog.parse(&ctx, line, sizeof(line), &rec);
+	assert_true(rec.kind != GL_REC_EVENT && rec.kind != GL_REC_MEM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_realdata_detect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_realdata_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
