@@ -88,8 +88,8 @@ static int take(struct gl_parse_ctx *ctx, const json_t *v, int id, struct gl_jso
 	return 0;
 }
 
-static void reject(struct gl_parse_ctx *ctx, const json_error_t *jerr, int col_offset,
-		   const char *field, size_t field_len, struct gl_rec *rec)
+static void reject(struct gl_parse_ctx *ctx, const char *text, int column, const char *field,
+		   size_t field_len, struct gl_rec *rec)
 {
 	char buf[512];
 	int n;
@@ -101,11 +101,10 @@ static void reject(struct gl_parse_ctx *ctx, const json_error_t *jerr, int col_o
 	if (field && (field_len > 64 || memchr(field, '"', field_len) || memchr(field, '\\', field_len)))
 		field = NULL;
 	if (field)
-		n = snprintf(buf, sizeof(buf), "invalid JSON: %s at column %d in \"%.*s\"", jerr->text,
-			     jerr->column + col_offset, (int)field_len, field);
+		n = snprintf(buf, sizeof(buf), "invalid JSON: %s at column %d in \"%.*s\"", text,
+			     column, (int)field_len, field);
 	else
-		n = snprintf(buf, sizeof(buf), "invalid JSON: %s at column %d", jerr->text,
-			     jerr->column + col_offset);
+		n = snprintf(buf, sizeof(buf), "invalid JSON: %s at column %d", text, column);
 	rec->reason = "invalid JSON";
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return;
@@ -119,14 +118,28 @@ static void reject(struct gl_parse_ctx *ctx, const json_error_t *jerr, int col_o
 void gl_json_slow_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, int col_offset,
 			const char *field, size_t field_len, struct gl_rec *rec)
 {
+	const char *nul = memchr(line, '\0', len);
 	struct gl_json_fields jf;
 	json_error_t jerr;
-	json_t *root = json_loadb(line, len, 0, &jerr);
+	json_t *root;
 	const json_t *gpu;
 	int rc = 0;
 
+	/*
+	 * RFC 8259 allows no raw NUL byte, but jansson drops one that follows
+	 * a number or a literal ({"a":1<NUL>} loads): refuse those lines here.
+	 */
+	if (nul) {
+		int column = col_offset + 1;
+
+		for (const char *p = line; p < nul; p++)
+			column += ((unsigned char)*p & 0xC0) != 0x80;
+		reject(ctx, "NUL byte", column, field, field_len, rec);
+		return;
+	}
+	root = json_loadb(line, len, 0, &jerr);
 	if (!root) {
-		reject(ctx, &jerr, col_offset, field, field_len, rec);
+		reject(ctx, jerr.text, jerr.column + col_offset, field, field_len, rec);
 		return;
 	}
 	gl_json_fields_init(&jf);
