@@ -139,6 +139,11 @@ const char *gl_query_name(const struct gl_query *q, int64_t id)
 	return id >= 0 && (uint64_t)id < q->n_names ? q->names[id] : NULL;
 }
 
+size_t gl_query_name_slots(const struct gl_query *q)
+{
+	return q->n_names;
+}
+
 static double col_double(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);

@@ -29,6 +29,9 @@ void gl_query_close(struct gl_query *q);
 /* The name with this id (names table), or NULL. Valid until gl_query_close. */
 const char *gl_query_name(const struct gl_query *q, int64_t id);
 
+/* Name ids run from 0 to gl_query_name_slots(q) - 1. */
+size_t gl_query_name_slots(const struct gl_query *q);
+
 /* One events row. Ids are 0 when the column is NULL. */
 struct gl_query_event {
 	int64_t ts_us;

@@ -1,0 +1,198 @@
+/*
+ * gpulog-report - statistics over a time window of a gpulog database,
+ * written as JSON, CSV or text. argv -> options -> gl_report_run() -> exit
+ * status (0 ok, 1 error, 2 usage, 3 alert threshold with --fail-on).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpulog.h"
+#include "util/timeutil.h"
+
+#define PROG "gpulog-report"
+#define MAX_GLOBS 64
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: " PROG " [--db FILE] [--days N] [--until TIME | --since TIME]\n"
+		"       [--component GLOB]... [--kernel GLOB]... [--host GLOB]...\n"
+		"       [--format json|csv|text] [--output-dir DIR] [--config FILE]\n"
+		"       [--top N] [--fail-on warning|critical]\n"
+		"TIME is RFC 3339 (2025-09-09T12:00:00Z) or YYYY-MM-DD (UTC).\n"
+		"See gpulog-report(1).\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	return 2;
+}
+
+static int parse_count(const char *s, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0' && *v >= 1 && *v <= max ? 0 : -1;
+}
+
+/* The installed default config, else the one of the source tree next to build/bin. */
+static const char *default_config(char *buf, size_t n)
+{
+	char exe[PATH_MAX];
+	ssize_t k;
+
+	snprintf(buf, n, "%s/gpulog.conf.json", GL_DATADIR);
+	if (access(buf, R_OK) == 0)
+		return buf;
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (k > 0) {
+		exe[k] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, n, "%s/../../share/gpulog.conf.json", exe);
+			if (access(buf, R_OK) == 0)
+				return buf;
+		}
+	}
+	return NULL;
+}
+
+static int add_glob(const char **list, size_t *n, const char *g)
+{
+	if (*n >= MAX_GLOBS)
+		return -1;
+	list[(*n)++] = g;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"days", required_argument, NULL, 'n'},
+		{"until", required_argument, NULL, 'u'},
+		{"since", required_argument, NULL, 's'},
+		{"component", required_argument, NULL, 'c'},
+		{"kernel", required_argument, NULL, 'k'},
+		{"host", required_argument, NULL, 'H'},
+		{"format", required_argument, NULL, 'f'},
+		{"output-dir", required_argument, NULL, 'o'},
+		{"config", required_argument, NULL, 'C'},
+		{"top", required_argument, NULL, 't'},
+		{"fail-on", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *components[MAX_GLOBS], *kernels[MAX_GLOBS], *hosts[MAX_GLOBS];
+	struct gl_report_opts o = {.components = components, .kernels = kernels,
+				   .hosts = hosts, .top = 20};
+	struct gl_report_result res;
+	struct gl_err err;
+	const char *since = NULL, *until = NULL;
+	long days = 1, top;
+	int have_days = 0, fail_on = -1, c, rc;
+	char cfgbuf[PATH_MAX + 32], msg[2048];
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.db_path = optarg; break;
+		case 'n':
+			if (parse_count(optarg, 36500, &days) != 0)
+				return bad_usage("--days needs a whole number of days from 1 to 36500, not '%s'", optarg);
+			have_days = 1;
+			break;
+		case 'u': until = optarg; break;
+		case 's': since = optarg; break;
+		case 'c':
+			if (add_glob(components, &o.ncomponents, optarg) != 0)
+				return bad_usage("too many --component patterns at '%s'", optarg);
+			break;
+		case 'k':
+			if (add_glob(kernels, &o.nkernels, optarg) != 0)
+				return bad_usage("too many --kernel patterns at '%s'", optarg);
+			break;
+		case 'H':
+			if (add_glob(hosts, &o.nhosts, optarg) != 0)
+				return bad_usage("too many --host patterns at '%s'", optarg);
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "csv") && strcmp(optarg, "text"))
+				return bad_usage("--format must be json, csv or text, not '%s'", optarg);
+			o.format = optarg;
+			break;
+		case 'o': o.output_dir = optarg; break;
+		case 'C': o.config_path = optarg; break;
+		case 't':
+			if (parse_count(optarg, 1000000, &top) != 0)
+				return bad_usage("--top needs a number from 1 to 1000000, not '%s'", optarg);
+			o.top = (size_t)top;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "warning"))
+				fail_on = 1;
+			else if (!strcmp(optarg, "critical"))
+				fail_on = 2;
+			else
+				return bad_usage("--fail-on must be warning or critical, not '%s'", optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf(PROG " %s\n", GL_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (since && until && have_days)
+		return bad_usage("%s", "give at most two of --since, --until and --days");
+	if (until && gl_time_parse_arg(until, &o.until_us) != 0)
+		return bad_usage("--until: not an RFC 3339 time or YYYY-MM-DD: '%s'", until);
+	if (since && gl_time_parse_arg(since, &o.since_us) != 0)
+		return bad_usage("--since: not an RFC 3339 time or YYYY-MM-DD: '%s'", since);
+	if (since && !until)
+		o.until_us = have_days ? o.since_us + days * GL_US_PER_DAY : gl_time_now_us();
+	else if (!until)
+		o.until_us = gl_time_now_us();
+	if (!since)
+		o.since_us = o.until_us - days * GL_US_PER_DAY;
+	if (o.since_us >= o.until_us)
+		return bad_usage("%s", "the window is empty: --since must be before --until");
+	if (!o.db_path)
+		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
+	if (!o.format)
+		o.format = isatty(STDOUT_FILENO) ? "text" : "json";
+	if (!o.config_path)
+		o.config_path = default_config(cfgbuf, sizeof(cfgbuf));
+	o.fp = stdout;
+
+	gl_err_clear(&err);
+	rc = gl_report_run(&o, &res, &err);
+	if (rc != GL_OK) {
+		fprintf(stderr, PROG ": %s\n", gl_err_format(&err, msg, sizeof(msg)));
+		gl_report_result_release(&res);
+		return rc == GL_EUSAGE ? 2 : 1;
+	}
+	if (res.events == 0)
+		fprintf(stderr, PROG ": note: no events in the window\n");
+	for (size_t i = 0; i < res.n_paths; i++)
+		printf("%s\n", res.paths[i]);
+	rc = 0;
+	if (fail_on == 1 && res.alerts[1] + res.alerts[2] > 0)
+		rc = 3;
+	if (fail_on == 2 && res.alerts[2] > 0)
+		rc = 3;
+	gl_report_result_release(&res);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/*
+ * output.c - where emitters write: named files in a directory, each
+ * written to a temporary file and renamed over the old one, or one stream.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+FILE *gl_output_open(struct gl_output *out, const char *name, char **tmp_path,
+		     struct gl_err *err)
+{
+	FILE *fp;
+	int fd;
+
+	*tmp_path = NULL;
+	if (!out->dir)
+		return out->fp;
+	size_t n = strlen(out->dir) + strlen(name) + 16;
+	char *tmp = malloc(n);
+	if (!tmp) {
+		gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		return NULL;
+	}
+	snprintf(tmp, n, "%s/.%s.XXXXXX", out->dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		gl_err_set(err, GL_EIO, out->dir, 0, strerror(errno), "cannot write into");
+		free(tmp);
+		return NULL;
+	}
+	fchmod(fd, 0644);
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		gl_err_set(err, GL_EIO, tmp, 0, strerror(errno), "cannot write");
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	*tmp_path = tmp;
+	return fp;
+}
+
+int gl_output_commit(struct gl_output *out, const char *name, FILE *fp, char **tmp_path,
+		     bool ok, struct gl_err *err)
+{
+	char *final = NULL, **paths;
+	int rc = GL_OK;
+
+	if (!out->dir) {
+		if (fflush(fp) != 0 || ferror(fp))
+			rc = ok ? gl_err_set(err, GL_EIO, NULL, 0, strerror(errno),
+					     "cannot write the report") : GL_EIO;
+		return ok ? rc : GL_EIO;
+	}
+	bool failed = fflush(fp) != 0 || ferror(fp);
+	int saved = errno;
+	if (fclose(fp) != 0 && !failed) {
+		failed = true;
+		saved = errno;
+	}
+	size_t n = strlen(out->dir) + strlen(name) + 2;
+	final = malloc(n);
+	if (!ok || failed || !final) {
+		unlink(*tmp_path);
+		if (ok)
+			rc = final ? gl_err_set(err, GL_EIO, *tmp_path, 0, strerror(saved),
+						"cannot write")
+				   : gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		else
+			rc = GL_EIO;
+		goto out;
+	}
+	snprintf(final, n, "%s/%s", out->dir, name);
+	if (rename(*tmp_path, final) != 0) {
+		rc = gl_err_set(err, GL_EIO, final, 0, strerror(errno), "cannot write");
+		unlink(*tmp_path);
+		goto out;
+	}
+	paths = realloc(out->paths, (out->n_paths + 1) * sizeof(*paths));
+	if (!paths) {
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	out->paths = paths;
+	out->paths[out->n_paths++] = final;
+	final = NULL;
+out:
+	free(final);
+	free(*tmp_path);
+	*tmp_path = NULL;
+	return rc;
+}
+
+void gl_output_release(struct gl_output *out)
+{
+	for (size_t i = 0; i < out->n_paths; i++)
+		free(out->paths[i]);
+	free(out->paths);
+	out->paths = NULL;
+	out->n_paths = 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * report.c - lifetime of the report model and the names of its enums.
+ */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void free_counts(struct gl_report_count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(c[i].name);
+	free(c);
+}
+
+static void free_strings(char **s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i]);
+	free(s);
+}
+
+void gl_report_release(struct gl_report *rep)
+{
+	if (!rep)
+		return;
+	free_counts(rep->summary.by_component, rep->summary.n_by_component);
+	for (size_t i = 0; i < rep->n_kernels; i++)
+		free(rep->kernels[i].kernel);
+	free(rep->kernels);
+	for (size_t i = 0; i < rep->n_trends; i++)
+		free(rep->trends[i].kernel);
+	free(rep->trends);
+	free(rep->anomalies.items);
+	free(rep->memory.rmm.leaks);
+	free(rep->memory.rmm.histogram);
+	free_counts(rep->errors.by_component, rep->errors.n_by_component);
+	for (size_t i = 0; i < rep->errors.n_top_messages; i++) {
+		free(rep->errors.top_messages[i].shape);
+		free(rep->errors.top_messages[i].sample);
+	}
+	free(rep->errors.top_messages);
+	for (size_t i = 0; i < rep->n_alerts; i++) {
+		free(rep->alerts[i].rule);
+		free(rep->alerts[i].subject);
+		free(rep->alerts[i].message);
+	}
+	free(rep->alerts);
+	for (size_t i = 0; i < rep->baseline.n_kernels; i++)
+		free(rep->baseline.kernels[i].kernel);
+	free(rep->baseline.kernels);
+	free_strings(rep->baseline.new_kernels, rep->baseline.n_new_kernels);
+	free_strings(rep->baseline.vanished_kernels, rep->baseline.n_vanished_kernels);
+	memset(rep, 0, sizeof(*rep));
+}
+
+const char *gl_verdict_name(enum gl_verdict v)
+{
+	static const char *const names[] = {"stable", "degrading", "improving", "leak"};
+
+	return (unsigned)v < 4 ? names[v] : "";
+}
+
+const char *gl_baseline_verdict_name(enum gl_baseline_verdict v)
+{
+	static const char *const names[] = {"unchanged", "regression", "improvement"};
+
+	return (unsigned)v < 3 ? names[v] : "";
+}
+
+const char *gl_severity_name(enum gl_severity s)
+{
+	static const char *const names[] = {"info", "warning", "critical"};
+
+	return (unsigned)s < 3 ? names[s] : "";
+}
+
+const char *gl_trend_series_name(enum gl_trend_series s)
+{
+	static const char *const names[] = {"kernel", "memory", "errors"};
+
+	return (unsigned)s < 3 ? names[s] : "";
+}
+
+const char *gl_anomaly_method_name(enum gl_anomaly_method m)
+{
+	return m == GL_ANOMALY_MAD ? "mad" : "stddev";
+}

@@ -1,0 +1,123 @@
+/*
+ * run.c - gl_report_run: opens the database, loads the configuration,
+ * builds the report and hands it to the emitter of the chosen format.
+ */
+#include "gpulog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "report.h"
+#include "sections.h"
+#include "store/query.h"
+#include "util/timeutil.h"
+
+static const struct {
+	const char *name;
+	gl_emit_fn emit;
+} emitters[] = {
+	{"json", gl_emit_json},
+	{"csv", gl_emit_csv},
+	{"text", gl_emit_text},
+};
+
+/* mkdir -p */
+static int make_dirs(const char *path, struct gl_err *err)
+{
+	char *p = strdup(path);
+	int rc = GL_OK;
+
+	if (!p)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			rc = gl_err_set(err, GL_EIO, p, 0, strerror(errno), "cannot create");
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+void gl_report_result_release(struct gl_report_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->n_paths; i++)
+		free(res->paths[i]);
+	free(res->paths);
+	memset(res, 0, sizeof(*res));
+}
+
+int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *res,
+		  struct gl_err *err)
+{
+	struct gl_report_config cfg = {0};
+	struct gl_report rep = {0};
+	struct gl_query *q = NULL;
+	struct gl_output out = {0};
+	gl_emit_fn emit = NULL;
+	char dated[1100];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < sizeof(emitters) / sizeof(emitters[0]); i++)
+		if (opts->format && !strcmp(opts->format, emitters[i].name))
+			emit = emitters[i].emit;
+	if (!emit)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "unknown format '%s'",
+				  opts->format ? opts->format : "");
+	rc = opts->config_path ? gl_config_load(opts->config_path, &cfg, err)
+			       : gl_config_defaults(&cfg, err);
+	if (rc != GL_OK)
+		return rc;
+	if ((rc = gl_query_open(opts->db_path, &q, err)) != GL_OK)
+		goto out;
+	struct gl_report_params p = {
+		.since_us = opts->since_us, .until_us = opts->until_us,
+		.components = opts->components, .ncomponents = opts->ncomponents,
+		.kernels = opts->kernels, .nkernels = opts->nkernels,
+		.hosts = opts->hosts, .nhosts = opts->nhosts,
+		.top = opts->top ? opts->top : 20,
+	};
+	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
+		goto out;
+	res->events = rep.summary.events;
+	for (size_t i = 0; i < rep.n_alerts; i++)
+		res->alerts[rep.alerts[i].severity]++;
+	out.fp = opts->fp ? opts->fp : stdout;
+	out.dir = opts->output_dir;
+	if (!out.dir && strcmp(opts->format, "text") != 0) {
+		/* the date of the window's end (until), UTC */
+		char day[40];
+		gl_time_format(opts->until_us, day);
+		day[10] = '\0';
+		snprintf(dated, sizeof(dated), "%s/%s",
+			 opts->reports_root ? opts->reports_root : "gpulog-reports", day);
+		out.dir = dated;
+	}
+	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
+		goto out;
+	rc = emit(&rep, &out, err);
+	res->paths = out.paths;
+	res->n_paths = out.n_paths;
+	out.paths = NULL;
+	out.n_paths = 0;
+out:
+	gl_output_release(&out);
+	gl_report_release(&rep);
+	gl_query_close(q);
+	gl_config_release(&cfg);
+	return rc;
+}

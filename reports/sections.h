@@ -1,0 +1,39 @@
+/*
+ * sections.h - builds a struct gl_report from a gpulog database. In: an
+ * open query handle, the window and filters, the configuration. Out: every
+ * section of the report model (report.h). Two passes over the database:
+ * the kernel samples of the preceding window (baseline), then every event
+ * of the window in time order (all other sections), then the RMM rows.
+ */
+#ifndef GL_SECTIONS_H
+#define GL_SECTIONS_H
+
+#include "config.h"
+#include "report.h"
+#include "store/query.h"
+
+struct gl_report_params {
+	int64_t since_us, until_us;	/* [since, until) */
+	const char *const *components;	/* globs (fnmatch); none: all */
+	size_t ncomponents;
+	const char *const *kernels;	/* globs; limit the kernel sections only */
+	size_t nkernels;
+	const char *const *hosts;	/* globs; apply to events and RMM rows */
+	size_t nhosts;
+	size_t top;			/* cap on listed items (>= 1) */
+};
+
+/* Fills rep (zeroed first); on failure rep is released. */
+int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
+		    const struct gl_report_config *cfg, struct gl_report *rep,
+		    struct gl_err *err);
+
+/*
+ * Replaces the variable parts of a log message by placeholders, so that
+ * "cudaMalloc failed for 512 MiB at 0x7f3a2c000000" and "... 1.5 GiB at
+ * 0x7f..." count as one: <hex>, <size>, <path>, <num>. Only the first line
+ * is used. Writes at most n bytes (NUL included) to out; returns its length.
+ */
+size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n);
+
+#endif
