@@ -40,6 +40,7 @@ extern const uint8_t gl_chart_palette[GL_CHART_NCOLORS][3];
 struct gl_chart_opts {
 	int width_px;		/* 0: GL_CHART_WIDTH_PX */
 	int height_px;		/* 0: GL_CHART_HEIGHT_PX */
+	int stacked;		/* timeline panels one above the other, not a grid */
 };
 
 /* ---------------------------------------------------------------------

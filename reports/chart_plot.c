@@ -627,6 +627,10 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 	if (rc != GL_OK)
 		return rc;
 	grid_shape(npanels, &cols, &rows);
+	if (opts && opts->stacked) {
+		cols = 1;
+		rows = (int)npanels;
+	}
 	for (size_t k = 0; k < npanels; k++) {
 		double vp[4];
 

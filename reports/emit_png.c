@@ -1,0 +1,324 @@
+/*
+ * emit_png.c - the chart emitter: the report model plus the series of
+ * series.c in, six PNG files out, into out->dir:
+ *
+ *   kernel_performance_timeline.png      durations of the top kernels over time
+ *   kernel_performance_distribution.png  one histogram per top kernel
+ *   memory_usage_trend.png               memory in use with its fit; RMM outstanding
+ *   error_rate.png                       errors per hour (day) by component
+ *   kernel_trends.png                    degrading / improving kernels with their fit
+ *   baseline_comparison.png              mean and p95 change against the previous window
+ *
+ * A chart without data says so (gl_chart_nodata). Each file is drawn to a
+ * temporary name and renamed, so a reader never sees half a PNG.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_png.h"
+#include "util/timeutil.h"
+
+#define TITLE_MAX 512
+
+static int record_path(struct gl_output *out, const char *path, struct gl_err *err)
+{
+	char **p = realloc(out->paths, (out->n_paths + 1) * sizeof(*p));
+
+	if (!p)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	out->paths = p;
+	p[out->n_paths] = strdup(path);
+	if (!p[out->n_paths])
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	out->n_paths++;
+	return GL_OK;
+}
+
+/* The chart functions draw into tmp; then tmp becomes dir/name. */
+struct target {
+	char tmp[4096], path[4096];
+};
+
+static int target_init(struct target *t, const struct gl_output *out, const char *name,
+		       struct gl_err *err)
+{
+	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s", out->dir, name) >=
+		    sizeof(t->path) ||
+	    (size_t)snprintf(t->tmp, sizeof(t->tmp), "%s/.%s.tmp", out->dir, name) >=
+		    sizeof(t->tmp))
+		return gl_err_set(err, GL_EUSAGE, out->dir, 0, NULL, "output path too long");
+	return GL_OK;
+}
+
+static int target_commit(struct target *t, struct gl_output *out, int rc, struct gl_err *err)
+{
+	if (rc != GL_OK) {
+		remove(t->tmp);
+		return rc;
+	}
+	if (rename(t->tmp, t->path) != 0) {
+		remove(t->tmp);
+		return gl_err_set(err, GL_EIO, t->path, 0, NULL, "cannot write");
+	}
+	return record_path(out, t->path, err);
+}
+
+static void title(char *buf, const char *what, const struct gl_series *s)
+{
+	char w[96];
+
+	gl_chart_window_text(s->since_us, s->until_us, w, sizeof(w));
+	snprintf(buf, TITLE_MAX, "%s \xC2\xB7 %s", what, w);
+}
+
+static int chart_timeline(const char *path, const struct gl_series *s,
+			  const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	struct gl_chart_series ser[GL_SERIES_TOP_MAX];
+	struct gl_chart_panel p = {NULL, "duration (\xC2\xB5s)", ser, s->n_top, NULL, 0, 1};
+	char t[TITLE_MAX], what[128];
+
+	if (s->n_top == 0) {
+		title(t, "Kernel durations", s);
+		return gl_chart_nodata(path, t, "No kernel timings in this window", &o->chart, err);
+	}
+	snprintf(what, sizeof(what), "Kernel durations, top %zu by total time", s->n_top);
+	title(t, what, s);
+	for (size_t k = 0; k < s->n_top; k++) {
+		ser[k].name = s->top_name[k];
+		ser[k].cols = &s->top_cols[k];
+		ser[k].style = GL_CHART_LINE;
+		ser[k].color = -1;
+	}
+	return gl_chart_timeline(path, t, s->since_us, s->until_us, &p, 1, &o->chart, err);
+}
+
+static int chart_distribution(const char *path, const struct gl_series *s,
+			      const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	char t[TITLE_MAX];
+
+	title(t, "Kernel duration distributions, p50 and p95 marked", s);
+	if (s->n_top == 0)
+		return gl_chart_nodata(path, t, "No kernel timings in this window", &o->chart, err);
+	return gl_chart_histograms(path, t, "duration (\xC2\xB5s)", s->top_name, s->top_hist,
+				   s->n_top, &o->chart, err);
+}
+
+static const struct gl_report_trend *find_trend(const struct gl_report *rep,
+						enum gl_trend_series series)
+{
+	for (size_t i = 0; i < rep->n_trends; i++)
+		if (rep->trends[i].series == series)
+			return &rep->trends[i];
+	return NULL;
+}
+
+/* The fitted line over the window; t in days since the window start. */
+static void fit_of(const struct gl_report_trend *tr, const struct gl_series *s,
+		   struct gl_chart_fit *f)
+{
+	double days = (double)(s->until_us - s->since_us) / (double)GL_US_PER_DAY;
+
+	f->t0_us = s->since_us;
+	f->t1_us = s->until_us;
+	f->y0 = tr->intercept;
+	f->y1 = tr->intercept + tr->slope_per_day * days;
+}
+
+static int chart_memory(const char *path, const struct gl_report *rep, const struct gl_series *s,
+			const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	struct gl_chart_series mem = {"memory in use (mean; band: min\xE2\x80\x93max)", &s->mem,
+				      GL_CHART_LINE, 0};
+	struct gl_chart_series rmm = {"RMM outstanding allocations", &s->rmm, GL_CHART_MAXLINE, 2};
+	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};
+	struct gl_chart_panel p[2];
+	const struct gl_report_trend *tr = find_trend(rep, GL_TREND_MEMORY);
+	char t[TITLE_MAX], fit_name[160];
+	size_t n = 0;
+
+	title(t, "Memory usage", s);
+	if (s->mem.n == 0 && s->rmm.n == 0)
+		return gl_chart_nodata(path, t, "No memory samples and no RMM events in this window",
+				       &o->chart, err);
+	if (s->mem.n > 0) {
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].title = "memory_usage_mb of the log events";
+		p[n].y_label = "memory (MiB)";
+		p[n].series = &mem;
+		p[n].nseries = 1;
+		p[n].legend = 1;
+		if (tr && isfinite(tr->slope_per_day) && isfinite(tr->intercept)) {
+			fit_of(tr, s, &fit);
+			snprintf(fit_name, sizeof(fit_name), "fitted trend %+.3g MiB/day (%s)",
+				 tr->slope_per_day, gl_verdict_name(tr->verdict));
+			fit.name = fit_name;
+			p[n].fits = &fit;
+			p[n].nfits = 1;
+		}
+		n++;
+	}
+	if (s->rmm.n > 0) {
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].title = "RAPIDS RMM: bytes allocated and not yet freed (replayed in the window)";
+		p[n].y_label = "outstanding (MiB)";
+		p[n].series = &rmm;
+		p[n].nseries = 1;
+		p[n].legend = 1;
+		n++;
+	}
+	/* Two panels one above the other share the time axis best. */
+	struct gl_chart_opts co = o->chart;
+
+	co.stacked = 1;
+	return gl_chart_timeline(path, t, s->since_us, s->until_us, p, n, &co, err);
+}
+
+static int chart_errors(const char *path, const struct gl_series *s,
+			const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	int daily = s->bucket_us >= GL_US_PER_DAY;
+	char t[TITLE_MAX];
+
+	title(t, daily ? "Errors per day by component" : "Errors per hour by component", s);
+	if (s->n_groups == 0)
+		return gl_chart_nodata(path, t, "No ERROR or CRITICAL events in this window",
+				       &o->chart, err);
+	return gl_chart_time_bars(path, t, daily ? "errors per day" : "errors per hour",
+				  s->since_us, s->bucket_us, s->n_buckets,
+				  (const char *const *)s->group, s->n_groups, s->count, &o->chart,
+				  err);
+}
+
+static int chart_trends(const char *path, const struct gl_series *s,
+			const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	struct gl_chart_series ser[GL_SERIES_TOP_MAX];
+	struct gl_chart_fit fit[GL_SERIES_TOP_MAX];
+	struct gl_chart_panel p[GL_SERIES_TOP_MAX];
+	char names[GL_SERIES_TOP_MAX][160];
+	char t[TITLE_MAX];
+
+	title(t, "Kernels with a trend (mean duration per period and the fitted line)", s);
+	if (s->n_trend == 0)
+		return gl_chart_nodata(path, t,
+				       "No kernel is degrading or improving in this window",
+				       &o->chart, err);
+	for (size_t k = 0; k < s->n_trend; k++) {
+		const struct gl_report_trend *tr = s->trend[k];
+		int degrading = tr->verdict == GL_VERDICT_DEGRADING;
+		char shortname[96];
+
+		gl_chart_label(tr->kernel, 26, shortname, sizeof(shortname));
+		if (isfinite(tr->change_pct))
+			snprintf(names[k], sizeof(names[k]), "%s: %s %+.0f %%", shortname,
+				 gl_verdict_name(tr->verdict), tr->change_pct);
+		else
+			snprintf(names[k], sizeof(names[k]), "%s: %s", shortname,
+				 gl_verdict_name(tr->verdict));
+		ser[k].name = tr->kernel;
+		ser[k].cols = &s->trend_cols[k];
+		ser[k].style = GL_CHART_POINTS;
+		ser[k].color = 0;
+		fit[k].name = NULL;
+		fit[k].color = degrading ? 3 : 2;
+		fit_of(tr, s, &fit[k]);
+		memset(&p[k], 0, sizeof(p[k]));
+		p[k].title = names[k];
+		p[k].y_label = "duration (\xC2\xB5s)";
+		p[k].series = &ser[k];
+		p[k].nseries = 1;
+		p[k].fits = &fit[k];
+		p[k].nfits = isfinite(tr->slope_per_day) ? 1 : 0;
+	}
+	return gl_chart_timeline(path, t, s->since_us, s->until_us, p, s->n_trend, &o->chart,
+				 err);
+}
+
+#define BASELINE_ROWS 20
+
+static double bigger_change(const struct gl_report_baseline_kernel *k)
+{
+	double a = isfinite(k->mean_change_pct) ? fabs(k->mean_change_pct) : 0;
+	double b = isfinite(k->p95_change_pct) ? fabs(k->p95_change_pct) : 0;
+
+	return a > b ? a : b;
+}
+
+static int chart_baseline(const char *path, const struct gl_report *rep,
+			  const struct gl_series *s, const struct gl_emit_png_opts *o,
+			  struct gl_err *err)
+{
+	const struct gl_report_baseline *b = &rep->baseline;
+	struct gl_chart_bar_row rows[BASELINE_ROWS];
+	const char *vn[2] = {"mean", "p95"};
+	size_t idx[BASELINE_ROWS], n = 0;
+	char t[TITLE_MAX];
+
+	title(t, "Change against the previous window of equal length", s);
+	if (b->n_kernels == 0)
+		return gl_chart_nodata(path, t,
+				       "No kernel ran in both this and the previous window",
+				       &o->chart, err);
+	/* The largest changes, largest first (ties: the report's name order). */
+	for (size_t i = 0; i < b->n_kernels; i++) {
+		size_t j = n < BASELINE_ROWS ? n++ : BASELINE_ROWS;
+
+		if (j == BASELINE_ROWS) {
+			if (bigger_change(&b->kernels[i]) <= bigger_change(&b->kernels[idx[n - 1]]))
+				continue;
+			j = n - 1;
+		}
+		while (j > 0 && bigger_change(&b->kernels[i]) > bigger_change(&b->kernels[idx[j - 1]])) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	for (size_t r = 0; r < n; r++) {
+		const struct gl_report_baseline_kernel *k = &b->kernels[idx[r]];
+
+		rows[r].name = k->kernel;
+		rows[r].value[0] = k->mean_change_pct;
+		rows[r].value[1] = k->p95_change_pct;
+		rows[r].value[2] = rows[r].value[3] = NAN;
+	}
+	return gl_chart_bars(path, t, "change against the previous window (%; above 0: slower)",
+			     " %", vn, 2, rows, n, &o->chart, err);
+}
+
+int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
+		const struct gl_emit_png_opts *opts, struct gl_err *err)
+{
+	static const struct gl_emit_png_opts defaults;
+	const struct gl_emit_png_opts *o = opts ? opts : &defaults;
+	struct target t;
+	int rc = GL_OK;
+
+	if (!out->dir)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "charts need an output directory");
+	for (int c = 0; c < 6 && rc == GL_OK; c++) {
+		static const char *const names[6] = {
+			GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_MEMORY,
+			GL_PNG_ERRORS, GL_PNG_TRENDS, GL_PNG_BASELINE,
+		};
+
+		rc = target_init(&t, out, names[c], err);
+		if (rc != GL_OK)
+			break;
+		switch (c) {
+		case 0: rc = chart_timeline(t.tmp, s, o, err); break;
+		case 1: rc = chart_distribution(t.tmp, s, o, err); break;
+		case 2: rc = chart_memory(t.tmp, rep, s, o, err); break;
+		case 3: rc = chart_errors(t.tmp, s, o, err); break;
+		case 4: rc = chart_trends(t.tmp, s, o, err); break;
+		default: rc = chart_baseline(t.tmp, rep, s, o, err); break;
+		}
+		rc = target_commit(&t, out, rc, err);
+	}
+	return rc;
+}

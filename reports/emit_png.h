@@ -1,0 +1,47 @@
+/*
+ * emit_png.h - the chart emitter (emit_png.c) and the HTML index
+ * (emit_html.c) of gpulog-report.
+ *
+ * The charts need per-sample series that the report model does not carry:
+ * the caller loads them with gl_series_load (series.h) and passes them
+ * here. The HTML index only reads the report and the PNG files already in
+ * out->dir, so it has the emitters' common signature.
+ */
+#ifndef GL_EMIT_PNG_H
+#define GL_EMIT_PNG_H
+
+#include "chart.h"
+#include "report.h"
+#include "series.h"
+
+#define GL_PNG_TIMELINE "kernel_performance_timeline.png"
+#define GL_PNG_DISTRIBUTION "kernel_performance_distribution.png"
+#define GL_PNG_MEMORY "memory_usage_trend.png"
+#define GL_PNG_ERRORS "error_rate.png"
+#define GL_PNG_TRENDS "kernel_trends.png"
+#define GL_PNG_BASELINE "baseline_comparison.png"
+#define GL_HTML_INDEX "index.html"
+
+struct gl_emit_png_opts {
+	struct gl_chart_opts chart;	/* size; zeroed: 1600 x 900 */
+};
+
+/*
+ * Writes the six charts into out->dir (required) and records their paths
+ * in out. opts may be NULL. Stops at the first chart that fails.
+ */
+int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
+		const struct gl_emit_png_opts *opts, struct gl_err *err);
+
+/*
+ * Writes out->dir/index.html: one self-contained page (no external asset,
+ * no script) with the window, summary, top kernels, alerts, trends, memory,
+ * errors and baseline, and every chart found in out->dir inlined as a
+ * data: URI. All log-derived text is HTML-escaped.
+ */
+int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+
+/* Appends s to buf HTML-escaped (& < > " ' and control characters). For tests. */
+size_t gl_html_escape(const char *s, char *buf, size_t n);
+
+#endif
