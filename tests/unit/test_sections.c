@@ -1,0 +1,524 @@
+/*
+ * test_sections.c - reports/sections.c on small databases built here from
+ * the schema: hand-computed statistics, window boundaries, edge cases
+ * (one sample, identical samples, empty window), baseline, alerts, RMM
+ * replay (also on the real RMM sample), message shapes, and a larger
+ * random fixture checked by independent methods.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "schema_sql.h"
+#include "../../reports/config.h"
+#include "../../reports/sections.h"
+#include "store/query.h"
+#include "util/timeutil.h"
+
+#define T0 1735689600000000LL	/* 2025-01-01T00:00:00Z */
+#define MIN_US (60LL * 1000000)
+
+static void near(double a, double b, double tol)
+{
+	if (!(fabs(a - b) <= tol * (1 + fabs(b))))
+		fail_msg("%.17g != %.17g", a, b);
+}
+
+struct fx {
+	char path[64];
+	sqlite3 *db;
+};
+
+static void fx_open(struct fx *f)
+{
+	int fd;
+
+	strcpy(f->path, "/tmp/test_sections.XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(f->db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(f->db,
+				      "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+				      "INSERT INTO streams(id, first_path, bytes, lines, hash,"
+				      " head_bytes, head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);"
+				      "BEGIN;",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+}
+
+static int64_t name_id(struct fx *f, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+
+	sqlite3_prepare_v2(f->db, "INSERT OR IGNORE INTO names(name) VALUES (?1)", -1, &st, NULL);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(f->db, "SELECT id FROM names WHERE name = ?1", -1, &st, NULL);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* dur_us / mem_mb: NAN for NULL; kernel/component/msg: NULL for none. */
+static void ev(struct fx *f, int64_t ts, int level, const char *comp, const char *kernel,
+	       double dur, double mem, const char *msg)
+{
+	sqlite3_stmt *st;
+
+	sqlite3_prepare_v2(f->db,
+			   "INSERT INTO events(ts_us, level, component_id, kernel_id, dur_us, mem_mb,"
+			   " message, stream_id, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, 1)",
+			   -1, &st, NULL);
+	sqlite3_bind_int64(st, 1, ts);
+	sqlite3_bind_int(st, 2, level);
+	if (comp)
+		sqlite3_bind_int64(st, 3, name_id(f, comp));
+	if (kernel)
+		sqlite3_bind_int64(st, 4, name_id(f, kernel));
+	if (!isnan(dur))
+		sqlite3_bind_double(st, 5, dur);
+	if (!isnan(mem))
+		sqlite3_bind_double(st, 6, mem);
+	if (msg)
+		sqlite3_bind_text(st, 7, msg, -1, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+static void mem_ev(struct fx *f, int64_t ts, int action, uint64_t ptr, uint64_t size)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO mem_events(ts_us, action, ptr, size_bytes, stream_id, line)"
+		 " VALUES (%lld, %d, %lld, %llu, 1, 1)",
+		 (long long)ts, action, (long long)ptr, (unsigned long long)size);
+	assert_int_equal(sqlite3_exec(f->db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* Commits, builds the report over [since, until) with cfg (NULL: defaults). */
+static void fx_report(struct fx *f, int64_t since, int64_t until, struct gl_report_config *cfg,
+		      struct gl_report *rep)
+{
+	struct gl_query *q = NULL;
+	struct gl_report_config def;
+	struct gl_err err;
+	struct gl_report_params p = {.since_us = since, .until_us = until, .top = 20};
+
+	sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL);
+	if (!cfg) {
+		assert_int_equal(gl_config_defaults(&def, &err), GL_OK);
+		cfg = &def;
+	}
+	assert_int_equal(gl_query_open(f->path, &q, &err), GL_OK);
+	int rc = gl_report_build(q, &p, cfg, rep, &err);
+	if (rc != GL_OK)
+		fail_msg("build: %s / %s", err.msg, err.cause);
+	gl_query_close(q);
+	if (cfg == &def)
+		gl_config_release(&def);
+}
+
+static void fx_close(struct fx *f)
+{
+	sqlite3_close(f->db);
+	unlink(f->path);
+}
+
+static const struct gl_report_kernel *kernel(const struct gl_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_kernels; i++)
+		if (!strcmp(r->kernels[i].kernel, name))
+			return &r->kernels[i];
+	fail_msg("no kernel %s", name);
+	return NULL;
+}
+
+static const struct gl_report_trend *trend(const struct gl_report *r, int series,
+					   const char *name)
+{
+	for (size_t i = 0; i < r->n_trends; i++)
+		if ((int)r->trends[i].series == series &&
+		    (!name || (r->trends[i].kernel && !strcmp(r->trends[i].kernel, name))))
+			return &r->trends[i];
+	fail_msg("no trend");
+	return NULL;
+}
+
+static void test_hand_fixture_and_boundaries(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* at since: in; at until: out; before since: in the baseline window */
+	ev(&f, T0, 3, "trainer", "gemm", 10, 100, NULL);
+	ev(&f, T0 + 1 * MIN_US, 3, "trainer", "gemm", 20, 200, NULL);
+	ev(&f, T0 + 2 * MIN_US, 5, "loader", "gemm", 30, NAN, "read failed: /data/x.bin");
+	ev(&f, T0 + 3 * MIN_US, 4, "loader", "gemm", 40, NAN, "slow read 12 ms");
+	ev(&f, T0 + 4 * MIN_US, 3, NULL, NULL, NAN, NAN, NULL);
+	ev(&f, T0 + GL_US_PER_DAY, 6, "trainer", "gemm", 1000, NAN, "out");
+	ev(&f, T0 - 1, 3, "trainer", "gemm", 99, NAN, NULL);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+
+	assert_int_equal(r.summary.events, 5);
+	assert_int_equal(r.summary.by_level[3], 3);
+	assert_int_equal(r.summary.by_level[4], 1);
+	assert_int_equal(r.summary.by_level[5], 1);
+	assert_int_equal(r.summary.by_level[6], 0);
+	assert_true(r.summary.first_ts_us == T0);
+	assert_true(r.summary.last_ts_us == T0 + 4 * MIN_US);
+	/* by_component sorted by name: "" (none), loader, trainer */
+	assert_int_equal(r.summary.n_by_component, 3);
+	assert_string_equal(r.summary.by_component[0].name, "");
+	assert_string_equal(r.summary.by_component[1].name, "loader");
+	assert_int_equal(r.summary.by_component[1].count, 2);
+	assert_int_equal(r.summary.by_component[2].count, 2);
+
+	/* 10 20 30 40: mean 25, var (225+25+25+225)/3, p50 25, p90 h=2.7 -> 37, p95 h=2.85 -> 38.5 */
+	const struct gl_report_kernel *k = kernel(&r, "gemm");
+	assert_int_equal(k->count, 4);
+	near(k->min_us, 10, 0);
+	near(k->max_us, 40, 0);
+	near(k->mean_us, 25, 1e-15);
+	near(k->stddev_us, sqrt(500.0 / 3), 1e-14);
+	near(k->p50_us, 25, 1e-15);
+	near(k->p90_us, 37, 1e-14);
+	near(k->p95_us, 38.5, 1e-14);
+	near(k->p99_us, 39.7, 1e-14);
+	near(k->total_us, 100, 0);
+	near(k->mean_mem_mib, 150, 0);
+
+	/* durations rise 10 us per minute = 14400 us/day, exactly on a line */
+	const struct gl_report_trend *t = trend(&r, GL_TREND_KERNEL, "gemm");
+	near(t->slope_per_day, 14400, 1e-9);
+	near(t->intercept, 10, 1e-9);
+	near(t->r2, 1, 1e-12);
+	assert_true(t->p_value == 0);
+	assert_int_equal(t->verdict, GL_VERDICT_DEGRADING);
+	near(t->change_pct, 14400.0 / 10 * 100, 1e-9);
+
+	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
+	near(r.memory.peak_mib, 200, 0);
+	assert_true(r.memory.peak_ts_us == T0 + MIN_US);
+	assert_int_equal(r.memory.samples, 2);
+
+	assert_int_equal(r.errors.errors, 1);
+	assert_int_equal(r.errors.warnings, 1);
+	near(r.errors.per_1000_events, 200, 0);
+	near(r.errors.per_hour, 1.0 / 24, 1e-15);
+	assert_int_equal(r.errors.n_top_messages, 2);
+
+	/* the baseline window holds one sample of gemm (99) */
+	assert_int_equal(r.baseline.samples, 1);
+	assert_int_equal(r.baseline.n_kernels, 1);
+	near(r.baseline.kernels[0].mean_before_us, 99, 0);
+	near(r.baseline.kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
+	assert_true(isnan(r.baseline.kernels[0].p_value));	/* one sample before */
+	assert_int_equal(r.baseline.kernels[0].verdict, GL_BASELINE_UNCHANGED);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static void test_edges(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	ev(&f, T0 + 5, 3, NULL, "once", 7, NAN, NULL);
+	for (int i = 0; i < 5; i++)
+		ev(&f, T0 + i * MIN_US, 3, NULL, "same", 50, 10, NULL);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	const struct gl_report_kernel *one = kernel(&r, "once");
+	assert_true(isnan(one->stddev_us));
+	near(one->p99_us, 7, 0);
+	const struct gl_report_trend *t1 = trend(&r, GL_TREND_KERNEL, "once");
+	assert_true(isnan(t1->slope_per_day) && isnan(t1->r2) && isnan(t1->p_value));
+	assert_int_equal(t1->verdict, GL_VERDICT_STABLE);
+	const struct gl_report_kernel *same = kernel(&r, "same");
+	assert_true(same->stddev_us == 0);
+	const struct gl_report_trend *t = trend(&r, GL_TREND_KERNEL, "same");
+	assert_true(t->slope_per_day == 0);
+	assert_true(isnan(t->r2) && isnan(t->p_value));
+	assert_int_equal(t->verdict, GL_VERDICT_STABLE);
+	const struct gl_report_trend *m = trend(&r, GL_TREND_MEMORY, NULL);
+	assert_true(isnan(m->r2));
+	assert_int_equal(m->verdict, GL_VERDICT_STABLE);
+	gl_report_release(&r);
+
+	/* an empty window: a valid, empty report */
+	fx_report(&f, T0 + 10 * GL_US_PER_DAY, T0 + 11 * GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(r.summary.events, 0);
+	assert_int_equal(r.n_kernels, 0);
+	assert_true(r.summary.first_ts_us == GL_TS_NONE);
+	assert_true(isnan(r.memory.peak_mib));
+	assert_true(isnan(r.errors.per_1000_events));
+	assert_int_equal(r.n_alerts, 0);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_random_against_independent(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	enum { N = 3000 };
+	static double d[N], ts[N];
+	uint64_t s = 12345;
+
+	fx_open(&f);
+	for (int i = 0; i < N; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		d[i] = 50 + (double)(s >> 40) / 16777216.0 * 100 + i * 0.01;
+		ts[i] = (double)i * 20 * 1000000;	/* every 20 s */
+		ev(&f, T0 + (int64_t)ts[i], 3, "c", "k", d[i], NAN, NULL);
+	}
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	const struct gl_report_kernel *k = kernel(&r, "k");
+	/* two-pass mean, and a direct regression in days */
+	double sum = 0, mx = 0, my = 0, sxx = 0, sxy = 0;
+	for (int i = 0; i < N; i++) {
+		sum += d[i];
+		mx += ts[i] / 86400e6;
+	}
+	my = sum / N;
+	mx /= N;
+	for (int i = 0; i < N; i++) {
+		sxx += (ts[i] / 86400e6 - mx) * (ts[i] / 86400e6 - mx);
+		sxy += (ts[i] / 86400e6 - mx) * (d[i] - my);
+	}
+	near(k->mean_us, my, 1e-12);
+	near(trend(&r, GL_TREND_KERNEL, "k")->slope_per_day, sxy / sxx, 1e-9);
+	/* a plain sort and interpolation */
+	qsort(d, N, sizeof(double), cmp_double);
+	double fr[] = {0.5, 0.9, 0.95, 0.99};
+	double got[] = {k->p50_us, k->p90_us, k->p95_us, k->p99_us};
+	for (int j = 0; j < 4; j++) {
+		double h = (N - 1) * fr[j];
+		int lo = (int)h;
+		near(got[j], d[lo] + (h - lo) * (d[lo + 1] - d[lo]), 1e-12);
+	}
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static void test_baseline_and_alerts(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	struct gl_report_config cfg;
+	struct gl_err err;
+
+	fx_open(&f);
+	/* before: 100 +- 1, now: 150 +- 1, 30 samples each; "old" only before */
+	for (int i = 0; i < 30; i++) {
+		ev(&f, T0 - GL_US_PER_DAY + i * MIN_US, 3, NULL, "k", 100 + (i % 3) - 1, NAN, NULL);
+		ev(&f, T0 + i * MIN_US, 3, NULL, "k", 150 + (i % 3) - 1, NAN, NULL);
+		ev(&f, T0 - GL_US_PER_DAY + i * MIN_US, 3, NULL, "old", 5, NAN, NULL);
+	}
+	ev(&f, T0, 3, NULL, "fresh", 5, NAN, NULL);
+	assert_int_equal(gl_config_parse("{\"alerts\": [{\"rule\": \"kernel_p95_us\", \"match\": \"k\","
+					 " \"warning\": 140, \"critical\": 1000},"
+					 " {\"rule\": \"kernel_mean_change_pct\", \"warning\": 10,"
+					 " \"critical\": 40}]}",
+					 "t", &cfg, &err),
+			 GL_OK);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
+	assert_int_equal(r.baseline.n_kernels, 1);
+	const struct gl_report_baseline_kernel *b = &r.baseline.kernels[0];
+	near(b->mean_before_us, 100, 1e-12);
+	near(b->mean_us, 150, 1e-12);
+	near(b->mean_change_pct, 50, 1e-12);
+	near(b->p95_change_pct, (151.0 - 101) / 101 * 100, 1e-12);	/* p95 101 -> 151 */
+	assert_true(b->p_value < 1e-10);
+	assert_int_equal(b->verdict, GL_BASELINE_REGRESSION);
+	assert_int_equal(r.baseline.n_new_kernels, 1);
+	assert_string_equal(r.baseline.new_kernels[0], "fresh");
+	assert_int_equal(r.baseline.n_vanished_kernels, 1);
+	assert_string_equal(r.baseline.vanished_kernels[0], "old");
+	/* critical (mean change 50 >= 40) first, then warning p95 151 >= 140 */
+	assert_int_equal(r.n_alerts, 2);
+	assert_int_equal(r.alerts[0].severity, GL_SEVERITY_CRITICAL);
+	assert_string_equal(r.alerts[0].rule, "kernel_mean_change_pct");
+	near(r.alerts[0].threshold, 40, 0);
+	assert_int_equal(r.alerts[1].severity, GL_SEVERITY_WARNING);
+	assert_string_equal(r.alerts[1].subject, "k");
+	near(r.alerts[1].value, 151, 1e-12);
+	gl_report_release(&r);
+	gl_config_release(&cfg);
+	fx_close(&f);
+}
+
+static void test_rmm_replay(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* a 100, b 300 (peak 400), free a, c 50, free unknown, failure; left: b 300, c 50 */
+	mem_ev(&f, T0 + 1, 0, 0xa, 100);
+	mem_ev(&f, T0 + 2, 0, 0xb, 300);
+	mem_ev(&f, T0 + 3, 1, 0xa, 100);
+	mem_ev(&f, T0 + 4, 0, 0xc, 50);
+	mem_ev(&f, T0 + 5, 1, 0xdead, 8);
+	mem_ev(&f, T0 + 6, 2, 0, 1 << 30);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	const struct gl_report_rmm *m = &r.memory.rmm;
+	assert_int_equal(m->allocations, 3);
+	assert_int_equal(m->frees, 2);
+	assert_int_equal(m->unmatched_frees, 1);
+	assert_int_equal(m->allocation_failures, 1);
+	assert_int_equal(m->peak_outstanding_bytes, 400);
+	assert_true(m->peak_ts_us == T0 + 2);
+	assert_int_equal(m->leaked_allocations, 2);
+	assert_int_equal(m->leaked_bytes, 350);
+	assert_int_equal(m->n_leaks, 2);
+	assert_int_equal(m->leaks[0].ptr, 0xb);
+	near(m->size_p50_bytes, 100, 0);
+	/* 50 in [32, 64), 100 in [64, 128), 300 in [256, 512) */
+	assert_int_equal(m->n_histogram, 3);
+	assert_int_equal(m->histogram[0].lo_bytes, 32);
+	assert_int_equal(m->histogram[2].lo_bytes, 256);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/* The real RMM log: allocate then free 1024 bytes of 0x7f141ba00000. */
+static void test_rmm_real_sample(void **state)
+{
+	(void)state;
+	const char *root = getenv("GL_REALDATA");
+	char path[1024], line[256];
+	struct stat sb;
+	struct fx f;
+	struct gl_report r;
+	FILE *fp;
+	int rows = 0;
+
+	snprintf(path, sizeof(path), "%s/rmm/rapidsai+rmm/rmm_adaptor_test_log.txt",
+		 root && *root ? root : "../shared/realdata");
+	if (stat(path, &sb) != 0 || !(fp = fopen(path, "r")))
+		skip();
+	/* as ingest does: the file's mtime date (UTC) + the time of day */
+	int64_t day_us = (int64_t)sb.st_mtime / 86400 * GL_US_PER_DAY;
+	fx_open(&f);
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned hh, mm, ss, us;
+		char action[32];
+		unsigned long long ptr, size;
+
+		if (sscanf(line, "%*d,%u:%u:%u.%u,%31[a-z ],%llx,%llu", &hh, &mm, &ss, &us, action,
+			   &ptr, &size) != 7)
+			continue;
+		int64_t ts = day_us + ((hh * 60 + mm) * 60 + ss) * GL_US_PER_S + us;
+		mem_ev(&f, ts, !strcmp(action, "free") ? 1 : 0, ptr, size);
+		rows++;
+	}
+	fclose(fp);
+	assert_int_equal(rows, 2);
+	fx_report(&f, day_us, day_us + GL_US_PER_DAY, NULL, &r);
+	const struct gl_report_rmm *m = &r.memory.rmm;
+	/* by hand: peak 1024 bytes at 22:30:49.650739, nothing left */
+	assert_int_equal(m->allocations, 1);
+	assert_int_equal(m->frees, 1);
+	assert_int_equal(m->peak_outstanding_bytes, 1024);
+	assert_true(m->peak_ts_us == day_us + ((22 * 60 + 30) * 60 + 49) * GL_US_PER_S + 650739);
+	assert_int_equal(m->leaked_allocations, 0);
+	assert_int_equal(m->leaked_bytes, 0);
+	assert_int_equal(m->unmatched_frees, 0);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static void test_anomalies_in_report(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* 20 samples alternating 100/102 (mean 101, sd ~1.026), then 130 */
+	for (int i = 0; i < 20; i++)
+		ev(&f, T0 + i * MIN_US, 3, NULL, "k", 100 + 2 * (i % 2), NAN, NULL);
+	ev(&f, T0 + 20 * MIN_US, 3, NULL, "k", 130, NAN, NULL);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(r.anomalies.total, 1);
+	assert_int_equal(r.anomalies.judged, 11);	/* samples 10..20 */
+	assert_int_equal(r.anomalies.n_items, 1);
+	assert_true(r.anomalies.items[0].ts_us == T0 + 20 * MIN_US);
+	near(r.anomalies.items[0].mean_us, 101, 1e-12);
+	/* sd of ten 100s and ten 102s: sqrt(20 / 19) */
+	near(r.anomalies.items[0].stddev_us, sqrt(20.0 / 19), 1e-9);
+	near(r.anomalies.items[0].z, 29 / sqrt(20.0 / 19), 1e-9);
+	assert_ptr_equal(r.anomalies.items[0].kernel, kernel(&r, "k")->kernel);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static void test_message_shape(void **state)
+{
+	(void)state;
+	char out[256];
+	static const char *const cases[][2] = {
+		{"CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total)",
+		 "CUDA out of memory. Tried to allocate <size> (GPU <num>; <size> total)"},
+		{"cudaFree(0x7f3a2c000000) failed", "cudaFree(<hex>) failed"},
+		{"cannot open /data/shard-17.bin: No such file",
+		 "cannot open <path> No such file"},
+		{"conv2d layer 3 took 12 ms", "conv2d layer <num> took <num> ms"},
+		{"batch 12,345 done\nTraceback line 2", "batch <num> done"},
+		{"alloc 512MB", "alloc <size>"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gl_message_shape(cases[i][0], strlen(cases[i][0]), out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
+	/* output bounded */
+	gl_message_shape("0123456789", 10, out, 4);
+	assert_true(strlen(out) <= 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand_fixture_and_boundaries),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_random_against_independent),
+		cmocka_unit_test(test_baseline_and_alerts),
+		cmocka_unit_test(test_rmm_replay),
+		cmocka_unit_test(test_rmm_real_sample),
+		cmocka_unit_test(test_anomalies_in_report),
+		cmocka_unit_test(test_message_shape),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
