@@ -58,6 +58,14 @@ static void put_cell(FILE *fp, const char *s, size_t w)
 		fputc(' ', fp);
 }
 
+/* The last cell of a line: cut like put_cell, never padded. */
+static void put_last(FILE *fp, const char *s, size_t w)
+{
+	size_t n = cols_of(s ? s : "");
+
+	put_cell(fp, s, n < w ? n : w);
+}
+
 /* A number in at most 9 columns: 123.4, 12.3k, 1.23M, or "-". */
 static const char *fmt_num(double v, char *buf, size_t n)
 {
@@ -73,6 +81,24 @@ static const char *fmt_num(double v, char *buf, size_t n)
 		snprintf(buf, n, "%.0f", v);
 	else
 		snprintf(buf, n, "%.1f", v);
+	return buf;
+}
+
+static const char *fmt_pct(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f", v);
+	return buf;
+}
+
+static const char *fmt_p(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2g", v);
 	return buf;
 }
 
@@ -111,7 +137,7 @@ static void heading(FILE *fp, const char *title)
 
 static void write_text(FILE *fp, const struct gl_report *r)
 {
-	char a[40], b[40], c[40], d[40], e[40], f[40], g[40];
+	char a[40], b[40], c[40], d[40], e[40], f[40];
 	const struct gl_report_summary *s = &r->summary;
 
 	fprintf(fp, "gpulog-report %s\n", r->version);
@@ -133,13 +159,13 @@ static void write_text(FILE *fp, const struct gl_report *r)
 
 	if (r->n_kernels) {
 		heading(fp, "Kernels by total time (us)");
-		put_cell(fp, "kernel", 34);
+		put_cell(fp, "kernel", 26);
 		fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s %5s\n", "count", "mean", "stddev", "p50",
 			"p95", "p99", "total", "anom");
 		for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
 			const struct gl_report_kernel *k = &r->kernels[i];
 
-			put_cell(fp, k->kernel, 34);
+			put_cell(fp, k->kernel, 26);
 			fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n",
 				(unsigned long long)k->count, fmt_num(k->mean_us, a, sizeof(a)),
 				fmt_num(k->stddev_us, b, sizeof(b)), fmt_num(k->p50_us, c, sizeof(c)),
@@ -155,7 +181,7 @@ static void write_text(FILE *fp, const struct gl_report *r)
 		fprintf(fp, "none\n");
 	for (size_t i = 0; i < r->n_alerts && i < r->top; i++) {
 		put_cell(fp, gl_severity_name(r->alerts[i].severity), 9);
-		put_cell(fp, r->alerts[i].message, WIDTH - 9);
+		put_last(fp, r->alerts[i].message, WIDTH - 9);
 		fputc('\n', fp);
 	}
 	if (r->n_alerts > r->top)
@@ -174,8 +200,9 @@ static void write_text(FILE *fp, const struct gl_report *r)
 		snprintf(name, sizeof(name), "%s", t->series == GL_TREND_KERNEL ? "" :
 			 gl_trend_series_name(t->series));
 		put_cell(fp, t->series == GL_TREND_KERNEL ? t->kernel : name, 34);
-		fprintf(fp, " %-10s %+9.3g%%  slope %9s %s/day  p %.2g\n", gl_verdict_name(t->verdict),
-			t->change_pct, fmt_num(t->slope_per_day, a, sizeof(a)), t->unit, t->p_value);
+		fprintf(fp, " %-10s %9s%%  slope %9s %s/day  p %s\n", gl_verdict_name(t->verdict),
+			fmt_pct(t->change_pct, b, sizeof(b)), fmt_num(t->slope_per_day, a, sizeof(a)),
+			t->unit, fmt_p(t->p_value, c, sizeof(c)));
 	}
 	if (!shown)
 		fprintf(fp, "all stable\n");
@@ -230,7 +257,7 @@ static void write_text(FILE *fp, const struct gl_report *r)
 			(unsigned long long)er->events_with_recovery);
 	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
 		fprintf(fp, "%8llu  ", (unsigned long long)er->top_messages[i].count);
-		put_cell(fp, er->top_messages[i].shape, WIDTH - 10);
+		put_last(fp, er->top_messages[i].shape, WIDTH - 10);
 		fputc('\n', fp);
 	}
 
@@ -249,11 +276,11 @@ static void write_text(FILE *fp, const struct gl_report *r)
 		k++;
 		fprintf(fp, "  ");
 		put_cell(fp, x->kernel, 34);
-		fprintf(fp, " %-11s mean %s -> %s us (%+.1f%%)  p %.2g\n",
+		fprintf(fp, " %-11s mean %s -> %s us (%s%%)  p %s\n",
 			gl_baseline_verdict_name(x->verdict), fmt_num(x->mean_before_us, a, sizeof(a)),
-			fmt_num(x->mean_us, b, sizeof(b)), x->mean_change_pct, x->p_value);
+			fmt_num(x->mean_us, b, sizeof(b)), fmt_pct(x->mean_change_pct, c, sizeof(c)),
+			fmt_p(x->p_value, d, sizeof(d)));
 	}
-	(void)g;
 }
 
 int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_err *err)
