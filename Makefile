@@ -21,8 +21,9 @@ CC ?= cc
 WERROR ?= -Werror
 SAN ?=
 
+# sqlite3 (the CLI) is for the tests and for users' ad-hoc queries.
 DEB_PKGS := libjansson-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
-	plplot-driver-cairo libcmocka-dev pkg-config
+	plplot-driver-cairo libcmocka-dev pkg-config sqlite3
 PC_PKGS := jansson zlib sqlite3 gsl plplot cmocka
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
@@ -61,7 +62,7 @@ deps: $(BUILD)/config.mk
 $(BUILD)/config.mk:
 	@mkdir -p $(@D)
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PC_PKGS) \
-	    || ! dpkg -s plplot-driver-cairo >/dev/null 2>&1; then \
+	    || ! dpkg -s plplot-driver-cairo >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null; then \
 	  echo "gpulog: installing missing Debian packages: $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

@@ -60,8 +60,8 @@ CREATE TABLE streams (
 	bytes       INTEGER NOT NULL,	-- decompressed bytes stored
 	lines       INTEGER NOT NULL,	-- lines stored
 	hash        INTEGER NOT NULL,	-- chained hash of those lines
-	head_bytes  INTEGER NOT NULL,	-- the first lines, 4 KiB or more (or all)...
-	head_hash   INTEGER NOT NULL,	-- ...and their chained hash: the lookup key
+	head_bytes  INTEGER NOT NULL,	-- length of the first line...
+	head_hash   INTEGER NOT NULL,	-- ...and its chained hash: the lookup key
 	day_us      INTEGER,		-- time-of-day formats: UTC midnight of the current day
 	last_tod_us INTEGER,		-- time-of-day formats: last time of day seen
 	created_run INTEGER REFERENCES runs(id),

@@ -5,15 +5,18 @@
  * A stream is a log's content wherever it lives now. Its identity is the
  * chained hash of its lines: at every line boundary b, hash(b) =
  * chain(hash(previous boundary), hash(line)). The store keeps, per stream,
- * its head (the first boundary at or past 4 KiB, or all of it when it was
- * smaller), checkpoints (about one per MiB and one per run) and its end
- * (bytes, lines, hash stored so far). A file continues a stream when its
- * content passes through the head, every checkpoint and the end with equal
- * hashes; only what follows the end is new. So:
+ * its head (its first line), checkpoints (about one per MiB and one per
+ * run) and its end (bytes, lines, hash stored so far). A file continues a
+ * stream when its content starts with the stream's first line and passes
+ * every checkpoint and the end with equal hashes; only what follows the end
+ * is new. So:
  *   - a renamed, moved or compressed file is recognised by its content,
  *     never by its name or inode alone;
  *   - two files whose first lines are the same part at the first checkpoint
- *     or boundary where they differ;
+ *     where they differ; a file that ends between two checkpoints of a
+ *     stream is compared, for that last stretch, with a file on disk that
+ *     holds the stream (tail_matches), so a shorter file that differs only
+ *     there is not mistaken for a copy;
  *   - a file truncated in place and written again (copytruncate) no longer
  *     matches its old stream and is read from its start as a new one.
  * Cheap cases come first: the same path with the same stat data and the
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ingest.h"
@@ -220,6 +224,8 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
+
+static int same_file(const struct gl_sfile *k, const struct gl_found *f);
 
 /* --- batches -------------------------------------------------------- */
 
@@ -664,7 +670,7 @@ static int read_lines(struct job *j)
 		j->new_lines++;
 		j->p->b->bytes_uncompressed += ln.full_len;
 		st = &j->p->state->stream[j->si];
-		if (j->newstream && !st->head.bytes && after.bytes >= GL_HEAD_BYTES)
+		if (j->newstream && !st->head.bytes)
 			gl_state_set_head(j->p->state, j->si, after);
 		if ((rc = handle_line(j, &ln, after.lines)) != GL_OK)
 			return rc;
@@ -675,9 +681,6 @@ static int read_lines(struct job *j)
 	}
 	if ((rc = pend_flush(j)) != GL_OK)
 		return rc;
-	st = &j->p->state->stream[j->si];
-	if (j->newstream && !st->head.bytes && j->pos.bytes)
-		gl_state_set_head(j->p->state, j->si, j->pos);
 	if (r < 0) {
 		j->status = "damaged";
 		j->p->b->files_damaged++;
@@ -687,6 +690,48 @@ static int read_lines(struct job *j)
 		notice(j, GL_EFORMAT, j->note, "damaged input, lines before the damage kept:");
 	}
 	return GL_OK;
+}
+
+/*
+ * Does stream si pass through pos (a line boundary of the file being
+ * identified)? Known when a checkpoint sits at pos; otherwise read a file
+ * that holds the stream, unchanged since it was stored, up to pos. When no
+ * such file is left on disk the answer is yes: all checkpoints on the way
+ * agreed, and the residual doubt is confined to the last MiB.
+ */
+static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
+{
+	const struct gl_state *s = j->p->state;
+	const struct gl_sstream *st = &s->stream[si];
+
+	for (size_t k = 0; k < st->ncp; k++)
+		if (st->cp[k].bytes == pos.bytes)
+			return st->cp[k].hash == pos.hash;
+	for (size_t fi = 0; fi < s->nfile; fi++) {
+		const struct gl_sfile *src = &s->file[fi];
+		struct gl_found now;
+		struct gl_reader *r = NULL;
+		struct gl_line ln;
+		struct gl_pos at = {0, 0, 0};
+		struct gl_err e;
+		struct stat sb;
+
+		if ((int32_t)fi == j->fi || src->stream_id != st->id || !src->path ||
+		    src->consumed < pos.bytes || stat(src->path, &sb) < 0)
+			continue;
+		now.dev = (int64_t)sb.st_dev;
+		now.ino = (int64_t)sb.st_ino;
+		now.size = (int64_t)sb.st_size;
+		now.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+		now.path = src->path;
+		if (!same_file(src, &now) || gl_reader_open(&r, src->path, &e) != GL_OK)
+			continue;
+		while (at.bytes < pos.bytes && gl_reader_next(r, &ln, &e) == 1)
+			advance(&at, &ln);
+		gl_reader_close(r);
+		return at.bytes == pos.bytes && at.hash == pos.hash;
+	}
+	return 1;
 }
 
 /*
@@ -701,7 +746,7 @@ static enum identity identify(struct job *j, int32_t *si_out)
 	struct cand {
 		int32_t si;
 		size_t cpi;
-	} c[16];
+	} c[GL_MAX_CANDIDATES];
 	size_t nc = 0;
 	int head_zone = 1;
 	int32_t fallback = -1;
@@ -714,7 +759,7 @@ static enum identity identify(struct job *j, int32_t *si_out)
 		advance(&pos, &ln);
 		if (head_zone) {
 			for (int32_t si = gl_state_stream_by_head(s, pos.bytes, pos.hash);
-			     si >= 0 && nc < 16; si = gl_state_next_head(s, si, pos.bytes, pos.hash)) {
+			     si >= 0 && nc < GL_MAX_CANDIDATES; si = gl_state_next_head(s, si, pos.bytes, pos.hash)) {
 				size_t k = 0;
 				const struct gl_sstream *st = &s->stream[si];
 
@@ -724,7 +769,7 @@ static enum identity identify(struct job *j, int32_t *si_out)
 				c[nc].cpi = k;
 				nc++;
 			}
-			head_zone = pos.bytes < GL_HEAD_BYTES;
+			head_zone = 0;
 		}
 		for (size_t k = 0; k < nc;) {
 			const struct gl_sstream *st = &s->stream[c[k].si];
@@ -769,12 +814,18 @@ static enum identity identify(struct job *j, int32_t *si_out)
 		if (!nc && !head_zone)
 			break;
 	}
-	if (r <= 0 && nc > 0) {
-		/* The file ended inside a known stream: an older, shorter (or
-		 * damaged) copy of what is stored already. */
-		j->pos = pos;
-		*si_out = c[0].si;
-		return ID_COPY;
+	/*
+	 * The file ended inside known streams, every checkpoint on the way
+	 * equal: an older, shorter (or damaged) copy of what is stored --
+	 * unless it differs after the last checkpoint it passed. That part is
+	 * compared with a file on disk that holds the stream.
+	 */
+	for (size_t k = 0; r <= 0 && k < nc; k++) {
+		if (tail_matches(j, c[k].si, pos)) {
+			j->pos = pos;
+			*si_out = c[k].si;
+			return ID_COPY;
+		}
 	}
 	j->damaged = 0;
 	if (gl_reader_rewind(j->r, &e) != GL_OK)

@@ -1,0 +1,44 @@
+# Shared helpers for the CLI tests (POSIX sh). Sourced by tests/cli/t_*.sh,
+# which run from the repository root with $BUILD set.
+set -u
+BUILD=${BUILD:-build}
+INGEST="$PWD/$BUILD/bin/gpulog-ingest"
+REPORT="$PWD/$BUILD/bin/gpulog-report"
+T=$(mktemp -d /tmp/gpulog-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+REALDATA=${GL_REALDATA:-../shared/realdata}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+# q DB SQL: prints the result of a query.
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
+
+# genlines TAG FIRST COUNT: JSON lines of the analytics shape, one per
+# number, each with a unique message "TAG n" (about 190 bytes a line).
+genlines() {
+	awk -v tag="$1" -v first="$2" -v n="$3" 'BEGIN {
+		for (i = first; i < first + n; i++) {
+			s = i % 60; m = int(i / 60) % 60; h = int(i / 3600) % 24;
+			printf("{\"timestamp\": \"2025-11-16T%02d:%02d:%02d.%06dZ\", \"level\": \"INFO\", \"component\": \"gpu\", \"message\": \"%s %d\", \"gpu_metrics\": {\"kernel_name\": \"k%d\", \"execution_time_us\": %d.5}}\n", h, m, s, i, tag, i, i % 5, 100 + i % 37);
+		}
+	}'
+}
+
+# ingest DB PATH...: runs gpulog-ingest quietly; returns its status.
+ingest() { db=$1; shift; "$INGEST" -q --db "$db" "$@"; }
+
+# check_exact DB N: exactly N events, no (stream, line) stored twice, no
+# message stored twice.
+check_exact() {
+	expect_eq "events" "$2" "$(q "$1" 'select count(*) from events')"
+	expect_eq "distinct messages" "$2" "$(q "$1" 'select count(distinct message) from events')"
+	expect_eq "duplicate stream lines" 0 \
+		"$(q "$1" 'select count(*) from (select 1 from events group by stream_id, line having count(*) > 1)')"
+}
+
+command -v sqlite3 >/dev/null 2>&1 || fail "sqlite3 (the CLI) is needed by the tests: make deps installs it"
+[ -x "$INGEST" ] || fail "$INGEST not built"
