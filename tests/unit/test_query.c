@@ -1,0 +1,115 @@
+/*
+ * test_query.c - lib/store/query.c: refuses what is not a gpulog database
+ * (missing file, not SQLite, wrong application_id, newer schema), streams
+ * a window in time order with [since, until) bounds.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "schema_sql.h"
+#include "store/query.h"
+
+static void make_db(const char *path, const char *pragmas)
+{
+	sqlite3 *db;
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, pragmas, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_refuses(void **state)
+{
+	(void)state;
+	struct gl_query *q = (struct gl_query *)1;
+	struct gl_err err;
+	const char *p = "/tmp/test_query.db";
+	FILE *fp;
+
+	assert_int_equal(gl_query_open("/nonexistent/x.db", &q, &err), GL_EIO);
+	assert_null(q);
+	assert_string_equal(err.cause, "No such file or directory");
+
+	fp = fopen(p, "w");
+	fputs("not a database at all, just some text that is long enough to look like a header\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
+
+	make_db(p, "PRAGMA application_id = 42; PRAGMA user_version = 1;");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
+	assert_string_equal(err.cause, "not a gpulog database");
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_ENEWER);
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 0;");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
+	unlink(p);
+}
+
+struct seen {
+	int64_t ts[8];
+	int n;
+};
+
+static int collect(void *arg, const struct gl_query_event *ev)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8)
+		s->ts[s->n] = ev->ts_us;
+	s->n++;
+	assert_true(isnan(ev->dur_us) || ev->dur_us == 5.0);
+	return 0;
+}
+
+static void test_window(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query2.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct seen s = {0};
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO events(ts_us, kernel_id, dur_us, stream_id, line) VALUES"
+		   " (300, 1, 5, 1, 1), (100, 1, 5, 1, 2), (200, NULL, NULL, 1, 3), (99, 1, 5, 1, 4);");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_string_equal(gl_query_name(q, 1), "k");
+	assert_null(gl_query_name(q, 7));
+	assert_int_equal(gl_query_events(q, 100, 300, 0, collect, &s, &err), GL_OK);
+	assert_int_equal(s.n, 2);
+	assert_true(s.ts[0] == 100 && s.ts[1] == 200);
+	s.n = 0;
+	assert_int_equal(gl_query_events(q, 0, 1000, GL_QUERY_KERNELS_ONLY, collect, &s, &err),
+			 GL_OK);
+	assert_int_equal(s.n, 3);
+	assert_true(s.ts[0] == 99 && s.ts[1] == 100 && s.ts[2] == 300);
+	gl_query_close(q);
+	unlink(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_window),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
