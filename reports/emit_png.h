@@ -41,6 +41,16 @@ int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct g
  */
 int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 
+/*
+ * The hook for gl_report_run after the report is built and its json/csv
+ * emitter ran: loads the series (unless no_charts), writes the six charts,
+ * then index.html, into out->dir. top: kernels charted (0: 8). Does
+ * nothing when out->dir is NULL (text to stdout).
+ */
+int gl_report_charts(struct gl_query *q, const struct gl_report_params *p,
+		     const struct gl_report *rep, size_t top, int no_charts,
+		     struct gl_output *out, struct gl_err *err);
+
 /* Appends s to buf HTML-escaped (& < > " ' and control characters). For tests. */
 size_t gl_html_escape(const char *s, char *buf, size_t n);
 

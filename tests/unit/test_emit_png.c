@@ -1,0 +1,223 @@
+/*
+ * test_emit_png.c - the chart emitter end to end on a fixture database:
+ * the report is built by gl_report_build, the series read by
+ * gl_series_load, and the six PNGs checked with the independent decoder:
+ * size as configured, not blank, same bytes for the same input; the empty
+ * window; --no-charts (no_charts) writes none.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "../../reports/emit_png.h"
+#include "../../reports/sections.h"
+#include "support/chart_fixture.h"
+#include "support/png_read.h"
+
+static char dir[64], db[128];
+
+static const char *const pngs[6] = {
+	GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_MEMORY,
+	GL_PNG_ERRORS, GL_PNG_TRENDS, GL_PNG_BASELINE,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	if (fix_tmpdir(dir) != 0)
+		return -1;
+	snprintf(db, sizeof(db), "%s/gpulog.db", dir);
+	return fix_make_db(db);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return fix_rmdir(dir);
+}
+
+/* Builds the report for [since, until) and runs the chart hook into sub. */
+static int run(int64_t since, int64_t until, int no_charts, const char *sub,
+	       struct gl_output *out, struct gl_series *keep)
+{
+	struct gl_report_config cfg = {0};
+	struct gl_report rep = {0};
+	struct gl_query *q = NULL;
+	struct gl_err err;
+	struct gl_report_params p = {.since_us = since, .until_us = until, .top = 20};
+	static char path[256];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	mkdir(path, 0755);
+	memset(out, 0, sizeof(*out));
+	out->dir = path;
+	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
+	assert_int_equal(gl_query_open(db, &q, &err), GL_OK);
+	assert_int_equal(gl_report_build(q, &p, &cfg, &rep, &err), GL_OK);
+	rc = gl_report_charts(q, &p, &rep, 0, no_charts, out, &err);
+	if (rc != GL_OK)
+		print_error("%s\n", err.msg);
+	if (keep)
+		assert_int_equal(gl_series_load(q, &p, &rep, 0, keep, &err), GL_OK);
+	gl_report_release(&rep);
+	gl_query_close(q);
+	gl_config_release(&cfg);
+	return rc;
+}
+
+static void check_dir(const char *d, int expect_png)
+{
+	char path[512];
+	struct png_image img;
+	const char *why;
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, pngs[i]);
+		if (!expect_png) {
+			struct stat st;
+
+			assert_int_not_equal(stat(path, &st), 0);
+			continue;
+		}
+		if (png_read_file(path, &img, &why) != 0)
+			fail_msg("%s: %s", path, why);
+		assert_int_equal(img.width, 1600);
+		assert_int_equal(img.height, 900);
+		assert_true(png_variance(&img) > 1.0);
+		png_release(&img);
+	}
+}
+
+static void test_six_charts_deterministic(void **state)
+{
+	struct gl_output a, b;
+	struct gl_series s;
+	char pa[512], pb[512];
+
+	(void)state;
+	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "a", &a, &s), GL_OK);
+	/* 6 PNGs and index.html, recorded in out. */
+	assert_int_equal(a.n_paths, 7);
+	check_dir(a.dir, 1);
+	/* The series read what the fixture holds (counted by hand). */
+	assert_int_equal(s.n_top, 4);
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < s.n_top; k++)
+		n += s.top_cols[k].n;
+	assert_int_equal(n, 4 * 2400);
+	assert_int_equal(s.mem.n, 2400);
+	/* 240 allocations; frees for i = 300..2390 (210), less the 30 kept (i - 300 = 0, 70, .., 2030). */
+	assert_int_equal(s.rmm_rows, 240 + 210 - 30);
+	assert_int_equal(s.n_buckets, 24);
+	assert_int_equal(s.n_groups, 3);		/* training, inference, <b>data</b> */
+	uint64_t errs = 0;
+
+	for (size_t i = 0; i < s.n_groups * s.n_buckets; i++)
+		errs += s.count[i];
+	assert_int_equal(errs, 60);			/* i % 40 == 3 over 2400 */
+	/* gemm slows down at noon: a degrading trend kernel. */
+	assert_true(s.n_trend >= 1);
+	gl_series_release(&s);
+
+	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "b", &b, NULL), GL_OK);
+	for (int i = 0; i < 6; i++) {
+		uint8_t *x, *y;
+		size_t nx, ny;
+
+		snprintf(pa, sizeof(pa), "%s/%s", dir, "a");
+		snprintf(pa + strlen(pa), sizeof(pa) - strlen(pa), "/%s", pngs[i]);
+		snprintf(pb, sizeof(pb), "%s/b/%s", dir, pngs[i]);
+		assert_int_equal(png_slurp(pa, &x, &nx), 0);
+		assert_int_equal(png_slurp(pb, &y, &ny), 0);
+		assert_int_equal(nx, ny);
+		assert_memory_equal(x, y, nx);
+		free(x);
+		free(y);
+	}
+	gl_output_release(&a);
+	gl_output_release(&b);
+}
+
+static void test_empty_window(void **state)
+{
+	struct gl_output o;
+
+	(void)state;
+	/* A year later: nothing in the window, every chart says so. */
+	assert_int_equal(run(FIX_DAY0_US + 365 * FIX_DAY_US, FIX_DAY0_US + 366 * FIX_DAY_US, 0,
+			     "empty", &o, NULL), GL_OK);
+	check_dir(o.dir, 1);
+	gl_output_release(&o);
+}
+
+static void test_long_window_daily(void **state)
+{
+	struct gl_output o;
+	struct gl_series s;
+
+	(void)state;
+	/* Ten days: errors per day, ten buckets. */
+	assert_int_equal(run(FIX_DAY0_US - 5 * FIX_DAY_US, FIX_DAY0_US + 5 * FIX_DAY_US, 0,
+			     "long", &o, &s), GL_OK);
+	assert_int_equal(s.bucket_us, FIX_DAY_US);
+	assert_int_equal(s.n_buckets, 10);
+	check_dir(o.dir, 1);
+	gl_series_release(&s);
+	gl_output_release(&o);
+}
+
+static void test_no_charts(void **state)
+{
+	struct gl_output o;
+	char path[512];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 1, "none", &o, NULL), GL_OK);
+	check_dir(o.dir, 0);
+	assert_int_equal(o.n_paths, 1);		/* index.html only */
+	snprintf(path, sizeof(path), "%s/index.html", o.dir);
+	assert_int_equal(stat(path, &st), 0);
+	gl_output_release(&o);
+}
+
+static void test_unwritable_dir(void **state)
+{
+	struct gl_report rep = {0};
+	struct gl_series s = {0};
+	struct gl_output o = {.dir = "/nonexistent-gpulog-dir"};
+	struct gl_err err;
+
+	(void)state;
+	rep.window.since_us = FIX_DAY0_US;
+	rep.window.until_us = FIX_DAY0_US + FIX_DAY_US;
+	s.since_us = rep.window.since_us;
+	s.until_us = rep.window.until_us;
+	assert_int_equal(gl_emit_png(&rep, &s, &o, NULL, &err), GL_EIO);
+	assert_int_equal(o.n_paths, 0);
+	o.dir = NULL;
+	assert_int_equal(gl_emit_png(&rep, &s, &o, NULL, &err), GL_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_six_charts_deterministic),
+		cmocka_unit_test(test_empty_window),
+		cmocka_unit_test(test_long_window_daily),
+		cmocka_unit_test(test_no_charts),
+		cmocka_unit_test(test_unwritable_dir),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
