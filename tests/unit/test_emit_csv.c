@@ -1,0 +1,98 @@
+/*
+ * test_emit_csv.c - reports/emit_csv.c: RFC 4180 quoting of names with
+ * commas, quotes and unicode, defused formula cells, empty cells for
+ * undefined numbers, one file per section, replacement of old files.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../reports/report.h"
+#include "util/timeutil.h"
+
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = calloc(1, 65536);
+
+	assert_non_null(fp);
+	fread(buf, 1, 65535, fp);
+	fclose(fp);
+	return buf;
+}
+
+static void test_csv(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_emit_csv.XXXXXX", path[128];
+	struct gl_report_kernel k[2] = {
+		{.kernel = "gemm<float, \"T\">, µ", .count = 1, .min_us = 5, .max_us = 5,
+		 .mean_us = 5, .stddev_us = NAN, .p50_us = 5, .p90_us = 5, .p95_us = 5,
+		 .p99_us = 5, .total_us = 5, .mean_mem_mib = NAN},
+		{.kernel = "=cmd|' /C calc'!A0", .count = 2, .min_us = -1.5, .max_us = 2,
+		 .mean_us = 0.25, .stddev_us = 0, .p50_us = 0.25, .p90_us = 1, .p95_us = 1,
+		 .p99_us = 2, .total_us = 0.5, .mean_mem_mib = 3},
+	};
+	struct gl_report_bucket hist[1] = {{0, 0}};
+	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
+			      .kernels = k, .n_kernels = 2, .top = 20};
+	struct gl_output out = {0};
+	struct gl_err err;
+	FILE *fp;
+
+	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
+	r.memory.peak_mib = r.memory.last_mib = NAN;
+	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
+	r.memory.rmm.histogram = hist;
+	r.errors.per_1000_events = r.errors.per_hour = NAN;
+	assert_non_null(mkdtemp(dir));
+	/* an older file of the same name is replaced */
+	snprintf(path, sizeof(path), "%s/kernels.csv", dir);
+	fp = fopen(path, "w");
+	fputs("old content\n", fp);
+	fclose(fp);
+	out.dir = dir;
+	assert_int_equal(gl_emit_csv(&r, &out, &err), GL_OK);
+	assert_int_equal(out.n_paths, 8);
+	char *s = slurp(path);
+	assert_string_equal(s,
+		"kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
+		"total_us,anomalies,flagged_anomalies,mean_mem_mib\r\n"
+		"\"gemm<float, \"\"T\"\">, µ\",1,5,5,5,,5,5,5,5,5,0,0,\r\n"
+		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3\r\n");
+	free(s);
+	const char *names[] = {"summary", "trends", "anomalies", "memory", "errors", "alerts",
+			       "baseline"};
+	for (size_t i = 0; i < 7; i++) {
+		snprintf(path, sizeof(path), "%s/%s.csv", dir, names[i]);
+		s = slurp(path);
+		assert_true(strchr(s, '\n') != NULL);	/* a header row at least */
+		assert_null(strstr(s, "nan"));
+		free(s);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/kernels.csv", dir);
+	unlink(path);
+	gl_output_release(&out);
+	assert_int_equal(rmdir(dir), 0);	/* no temporary file left */
+
+	/* csv needs a directory */
+	struct gl_output none = {.fp = stdout};
+	assert_int_equal(gl_emit_csv(&r, &none, &err), GL_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_csv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+/*
+ * test_emit_json.c - reports/emit_json.c: the top-level keys, null for
+ * undefined statistics (never NaN), names with quotes, commas, '<>' and
+ * unicode kept exactly, invalid UTF-8 made valid.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "../../reports/report.h"
+#include "util/timeutil.h"
+
+static void test_json(void **state)
+{
+	(void)state;
+	char name[] = "gemm<float, \"T\">, µ ✓";
+	char bad[] = "x\xff";
+	struct gl_report_kernel k[2] = {
+		{.kernel = name, .count = 1, .min_us = 5, .max_us = 5, .mean_us = 5,
+		 .stddev_us = NAN, .p50_us = 5, .p90_us = 5, .p95_us = 5, .p99_us = 5,
+		 .total_us = 5, .mean_mem_mib = INFINITY},
+		{.kernel = bad, .count = 1},
+	};
+	struct gl_report_bucket hist[1] = {{0, 0}};
+	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
+			      .kernels = k, .n_kernels = 2, .top = 20};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct gl_output out = {.fp = fp};
+	struct gl_err err;
+	json_error_t jerr;
+
+	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
+	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
+	r.memory.peak_mib = r.memory.last_mib = NAN;
+	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
+	r.memory.rmm.histogram = hist;
+	r.errors.per_1000_events = r.errors.per_hour = NAN;
+	assert_int_equal(gl_emit_json(&r, &out, &err), GL_OK);
+	fclose(fp);
+	assert_null(strstr(buf, "NaN"));
+	assert_null(strstr(buf, "nan"));
+	assert_null(strstr(buf, "inf"));
+	json_t *doc = json_loads(buf, 0, &jerr);
+	assert_non_null(doc);
+	const char *keys[] = {"generator", "window", "summary", "kernels", "trends", "anomalies",
+			      "memory", "errors", "alerts", "baseline"};
+	assert_int_equal(json_object_size(doc), 10);
+	for (size_t i = 0; i < 10; i++)
+		assert_non_null(json_object_get(doc, keys[i]));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "window"),
+							      "since")),
+			    "2025-01-01T00:00:00Z");
+	json_t *k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+	assert_string_equal(json_string_value(json_object_get(k0, "kernel")), name);
+	assert_true(json_is_null(json_object_get(k0, "stddev_us")));
+	assert_true(json_is_null(json_object_get(k0, "mean_mem_mib")));
+	assert_true(json_number_value(json_object_get(k0, "p95_us")) == 5);
+	json_t *k1 = json_array_get(json_object_get(doc, "kernels"), 1);
+	assert_string_equal(json_string_value(json_object_get(k1, "kernel")), "x?");
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "summary"), "first_ts")));
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "errors"), "per_hour")));
+	json_decref(doc);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

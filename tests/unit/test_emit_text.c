@@ -1,0 +1,76 @@
+/*
+ * test_emit_text.c - reports/emit_text.c: at most 100 columns (counting
+ * code points) even with long unicode names, "-" for undefined numbers,
+ * the sections a reader looks for.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../reports/report.h"
+#include "util/timeutil.h"
+
+static void test_text(void **state)
+{
+	(void)state;
+	char name[] = "ünïcode_kernel_with_a_very_long_templated_name<float, 128, 64, true>";
+	char msg[300];
+	struct gl_report_kernel k[1] = {
+		{.kernel = name, .count = 1, .min_us = 5, .max_us = 5, .mean_us = 5,
+		 .stddev_us = NAN, .p50_us = 5, .p90_us = 5, .p95_us = 5, .p99_us = 5,
+		 .total_us = 5, .mean_mem_mib = NAN},
+	};
+	struct gl_report_alert al = {.severity = GL_SEVERITY_CRITICAL, .rule = "r",
+				     .subject = "s", .message = msg};
+	struct gl_report_bucket hist[1] = {{0, 0}};
+	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
+			      .kernels = k, .n_kernels = 1, .alerts = &al, .n_alerts = 1,
+			      .top = 20};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct gl_output out = {.fp = fp};
+	struct gl_err err;
+
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
+	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
+	r.memory.peak_mib = r.memory.last_mib = NAN;
+	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
+	r.memory.rmm.histogram = hist;
+	r.errors.per_1000_events = r.errors.per_hour = NAN;
+	assert_int_equal(gl_emit_text(&r, &out, &err), GL_OK);
+	fclose(fp);
+	size_t cols = 0, max = 0;
+	for (const char *p = buf; *p; p++) {
+		if (*p == '\n') {
+			max = cols > max ? cols : max;
+			cols = 0;
+		} else if (((unsigned char)*p & 0xC0) != 0x80) {
+			cols++;
+		}
+	}
+	assert_true(max <= 100);
+	assert_non_null(strstr(buf, "2025-01-01T00:00:00Z .. 2025-01-02T00:00:00Z"));
+	assert_non_null(strstr(buf, "ünïcode_kernel"));
+	assert_non_null(strstr(buf, "critical"));
+	assert_non_null(strstr(buf, "No events in this window."));
+	assert_null(strstr(buf, "nan"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
