@@ -332,7 +332,11 @@ static int is_operator_lt(const char *s, size_t i)
 	       (i >= 9 && strncmp(s + i - 9, "operator<", 9) == 0);
 }
 
-/* Cuts s at its top-level parameter list; returns 1 when there was one. */
+/*
+ * Cuts s at its top-level parameter list; returns 1 when there was one. A
+ * parameter list follows the name at once ("kernel<4>(int)"); a '(' after
+ * a space is prose ("memory in use (MiB)") and stays.
+ */
 static int drop_params(char *s)
 {
 	int depth = 0;
@@ -342,7 +346,8 @@ static int drop_params(char *s)
 			depth++;
 		else if (s[i] == '>' && depth > 0 && !(i > 0 && s[i - 1] == '-'))
 			depth--;
-		else if (s[i] == '(' && depth == 0 && i > 0 && !is_anon_ns(s + i)) {
+		else if (s[i] == '(' && depth == 0 && i > 0 && s[i - 1] != ' ' &&
+			 !is_anon_ns(s + i)) {
 			while (i > 0 && s[i - 1] == ' ')
 				i--;
 			s[i] = '\0';

@@ -131,7 +131,7 @@ static void fit_of(const struct gl_report_trend *tr, const struct gl_series *s,
 static int chart_memory(const char *path, const struct gl_report *rep, const struct gl_series *s,
 			const struct gl_emit_png_opts *o, struct gl_err *err)
 {
-	struct gl_chart_series mem = {"memory in use (mean; band: min\xE2\x80\x93max)", &s->mem,
+	struct gl_chart_series mem = {"memory in use (MiB)", &s->mem,
 				      GL_CHART_LINE, 0};
 	struct gl_chart_series rmm = {"RMM outstanding allocations", &s->rmm, GL_CHART_MAXLINE, 2};
 	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};

@@ -236,6 +236,10 @@ static void test_label_cpp(void **state)
 	/* Still too long: leading scopes go. */
 	assert_string_equal(gl_chart_label(torch, 40, out, sizeof(out)),
 			    "\xE2\x80\xA6::vectorized_elementwise_kernel<\xE2\x80\xA6>");
+	/* Prose with a parenthesis is not a signature: only cut at the end. */
+	assert_string_equal(gl_chart_label("memory in use (mean; band: min-max)", 30, out,
+					   sizeof(out)),
+			    "memory in use (mean; band: mi\xE2\x80\xA6");	/* 29 + 1 */
 	/* Anonymous namespace is not a parameter list. */
 	assert_string_equal(gl_chart_label("(anonymous namespace)::reduce_kernel<float, 512, "
 					   "true, false, 16>(float const*, float*, int)", 40,
