@@ -86,7 +86,7 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = gl_err_set(err, GL_EIO, path, 0,
 				q->db ? sqlite3_errmsg(q->db) : "out of memory", "cannot open");
 		goto out;
