@@ -93,7 +93,7 @@ CREATE TABLE files (
 	stream_id     INTEGER REFERENCES streams(id),
 	consumed      INTEGER NOT NULL DEFAULT 0,	-- decompressed bytes of this file already stored
 	tail_hash     INTEGER,		-- plain files: hash of the 4 KiB before consumed
-	status        TEXT NOT NULL,	-- read | damaged | skipped | copy | empty
+	status        TEXT NOT NULL,	-- read | partial | damaged | skipped | copy | empty
 	note          TEXT,		-- the damage, or why the file was skipped
 	last_run      INTEGER REFERENCES runs(id)
 );

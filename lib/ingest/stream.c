@@ -245,8 +245,11 @@ static void notice(struct job *j, int code, const char *cause, const char *what)
 		gl_err_set(&b->notice[b->nnotice++], code, j->f->path, 0, cause, "%s", what);
 }
 
-/* Appends the stream's and the file's state as of `at` to the batch. */
-static void put_state(struct job *j, struct gl_pos at, int checkpoint)
+/*
+ * Appends the stream's and the file's state as of `at` to the batch.
+ * status is the file's status: "partial" while the file is being read.
+ */
+static void put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status)
 {
 	struct gl_producer *p = j->p;
 	struct gl_batch *b = p->b;
@@ -307,9 +310,9 @@ static void put_state(struct job *j, struct gl_pos at, int checkpoint)
 	op->u.file.consumed = sf->consumed;
 	op->u.file.has_tail = sf->has_tail;
 	op->u.file.tail_hash = sf->tail_hash;
-	op->u.file.status = j->status;
+	op->u.file.status = status;
 	op->u.file.note = gl_batch_str(b, cstr(sf->note));
-	snprintf(sf->status, sizeof(sf->status), "%s", j->status);
+	snprintf(sf->status, sizeof(sf->status), "%s", status);
 }
 
 /* The position up to which everything read is in batches. */
@@ -324,7 +327,7 @@ static int send_now(struct job *j)
 	struct gl_pos at = committed(j);
 	int cp = at.bytes >= j->last_cp + GL_CHECKPOINT_BYTES;
 
-	put_state(j, at, cp);
+	put_state(j, at, cp, "partial");
 	return j->p->send(j->p);
 }
 
@@ -956,6 +959,18 @@ static int same_file(const struct gl_sfile *k, const struct gl_found *f)
 	return ok && h == k->raw_head_hash;
 }
 
+/*
+ * Was everything in this file read last time? Not when a run stopped in
+ * the middle of it ("partial"), nor when a plain file's last line was held
+ * back as possibly unfinished (consumed < size).
+ */
+static int complete(const struct gl_sfile *k)
+{
+	if (strcmp(k->status, "partial") == 0)
+		return 0;
+	return k->gzip || strcmp(k->status, "read") != 0 || k->consumed == (uint64_t)k->size;
+}
+
 /* A plain file that grew in place: same inode, same first bytes, and the
  * 4 KiB before the stored end unchanged. */
 static int grew_in_place(const struct gl_state *s, const struct gl_sfile *k,
@@ -983,7 +998,7 @@ static int grew_in_place(const struct gl_state *s, const struct gl_sfile *k,
 /* The static spelling of a status read back from the database. */
 static const char *static_status(const char *st)
 {
-	static const char *const all[] = {"read", "damaged", "skipped", "copy", "empty"};
+	static const char *const all[] = {"read", "damaged", "skipped", "copy", "empty", "partial"};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(st, all[i]) == 0)
@@ -996,7 +1011,7 @@ static int finish(struct job *j, int rc)
 	struct gl_producer *p = j->p;
 
 	if (rc == GL_OK && j->fi >= 0)
-		put_state(j, committed(j), 1);
+		put_state(j, committed(j), 1, j->status);
 	gl_reader_close(j->r);
 	gl_parse_ctx_release(&j->ctx);
 	free(j->pend.buf);
@@ -1027,7 +1042,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 
 	/* 1. Unchanged: same path, same stat, same first bytes. */
 	fi = gl_state_file_by_path(s, f->path);
-	if (fi >= 0 && same_file(&s->file[fi], f)) {
+	if (fi >= 0 && same_file(&s->file[fi], f) && complete(&s->file[fi])) {
 		const struct gl_sfile *k = &s->file[fi];
 
 		if (strcmp(k->status, "skipped") == 0) {
@@ -1046,7 +1061,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	 * read; the row follows the file to its new path. */
 	for (int32_t k = gl_state_file_by_ino(s, f->dev, f->ino, -1); k >= 0;
 	     k = gl_state_file_by_ino(s, f->dev, f->ino, k)) {
-		if (same_file(&s->file[k], f)) {
+		if (same_file(&s->file[k], f) && complete(&s->file[k])) {
 			j.gzip = s->file[k].gzip;
 			j.status = static_status(s->file[k].status);
 			j.pos.bytes = s->file[k].consumed;

@@ -1,0 +1,39 @@
+# A run killed at any instant (SIGKILL) leaves a consistent database, and
+# the next run stores exactly the lines still missing: the result equals an
+# uninterrupted run's, line for line.
+. tests/cli/lib.sh
+
+mkdir -p $T/logs/archived
+genlines old 0 120000 | gzip -c > $T/logs/archived/gpu_20251114_000000.log.gz
+genlines mid 0 80000 > $T/logs/gpu.log.1
+genlines new 0 60000 > $T/logs/gpu.log
+printf '2025-11-16 10:00:00,000 - monitor - INFO - start\nTraceback (most recent call last):\n  File "x.py", line 1\n' > $T/logs/monitor.log
+touch -d '1 hour ago' $T/logs/*.log $T/logs/gpu.log.1
+
+ingest $T/ref.db $T/logs || fail "reference run"
+q $T/ref.db "select replace(message, char(10), '|') from events order by 1" > $T/ref.txt
+expect_eq "reference events" 260001 "$(wc -l < $T/ref.txt | tr -d ' ')"
+
+# Kill after various delays; several kills in a row before a run completes.
+for delays in "0.05" "0.2" "0.4 0.3" "0.7 0.1 0.5" "1.0" "0.02 0.02 0.02"; do
+	db=$T/k.db
+	rm -f $db $db-wal $db-shm
+	for d in $delays; do
+		"$INGEST" -q --db $db $T/logs &
+		pid=$!
+		sleep $d
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		if [ -s $db ]; then
+			expect_eq "integrity after kill ($delays)" ok "$(q $db 'pragma integrity_check')"
+		fi
+	done
+	ingest $db $T/logs || fail "run after kill ($delays)"
+	q $db "select replace(message, char(10), '|') from events order by 1" > $T/k.txt
+	cmp -s $T/ref.txt $T/k.txt || fail "after kills at $delays: $(wc -l < $T/k.txt) events, expected 260001 (diff: $(diff $T/ref.txt $T/k.txt | head -3))"
+	expect_eq "duplicate stream lines ($delays)" 0 \
+		"$(q $db 'select count(*) from (select 1 from events group by stream_id, line having count(*) > 1)')"
+	expect_eq "continuation kept ($delays)" 1 \
+		"$(q $db "select count(*) from events where message like 'start%File \"x.py\", line 1'")"
+done
+exit 0
