@@ -39,6 +39,10 @@ static const char *const field_keys[GL_JF_COUNT] = {
 	[GL_JF_ANOMALY] = "performance_anomaly",
 };
 
+static const unsigned char field_lens[GL_JF_COUNT] = {
+	9, 5, 9, 7, 8, 17, 15, 11, 11, 17, 19, 14, 23, 11, 17, 19,
+};
+
 const char *gl_json_field_key(enum gl_json_field_id id)
 {
 	return field_keys[id];
@@ -48,8 +52,10 @@ int gl_json_field_lookup(const char *key, size_t len, int gpu)
 {
 	int lo = gpu ? GL_JF_FIRST_GPU : 0, hi = gpu ? GL_JF_COUNT : GL_JF_FIRST_GPU;
 
+	/* Called for every key of every line: compare the length and first byte first. */
 	for (int id = lo; id < hi; id++)
-		if (strlen(field_keys[id]) == len && memcmp(field_keys[id], key, len) == 0)
+		if (field_lens[id] == len && field_keys[id][0] == key[0] &&
+		    memcmp(field_keys[id], key, len) == 0)
 			return id;
 	return -1;
 }
@@ -264,6 +270,44 @@ static int decode_field(struct gl_parse_ctx *ctx, const struct gl_json_val *v, i
 	}
 }
 
+/*
+ * Walks the gpu_metrics object in place, at sc->pos: its members are kept
+ * in vals, replacing those of an earlier gpu_metrics (the last one wins).
+ */
+static int walk_gpu(struct gl_json_scan *sc, struct gl_json_val *vals)
+{
+	size_t outer_members = sc->members, start;
+	struct gl_json_val key, val;
+	int rc, id;
+
+	if (gl_json_object_begin(sc) < 0)
+		return -1;
+	start = sc->pos - 1;
+	while ((rc = gl_json_object_next(sc, 3, &key, &val)) > 0) {
+		id = lookup_key(&key, 1);
+		if (id >= 0)
+			vals[id] = val;
+	}
+	sc->members = outer_members;
+	if (rc < 0)
+		return -1;
+	vals[GL_JF_GPU_METRICS].type = GL_JSON_OBJECT;
+	vals[GL_JF_GPU_METRICS].p = sc->s + start;
+	vals[GL_JF_GPU_METRICS].len = sc->pos - start;
+	vals[GL_JF_GPU_METRICS].flags = 0;
+	return 0;
+}
+
+static int next_is_brace(const struct gl_json_scan *sc)
+{
+	size_t i = sc->pos;
+
+	while (i < sc->len && (sc->s[i] == ' ' || sc->s[i] == '\t' || sc->s[i] == '\r' ||
+			       sc->s[i] == '\n'))
+		i++;
+	return i < sc->len && sc->s[i] == '{';
+}
+
 int gl_json_fast_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		       struct gl_rec *rec, const char **reason, const char **field,
 		       size_t *field_len)
@@ -279,8 +323,21 @@ int gl_json_fast_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 	gl_json_scan_init(&sc, line, len);
 	if (gl_json_object_begin(&sc) < 0)
 		goto defer;
-	while ((rc = gl_json_object_next(&sc, 2, &key, &val)) > 0) {
+	while ((rc = gl_json_object_key(&sc, &key)) > 0) {
 		id = lookup_key(&key, 0);
+		if (id == GL_JF_GPU_METRICS) {
+			for (int k = GL_JF_FIRST_GPU; k < GL_JF_COUNT; k++)
+				vals[k].type = GL_JSON_ABSENT;
+			if (next_is_brace(&sc)) {
+				rc = walk_gpu(&sc, vals);
+				if (rc < 0)
+					break;
+				continue;
+			}
+		}
+		rc = gl_json_scan_value(&sc, 2, &val);
+		if (rc < 0)
+			break;
 		if (id >= 0)
 			vals[id] = val;
 	}
@@ -291,23 +348,6 @@ int gl_json_fast_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 	}
 	if (gl_json_scan_end(&sc) < 0)
 		goto defer;
-	if (vals[GL_JF_GPU_METRICS].type == GL_JSON_OBJECT) {
-		struct gl_json_scan sub;
-
-		gl_json_scan_init(&sub, vals[GL_JF_GPU_METRICS].p, vals[GL_JF_GPU_METRICS].len);
-		rc = gl_json_object_begin(&sub);
-		while (rc == 0 && (rc = gl_json_object_next(&sub, 3, &key, &val)) > 0) {
-			id = lookup_key(&key, 1);
-			if (id >= 0)
-				vals[id] = val;
-			rc = 0;
-		}
-		/* Cannot fail once the walk above accepted the object; kept safe all the same. */
-		if (rc < 0) {
-			sc.err = sub.err;
-			goto defer;
-		}
-	}
 	gl_json_fields_init(&jf);
 	for (id = 0; id < GL_JF_COUNT; id++) {
 		if (decode_field(ctx, &vals[id], id, &jf.f[id]) < 0) {

@@ -54,12 +54,13 @@ static int is_digit(unsigned char c)
 }
 
 /*
- * 1 when none of the 8 bytes at p needs a look inside a string: no '"',
- * no '\\', no control byte, no byte >= 0x80 (bit tricks after Anderson's
- * "Bit Twiddling Hacks", hasless/haszero). A 0 may be a false alarm; the
- * byte loop then decides.
+ * Marks (bit 7 of a byte) the bytes at p[0..8) that need a look inside a
+ * string: '"', '\\', a control byte, a byte >= 0x80 (bit tricks after
+ * Anderson's "Bit Twiddling Hacks", haszero/hasless). A borrow can mark
+ * a harmless byte, but only above a truly marked one: the lowest mark is
+ * always exact, which is all the caller uses.
  */
-static int chunk_plain(const unsigned char *p)
+static uint64_t chunk_special(const unsigned char *p)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
 	uint64_t x, ctl, q, bs;
@@ -70,7 +71,7 @@ static int chunk_plain(const unsigned char *p)
 	q = (q - ones) & ~q & high;
 	bs = x ^ (ones * '\\');
 	bs = (bs - ones) & ~bs & high;
-	return ((x & high) | ctl | q | bs) == 0;
+	return (x & high) | ctl | q | bs;
 }
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), or 0. */
@@ -140,8 +141,17 @@ static int scan_string(struct gl_json_scan *sc, size_t *pi, unsigned *flags)
 	for (;;) {
 		unsigned c;
 
-		while (i + 8 <= n && chunk_plain(b + i))
+		while (i + 8 <= n) {
+			uint64_t m = chunk_special(b + i);
+
+			if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				i += (size_t)__builtin_ctzll(m) >> 3;
+#endif
+				break;
+			}
 			i += 8;
+		}
 		if (i >= n)
 			return fail(sc, i, "premature end of input in a string");
 		c = b[i];
@@ -466,8 +476,7 @@ int gl_json_object_begin(struct gl_json_scan *sc)
 	return 0;
 }
 
-int gl_json_object_next(struct gl_json_scan *sc, unsigned depth, struct gl_json_val *key,
-			struct gl_json_val *val)
+int gl_json_object_key(struct gl_json_scan *sc, struct gl_json_val *key)
 {
 	const unsigned char *b = (const unsigned char *)sc->s;
 	size_t n = sc->len, i = skip_ws(b, n, sc->pos), k0;
@@ -499,6 +508,16 @@ int gl_json_object_next(struct gl_json_scan *sc, unsigned depth, struct gl_json_
 		return fail(sc, i, "':' expected");
 	sc->pos = i + 1;
 	sc->members++;
+	return 1;
+}
+
+int gl_json_object_next(struct gl_json_scan *sc, unsigned depth, struct gl_json_val *key,
+			struct gl_json_val *val)
+{
+	int rc = gl_json_object_key(sc, key);
+
+	if (rc <= 0)
+		return rc;
 	return gl_json_scan_value(sc, depth, val) < 0 ? -1 : 1;
 }
 

@@ -83,6 +83,12 @@ int gl_json_scan_value(struct gl_json_scan *sc, unsigned depth, struct gl_json_v
  * it fails inside a value, *key is still the member's key.
  */
 int gl_json_object_begin(struct gl_json_scan *sc);
+
+/*
+ * The first half of gl_json_object_next(): the key and its ':' only, so a
+ * caller can walk a nested object in place (then sc->pos is on its value).
+ */
+int gl_json_object_key(struct gl_json_scan *sc, struct gl_json_val *key);
 int gl_json_object_next(struct gl_json_scan *sc, unsigned depth, struct gl_json_val *key,
 			struct gl_json_val *val);
 

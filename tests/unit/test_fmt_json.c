@@ -672,13 +672,17 @@ static void gen_string_body(struct gen *g)
 			break;
 		}
 		case 2:
-			putf(g, "\\u%04x\\u%04x", 0xD800 + pick(g, 0x400), 0xDC00 + pick(g, 0x400));
+			unsigned hi = 0xD800 + pick(g, 0x400), lo = 0xDC00 + pick(g, 0x400);
+
+			putf(g, "\\u%04x\\u%04x", hi, lo);
 			break;
 		case 3:
 			put(g, raw[pick(g, 6)]);
 			break;
 		case 4:
-			putf(g, "Kernel k%u executed in %u.%u%s", pick(g, 50), pick(g, 1000), pick(g, 100),
+			unsigned kn = pick(g, 50), whole = pick(g, 1000), frac = pick(g, 100);
+
+			putf(g, "Kernel k%u executed in %u.%u%s", kn, whole, frac,
 			     pick(g, 2) ? "\xce\xbcs" : "ms");
 			break;
 		default: {
@@ -705,6 +709,12 @@ static void gen_string(struct gen *g)
 
 static void gen_number(struct gen *g)
 {
+	unsigned a, b, c;
+	int neg;
+	char e;
+	const char *sign;
+	double x;
+
 	static const char *const fixed[] = {
 		"0", "-0", "0.0", "-0.0", "1e-400", "4.9e-324", "1.7976931348623157e308",
 		"9223372036854775807", "-9223372036854775808", "1E+2", "2.5e-3",
@@ -720,18 +730,27 @@ static void gen_number(struct gen *g)
 		putf(g, "%d", (int)pick(g, 2000) - 1000);
 		break;
 	case 2:
-		putf(g, "%s%u.%0*u", pick(g, 4) ? "" : "-", pick(g, 100000), (int)(1 + pick(g, 6)),
-		     pick(g, 100000));
+		neg = pick(g, 4) == 0;
+		a = pick(g, 100000);
+		b = 1 + pick(g, 6);
+		c = pick(g, 100000);
+		putf(g, "%s%u.%0*u", neg ? "-" : "", a, (int)b, c);
 		break;
 	case 3:
-		putf(g, "%u.%u%c%s%u", pick(g, 10), pick(g, 1000), pick(g, 2) ? 'e' : 'E',
-		     pick(g, 3) == 0 ? "-" : pick(g, 2) ? "+" : "", pick(g, 40));
+		a = pick(g, 10);
+		b = pick(g, 1000);
+		e = pick(g, 2) ? 'e' : 'E';
+		sign = pick(g, 3) == 0 ? "-" : pick(g, 2) ? "+" : "";
+		c = pick(g, 40);
+		putf(g, "%u.%u%c%s%u", a, b, e, sign, c);
 		break;
 	case 4:
-		putf(g, "%llu", (unsigned long long)(rnd(g) >> pick(g, 64)));
+		a = pick(g, 64);
+		putf(g, "%llu", (unsigned long long)(rnd(g) >> a));
 		break;
 	default:
-		putf(g, "%.17g", (double)(rnd(g) >> 11) / (double)(1 + (rnd(g) >> 40)));
+		x = (double)(rnd(g) >> 11);
+		putf(g, "%.17g", x / (double)(1 + (rnd(g) >> 40)));
 		break;
 	}
 }
@@ -798,8 +817,17 @@ static void gen_timestamp(struct gen *g)
 {
 	static const char *const zone[] = {"Z", "z", "+05:30", "-08:00", "", "+0100", "+5:30", "Q"};
 
-	putf(g, "\"%04u-%02u-%02u%c%02u:%02u:%02u", 1990 + pick(g, 60), 1 + pick(g, 13),
-	     1 + pick(g, 31), pick(g, 8) ? 'T' : ' ', pick(g, 25), pick(g, 60), pick(g, 61));
+	unsigned v[7];
+
+	/* one draw per statement: argument order is unspecified in C */
+	v[0] = 1990 + pick(g, 60);
+	v[1] = 1 + pick(g, 13);
+	v[2] = 1 + pick(g, 31);
+	v[3] = pick(g, 8) ? 'T' : ' ';
+	v[4] = pick(g, 25);
+	v[5] = pick(g, 60);
+	v[6] = pick(g, 61);
+	putf(g, "\"%04u-%02u-%02u%c%02u:%02u:%02u", v[0], v[1], v[2], (char)v[3], v[4], v[5], v[6]);
 	if (pick(g, 2)) {
 		unsigned nd = pick(g, 11);
 
@@ -858,7 +886,8 @@ static void gen_field_value(struct gen *g, int id)
 		break;
 	case GL_JF_ERROR_COUNT:
 	case GL_JF_RECOVERY:
-		putf(g, pick(g, 4) ? "%u" : "%u.0", pick(g, 20));
+		r = pick(g, 4);
+		putf(g, r ? "%u" : "%u.0", pick(g, 20));
 		break;
 	case GL_JF_ANOMALY:
 		put(g, pick(g, 3) == 0 ? (pick(g, 2) ? "1" : "0") : pick(g, 2) ? "true" : "false");
@@ -1160,6 +1189,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Each known key finds its own id, among the top-level or the gpu_metrics keys only. */
+static void test_field_table(void **state)
+{
+	(void)state;
+	for (int id = 0; id < GL_JF_COUNT; id++) {
+		const char *k = gl_json_field_key(id);
+		int gpu = id >= GL_JF_FIRST_GPU;
+
+		assert_int_equal(gl_json_field_lookup(k, strlen(k), gpu), id);
+		assert_int_equal(gl_json_field_lookup(k, strlen(k), !gpu), -1);
+		assert_int_equal(gl_json_field_lookup(k, strlen(k) - 1, gpu), -1);
+	}
+	assert_int_equal(gl_json_field_lookup("Message", 7, 0), -1);
+}
+
 static void test_bench(void **state)
 {
 	enum { NLINES = 4096 };
@@ -1175,23 +1219,28 @@ static void test_bench(void **state)
 	assert_true(lines && lens);
 	gl_parse_ctx_init(&c);
 	for (int i = 0; i < NLINES; i++) {
+		/* one draw per statement: argument order is unspecified in C */
+		static const unsigned mod[19] = {28, 24, 60, 60, 1000000, 8, 40, 2000, 100, 100, 8,
+						 100000, 8192, 10, 2000, 100, 4096, 4096, 100};
+		unsigned r[19];
+
+		for (int k = 0; k < 19; k++)
+			r[k] = pick(&g, mod[k]);
 		g.n = 0;
 		putf(&g, "{\"timestamp\": \"2025-09-%02uT%02u:%02u:%02u.%06uZ\", \"level\": \"%s\", "
-			 "\"component\": \"gpu\", ", 1 + pick(&g, 28), pick(&g, 24), pick(&g, 60),
-		     pick(&g, 60), pick(&g, 1000000), pick(&g, 8) ? "INFO" : "WARN");
-		putf(&g, "\"message\": \"Kernel kernel_%u executed in %u.%02u\xce\xbcs\", ", pick(&g, 40),
-		     pick(&g, 2000), pick(&g, 100));
-		putf(&g, "\"metadata\": {\"batch\": %u, \"device\": \"cuda:%u\"}, ", pick(&g, 100),
-		     pick(&g, 8));
-		putf(&g, "\"execution_time_ms\": 0.%05u, \"memory_usage_mb\": %u.%u, ", pick(&g, 100000),
-		     pick(&g, 8192), pick(&g, 10));
+			 "\"component\": \"gpu\", ", 1 + r[0], r[1], r[2], r[3], r[4],
+		     r[5] ? "INFO" : "WARN");
+		putf(&g, "\"message\": \"Kernel kernel_%u executed in %u.%02u\xce\xbcs\", ", r[6], r[7],
+		     r[8]);
+		putf(&g, "\"metadata\": {\"batch\": %u, \"device\": \"cuda:%u\"}, ", r[9], r[10]);
+		putf(&g, "\"execution_time_ms\": 0.%05u, \"memory_usage_mb\": %u.%u, ", r[11], r[12],
+		     r[13]);
 		putf(&g, "\"gpu_metrics\": {\"kernel_name\": \"kernel_%u\", \"execution_time_us\": "
-			 "%u.%02u, ", pick(&g, 40), pick(&g, 2000), pick(&g, 100));
+			 "%u.%02u, ", r[6], r[14], r[15]);
 		putf(&g, "\"memory_allocated_mb\": %u.0, \"memory_peak_mb\": %u.5, "
-			 "\"gpu_utilization_percent\": %u.%u, ", pick(&g, 4096), pick(&g, 4096),
-		     pick(&g, 100), pick(&g, 10));
+			 "\"gpu_utilization_percent\": %u.%u, ", r[16], r[17], r[18], r[13]);
 		putf(&g, "\"error_count\": %u, \"recovery_attempts\": %u, \"performance_anomaly\": %s}}",
-		     pick(&g, 2), pick(&g, 2), pick(&g, 10) ? "false" : "true");
+		     r[10] % 2, r[9] % 2, r[5] == 7 ? "true" : "false");
 		lines[i] = malloc(g.n);
 		assert_non_null(lines[i]);
 		memcpy(lines[i], g.buf, g.n);
@@ -1245,6 +1294,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_realdata_gpufl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_from_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_differential, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bench, setup, teardown),
 	};
