@@ -168,6 +168,9 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 		return NULL;
 	}
 	gl_parse_ctx_init(&ctx);
+	const struct gl_format *broken = NULL;
+	long broken_bad = 0;
+
 	for (size_t f = 0; gl_formats[f]; f++) {
 		long good = 0, bad = 0, foreign = 0;
 
@@ -194,14 +197,26 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 				break;
 			}
 		}
-		/* Most records parse, and the lines no record explains are few. */
-		long score = good - bad - foreign;
+		/*
+		 * Records of the format, even malformed ones, are evidence for
+		 * it; only lines that are no part of it count against it. A
+		 * file whose first lines are all broken records of one format
+		 * is still read as that format, so its lines become rejects
+		 * instead of the file being skipped.
+		 */
+		long score = good - foreign;
 
-		if (good > 0 && good >= bad && score > best_score) {
+		if (good > 0 && score > best_score) {
 			best = gl_formats[f];
 			best_score = score;
 		}
+		if (!good && !foreign && bad > broken_bad) {
+			broken = gl_formats[f];
+			broken_bad = bad;
+		}
 	}
+	if (!best)
+		best = broken;
 	gl_parse_ctx_release(&ctx);
 	if (!best) {
 		char c = lines[first].p[0];

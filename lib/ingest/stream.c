@@ -236,13 +236,19 @@ static struct gl_str cstr(const char *s)
 	return v;
 }
 
-/* A problem to tell the user; code GL_OK marks information (a skipped file). */
-static void notice(struct job *j, int code, const char *cause, const char *what)
+/*
+ * A problem to tell the user about this file, read as "<what> '<path>':
+ * <cause><more>"; code GL_OK marks information (a skipped file).
+ */
+static void notice(struct job *j, int code, const char *what, const char *cause,
+		   const char *more)
 {
 	struct gl_batch *b = j->p->b;
+	char c[300];
 
+	snprintf(c, sizeof(c), "%.200s%.90s", cause ? cause : "", more);
 	if (b->nnotice < GL_BATCH_NOTICES)
-		gl_err_set(&b->notice[b->nnotice++], code, j->f->path, 0, cause, "%s", what);
+		gl_err_set(&b->notice[b->nnotice++], code, j->f->path, 0, c, "%s", what);
 }
 
 /*
@@ -690,7 +696,7 @@ static int read_lines(struct job *j)
 		if ((rc = set_note(j, j->note)) != GL_OK ||
 		    (rc = add_reject(j, 0, j->pos.bytes, 0, NULL, 0, j->note)) != GL_OK)
 			return rc;
-		notice(j, GL_EFORMAT, j->note, "damaged input, lines before the damage kept:");
+		notice(j, GL_EFORMAT, "damaged", j->note, "; every line before it was kept");
 	}
 	return GL_OK;
 }
@@ -1048,7 +1054,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		if (strcmp(k->status, "skipped") == 0) {
 			p->b->files_skipped++;
 			j.fi = fi;
-			notice(&j, GL_OK, k->note, "skipped, not a log of a known format:");
+			notice(&j, GL_OK, "skipped", "not a log of a known format: ", k->note);
 		} else {
 			p->b->files_unchanged++;
 		}
@@ -1142,7 +1148,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		if (j.damaged && ((rc = set_note(&j, j.note)) != GL_OK))
 			return finish(&j, rc);
 		if (j.damaged)
-			notice(&j, GL_EFORMAT, j.note, "damaged copy of content already stored:");
+			notice(&j, GL_EFORMAT, "damaged", j.note, " (a copy of lines already stored)");
 		s->file[j.fi].stream_id = s->stream[si].id;
 		p->b->files_rotated++;
 		return finish(&j, GL_OK);
@@ -1162,7 +1168,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 			snprintf(note, sizeof(note), "%s", why);
 			if ((rc = set_note(&j, note)) != GL_OK)
 				return finish(&j, rc);
-			notice(&j, GL_OK, why, "skipped, not a log of a known format:");
+			notice(&j, GL_OK, "skipped", "not a log of a known format: ", why);
 			p->b->files_skipped++;
 		}
 		return finish(&j, GL_OK);

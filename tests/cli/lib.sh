@@ -5,7 +5,7 @@ BUILD=${BUILD:-build}
 INGEST="$PWD/$BUILD/bin/gpulog-ingest"
 REPORT="$PWD/$BUILD/bin/gpulog-report"
 T=$(mktemp -d /tmp/gpulog-cli.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 REALDATA=${GL_REALDATA:-../shared/realdata}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
