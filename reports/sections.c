@@ -687,7 +687,8 @@ static int component_counts(struct build *b, const uint64_t *counts,
 		if (!(*out)[(*n_out)++].name)
 			return oom(b->err);
 	}
-	qsort(*out, *n_out, sizeof(**out), cmp_count_name);
+	if (*n_out > 1)
+		qsort(*out, *n_out, sizeof(**out), cmp_count_name);
 	return GL_OK;
 }
 
