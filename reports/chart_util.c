@@ -340,6 +340,13 @@ static int is_operator_lt(const char *s, size_t i)
 static int drop_params(char *s)
 {
 	int depth = 0;
+	size_t len = strlen(s);
+
+	/* A demangled signature ends with its parameter list: "...)" or "...) const". */
+	if (len > 6 && strcmp(s + len - 6, " const") == 0)
+		len -= 6;
+	if (len == 0 || s[len - 1] != ')')
+		return 0;
 
 	for (size_t i = 0; s[i]; i++) {
 		if (s[i] == '<' && !is_operator_lt(s, i))
@@ -379,7 +386,16 @@ static void drop_return_type(char *s)
 		memmove(s, s + cut, strlen(s + cut) + 1);
 }
 
-/* Replaces every outermost template argument list by "<…>". */
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/*
+ * Replaces every outermost template argument list by "<…>". A template list
+ * follows a name ("Array<char*, 1>"); a '<' after anything else is text.
+ */
 static void elide_templates(char *s)
 {
 	size_t w = 0;
@@ -388,7 +404,8 @@ static void elide_templates(char *s)
 	for (size_t i = 0; s[i]; i++) {
 		char ch = s[i];
 
-		if (ch == '<' && !is_operator_lt(s, i)) {
+		if (ch == '<' && !is_operator_lt(s, i) &&
+		    (depth > 0 || (i > 0 && is_ident(s[i - 1])))) {
 			if (depth++ == 0) {
 				memcpy(s + w, "<\xE2\x80\xA6", 4);
 				w += 4;

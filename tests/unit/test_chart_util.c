@@ -240,6 +240,12 @@ static void test_label_cpp(void **state)
 	assert_string_equal(gl_chart_label("memory in use (mean; band: min-max)", 30, out,
 					   sizeof(out)),
 			    "memory in use (mean; band: mi\xE2\x80\xA6");	/* 29 + 1 */
+	/* Not a signature unless it ends with the parameter list. */
+	assert_string_equal(gl_chart_label("<script>alert('k')</script> & \"co\"", 30, out,
+					   sizeof(out)),
+			    "<script>alert('k')</script> &\xE2\x80\xA6");
+	assert_string_equal(gl_chart_label("void ns::kern<int, float>(int*, float) const", 30,
+					   out, sizeof(out)), "ns::kern<int, float>");
 	/* Anonymous namespace is not a parameter list. */
 	assert_string_equal(gl_chart_label("(anonymous namespace)::reduce_kernel<float, 512, "
 					   "true, false, 16>(float const*, float*, int)", 40,
