@@ -484,6 +484,41 @@ static void test_anomalies_in_report(void **state)
 	fx_close(&f);
 }
 
+static void test_filters(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	struct gl_report_config cfg;
+	struct gl_query *q;
+	struct gl_err err;
+	const char *comps[] = {"train*"}, *kerns[] = {"gemm*", "conv[12]"};
+
+	fx_open(&f);
+	ev(&f, T0, 5, "trainer", "gemm_a", 10, NAN, "boom");
+	ev(&f, T0 + 1, 3, "trainer", "conv1", 20, NAN, NULL);
+	ev(&f, T0 + 2, 3, "trainer", "conv3", 30, NAN, NULL);
+	ev(&f, T0 + 3, 5, "loader", "gemm_b", 40, NAN, "boom");
+	ev(&f, T0 + 4, 3, NULL, NULL, NAN, NAN, NULL);
+	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
+	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
+				     .components = comps, .ncomponents = 1,
+				     .kernels = kerns, .nkernels = 2};
+	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
+	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
+	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
+	/* component filter: 3 trainer events; kernel filter: gemm_a and conv1 only */
+	assert_int_equal(r.summary.events, 3);
+	assert_int_equal(r.errors.errors, 1);
+	assert_int_equal(r.n_kernels, 2);
+	kernel(&r, "gemm_a");
+	kernel(&r, "conv1");
+	gl_report_release(&r);
+	gl_query_close(q);
+	gl_config_release(&cfg);
+	fx_close(&f);
+}
+
 static void test_message_shape(void **state)
 {
 	(void)state;
@@ -518,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_rmm_replay),
 		cmocka_unit_test(test_rmm_real_sample),
 		cmocka_unit_test(test_anomalies_in_report),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
