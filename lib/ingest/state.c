@@ -238,9 +238,13 @@ void gl_state_set_head(struct gl_state *s, int32_t si, struct gl_pos head)
 int gl_state_add_checkpoint(struct gl_state *s, int32_t si, struct gl_pos pos)
 {
 	struct gl_sstream *st = &s->stream[si];
+	/* Loaded in order, appended in order: the place is nearly always the end. */
+	size_t i = st->ncp;
 
-	if (st->ncp && st->cp[st->ncp - 1].bytes == pos.bytes) {
-		st->cp[st->ncp - 1] = pos;
+	while (i > 0 && st->cp[i - 1].bytes > pos.bytes)
+		i--;
+	if (i > 0 && st->cp[i - 1].bytes == pos.bytes) {
+		st->cp[i - 1] = pos;
 		return 0;
 	}
 	if (st->ncp == st->capcp) {
@@ -252,13 +256,7 @@ int gl_state_add_checkpoint(struct gl_state *s, int32_t si, struct gl_pos pos)
 		st->cp = v;
 		st->capcp = cap;
 	}
-	/* Loaded in order, appended in order: insertion keeps it sorted anyway. */
-	size_t i = st->ncp;
-
-	while (i > 0 && st->cp[i - 1].bytes > pos.bytes) {
-		st->cp[i] = st->cp[i - 1];
-		i--;
-	}
+	memmove(&st->cp[i + 1], &st->cp[i], (st->ncp - i) * sizeof(*st->cp));
 	st->cp[i] = pos;
 	st->ncp++;
 	return 0;
