@@ -351,8 +351,12 @@ static void broken_line(const PLFLT *x, const PLFLT *y, size_t n)
 /* Fewer non-empty columns than this: also draw each as a dot. */
 #define DOTS_BELOW 200
 
+/*
+ * Phase 0 draws the min..max band (alpha alpha), phase 1 the line, dots and
+ * anomaly rings: all bands go under all lines, so no band hides a line.
+ */
 static void draw_series(const struct gl_chart_series *s, size_t pos, const struct yaxis *ax,
-			size_t *n_anomaly_cols)
+			size_t *n_anomaly_cols, int phase, double alpha)
 {
 	const struct gl_chart_cols *c = s->cols;
 	size_t n = c->ncols, nonempty = 0, m = 0, last = 0;
@@ -368,10 +372,12 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 		nonempty += c->col[i].n > 0;
 
 	/* The min..max band, one polygon per run of adjacent columns. */
-	if (s->style == GL_CHART_LINE) {
+	if (phase == 0) {
 		const uint8_t *rgb = gl_chart_palette[color - COL_PALETTE];
 
-		plscol0a(COL_BAND, rgb[0], rgb[1], rgb[2], 0.28);
+		if (s->style != GL_CHART_LINE)
+			goto out;
+		plscol0a(COL_BAND, rgb[0], rgb[1], rgb[2], alpha);
 		set_color(COL_BAND);
 		for (size_t i = 0; i < n;) {
 			size_t j = i, k = 0;
@@ -392,6 +398,7 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 				plline(2, bx, by);
 			i = j > i ? j : i + 1;
 		}
+		goto out;
 	}
 
 	/* The line (means, or maxima), broken at long gaps. */
@@ -593,9 +600,13 @@ static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64
 		plschr(0, TEXT_SCALE * 0.85);
 	time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
 		 &day_us);
-	for (size_t s = 0; s < p->nseries; s++)
-		if (p->series[s].cols && p->series[s].cols->col)
-			draw_series(&p->series[s], s, &ax, &anomaly_cols);
+	/* Overlapping bands of many series turn grey: fainter the more there are. */
+	double alpha = p->nseries <= 2 ? 0.28 : p->nseries <= 4 ? 0.16 : 0.09;
+
+	for (int phase = 0; phase < 2; phase++)
+		for (size_t s = 0; s < p->nseries; s++)
+			if (p->series[s].cols && p->series[s].cols->col)
+				draw_series(&p->series[s], s, &ax, &anomaly_cols, phase, alpha);
 	for (size_t f = 0; f < p->nfits; f++)
 		draw_fit(&p->fits[f], f, &ax);
 	set_color(COL_FG);
