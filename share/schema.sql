@@ -1,4 +1,4 @@
--- gpulog database schema, version 1.
+-- gpulog database schema, version 2 (version 1 had no rejects.ts_us).
 --
 -- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
 -- (0x6770_6C67, "gplg") and PRAGMA user_version = the schema version.
@@ -145,6 +145,8 @@ CREATE INDEX mem_events_ts ON mem_events (ts_us);
 
 -- Lines that could not be parsed, and damage found in files. A reject is
 -- data: the run goes on. excerpt holds the first 1 KiB of the line.
+-- ts_us is the time of the last record before it in its stream (NULL when
+-- none came before), so that reports can count rejects in a time window.
 CREATE TABLE rejects (
 	id        INTEGER PRIMARY KEY,
 	run_id    INTEGER REFERENCES runs(id),
@@ -154,8 +156,10 @@ CREATE TABLE rejects (
 	offset    INTEGER,		-- decompressed byte offset of the line
 	reason    TEXT NOT NULL,
 	length    INTEGER,		-- full length of the line in bytes
-	excerpt   BLOB
+	excerpt   BLOB,
+	ts_us     INTEGER		-- schema version 2
 );
+CREATE INDEX rejects_ts ON rejects (ts_us);
 
 -- Events with names resolved and an ISO 8601 time.
 CREATE VIEW v_events AS
@@ -200,7 +204,8 @@ FROM mem_events m LEFT JOIN files f ON f.id = m.file_id;
 
 -- Rejected lines with their file.
 CREATE VIEW v_rejects AS
-SELECT r.id, f.path, r.line, r.offset, r.reason, r.length,
+SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,
+       f.path, r.line, r.offset, r.reason, r.length,
        CAST(r.excerpt AS TEXT) AS excerpt, r.run_id
 FROM rejects r LEFT JOIN files f ON f.id = r.file_id;
 

@@ -41,6 +41,7 @@ struct gl_bmem {
 };
 
 struct gl_brej {
+	int64_t ts_us;			/* the last record's time before it, or GL_TS_NONE */
 	int64_t stream_id;		/* 0: none (damage found before any stream) */
 	int64_t file_id;
 	uint64_t line;			/* 0: not a line (file damage) */

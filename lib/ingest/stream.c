@@ -67,6 +67,7 @@ struct job {
 	char note[300];
 	int damaged;
 	uint64_t new_lines;
+	int64_t last_ts;		/* time of the last record stored, for rejects */
 };
 
 /* --- small helpers -------------------------------------------------- */
@@ -357,6 +358,7 @@ static int add_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t le
 		return rc;
 	b = j->p->b;
 	r = &b->rej[b->nrej++];
+	r->ts_us = j->last_ts;
 	r->stream_id = j->si >= 0 ? j->p->state->stream[j->si].id : 0;
 	r->file_id = j->p->state->file[j->fi].id;
 	r->line = line;
@@ -392,6 +394,8 @@ static int add_event(struct job *j, const struct gl_event *e, uint64_t line)
 	x->stream_id = st->id;
 	x->file_id = j->p->state->file[j->fi].id;
 	x->line = line;
+	if (e->ts_us != GL_TS_NONE)
+		j->last_ts = e->ts_us;
 	return GL_OK;
 }
 
@@ -406,6 +410,7 @@ static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 	b = j->p->b;
 	x = &b->mem[b->nmem++];
 	x->m = *m;
+	j->last_ts = m->ts_us;
 	x->stream_id = j->p->state->stream[j->si].id;
 	x->file_id = j->p->state->file[j->fi].id;
 	x->line = line;
@@ -1040,6 +1045,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	j.f = f;
 	j.fi = j.si = -1;
 	j.status = "read";
+	j.last_ts = GL_TS_NONE;
 	gl_parse_ctx_init(&j.ctx);
 
 	/* Make sure a whole file's state ops fit in this batch. */

@@ -138,12 +138,24 @@ static int take_lock(struct gl_store *st, int nowait, void (*waiting)(void *), v
 }
 
 /*
- * Migrations from version v to v + 1, applied in order in one transaction
- * each. Version 1 is the first schema: there is nothing to migrate yet; a
- * new schema version adds its statement here and to share/schema.sql.
+ * Migrations from version v to v + 1, applied in order, each in one
+ * transaction with its new user_version. A new schema version adds its
+ * statements here and changes share/schema.sql to the same result, so a
+ * migrated database and a fresh one are alike (tests/cli/t_ingest_migrate.sh
+ * compares them).
  */
 static const char *const migrations[GL_SCHEMA_VERSION] = {
-	NULL, /* 0 -> 1: a fresh database, created from schema.sql */
+	/* 0 -> 1: a fresh database is created from schema.sql, never migrated */
+	NULL,
+	/* 1 -> 2: rejects get the time of the record before them */
+	"ALTER TABLE rejects ADD COLUMN ts_us INTEGER;"
+	"CREATE INDEX rejects_ts ON rejects (ts_us);"
+	"DROP VIEW v_rejects;"
+	"CREATE VIEW v_rejects AS"
+	" SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,"
+	"       f.path, r.line, r.offset, r.reason, r.length,"
+	"       CAST(r.excerpt AS TEXT) AS excerpt, r.run_id"
+	" FROM rejects r LEFT JOIN files f ON f.id = r.file_id;",
 };
 
 static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
@@ -157,8 +169,8 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		if ((rc = db_exec(st, "PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
-		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version=1; COMMIT;",
-			       err)) != GL_OK) {
+		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version="
+				  GL_STR(GL_SCHEMA_VERSION) "; COMMIT;", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
 		}
@@ -169,6 +181,10 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (app != GL_APPLICATION_ID)
 		return gl_err_set(err, GL_ENOTGPULOG, st->path, 0, "not a gpulog database",
 				  "refusing database");
+	if (ver == 0)
+		return gl_err_set(err, GL_ENOTGPULOG, st->path, 0,
+				  "gpulog schema version 0 (its creation never completed)",
+				  "refusing database");
 	if (ver > GL_SCHEMA_VERSION)
 		return gl_err_set(err, GL_ENEWER, st->path, 0,
 				  "written by a newer gpulog (schema version too high)",
@@ -176,10 +192,6 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	for (; ver < GL_SCHEMA_VERSION; ver++) {
 		char sql[64];
 
-		if (!migrations[ver])
-			return gl_err_set(err, GL_ENOTGPULOG, st->path, 0,
-					  "gpulog schema version 0 (incomplete creation)",
-					  "refusing database");
 		if ((rc = db_exec(st, "BEGIN", err)) != GL_OK)
 			return rc;
 		snprintf(sql, sizeof(sql), "PRAGMA user_version=%lld", (long long)ver + 1);
@@ -217,7 +229,7 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 		return rc;
 	if ((rc = prepare(st, &st->ins_rej,
 			  "INSERT INTO rejects (run_id, file_id, stream_id, line, offset, reason,"
-			  " length, excerpt) VALUES (?,?,?,?,?,?,?,?)",
+			  " length, excerpt, ts_us) VALUES (?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->put_stream,
@@ -725,6 +737,8 @@ static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_
 	sqlite3_bind_int64(s, 7, (int64_t)r->length);
 	if (r->excerpt.p)
 		sqlite3_bind_blob(s, 8, r->excerpt.p, (int)r->excerpt.len, SQLITE_STATIC);
+	if (r->ts_us != GL_TS_NONE)
+		sqlite3_bind_int64(s, 9, r->ts_us);
 	return step(st, s, err);
 }
 

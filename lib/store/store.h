@@ -13,7 +13,9 @@
 #include "../ingest/state.h"
 
 #define GL_APPLICATION_ID 1735420007	/* 0x67706C67, "gplg" */
-#define GL_SCHEMA_VERSION 1
+#define GL_SCHEMA_VERSION 2
+#define GL_STR_(x) #x
+#define GL_STR(x) GL_STR_(x)
 
 struct gl_store;
 

@@ -49,7 +49,7 @@ int fix_make_db(const char *path)
 
 	remove(path);
 	if (sqlite3_open(path, &db) != SQLITE_OK || exec(db, gl_schema_sql) != 0 ||
-	    exec(db, "PRAGMA application_id=1735420007; PRAGMA user_version=1; BEGIN;") != 0 ||
+	    exec(db, "PRAGMA application_id=1735420007; PRAGMA user_version=2; BEGIN;") != 0 ||
 	    exec(db, "INSERT INTO streams (id, first_path, bytes, lines, hash, head_bytes, "
 		     "head_hash) VALUES (1, '/logs/gpu.log', 0, 0, 0, 0, 0);") != 0)
 		goto out;
