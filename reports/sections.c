@@ -1071,8 +1071,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		goto out;
 	if ((rc = gl_query_mem_events(q, p->since_us, p->until_us, on_mem, &b, err)) != GL_OK)
 		goto out;
-	if ((rc = gl_query_table_counts(q, &rep->summary.rejected_lines, &rep->summary.files,
-					err)) != GL_OK)
+	if ((rc = gl_query_table_counts(q, p->since_us, p->until_us, &rep->summary.rejected_lines,
+					&rep->summary.files, err)) != GL_OK)
 		goto out;
 	if ((rc = finish_kernels(&b)) != GL_OK || (rc = rmm_finish(&b)) != GL_OK)
 		goto out;

@@ -12,31 +12,58 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_movstat.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+
+/*
+ * Quantile f of x[lo..n) by selection, the same value as
+ * gsl_stats_quantile_from_sorted_data over the sorted array: with h =
+ * (n - 1) f, x(floor h) + (h - floor h) (x(floor h + 1) - x(floor h)).
+ * gsl_stats_select partitions x around the order statistic it returns, so
+ * x[k+1..n) holds the larger values: their minimum is the next one, and
+ * the next, larger quantile can search that part only. *from gets k + 1.
+ */
+static double quantile_select(double *x, size_t n, double f, size_t *from)
+{
+	double h = (double)(n - 1) * f;
+	size_t k = (size_t)floor(h);
+	double delta = h - (double)k, lo, hi;
+
+	if (k + 1 == *from) {
+		lo = x[k];	/* selected for the previous quantile */
+	} else {
+		lo = gsl_stats_select(x + *from, 1, n - *from, k - *from);
+		*from = k + 1;
+	}
+	if (k + 1 >= n || delta == 0)
+		return lo;
+	hi = gsl_stats_min(x + k + 1, 1, n - k - 1);
+	return (1 - delta) * lo + delta * hi;
+}
 
 void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
 {
+	size_t from = 0;
+
 	d->n = n;
 	d->sum = 0;
 	d->min = d->max = d->mean = d->sd = d->var = NAN;
 	d->p50 = d->p90 = d->p95 = d->p99 = NAN;
 	if (n == 0)
 		return;
-	gsl_sort(x, 1, n);
+	gsl_set_error_handler_off();	/* GSL's default handler aborts */
 	for (size_t i = 0; i < n; i++)
 		d->sum += x[i];
-	d->min = x[0];
-	d->max = x[n - 1];
+	gsl_stats_minmax(&d->min, &d->max, x, 1, n);
 	d->mean = gsl_stats_mean(x, 1, n);
 	if (n >= 2) {
 		d->var = gsl_stats_variance_m(x, 1, n, d->mean);
 		d->sd = sqrt(d->var);
 	}
-	d->p50 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
-	d->p90 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.90);
-	d->p95 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
-	d->p99 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
+	/* ascending quantiles, each selecting in what is left above the last */
+	d->p50 = quantile_select(x, n, 0.50, &from);
+	d->p90 = quantile_select(x, n, 0.90, &from);
+	d->p95 = quantile_select(x, n, 0.95, &from);
+	d->p99 = quantile_select(x, n, 0.99, &from);
 }
 
 double gl_stats_quantile_sorted(const double *x, size_t n, double f)

@@ -24,8 +24,8 @@ struct gl_stats_desc {
 };
 
 /*
- * Sorts x[0..n) in place (ascending) and describes it. n 0: every field
- * NAN except n and sum (0).
+ * Describes x[0..n), reordering it (quantiles by selection, O(n), not by a
+ * full sort). n 0: every field NAN except n and sum (0).
  */
 void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
 

@@ -17,6 +17,7 @@ struct gl_query {
 	sqlite3 *db;
 	char **names;		/* names[id], NULL where no such id */
 	size_t n_names;		/* max id + 1 */
+	int64_t version;	/* PRAGMA user_version */
 };
 
 static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
@@ -108,12 +109,13 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 				"database written by a newer gpulog", "cannot open");
 		goto out;
 	}
-	if (version < GL_DB_USER_VERSION) {
+	if (version < GL_DB_USER_VERSION_MIN) {
 		rc = gl_err_set(err, GL_ENOTGPULOG, path, 0,
 				"unknown gpulog schema version (run gpulog-ingest to migrate)",
 				"cannot open");
 		goto out;
 	}
+	q->version = version;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -233,15 +235,33 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	return rc;
 }
 
-int gl_query_table_counts(struct gl_query *q, uint64_t *rejects, uint64_t *files,
-			  struct gl_err *err)
+int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
-	int64_t r = 0, f = 0;
+	sqlite3_stmt *st = NULL;
+	int64_t f = 0, has_ts = 0;
+	int rc;
 
-	if (pragma_int(q->db, "SELECT count(*) FROM rejects", &r) != SQLITE_OK ||
-	    pragma_int(q->db, "SELECT count(*) FROM files", &f) != SQLITE_OK)
+	/* schema 2 added rejects.ts_us; trust the table, not only the version */
+	if (q->version >= 2 &&
+	    pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('rejects') WHERE name = 'ts_us'",
+		       &has_ts) != SQLITE_OK)
+		has_ts = 0;
+	rc = sqlite3_prepare_v2(q->db,
+				has_ts ? "SELECT count(*) FROM rejects WHERE ts_us >= ?1 AND ts_us < ?2"
+						: "SELECT count(*) FROM rejects",
+				-1, &st, NULL);
+	if (rc == SQLITE_OK && has_ts) {
+		sqlite3_bind_int64(st, 1, since_us);
+		sqlite3_bind_int64(st, 2, until_us);
+	}
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*rejects = (uint64_t)sqlite3_column_int64(st, 0);
+	else
+		rc = SQLITE_ERROR;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK || pragma_int(q->db, "SELECT count(*) FROM files", &f) != SQLITE_OK)
 		return db_error(q, err, "cannot count rejects and files");
-	*rejects = (uint64_t)r;
 	*files = (uint64_t)f;
 	return GL_OK;
 }

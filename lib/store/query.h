@@ -12,14 +12,17 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 1
+#define GL_DB_USER_VERSION 2	/* newest schema read; 1 and 2 are read */
+#define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
 
 /*
  * Opens path read-only. Fails with GL_EIO (missing or unreadable file),
  * GL_ENOTGPULOG (not SQLite, or application_id is not 1735420007),
- * GL_ENEWER (user_version above 1) or GL_EDB. *q is NULL on failure.
+ * GL_ENEWER (user_version above GL_DB_USER_VERSION), or GL_EDB; a
+ * user_version below GL_DB_USER_VERSION_MIN is GL_ENOTGPULOG. *q is NULL
+ * on failure.
  */
 int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
 
@@ -72,8 +75,12 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			struct gl_err *err);
 
-/* Rows of rejects and files in the whole database (neither has a timestamp). */
-int gl_query_table_counts(struct gl_query *q, uint64_t *rejects, uint64_t *files,
-			  struct gl_err *err);
+/*
+ * Rejected lines and files. Schema 2 gives rejects a time (rejects.ts_us):
+ * those in [since_us, until_us) are counted; a version-1 database has no
+ * such column and all its rejects are counted. Files: all rows.
+ */
+int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  uint64_t *rejects, uint64_t *files, struct gl_err *err);
 
 #endif

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", NULL, NULL,
 			 NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+	    sqlite3_exec(db, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 			     "BEGIN;"
 			     "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes,"
 			     " head_hash) VALUES (1, 'bench.log', 0, 0, 0, 0, 0);"

@@ -52,7 +52,7 @@ static void test_refuses(void **state)
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
 	assert_string_equal(err.cause, "not a gpulog database");
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;");
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;");
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENEWER);
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 0;");
@@ -84,7 +84,7 @@ static void test_window(void **state)
 	struct gl_err err;
 	struct seen s = {0};
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
 		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
 		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
@@ -105,11 +105,46 @@ static void test_window(void **state)
 	unlink(p);
 }
 
+/* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
+static void test_reject_counts(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query3.db";
+	struct gl_query *q;
+	struct gl_err err;
+	uint64_t rej = 99, files = 99;
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	/* the column of schema 2, unless the compiled-in schema has it already */
+	sqlite3_exec(db, "ALTER TABLE rejects ADD COLUMN ts_us INTEGER", NULL, NULL, NULL);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO files(id, path, status) VALUES (1, '/a', 'read');"
+				      "INSERT INTO rejects(reason, ts_us) VALUES ('x', 100), ('x', 200),"
+				      " ('x', 300), ('x', NULL);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_table_counts(q, 100, 300, &rej, &files, &err), GL_OK);
+	assert_int_equal(rej, 4);
+	assert_int_equal(files, 1);
+	gl_query_close(q);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_table_counts(q, 100, 300, &rej, &files, &err), GL_OK);
+	assert_int_equal(rej, 2);	/* 100 and 200; 300 is at until; NULL has no time */
+	gl_query_close(q);
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

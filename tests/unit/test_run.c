@@ -30,7 +30,7 @@ static void make_db(const char *path)
 	assert_int_equal(sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(
 		sqlite3_exec(db,
-			     "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+			     "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 			     "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes,"
 			     " head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);"
 			     "INSERT INTO names(id, name) VALUES (1, 'k');"

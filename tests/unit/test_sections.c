@@ -50,7 +50,7 @@ static void fx_open(struct fx *f)
 	assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(f->db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(f->db,
-				      "PRAGMA application_id = 1735420007; PRAGMA user_version = 1;"
+				      "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 				      "INSERT INTO streams(id, first_path, bytes, lines, hash,"
 				      " head_bytes, head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);"
 				      "BEGIN;",

