@@ -178,6 +178,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	q.found = &found;
 	atomic_init(&q.prod.bytes_done, 0);
 	atomic_init(&q.prod.files_done, 0);
+	atomic_init(&q.prod.bytes_current, 0);
 	if (pthread_create(&th, NULL, producer_main, &q) != 0) {
 		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "cannot start thread");
 		goto out;
@@ -200,7 +201,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 			pthread_cond_timedwait(&q.cv, &q.mu, &dl);
 			if (!q.nfull && o->progress && seconds_since(&last) >= 0.1) {
 				pthread_mutex_unlock(&q.mu);
-				st->bytes_done = atomic_load(&q.prod.bytes_done);
+				st->bytes_done = atomic_load(&q.prod.bytes_done) + atomic_load(&q.prod.bytes_current);
 				st->files_done = atomic_load(&q.prod.files_done);
 				st->elapsed_s = seconds_since(&t0);
 				o->progress(o->progress_arg, st);
@@ -230,7 +231,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		pthread_cond_broadcast(&q.cv);
 		pthread_mutex_unlock(&q.mu);
 		if (o->progress && seconds_since(&last) >= 0.1) {
-			st->bytes_done = atomic_load(&q.prod.bytes_done);
+			st->bytes_done = atomic_load(&q.prod.bytes_done) + atomic_load(&q.prod.bytes_current);
 			st->files_done = atomic_load(&q.prod.files_done);
 			st->elapsed_s = seconds_since(&t0);
 			o->progress(o->progress_arg, st);
@@ -249,7 +250,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		rc = gl_err_set(err, q.prod_rc, NULL, 0, NULL, "ingest stopped: out of memory");
 		goto out;
 	}
-	st->bytes_done = atomic_load(&q.prod.bytes_done);
+	st->bytes_done = atomic_load(&q.prod.bytes_done) + atomic_load(&q.prod.bytes_current);
 	st->files_done = atomic_load(&q.prod.files_done);
 	st->elapsed_s = seconds_since(&t0);
 	if ((rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)

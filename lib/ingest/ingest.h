@@ -38,6 +38,7 @@ struct gl_producer {
 	int (*send)(struct gl_producer *p);
 	void *pipe;			/* ingest.c's queue */
 	atomic_uint_fast64_t bytes_done;	/* raw bytes of files finished */
+	atomic_uint_fast64_t bytes_current;	/* raw bytes read of the file in hand */
 	atomic_uint_fast64_t files_done;
 };
 

@@ -689,6 +689,9 @@ static int read_lines(struct job *j)
 		if ((rc = handle_line(j, &ln, after.lines)) != GL_OK)
 			return rc;
 		j->pos = after;
+		if ((after.lines & 1023) == 0)
+			atomic_store_explicit(&j->p->bytes_current, gl_reader_raw_offset(j->r),
+					      memory_order_relaxed);
 		if (committed(j).bytes >= j->last_cp + GL_CHECKPOINT_BYTES && !j->pend.active &&
 		    (rc = send_now(j)) != GL_OK)
 			return rc;
@@ -1026,6 +1029,7 @@ static int finish(struct job *j, int rc)
 	gl_reader_close(j->r);
 	gl_parse_ctx_release(&j->ctx);
 	free(j->pend.buf);
+	atomic_store(&p->bytes_current, 0);
 	atomic_fetch_add(&p->bytes_done, (uint64_t)j->f->size);
 	atomic_fetch_add(&p->files_done, 1);
 	p->b->files_done++;
