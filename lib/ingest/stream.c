@@ -1078,6 +1078,19 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	for (int32_t k = gl_state_file_by_ino(s, f->dev, f->ino, -1); k >= 0;
 	     k = gl_state_file_by_ino(s, f->dev, f->ino, k)) {
 		if (same_file(&s->file[k], f) && complete(&s->file[k])) {
+			struct stat sb;
+
+			/* Still there under its old name too (a link): an alias of a
+			 * file already known, not a rename. */
+			if (s->file[k].path && stat(s->file[k].path, &sb) == 0 &&
+			    (int64_t)sb.st_dev == f->dev && (int64_t)sb.st_ino == f->ino) {
+				p->b->files_unchanged++;
+				atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
+				atomic_fetch_add(&p->files_done, 1);
+				p->b->files_done++;
+				gl_parse_ctx_release(&j.ctx);
+				return GL_OK;
+			}
 			j.gzip = s->file[k].gzip;
 			j.status = static_status(s->file[k].status);
 			j.pos.bytes = s->file[k].consumed;

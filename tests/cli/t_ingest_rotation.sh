@@ -104,4 +104,18 @@ printf '{"timestamp": "2025-11-16T00:00:01Z", "message": "p settled"}' >> $d/log
 touch -d '2 hours ago' $d/logs/gpu.log
 ingest $db $d/logs
 check_exact $db 12
+
+# 9. a symbolic link to a log in the same tree: one file, read once, and
+# later runs call it unchanged (not a rename back and forth).
+d=$T/link; mkdir -p $d/logs; db=$d/db
+genlines l 0 10 > $d/logs/gpu.log
+touch -d '1 hour ago' $d/logs/gpu.log
+ln -s gpu.log $d/logs/current.log
+ingest $db $d/logs
+check_exact $db 10
+for run in 1 2; do
+	out=$("$INGEST" --db $db $d/logs 2>&1)
+	echo "$out" | grep -q "2 unchanged, 0 rotated" || fail "link run $run: $out"
+done
+check_exact $db 10
 exit 0
