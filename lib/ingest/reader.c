@@ -33,6 +33,8 @@
 #include "../util/hash.h"
 
 #define IN_CAP ((size_t)256 << 10)
+/* What open() reads to see the magic: small, so a caller that only wants the first line pays little. */
+#define OPEN_READ ((size_t)16 << 10)
 /* Room for one whole GL_LINE_MAX line (plus "\r\n") and 1 MiB to refill. */
 #define BUF_CAP ((size_t)GL_LINE_MAX + 2 + ((size_t)1 << 20))
 
@@ -492,13 +494,13 @@ int gl_reader_open(struct gl_reader **out, const char *path, struct gl_err *err)
 		goto out;
 	}
 	/* The first block decides plain or gzip; it is kept, not read twice. */
-	rc = reader_read(r, r->in, IN_CAP, &got, err);
+	rc = reader_read(r, r->in, OPEN_READ, &got, err);
 	if (rc != GL_OK)
 		goto out;
 	while (got < 2 && !r->file_eof) {
 		size_t more = 0;
 
-		rc = reader_read(r, r->in + got, IN_CAP - got, &more, err);
+		rc = reader_read(r, r->in + got, OPEN_READ - got, &more, err);
 		if (rc != GL_OK)
 			goto out;
 		got += more;
