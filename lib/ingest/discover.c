@@ -107,7 +107,9 @@ static int walk(struct gl_found_list *l, const char *path, int depth)
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_name);
+	/* An empty directory leaves names NULL, which qsort must not get. */
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char child[PATH_MAX];
 		struct stat cs;
