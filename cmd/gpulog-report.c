@@ -1,6 +1,6 @@
 /*
  * gpulog-report - statistics over a time window of a gpulog database,
- * written as JSON, CSV or text. argv -> options -> gl_report_run() -> exit
+ * written as JSON, CSV or text, with PNG charts and an HTML index. argv -> options -> gl_report_run() -> exit
  * status (0 ok, 1 error, 2 usage, 3 alert threshold with --fail-on).
  */
 #include <errno.h>
@@ -24,7 +24,7 @@ static void usage(FILE *fp)
 		"usage: " PROG " [--db FILE] [--days N] [--until TIME | --since TIME]\n"
 		"       [--component GLOB]... [--kernel GLOB]... [--host GLOB]...\n"
 		"       [--format json|csv|text] [--output-dir DIR] [--config FILE]\n"
-		"       [--top N] [--fail-on warning|critical]\n"
+		"       [--top N] [--fail-on warning|critical] [--no-charts] [--chart-top N]\n"
 		"TIME is RFC 3339 (2025-09-09T12:00:00Z) or YYYY-MM-DD (UTC).\n"
 		"See gpulog-report(1).\n");
 }
@@ -99,6 +99,8 @@ int main(int argc, char **argv)
 		{"config", required_argument, NULL, 'C'},
 		{"top", required_argument, NULL, 't'},
 		{"fail-on", required_argument, NULL, 'F'},
+		{"no-charts", no_argument, NULL, 'N'},
+		{"chart-top", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -154,6 +156,12 @@ int main(int argc, char **argv)
 				fail_on = 2;
 			else
 				return bad_usage("--fail-on must be warning or critical, not '%s'", optarg);
+			break;
+		case 'N': o.no_charts = 1; break;
+		case 'T':
+			if (parse_count(optarg, 12, &top) != 0)
+				return bad_usage("--chart-top needs a number from 1 to 12, not '%s'", optarg);
+			o.chart_top = (size_t)top;
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf(PROG " %s\n", GL_VERSION); return 0;

@@ -170,6 +170,13 @@ struct gl_report_opts {
 	void *fp;			/* FILE * for text without output_dir */
 	const char *config_path;	/* JSON config; NULL: built-in defaults */
 	size_t top;			/* cap on listed items; 0: 20 */
+	/*
+	 * Charts (six PNGs and index.html) go into the same directory as the
+	 * json/csv files: the output directory, or the dated one. Text to fp
+	 * (no output_dir) writes no files, so no charts.
+	 */
+	int no_charts;			/* 1: no PNG and no index.html */
+	size_t chart_top;		/* kernels charted; 0: 8; at most 12 */
 };
 
 struct gl_report_result {

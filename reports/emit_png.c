@@ -323,22 +323,10 @@ int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct g
 	return rc;
 }
 
-int gl_report_charts(struct gl_query *q, const struct gl_report_params *p,
-		     const struct gl_report *rep, size_t top, int no_charts,
+int gl_report_charts(const struct gl_report *rep, const struct gl_series *s,
 		     struct gl_output *out, struct gl_err *err)
 {
-	struct gl_series s = {0};
-	int rc = GL_OK;
+	int rc = gl_emit_png(rep, s, out, NULL, err);
 
-	if (!out->dir)
-		return GL_OK;
-	if (!no_charts) {
-		rc = gl_series_load(q, p, rep, top, &s, err);
-		if (rc == GL_OK)
-			rc = gl_emit_png(rep, &s, out, NULL, err);
-		gl_series_release(&s);
-	}
-	if (rc == GL_OK)
-		rc = gl_emit_html(rep, out, err);
-	return rc;
+	return rc == GL_OK ? gl_emit_html(rep, out, err) : rc;
 }

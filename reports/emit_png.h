@@ -3,8 +3,8 @@
  * (emit_html.c) of gpulog-report.
  *
  * The charts need per-sample series that the report model does not carry:
- * the caller loads them with gl_series_load (series.h) and passes them
- * here. The HTML index only reads the report and the PNG files already in
+ * the caller collects them during the report's pass (series.h) and passes
+ * them here. The HTML index only reads the report and the PNG files already in
  * out->dir, so it has the emitters' common signature.
  */
 #ifndef GL_EMIT_PNG_H
@@ -42,13 +42,11 @@ int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct g
 int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 
 /*
- * The hook for gl_report_run after the report is built and its json/csv
- * emitter ran: loads the series (unless no_charts), writes the six charts,
- * then index.html, into out->dir. top: kernels charted (0: 8). Does
- * nothing when out->dir is NULL (text to stdout).
+ * The hook for gl_report_run after the report is built (with s collected
+ * in the same pass) and its json/csv/text emitter ran: writes the six
+ * charts, then index.html, into out->dir (required).
  */
-int gl_report_charts(struct gl_query *q, const struct gl_report_params *p,
-		     const struct gl_report *rep, size_t top, int no_charts,
+int gl_report_charts(const struct gl_report *rep, const struct gl_series *s,
 		     struct gl_output *out, struct gl_err *err);
 
 /* Appends s to buf HTML-escaped (& < > " ' and control characters). For tests. */

@@ -1,18 +1,23 @@
 /*
  * run.c - gl_report_run: opens the database, loads the configuration,
- * builds the report and hands it to the emitter of the chosen format.
+ * builds the report (collecting the chart series in the same pass when
+ * charts are written) and hands it to the emitter of the chosen format,
+ * then to the charts and the HTML index.
  */
 #include "gpulog.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "config.h"
+#include "emit_png.h"
 #include "report.h"
 #include "sections.h"
+#include "series.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -67,8 +72,10 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	struct gl_report rep = {0};
 	struct gl_query *q = NULL;
 	struct gl_output out = {0};
+	struct gl_series series = {0};
 	gl_emit_fn emit = NULL;
 	char dated[1100];
+	bool charts;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -82,20 +89,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 			       : gl_config_defaults(&cfg, err);
 	if (rc != GL_OK)
 		return rc;
-	if ((rc = gl_query_open(opts->db_path, &q, err)) != GL_OK)
-		goto out;
-	struct gl_report_params p = {
-		.since_us = opts->since_us, .until_us = opts->until_us,
-		.components = opts->components, .ncomponents = opts->ncomponents,
-		.kernels = opts->kernels, .nkernels = opts->nkernels,
-		.hosts = opts->hosts, .nhosts = opts->nhosts,
-		.top = opts->top ? opts->top : 20,
-	};
-	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
-		goto out;
-	res->events = rep.summary.events;
-	for (size_t i = 0; i < rep.n_alerts; i++)
-		res->alerts[rep.alerts[i].severity]++;
 	out.fp = opts->fp ? opts->fp : stdout;
 	out.dir = opts->output_dir;
 	if (!out.dir && strcmp(opts->format, "text") != 0) {
@@ -107,14 +100,35 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 			 opts->reports_root ? opts->reports_root : "gpulog-reports", day);
 		out.dir = dated;
 	}
+	/* Charts land next to the files; text to a stream has no directory. */
+	charts = out.dir && !opts->no_charts;
+	gl_series_init(&series, opts->chart_top);
+	if ((rc = gl_query_open(opts->db_path, &q, err)) != GL_OK)
+		goto out;
+	struct gl_report_params p = {
+		.since_us = opts->since_us, .until_us = opts->until_us,
+		.components = opts->components, .ncomponents = opts->ncomponents,
+		.kernels = opts->kernels, .nkernels = opts->nkernels,
+		.hosts = opts->hosts, .nhosts = opts->nhosts,
+		.top = opts->top ? opts->top : 20,
+		.series = charts ? &series : NULL,
+	};
+	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
+		goto out;
+	res->events = rep.summary.events;
+	for (size_t i = 0; i < rep.n_alerts; i++)
+		res->alerts[rep.alerts[i].severity]++;
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;
 	rc = emit(&rep, &out, err);
+	if (rc == GL_OK && charts)
+		rc = gl_report_charts(&rep, &series, &out, err);
 	res->paths = out.paths;
 	res->n_paths = out.n_paths;
 	out.paths = NULL;
 	out.n_paths = 0;
 out:
+	gl_series_release(&series);
 	gl_output_release(&out);
 	gl_report_release(&rep);
 	gl_query_close(q);

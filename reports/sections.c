@@ -7,6 +7,8 @@
  * centred sums, anomalies through per-kernel moving windows, message shapes
  * in a bounded hash table, RMM pointers in a table of outstanding
  * allocations plus one double per allocation size (for its quantiles).
+ * When the params carry a chart series (series.h), each event and RMM row
+ * is also handed to it in the same pass.
  */
 #include "sections.h"
 
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "series.h"
 #include "stats/stats.h"
 #include "util/hash.h"
 #include "util/timeutil.h"
@@ -404,7 +407,11 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		if (ev->message && count_shape(b, ev) != 0)
 			return GL_ENOMEM;
 	}
-	if (!isnan(ev->dur_us) && kernel_ok(b, ev->kernel_id)) {
+	bool kernel_sample = !isnan(ev->dur_us) && kernel_ok(b, ev->kernel_id);
+
+	if (b->p->series && gl_series_event(b->p->series, ev, kernel_sample, b->err) != GL_OK)
+		return GL_ENOMEM;
+	if (kernel_sample) {
 		struct kstate *k = kernel_state(b, ev->kernel_id);
 		double c, s, z;
 
@@ -490,13 +497,10 @@ static int rmm_grow(struct build *b)
 	return 0;
 }
 
-static int on_mem(void *arg, const struct gl_query_mem *m)
+static int rmm_row(struct build *b, const struct gl_query_mem *m)
 {
-	struct build *b = arg;
 	struct gl_report_rmm *r = &b->rep->memory.rmm;
 
-	if (!id_ok(b, b->host_ok, m->host_id, b->p->hosts, b->p->nhosts))
-		return 0;
 	r->events++;
 	if (m->action == 2) {
 		r->allocation_failures++;
@@ -544,6 +548,19 @@ static int on_mem(void *arg, const struct gl_query_mem *m)
 	b->sizes[b->n_sizes++] = (double)m->size_bytes;
 	r->histogram[m->size_bytes ? 64 - __builtin_clzll(m->size_bytes) : 0].count++;
 	return 0;
+}
+
+static int on_mem(void *arg, const struct gl_query_mem *m)
+{
+	struct build *b = arg;
+	int rc;
+
+	if (!id_ok(b, b->host_ok, m->host_id, b->p->hosts, b->p->nhosts))
+		return 0;
+	rc = rmm_row(b, m);
+	if (rc == GL_OK && b->p->series)
+		gl_series_rmm(b->p->series, m->ts_us, b->outstanding);
+	return rc;
 }
 
 static int cmp_leak(const void *pa, const void *pb)
@@ -692,6 +709,27 @@ static int component_counts(struct build *b, const uint64_t *counts,
 	return GL_OK;
 }
 
+/*
+ * The charts' histograms of the top kernels, from the durations the
+ * percentiles kept. ks: every kernel, sorted by name, durations still held.
+ */
+static int top_kernel_series(struct build *b, struct kstate **ks)
+{
+	struct gl_series *s = b->p->series;
+	int rc = GL_OK;
+
+	for (size_t r = 0; s && r < b->rep->n_kernels && r < s->top_max && rc == GL_OK; r++) {
+		const struct gl_report_kernel *rk = &b->rep->kernels[r];
+		struct kstate key = {.name = rk->kernel}, *kp = &key, **hit;
+
+		hit = bsearch(&kp, ks, b->nk, sizeof(*ks), cmp_kstate_name);
+		if (hit)
+			rc = gl_series_top_kernel(s, r, (*hit)->id, rk, (*hit)->dur, (*hit)->n,
+						  b->err);
+	}
+	return rc;
+}
+
 static int finish_kernels(struct build *b)
 {
 	struct gl_report *rep = b->rep;
@@ -759,8 +797,6 @@ static int finish_kernels(struct build *b)
 		rk->anomalies = k->anomalies;
 		rk->flagged = k->flagged;
 		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
-		free(k->dur);
-		k->dur = NULL;
 		if (!k->in_before) {
 			if (!(rep->baseline.new_kernels[rep->baseline.n_new_kernels++] =
 				      strdup(k->name)))
@@ -789,9 +825,15 @@ static int finish_kernels(struct build *b)
 			bk->verdict = c->mean > o->mean ? GL_BASELINE_REGRESSION
 							: GL_BASELINE_IMPROVEMENT;
 	}
-	free(ks);
 	qsort(rep->kernels, rep->n_kernels, sizeof(*rep->kernels), cmp_kernel_total);
-	return GL_OK;
+	int rc = top_kernel_series(b, ks);
+
+	for (size_t i = 0; i < b->nk; i++) {
+		free(ks[i]->dur);
+		ks[i]->dur = NULL;
+	}
+	free(ks);
+	return rc;
 nomem:
 	free(ks);
 	return oom(b->err);
@@ -1042,6 +1084,9 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.n_ids = gl_query_name_slots(q);
 	if (b.n_ids == 0)
 		b.n_ids = 1;
+	if (p->series && (rc = gl_series_begin(p->series, p->since_us, p->until_us, b.n_ids,
+					       err)) != GL_OK)
+		goto out;
 	b.n_bins = (size_t)((len + US_PER_HOUR - 1) / US_PER_HOUR);
 	b.shape_cap = 16;
 	while (b.shape_cap < (size_t)cfg->max_shapes * 2)
@@ -1104,6 +1149,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		rc = eval_rule(&b, &cfg->rules[i]);
 	if (rc == GL_OK && rep->n_alerts)
 		qsort(rep->alerts, rep->n_alerts, sizeof(*rep->alerts), cmp_alert);
+	if (rc == GL_OK && p->series)
+		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	build_release(&b);
 	if (rc != GL_OK)

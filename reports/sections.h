@@ -3,7 +3,8 @@
  * open query handle, the window and filters, the configuration. Out: every
  * section of the report model (report.h). Two passes over the database:
  * the kernel samples of the preceding window (baseline), then every event
- * of the window in time order (all other sections), then the RMM rows.
+ * of the window in time order (all other sections, and the chart series
+ * when asked for), then the RMM rows.
  */
 #ifndef GL_SECTIONS_H
 #define GL_SECTIONS_H
@@ -11,6 +12,8 @@
 #include "config.h"
 #include "report.h"
 #include "store/query.h"
+
+struct gl_series;
 
 struct gl_report_params {
 	int64_t since_us, until_us;	/* [since, until) */
@@ -21,6 +24,12 @@ struct gl_report_params {
 	const char *const *hosts;	/* globs; apply to events and RMM rows */
 	size_t nhosts;
 	size_t top;			/* cap on listed items (>= 1) */
+	/*
+	 * Optional: gl_series_init'ed by the caller, filled during the same
+	 * pass for the charts (series.h), finished when the build succeeds.
+	 * The caller releases it in every case. NULL: no chart series.
+	 */
+	struct gl_series *series;
 };
 
 /* Fills rep (zeroed first); on failure rep is released. */

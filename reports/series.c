@@ -1,9 +1,9 @@
 /*
- * series.c - reads the series behind the charts (see series.h): one walk
- * over the window's events in time order, one over its RMM rows, each
- * sample reduced at once into time columns, histograms or bucket counts.
+ * series.c - collects the series behind the charts (see series.h) during
+ * the report's single pass: each sample is reduced at once into time
+ * columns or bucket counts; at the end the top and trend kernels keep
+ * theirs and the rest is freed.
  */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,250 +11,190 @@
 #include "series.h"
 #include "util/timeutil.h"
 
-/* Per name id: which top kernel, which trend kernel, filter results. */
-struct walk {
-	struct gl_series *s;
-	const struct gl_report_params *p;
-	struct gl_query *q;
-	size_t n_ids;
-	signed char *top_of, *trend_of;		/* index, or -1 */
-	signed char *comp_ok, *host_ok;		/* 0 unknown, 1 pass, -1 filtered */
-	/* errors per component id, grown as components appear */
-	int *group_of;				/* id -> row in per_comp, -1 none */
-	uint64_t **per_comp;			/* rows of n_buckets counts */
-	int64_t *comp_id;
-	size_t n_comp;
-	int failed;
-};
+_Static_assert(GL_CHART_COLUMNS % GL_SERIES_TREND_COLUMNS == 0,
+	       "trend columns are whole groups of timeline columns");
 
 static int oom(struct gl_err *err)
 {
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 }
 
-static int glob_ok(struct walk *w, signed char *cache, int64_t id, const char *const *globs,
-		   size_t n)
+void gl_series_init(struct gl_series *s, size_t top)
 {
-	const char *name;
-
-	if (n == 0)
-		return 1;
-	if (id < 0 || (uint64_t)id >= w->n_ids)
-		id = 0;
-	if (cache[id] == 0) {
-		name = id > 0 ? gl_query_name(w->q, id) : NULL;
-		cache[id] = -1;
-		for (size_t i = 0; i < n; i++)
-			if (fnmatch(globs[i], name ? name : "", 0) == 0)
-				cache[id] = 1;
-	}
-	return cache[id] > 0;
+	memset(s, 0, sizeof(*s));
+	s->top_max = top == 0 ? GL_SERIES_TOP_DEFAULT
+		: top > GL_SERIES_TOP_MAX ? GL_SERIES_TOP_MAX : top;
 }
 
-static int error_row(struct walk *w, int64_t id)
+int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
+		    struct gl_err *err)
 {
-	size_t slot = id > 0 && (uint64_t)id < w->n_ids ? (size_t)id : 0;
+	int rc;
 
-	if (w->group_of[slot] >= 0)
-		return w->group_of[slot];
-	uint64_t **rows = realloc(w->per_comp, (w->n_comp + 1) * sizeof(*rows));
-	int64_t *ids;
-
-	if (!rows)
-		return -1;
-	w->per_comp = rows;
-	ids = realloc(w->comp_id, (w->n_comp + 1) * sizeof(*ids));
-	if (!ids)
-		return -1;
-	w->comp_id = ids;
-	rows[w->n_comp] = calloc(w->s->n_buckets, sizeof(uint64_t));
-	if (!rows[w->n_comp])
-		return -1;
-	ids[w->n_comp] = (int64_t)slot;
-	w->group_of[slot] = (int)w->n_comp;
-	return (int)w->n_comp++;
+	s->since_us = since_us;
+	s->until_us = until_us > since_us ? until_us : since_us + GL_US_PER_S;
+	s->bucket_us = s->until_us - s->since_us > 3 * GL_US_PER_DAY ? GL_US_PER_DAY
+		: 3600 * GL_US_PER_S;
+	s->n_buckets = (size_t)((s->until_us - s->since_us + s->bucket_us - 1) / s->bucket_us);
+	if (s->n_buckets > 100000)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "window too long to chart (%zu error buckets)", s->n_buckets);
+	s->n_ids = n_ids ? n_ids : 1;
+	s->kcols = calloc(s->n_ids, sizeof(*s->kcols));
+	s->err_rows = calloc(s->n_ids, sizeof(*s->err_rows));
+	if (!s->kcols || !s->err_rows)
+		return oom(err);
+	rc = gl_chart_cols_init(&s->mem, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
+	if (rc == GL_OK)
+		rc = gl_chart_cols_init(&s->rmm, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
+	return rc;
 }
 
-static int on_event(void *arg, const struct gl_query_event *ev)
+static size_t slot(const struct gl_series *s, int64_t id)
 {
-	struct walk *w = arg;
-	struct gl_series *s = w->s;
-	size_t id = ev->kernel_id > 0 && (uint64_t)ev->kernel_id < w->n_ids
-		? (size_t)ev->kernel_id : 0;
+	return id > 0 && (uint64_t)id < s->n_ids ? (size_t)id : 0;
+}
 
-	if (!glob_ok(w, w->comp_ok, ev->component_id, w->p->components, w->p->ncomponents) ||
-	    !glob_ok(w, w->host_ok, ev->host_id, w->p->hosts, w->p->nhosts))
-		return 0;
-	if (id > 0 && !isnan(ev->dur_us)) {
-		int t = w->top_of[id], r = w->trend_of[id];
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
+		    struct gl_err *err)
+{
+	size_t k = slot(s, ev->kernel_id);
 
-		if (t >= 0) {
-			gl_chart_cols_add(&s->top_cols[t], ev->ts_us, ev->dur_us, ev->anomaly);
-			gl_chart_hist_add(&s->top_hist[t], ev->dur_us);
-		}
-		if (r >= 0)
-			gl_chart_cols_add(&s->trend_cols[r], ev->ts_us, ev->dur_us, ev->anomaly);
+	if (kernel_sample && k > 0) {
+		struct gl_chart_cols *c = &s->kcols[k];
+
+		if (!c->col && gl_chart_cols_init(c, s->since_us, s->until_us, GL_CHART_COLUMNS,
+						  err) != GL_OK)
+			return GL_ENOMEM;
+		gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	}
 	if (!isnan(ev->mem_mb))
 		gl_chart_cols_add(&s->mem, ev->ts_us, ev->mem_mb, 0);
 	if (ev->level >= GL_LEVEL_ERROR) {
-		int g = error_row(w, ev->component_id);
+		size_t c = slot(s, ev->component_id);
 		int64_t b = (ev->ts_us - s->since_us) / s->bucket_us;
 
-		if (g < 0) {
-			w->failed = 1;
-			return GL_ENOMEM;
-		}
+		if (!s->err_rows[c] && !(s->err_rows[c] = calloc(s->n_buckets, sizeof(uint64_t))))
+			return oom(err);
 		if (b >= 0 && (size_t)b < s->n_buckets)
-			w->per_comp[g][b]++;
+			s->err_rows[c][b]++;
 	}
-	return 0;
+	return GL_OK;
 }
 
-/* Live RMM allocations: device pointer -> size, open addressing. */
-struct ptrmap {
-	uint64_t *key, *val;	/* key 0: empty slot, key 1: removed */
-	size_t cap, used;
-};
-
-static uint64_t mix(uint64_t x)
+void gl_series_rmm(struct gl_series *s, int64_t ts_us, uint64_t outstanding_bytes)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
+	s->rmm_rows++;
+	gl_chart_cols_add(&s->rmm, ts_us, (double)outstanding_bytes / (1024.0 * 1024.0), 0);
 }
 
-/* Pointers 0 and 1 are never real allocations; they would collide with the markers. */
-static int ptrmap_put(struct ptrmap *m, uint64_t k, uint64_t v);
-
-static int ptrmap_grow(struct ptrmap *m)
+int gl_series_top_kernel(struct gl_series *s, size_t rank, int64_t kernel_id,
+			 const struct gl_report_kernel *rk, const double *dur, size_t n,
+			 struct gl_err *err)
 {
-	struct ptrmap n = {0};
+	struct gl_chart_hist *h;
+	double lo, hi;
+	int rc;
 
-	n.cap = m->cap ? m->cap * 2 : 1024;
-	n.key = calloc(n.cap, sizeof(uint64_t));
-	n.val = calloc(n.cap, sizeof(uint64_t));
-	if (!n.key || !n.val) {
-		free(n.key);
-		free(n.val);
-		return -1;
+	if (rank >= s->top_max)
+		return GL_OK;
+	h = &s->top_hist[rank];
+	gl_chart_hist_release(h);
+	gl_chart_hist_range(rk->min_us, rk->p99_us, rk->max_us, &lo, &hi);
+	if (!isfinite(lo) || !isfinite(hi)) {
+		lo = 0;
+		hi = 1;
 	}
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->key[i] > 1)
-			ptrmap_put(&n, m->key[i], m->val[i]);
-	free(m->key);
-	free(m->val);
-	*m = n;
-	return 0;
+	rc = gl_chart_hist_init(h, lo, hi, GL_SERIES_HIST_BINS, err);
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		gl_chart_hist_add(h, dur[i]);
+	h->p50 = rk->p50_us;
+	h->p95 = rk->p95_us;
+	s->top_name[rank] = rk->kernel;
+	s->top_id[rank] = kernel_id;
+	if (rank + 1 > s->n_top)
+		s->n_top = rank + 1;
+	return GL_OK;
 }
 
-static int ptrmap_put(struct ptrmap *m, uint64_t k, uint64_t v)
+/* Sums groups of fine columns into c (GL_SERIES_TREND_COLUMNS wide). */
+static int merge_cols(const struct gl_chart_cols *fine, struct gl_chart_cols *c,
+		      struct gl_err *err)
 {
-	if ((m->used + 1) * 2 > m->cap && ptrmap_grow(m) != 0)
-		return -1;
-	for (size_t i = mix(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (m->key[i] == k) {
-			m->val[i] = v;
-			return 0;
-		}
-		if (m->key[i] == 0) {
-			m->key[i] = k;
-			m->val[i] = v;
-			m->used++;
-			return 0;
-		}
+	size_t per = GL_CHART_COLUMNS / GL_SERIES_TREND_COLUMNS;
+	int rc = gl_chart_cols_init(c, fine->t0_us, fine->t1_us, GL_SERIES_TREND_COLUMNS, err);
+
+	if (rc != GL_OK || !fine->col)
+		return rc;
+	for (size_t i = 0; i < fine->ncols; i++) {
+		const struct gl_chart_col *f = &fine->col[i];
+		struct gl_chart_col *k = &c->col[i / per];
+
+		if (f->n == 0)
+			continue;
+		if (k->n == 0 || f->min < k->min)
+			k->min = f->min;
+		if (k->n == 0 || f->max > k->max)
+			k->max = f->max;
+		if (f->n_anomaly && (k->n_anomaly == 0 || f->anomaly_max > k->anomaly_max))
+			k->anomaly_max = f->anomaly_max;
+		k->n += f->n;
+		k->n_anomaly += f->n_anomaly;
+		k->sum += f->sum;
 	}
+	c->n = fine->n;
+	c->dropped = fine->dropped;
+	return GL_OK;
 }
 
-/* Removes k; returns its size, or 0 when it was not there. */
-static uint64_t ptrmap_take(struct ptrmap *m, uint64_t k)
+/* Keeps the GL_SERIES_ERROR_GROUPS components with most errors; the rest is "other". */
+static int make_groups(struct gl_series *s, struct gl_query *q, struct gl_err *err)
 {
-	if (m->cap == 0)
-		return 0;
-	for (size_t i = mix(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (m->key[i] == 0)
-			return 0;
-		if (m->key[i] == k) {
-			m->key[i] = 1;
-			return m->val[i];
-		}
-	}
-}
-
-struct rmm_walk {
-	struct gl_series *s;
-	struct ptrmap live;
-	uint64_t outstanding;
-	const struct gl_report_params *p;
-	struct walk *w;
-};
-
-static int on_mem(void *arg, const struct gl_query_mem *m)
-{
-	struct rmm_walk *r = arg;
-
-	if (!glob_ok(r->w, r->w->host_ok, m->host_id, r->p->hosts, r->p->nhosts))
-		return 0;
-	r->s->rmm_rows++;
-	if (m->action == 0 && m->ptr > 1) {
-		uint64_t old = ptrmap_take(&r->live, m->ptr);
-
-		r->outstanding -= old;	/* a pointer reused without its free */
-		if (ptrmap_put(&r->live, m->ptr, m->size_bytes) != 0)
-			return GL_ENOMEM;
-		r->outstanding += m->size_bytes;
-	} else if (m->action == 1) {
-		r->outstanding -= ptrmap_take(&r->live, m->ptr);
-	}
-	gl_chart_cols_add(&r->s->rmm, m->ts_us, (double)r->outstanding / (1024.0 * 1024.0), 0);
-	return 0;
-}
-
-/* Keeps the groups with most errors; folds the rest into "other". */
-static int make_groups(struct walk *w, struct gl_series *s, struct gl_err *err)
-{
-	size_t nb = s->n_buckets, keep = w->n_comp;
-	uint64_t *tot = calloc(w->n_comp + 1, sizeof(*tot));
-	size_t *order = calloc(w->n_comp + 1, sizeof(*order));
+	size_t nb = s->n_buckets, n = 0, keep;
+	size_t *id = calloc(s->n_ids, sizeof(*id));
+	uint64_t *tot = calloc(s->n_ids, sizeof(*tot));
 	int rc = GL_OK;
 
-	if (!tot || !order) {
+	if (!id || !tot) {
 		rc = oom(err);
 		goto out;
 	}
-	for (size_t g = 0; g < w->n_comp; g++) {
-		order[g] = g;
+	for (size_t c = 0; c < s->n_ids; c++) {
+		if (!s->err_rows[c])
+			continue;
 		for (size_t b = 0; b < nb; b++)
-			tot[g] += w->per_comp[g][b];
+			tot[n] += s->err_rows[c][b];
+		id[n++] = c;
 	}
 	/* Most errors first; ties by name id, so the order does not depend on the walk. */
-	for (size_t i = 1; i < w->n_comp; i++)
-		for (size_t j = i; j > 0; j--) {
-			size_t a = order[j - 1], c = order[j];
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (tot[j] > tot[j - 1] ||
+					     (tot[j] == tot[j - 1] && id[j] < id[j - 1])); j--) {
+			size_t ti = id[j];
+			uint64_t tt = tot[j];
 
-			if (tot[c] > tot[a] || (tot[c] == tot[a] && w->comp_id[c] < w->comp_id[a])) {
-				order[j - 1] = c;
-				order[j] = a;
-			}
+			id[j] = id[j - 1];
+			tot[j] = tot[j - 1];
+			id[j - 1] = ti;
+			tot[j - 1] = tt;
 		}
-	if (keep > GL_SERIES_ERROR_GROUPS)
-		keep = GL_SERIES_ERROR_GROUPS - 1;
-	s->n_groups = keep + (w->n_comp > keep);
+	keep = n > GL_SERIES_ERROR_GROUPS ? GL_SERIES_ERROR_GROUPS - 1 : n;
+	s->n_groups = keep + (n > keep);
 	s->count = calloc(s->n_groups * nb + 1, sizeof(*s->count));
 	if (!s->count) {
 		rc = oom(err);
 		goto out;
 	}
-	for (size_t i = 0; i < w->n_comp; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t g = i < keep ? i : keep;
 
 		for (size_t b = 0; b < nb; b++)
-			s->count[g * nb + b] += w->per_comp[order[i]][b];
+			s->count[g * nb + b] += s->err_rows[id[i]][b];
 	}
 	for (size_t g = 0; g < s->n_groups; g++) {
-		const char *name = g < keep && w->comp_id[order[g]] > 0
-			? gl_query_name(w->q, w->comp_id[order[g]]) : NULL;
+		const char *name = g < keep && id[g] > 0 ? gl_query_name(q, (int64_t)id[g]) : NULL;
 
 		s->group[g] = strdup(g == keep ? "other" : name && *name ? name : "(no component)");
 		if (!s->group[g]) {
@@ -263,144 +203,68 @@ static int make_groups(struct walk *w, struct gl_series *s, struct gl_err *err)
 		}
 	}
 out:
+	free(id);
 	free(tot);
-	free(order);
 	return rc;
 }
 
-static int setup(struct gl_series *s, struct walk *w, const struct gl_report *rep, size_t top,
-		 struct gl_err *err)
+static void free_collection(struct gl_series *s)
 {
-	int rc;
+	for (size_t i = 0; s->kcols && i < s->n_ids; i++)
+		gl_chart_cols_release(&s->kcols[i]);
+	for (size_t i = 0; s->err_rows && i < s->n_ids; i++)
+		free(s->err_rows[i]);
+	free(s->kcols);
+	free(s->err_rows);
+	s->kcols = NULL;
+	s->err_rows = NULL;
+}
 
-	s->since_us = rep->window.since_us;
-	s->until_us = rep->window.until_us > s->since_us ? rep->window.until_us
-		: s->since_us + GL_US_PER_S;
-	s->bucket_us = s->until_us - s->since_us > 3 * GL_US_PER_DAY ? GL_US_PER_DAY
-		: 3600 * GL_US_PER_S;
-	s->n_buckets = (size_t)((s->until_us - s->since_us + s->bucket_us - 1) / s->bucket_us);
-	if (s->n_buckets > 100000)
-		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
-				  "window too long to chart (%zu error buckets)", s->n_buckets);
+int gl_series_finish(struct gl_series *s, struct gl_query *q, const struct gl_report *rep,
+		     struct gl_err *err)
+{
+	int rc = GL_OK;
 
-	s->n_top = rep->n_kernels < top ? rep->n_kernels : top;
-	for (size_t k = 0; k < s->n_top; k++) {
-		const struct gl_report_kernel *kr = &rep->kernels[k];
-		double lo, hi;
-
-		s->top_name[k] = kr->kernel;
-		rc = gl_chart_cols_init(&s->top_cols[k], s->since_us, s->until_us,
-					GL_CHART_COLUMNS, err);
-		if (rc != GL_OK)
-			return rc;
-		gl_chart_hist_range(kr->min_us, kr->p99_us, kr->max_us, &lo, &hi);
-		if (!isfinite(lo) || !isfinite(hi)) {
-			lo = 0;
-			hi = 1;
-		}
-		rc = gl_chart_hist_init(&s->top_hist[k], lo, hi, GL_SERIES_HIST_BINS, err);
-		if (rc != GL_OK)
-			return rc;
-		s->top_hist[k].p50 = kr->p50_us;
-		s->top_hist[k].p95 = kr->p95_us;
-	}
-	for (size_t t = 0; t < rep->n_trends && s->n_trend < GL_SERIES_TOP_MAX; t++) {
+	if (!s->kcols)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "series finished before begun");
+	for (size_t t = 0; t < rep->n_trends && s->n_trend < GL_SERIES_TOP_MAX && rc == GL_OK;
+	     t++) {
 		const struct gl_report_trend *tr = &rep->trends[t];
+		size_t id = 0;
 
 		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||
 		    (tr->verdict != GL_VERDICT_DEGRADING && tr->verdict != GL_VERDICT_IMPROVING))
 			continue;
-		rc = gl_chart_cols_init(&s->trend_cols[s->n_trend], s->since_us, s->until_us,
-					GL_SERIES_TREND_COLUMNS, err);
-		if (rc != GL_OK)
-			return rc;
+		for (size_t i = 1; i < s->n_ids && !id; i++) {
+			const char *name = s->kcols[i].col ? gl_query_name(q, (int64_t)i) : NULL;
+
+			if (name && strcmp(name, tr->kernel) == 0)
+				id = i;
+		}
+		rc = merge_cols(&s->kcols[id], &s->trend_cols[s->n_trend], err);
 		s->trend[s->n_trend++] = tr;
 	}
-	rc = gl_chart_cols_init(&s->mem, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
-	if (rc == GL_OK)
-		rc = gl_chart_cols_init(&s->rmm, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
-	if (rc != GL_OK)
-		return rc;
+	/* The top kernels take their columns over. */
+	for (size_t k = 0; k < s->n_top && rc == GL_OK; k++) {
+		size_t id = slot(s, s->top_id[k]);
 
-	w->n_ids = gl_query_name_slots(w->q) + 1;
-	w->top_of = malloc(w->n_ids);
-	w->trend_of = malloc(w->n_ids);
-	w->comp_ok = calloc(w->n_ids, 1);
-	w->host_ok = calloc(w->n_ids, 1);
-	w->group_of = malloc(w->n_ids * sizeof(int));
-	if (!w->top_of || !w->trend_of || !w->comp_ok || !w->host_ok || !w->group_of)
-		return oom(err);
-	memset(w->top_of, -1, w->n_ids);
-	memset(w->trend_of, -1, w->n_ids);
-	for (size_t i = 0; i < w->n_ids; i++)
-		w->group_of[i] = -1;
-	for (size_t id = 1; id < w->n_ids; id++) {
-		const char *name = gl_query_name(w->q, (int64_t)id);
-
-		if (!name)
-			continue;
-		for (size_t k = 0; k < s->n_top; k++)
-			if (strcmp(name, s->top_name[k]) == 0)
-				w->top_of[id] = (signed char)k;
-		for (size_t t = 0; t < s->n_trend; t++)
-			if (strcmp(name, s->trend[t]->kernel) == 0)
-				w->trend_of[id] = (signed char)t;
+		if (id > 0 && s->kcols[id].col) {
+			s->top_cols[k] = s->kcols[id];
+			memset(&s->kcols[id], 0, sizeof(s->kcols[id]));
+		} else {
+			rc = gl_chart_cols_init(&s->top_cols[k], s->since_us, s->until_us,
+						GL_CHART_COLUMNS, err);
+		}
 	}
-	return GL_OK;
-}
-
-int gl_series_load(struct gl_query *q, const struct gl_report_params *p,
-		   const struct gl_report *rep, size_t top, struct gl_series *s,
-		   struct gl_err *err)
-{
-	struct walk w = {0};
-	struct rmm_walk r = {0};
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	w.s = s;
-	w.p = p;
-	w.q = q;
-	if (top == 0)
-		top = GL_SERIES_TOP_DEFAULT;
-	if (top > GL_SERIES_TOP_MAX)
-		top = GL_SERIES_TOP_MAX;
-	rc = setup(s, &w, rep, top, err);
-	if (rc != GL_OK)
-		goto out;
-	rc = gl_query_events(q, s->since_us, s->until_us, 0, on_event, &w, err);
-	if (rc == GL_ENOMEM && w.failed)
-		rc = oom(err);
-	if (rc != GL_OK)
-		goto out;
-	rc = make_groups(&w, s, err);
-	if (rc != GL_OK)
-		goto out;
-	r.s = s;
-	r.p = p;
-	r.w = &w;
-	rc = gl_query_mem_events(q, s->since_us, s->until_us, on_mem, &r, err);
-	if (rc == GL_ENOMEM)
-		rc = oom(err);
-out:
-	free(r.live.key);
-	free(r.live.val);
-	for (size_t g = 0; g < w.n_comp; g++)
-		free(w.per_comp[g]);
-	free(w.per_comp);
-	free(w.comp_id);
-	free(w.top_of);
-	free(w.trend_of);
-	free(w.comp_ok);
-	free(w.host_ok);
-	free(w.group_of);
-	if (rc != GL_OK)
-		gl_series_release(s);
+	if (rc == GL_OK)
+		rc = make_groups(s, q, err);
+	free_collection(s);
 	return rc;
 }
 
 void gl_series_release(struct gl_series *s)
 {
+	free_collection(s);
 	for (size_t k = 0; k < GL_SERIES_TOP_MAX; k++) {
 		gl_chart_cols_release(&s->top_cols[k]);
 		gl_chart_hist_release(&s->top_hist[k]);

@@ -4,28 +4,36 @@
  * histograms, the trend kernels' points, memory in use, RMM outstanding
  * bytes, and errors per time bucket by component.
  *
- * In: an open query handle (read-only), the same window and filters as the
- * report, and the built report (it names the top kernels, their quantiles
- * and the trend verdicts). Out: a struct gl_series of reduced data (time
- * columns, histograms, counts): one pass over the window's events and one
- * over its RMM rows; no sample array is kept.
+ * They are collected during the report's own pass over the window
+ * (sections.c calls the hooks below when gl_report_params.series is set),
+ * so the charts cost no second read of the database. In: each event and
+ * RMM row as the report sees it (after the filters). Out: a struct
+ * gl_series of reduced data (time columns, histograms, counts).
+ *
+ * Memory is bounded by the window, not by the number of events: every
+ * kernel with timings keeps GL_CHART_COLUMNS columns (48 KB; the top
+ * kernels are only known at the end of the pass), every component with
+ * errors one count per bucket, and the histograms are built at the end
+ * from the durations the percentiles keep anyway.
  */
 #ifndef GL_SERIES_H
 #define GL_SERIES_H
 
+#include <stdbool.h>
+
 #include "chart.h"
 #include "report.h"
-#include "sections.h"
 #include "store/query.h"
 
 #define GL_SERIES_TOP_DEFAULT 8
 #define GL_SERIES_TOP_MAX 12
-#define GL_SERIES_TREND_COLUMNS 96	/* points per trend kernel */
+#define GL_SERIES_TREND_COLUMNS 100	/* points per trend kernel; divides GL_CHART_COLUMNS */
 #define GL_SERIES_HIST_BINS 48
 #define GL_SERIES_ERROR_GROUPS 8	/* components with most errors; the rest is "other" */
 
 struct gl_series {
 	int64_t since_us, until_us;
+	size_t top_max;			/* top kernels wanted (gl_series_init) */
 
 	/* Top kernels by total time, as rep->kernels orders them. */
 	size_t n_top;
@@ -48,16 +56,47 @@ struct gl_series {
 	size_t n_groups;
 	char *group[GL_SERIES_ERROR_GROUPS];	/* component names, owned */
 	uint64_t *count;
+
+	/* Collection state (series.c only): per name id, NULL/empty until used. */
+	size_t n_ids;
+	struct gl_chart_cols *kcols;	/* per kernel id */
+	uint64_t **err_rows;		/* per component id: n_buckets counts */
+	int64_t top_id[GL_SERIES_TOP_MAX];
 };
 
+/* Zeroes s and sets the number of top kernels to chart (0: 8; at most 12). */
+void gl_series_init(struct gl_series *s, size_t top);
+
+/* Before the pass: the window [since_us, until_us) and the name id slots. */
+int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
+		    struct gl_err *err);
+
 /*
- * Fills s from the database. top is the number of top kernels to chart
- * (0: GL_SERIES_TOP_DEFAULT; at most GL_SERIES_TOP_MAX). On failure s is
- * released.
+ * One event of the window that passed the filters; kernel_sample: it is a
+ * timing of a kernel the kernel sections count.
  */
-int gl_series_load(struct gl_query *q, const struct gl_report_params *p,
-		   const struct gl_report *rep, size_t top, struct gl_series *s,
-		   struct gl_err *err);
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
+		    struct gl_err *err);
+
+/* One RMM row; outstanding_bytes: allocated and not freed after it. */
+void gl_series_rmm(struct gl_series *s, int64_t ts_us, uint64_t outstanding_bytes);
+
+/*
+ * After the pass, for rank < top_max: rep->kernels[rank] is rk, whose id is
+ * kernel_id and whose durations are dur[0..n) (any order). Builds its
+ * histogram. rk must outlive s (its name is borrowed).
+ */
+int gl_series_top_kernel(struct gl_series *s, size_t rank, int64_t kernel_id,
+			 const struct gl_report_kernel *rk, const double *dur, size_t n,
+			 struct gl_err *err);
+
+/*
+ * After the report is built: keeps the columns of the top and trend
+ * kernels, folds the error counts into groups (names from q) and frees the
+ * collection state. rep must outlive s.
+ */
+int gl_series_finish(struct gl_series *s, struct gl_query *q, const struct gl_report *rep,
+		     struct gl_err *err);
 
 /* Frees what s owns; s may be zeroed or released already. */
 void gl_series_release(struct gl_series *s);

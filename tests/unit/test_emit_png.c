@@ -23,6 +23,8 @@
 #include "support/png_read.h"
 
 static char dir[64], db[128];
+/* The report behind a series kept by run(): the series borrows its names. */
+static struct gl_report kept;
 
 static const char *const pngs[6] = {
 	GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_MEMORY,
@@ -41,34 +43,48 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	gl_report_release(&kept);
 	return fix_rmdir(dir);
 }
 
-/* Builds the report for [since, until) and runs the chart hook into sub. */
+/*
+ * Builds the report for [since, until), collecting the chart series in the
+ * same pass unless no_charts, and runs the chart hook into sub, as
+ * gl_report_run does. keep: receives the series (released by the caller;
+ * its report lives until the next run or the teardown).
+ */
 static int run(int64_t since, int64_t until, int no_charts, const char *sub,
 	       struct gl_output *out, struct gl_series *keep)
 {
 	struct gl_report_config cfg = {0};
 	struct gl_report rep = {0};
 	struct gl_query *q = NULL;
+	struct gl_series own, *s = keep ? keep : &own;
 	struct gl_err err;
 	struct gl_report_params p = {.since_us = since, .until_us = until, .top = 20};
 	static char path[256];
-	int rc;
+	int rc = GL_OK;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, sub);
 	mkdir(path, 0755);
 	memset(out, 0, sizeof(*out));
 	out->dir = path;
+	gl_series_init(s, 0);
+	p.series = no_charts ? NULL : s;
 	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
 	assert_int_equal(gl_query_open(db, &q, &err), GL_OK);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &rep, &err), GL_OK);
-	rc = gl_report_charts(q, &p, &rep, 0, no_charts, out, &err);
+	if (!no_charts)
+		rc = gl_report_charts(&rep, s, out, &err);
 	if (rc != GL_OK)
 		print_error("%s\n", err.msg);
-	if (keep)
-		assert_int_equal(gl_series_load(q, &p, &rep, 0, keep, &err), GL_OK);
-	gl_report_release(&rep);
+	if (keep) {
+		gl_report_release(&kept);
+		kept = rep;
+	} else {
+		gl_series_release(s);
+		gl_report_release(&rep);
+	}
 	gl_query_close(q);
 	gl_config_release(&cfg);
 	return rc;
@@ -179,15 +195,11 @@ static void test_long_window_daily(void **state)
 static void test_no_charts(void **state)
 {
 	struct gl_output o;
-	char path[512];
-	struct stat st;
 
 	(void)state;
 	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 1, "none", &o, NULL), GL_OK);
 	check_dir(o.dir, 0);
-	assert_int_equal(o.n_paths, 1);		/* index.html only */
-	snprintf(path, sizeof(path), "%s/index.html", o.dir);
-	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(o.n_paths, 0);
 	gl_output_release(&o);
 }
 

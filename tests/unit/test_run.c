@@ -78,6 +78,22 @@ static void test_run(void **state)
 	/* p95 of 500, 700 = 690 >= 600: one warning */
 	assert_int_equal(res.alerts[1], 1);
 	assert_int_equal(res.alerts[2], 0);
+	/* report.json, then the six charts and index.html next to it */
+	static const char *const files[8] = {
+		"report.json", "kernel_performance_timeline.png",
+		"kernel_performance_distribution.png", "memory_usage_trend.png", "error_rate.png",
+		"kernel_trends.png", "baseline_comparison.png", "index.html",
+	};
+	assert_int_equal(res.n_paths, 8);
+	for (int i = 0; i < 8; i++) {
+		snprintf(want, sizeof(want), "%s/2025-01-02/%s", dir, files[i]);
+		assert_string_equal(res.paths[i], want);
+		assert_int_equal(unlink(want), 0);
+	}
+	gl_report_result_release(&res);
+	/* --no-charts: the json alone */
+	o.no_charts = 1;
+	assert_int_equal(gl_report_run(&o, &res, &err), GL_OK);
 	assert_int_equal(res.n_paths, 1);
 	snprintf(want, sizeof(want), "%s/2025-01-02/report.json", dir);
 	assert_string_equal(res.paths[0], want);
@@ -85,6 +101,18 @@ static void test_run(void **state)
 	gl_report_result_release(&res);
 	snprintf(want, sizeof(want), "%s/2025-01-02", dir);
 	assert_int_equal(rmdir(want), 0);
+	/* text to a stream: no directory, no charts, no file */
+	o.no_charts = 0;
+	o.format = "text";
+	o.fp = tmpfile();
+	assert_non_null(o.fp);
+	assert_int_equal(gl_report_run(&o, &res, &err), GL_OK);
+	assert_int_equal(res.n_paths, 0);
+	assert_true(ftell(o.fp) > 0);
+	fclose(o.fp);
+	o.fp = NULL;
+	o.format = "json";
+	assert_int_equal(rmdir(want), -1);
 
 	fp = fopen(cfg, "w");
 	fputs("{\"alerts\": 3}", fp);
