@@ -16,8 +16,8 @@
  *       $(sed -n 's/^PKG_LIBS := //p' build/config.mk)
  *   mkdir -p build/fuzz-corpus && ./build/fuzz_json build/fuzz-corpus -max_len=4096
  *
- * A first run of 90 s (4.7 million inputs, one seed line) found no
- * disagreement.
+ * Runs of 90 s and 6 min (4.7 and 15.5 million inputs, from four seed
+ * lines) found no disagreement.
  *
  * The sources are listed so that they carry the fuzzer's coverage
  * instrumentation; the library only fills in the other formats that
