@@ -1,7 +1,7 @@
 -- gpulog database schema, version 2 (version 1 had no rejects.ts_us).
 --
 -- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
--- (0x6770_6C67, "gplg") and PRAGMA user_version = the schema version.
+-- (0x67706867) and PRAGMA user_version = the schema version.
 -- gpulog-ingest creates it, migrates an older one, and refuses any other file.
 -- This file is the schema gpulog creates (it is compiled into the programs);
 -- it is installed as documentation for people who query with sqlite3.
