@@ -118,6 +118,7 @@ test: $(BINS) $(UNIT_BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/run $(UNIT_BINS)
 
 check:
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
 
 bench: $(BINS) $(BENCH_BINS)
