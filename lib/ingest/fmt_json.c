@@ -369,7 +369,7 @@ defer:
 static void json_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		       struct gl_rec *rec)
 {
-	size_t start = 0, i, mark = ctx->scratch_used, field_len;
+	size_t start = 0, i, mark = gl_ctx_scratch_mark(ctx), field_len;
 	const char *why, *field;
 	int bom = 0;
 
@@ -390,7 +390,7 @@ static void json_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 	if (gl_json_fast_parse(ctx, line + start, len - start, rec, &why, &field, &field_len) == 0)
 		return;
 	/* Whatever the fast path put in scratch is dead: give jansson the room. */
-	ctx->scratch_used = mark;
+	gl_ctx_scratch_reset(ctx, mark);
 	gl_json_slow_parse(ctx, line + start, len - start, bom, field, field_len, rec);
 }
 

@@ -113,6 +113,22 @@ char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n)
 	return out;
 }
 
+size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx)
+{
+	return ctx->scratch_cap - ctx->scratch_used;
+}
+
+size_t gl_ctx_scratch_mark(const struct gl_parse_ctx *ctx)
+{
+	return ctx->scratch_used;
+}
+
+void gl_ctx_scratch_reset(struct gl_parse_ctx *ctx, size_t mark)
+{
+	if (mark <= ctx->scratch_used)
+		ctx->scratch_used = mark;
+}
+
 int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us)
 {
 	/* 23:59:59 -> 00:00:01 is a new day; threads a few ms out of order are not. */

@@ -120,6 +120,17 @@ int gl_ctx_begin_line(struct gl_parse_ctx *ctx, size_t len);
  */
 char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n);
 
+/* Bytes of the line's scratch reserve still free. */
+size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx);
+
+/*
+ * A mark of the scratch in use, and a return to it: what was handed out
+ * after the mark is free again (a parser that gives up on a first attempt
+ * hands its fallback the whole reserve).
+ */
+size_t gl_ctx_scratch_mark(const struct gl_parse_ctx *ctx);
+void gl_ctx_scratch_reset(struct gl_parse_ctx *ctx, size_t mark);
+
 /*
  * Applies the time-of-day rule above: tod_us is µs since midnight. Returns
  * the absolute UTC time in µs.

@@ -40,7 +40,7 @@ static void keep_dump(struct gl_parse_ctx *ctx, const json_t *v, struct gl_str *
 
 	out->p = NULL;
 	out->len = 0;
-	if (need == 0 || need > ctx->scratch_cap - ctx->scratch_used)
+	if (need == 0 || need > gl_ctx_scratch_left(ctx))
 		return;
 	dst = gl_ctx_scratch(ctx, need);
 	if (!dst)
