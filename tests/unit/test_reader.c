@@ -932,6 +932,83 @@ static void test_directory(void **state)
 	gl_reader_close(NULL);
 }
 
+/*
+ * Every real sample file, read by the reader and by stdio: the same lines,
+ * lengths and hashes. Returns the number of files checked under dir.
+ */
+static int check_real_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int nfiles = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[2048];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			nfiles += check_real_tree(path);
+		} else if (S_ISREG(st.st_mode)) {
+			FILE *f = fopen(path, "rb");
+			struct gl_reader *r = NULL;
+			struct gl_line l;
+			struct gl_err err;
+			struct bytes raw = {0};
+			int c, rc;
+
+			assert_non_null(f);
+			assert_int_equal(gl_reader_open(&r, path, &err), GL_OK);
+			while ((c = getc(f)) != EOF) {
+				unsigned char ch = (unsigned char)c;
+
+				bytes_add(&raw, &ch, 1);
+				if (c != '\n')
+					continue;
+				assert_int_equal(gl_reader_next(r, &l, &err), 1);
+				assert_int_equal(l.full_len, raw.n);
+				assert_int_equal(l.hash, gl_hash64(raw.p, raw.n, 0));
+				raw.n = 0;
+			}
+			if (raw.n) {
+				assert_int_equal(gl_reader_next(r, &l, &err), 1);
+				assert_int_equal(l.terminated, 0);
+				assert_int_equal(l.full_len, raw.n);
+			}
+			rc = gl_reader_next(r, &l, &err);
+			assert_int_equal(rc, 0);
+			assert_int_equal(gl_reader_raw_offset(r), (uint64_t)st.st_size);
+			gl_reader_close(r);
+			fclose(f);
+			bytes_free(&raw);
+			nfiles++;
+		}
+	}
+	closedir(d);
+	return nfiles;
+}
+
+static void test_realdata(void **state)
+{
+	const char *dir = getenv("GL_REALDATA");
+	struct stat st;
+
+	(void)state;
+	if (!dir || !*dir)
+		dir = "../shared/realdata";
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		skip();
+		return;
+	}
+	assert_true(check_real_tree(dir) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -957,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_realdata),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
