@@ -1,0 +1,238 @@
+/*
+ * identify.c - which stream does a file continue? Fingerprints of raw
+ * bytes (for the cheap cases: unchanged, renamed, grown in place) and the
+ * content walk that matches a file against known streams by first line,
+ * checkpoints and end. See stream.c for the whole argument.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "../util/hash.h"
+
+uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok)
+{
+	char buf[GL_HEAD_BYTES];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	*ok = 0;
+	if (fd < 0 || n > sizeof(buf)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	got = pread(fd, buf, (size_t)n, (off_t)off);
+	close(fd);
+	if (got != (ssize_t)n)
+		return 0;
+	*ok = 1;
+	return gl_hash64(buf, (size_t)n, 11);
+}
+
+void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln)
+{
+	pos->bytes += ln->full_len;
+	pos->lines++;
+	pos->hash = gl_hash_chain(pos->hash, ln->hash);
+}
+
+/* Does a known row describe this same file, unchanged? */
+int gl_file_same(const struct gl_sfile *k, const struct gl_found *f)
+{
+	int ok;
+	uint64_t h;
+
+	if (k->dev != f->dev || k->ino != f->ino || k->size != f->size ||
+	    k->mtime_ns != f->mtime_ns)
+		return 0;
+	h = gl_fp_raw(f->path, 0, min_u64((uint64_t)k->size, GL_HEAD_BYTES), &ok);
+	return ok && h == k->raw_head_hash;
+}
+
+/*
+ * Was everything in this file read last time? Not when a run stopped in
+ * the middle of it ("partial"), nor when a plain file's last line was held
+ * back as possibly unfinished (consumed < size).
+ */
+int gl_file_complete(const struct gl_sfile *k)
+{
+	if (strcmp(k->status, "partial") == 0)
+		return 0;
+	return k->gzip || strcmp(k->status, "read") != 0 || k->consumed == (uint64_t)k->size;
+}
+
+/* A plain file that grew in place: same inode, same first bytes, and the
+ * 4 KiB before the stored end unchanged. */
+int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
+			 const struct gl_found *f)
+{
+	int32_t si;
+	int ok;
+	uint64_t n, h;
+
+	if (k->gzip || !k->stream_id || !k->has_tail || k->dev != f->dev || k->ino != f->ino ||
+	    (uint64_t)f->size < k->consumed)
+		return 0;
+	si = gl_state_stream_by_id(s, k->stream_id);
+	if (si < 0 || s->stream[si].pos.bytes != k->consumed)
+		return 0;
+	n = min_u64((uint64_t)k->size, GL_HEAD_BYTES);
+	h = gl_fp_raw(f->path, 0, n, &ok);
+	if (!ok || h != k->raw_head_hash)
+		return 0;
+	n = min_u64(k->consumed, GL_HEAD_BYTES);
+	h = gl_fp_raw(f->path, k->consumed - n, n, &ok);
+	return ok && h == k->tail_hash;
+}
+
+/*
+ * Does stream si pass through pos (a line boundary of the file being
+ * identified)? Known when a checkpoint sits at pos; otherwise read a file
+ * that holds the stream, unchanged since it was stored, up to pos. When no
+ * such file is left on disk the answer is yes: all checkpoints on the way
+ * agreed, and the residual doubt is confined to the last MiB.
+ */
+static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
+{
+	const struct gl_state *s = j->p->state;
+	const struct gl_sstream *st = &s->stream[si];
+
+	for (size_t k = 0; k < st->ncp; k++)
+		if (st->cp[k].bytes == pos.bytes)
+			return st->cp[k].hash == pos.hash;
+	for (size_t fi = 0; fi < s->nfile; fi++) {
+		const struct gl_sfile *src = &s->file[fi];
+		struct gl_found now;
+		struct gl_reader *r = NULL;
+		struct gl_line ln;
+		struct gl_pos at = {0, 0, 0};
+		struct gl_err e;
+		struct stat sb;
+
+		if ((int32_t)fi == j->fi || src->stream_id != st->id || !src->path ||
+		    src->consumed < pos.bytes || stat(src->path, &sb) < 0)
+			continue;
+		now.dev = (int64_t)sb.st_dev;
+		now.ino = (int64_t)sb.st_ino;
+		now.size = (int64_t)sb.st_size;
+		now.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+		now.path = src->path;
+		if (!gl_file_same(src, &now) || gl_reader_open(&r, src->path, &e) != GL_OK)
+			continue;
+		while (at.bytes < pos.bytes && gl_reader_next(r, &ln, &e) == 1)
+			gl_pos_advance(&at, &ln);
+		gl_reader_close(r);
+		return at.bytes == pos.bytes && at.hash == pos.hash;
+	}
+	return 1;
+}
+
+/*
+ * Which stream does the reader's content continue? Reads from the start,
+ * matching heads in the first 4 KiB, then checkpoints, then stream ends.
+ * On ID_CONTINUE the reader stands right after the stream's end and
+ * j->pos is that end; otherwise the reader is rewound.
+ */
+enum identity gl_job_identify(struct job *j, int32_t *si_out)
+{
+	struct gl_state *s = j->p->state;
+	struct cand {
+		int32_t si;
+		size_t cpi;
+	} c[GL_MAX_CANDIDATES];
+	size_t nc = 0;
+	int head_zone = 1;
+	int32_t fallback = -1;
+	struct gl_pos pos = {0, 0, 0}, fb_pos = {0, 0, 0};
+	struct gl_line ln;
+	struct gl_err e;
+	int r;
+
+	while ((r = gl_job_next_line(j, &ln)) == 1) {
+		gl_pos_advance(&pos, &ln);
+		if (head_zone) {
+			for (int32_t si = gl_state_stream_by_head(s, pos.bytes, pos.hash);
+			     si >= 0 && nc < GL_MAX_CANDIDATES; si = gl_state_next_head(s, si, pos.bytes, pos.hash)) {
+				size_t k = 0;
+				const struct gl_sstream *st = &s->stream[si];
+
+				while (k < st->ncp && st->cp[k].bytes < pos.bytes)
+					k++;
+				c[nc].si = si;
+				c[nc].cpi = k;
+				nc++;
+			}
+			head_zone = 0;
+		}
+		for (size_t k = 0; k < nc;) {
+			const struct gl_sstream *st = &s->stream[c[k].si];
+			int alive = 1;
+
+			while (c[k].cpi < st->ncp && st->cp[c[k].cpi].bytes < pos.bytes) {
+				alive = 0;	/* a checkpoint fell inside a line: other content */
+				break;
+			}
+			if (alive && c[k].cpi < st->ncp && st->cp[c[k].cpi].bytes == pos.bytes) {
+				alive = st->cp[c[k].cpi].hash == pos.hash;
+				c[k].cpi++;
+			}
+			if (alive && st->pos.bytes < pos.bytes)
+				alive = 0;
+			if (alive && st->pos.bytes == pos.bytes) {
+				if (st->pos.hash != pos.hash) {
+					alive = 0;
+				} else {
+					/* Its end is reached: take it unless a longer
+					 * candidate is still consistent. */
+					int longer = 0;
+
+					for (size_t m = 0; m < nc; m++)
+						if (m != k && s->stream[c[m].si].pos.bytes > pos.bytes)
+							longer = 1;
+					if (!longer) {
+						j->pos = pos;
+						*si_out = c[k].si;
+						return ID_CONTINUE;
+					}
+					fallback = c[k].si;
+					fb_pos = pos;
+					alive = 0;
+				}
+			}
+			if (alive)
+				k++;
+			else
+				c[k] = c[--nc];
+		}
+		if (!nc && !head_zone)
+			break;
+	}
+	/*
+	 * The file ended inside known streams, every checkpoint on the way
+	 * equal: an older, shorter (or damaged) copy of what is stored --
+	 * unless it differs after the last checkpoint it passed. That part is
+	 * compared with a file on disk that holds the stream.
+	 */
+	for (size_t k = 0; r <= 0 && k < nc; k++) {
+		if (tail_matches(j, c[k].si, pos)) {
+			j->pos = pos;
+			*si_out = c[k].si;
+			return ID_COPY;
+		}
+	}
+	j->damaged = 0;
+	if (gl_reader_rewind(j->r, &e) != GL_OK)
+		return ID_NEW;
+	if (fallback >= 0 && gl_reader_seek(j->r, fb_pos.bytes, &e) == GL_OK) {
+		j->pos = fb_pos;
+		*si_out = fallback;
+		return ID_CONTINUE;
+	}
+	gl_reader_rewind(j->r, &e);
+	j->pos = (struct gl_pos){0, 0, 0};
+	return ID_NEW;
+}

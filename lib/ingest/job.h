@@ -1,0 +1,76 @@
+/*
+ * job.h - internal to lib/ingest: one file being read (struct job) and the
+ * functions that stream.c (the file as a whole), identify.c (which stream
+ * does it continue?) and records.c (its lines as batch rows) share.
+ */
+#ifndef GL_JOB_H
+#define GL_JOB_H
+
+#include <stdint.h>
+
+#include "ingest.h"
+#include "reader.h"
+
+enum identity { ID_NEW, ID_CONTINUE, ID_COPY };
+
+/* A multi-line record being assembled (continuation lines appended). */
+struct pending {
+	int active;
+	struct gl_event ev;	/* strings point into buf, rebuilt at flush */
+	size_t comp_off, comp_len, kern_off, kern_len, meta_off, meta_len, msg_off;
+	int has_comp, has_kern, has_meta;
+	char *buf;
+	size_t len, cap;
+	uint64_t line;		/* first line of the record */
+	struct gl_pos start;	/* stream position before its first line */
+};
+
+struct job {
+	struct gl_producer *p;
+	const struct gl_found *f;
+	int32_t fi, si;
+	struct gl_reader *r;
+	int gzip;
+	int newstream;
+	struct gl_pos pos;		/* after the last line read */
+	uint64_t last_cp;		/* bytes of the last checkpoint */
+	const struct gl_format *fmt;	/* format of the current record */
+	struct gl_parse_ctx ctx;
+	struct pending pend;
+	const char *status;		/* final file status */
+	char note[300];
+	int damaged;
+	uint64_t new_lines;
+	int64_t last_ts;		/* time of the last record stored, for rejects */
+};
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* records.c: lines into batch rows, and the state that makes them final */
+void gl_job_notice(struct job *j, int code, const char *what, const char *cause,
+		   const char *more);
+void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status);
+struct gl_pos gl_job_committed(const struct job *j);
+int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,
+		  const char *p, size_t len, const char *reason);
+int gl_job_flush(struct job *j);
+/* Sends the batch mid-file, with the state that makes its rows final. */
+int gl_job_send(struct job *j);
+int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);
+int gl_line_blank(const char *p, size_t len);
+
+/* identify.c: fingerprints and stream identity */
+uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok);
+void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln);
+int gl_file_same(const struct gl_sfile *k, const struct gl_found *f);
+int gl_file_complete(const struct gl_sfile *k);
+int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k, const struct gl_found *f);
+enum identity gl_job_identify(struct job *j, int32_t *si_out);
+
+/* stream.c */
+int gl_job_next_line(struct job *j, struct gl_line *ln);
+
+#endif

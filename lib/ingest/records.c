@@ -1,0 +1,439 @@
+/*
+ * records.c - the lines of a file become batch rows: parsed in the file's
+ * format (or, on a miss, another one), multi-line records assembled,
+ * malformed lines kept as rejects; and the stream/file state that says how
+ * far they are stored goes into the same batch, so rows and state commit
+ * together. A batch sent from in here never claims a line whose row is not
+ * in it yet (see gl_job_committed).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+
+/* Returns the offset of the first invalid UTF-8 byte, or len when valid. */
+static size_t utf8_check(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		/* ASCII runs, 8 bytes at a time */
+		while (i + 8 <= len) {
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			if (w & 0x8080808080808080ULL)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		unsigned char c = s[i];
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n;
+		uint32_t cp;
+
+		if (c >= 0xC2 && c <= 0xDF) {
+			n = 1;
+			cp = c & 0x1F;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			cp = c & 0x0F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + k] & 0x3F);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+int gl_line_blank(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}
+
+static struct gl_str cstr(const char *s)
+{
+	struct gl_str v = {s, s ? strlen(s) : 0};
+
+	return v;
+}
+
+/*
+ * A problem to tell the user about this file, read as "<what> '<path>':
+ * <cause><more>"; code GL_OK marks information (a skipped file).
+ */
+void gl_job_notice(struct job *j, int code, const char *what, const char *cause,
+		   const char *more)
+{
+	struct gl_batch *b = j->p->b;
+	char c[300];
+
+	snprintf(c, sizeof(c), "%.200s%.90s", cause ? cause : "", more);
+	if (b->nnotice < GL_BATCH_NOTICES)
+		gl_err_set(&b->notice[b->nnotice++], code, j->f->path, 0, c, "%s", what);
+}
+
+/*
+ * Appends the stream's and the file's state as of `at` to the batch.
+ * status is the file's status: "partial" while the file is being read.
+ */
+void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status)
+{
+	struct gl_producer *p = j->p;
+	struct gl_batch *b = p->b;
+	struct gl_sfile *sf = &p->state->file[j->fi];
+	struct gl_bop *op;
+
+	if (j->si >= 0) {
+		struct gl_sstream *st = &p->state->stream[j->si];
+
+		st->pos = at;
+		st->has_tod = (j->fmt && (j->fmt->flags & GL_FMT_TIME_OF_DAY)) || st->has_tod;
+		if (st->has_tod) {
+			st->day_us = j->ctx.day_us;
+			st->last_tod_us = j->ctx.last_tod_us;
+		}
+		op = &b->op[b->nop++];
+		op->kind = GL_BOP_STREAM;
+		op->u.stream.id = st->id;
+		op->u.stream.format = gl_format_find(st->format) ? gl_format_find(st->format)->name
+								 : NULL;
+		op->u.stream.component = gl_batch_str(b, cstr(st->component));
+		op->u.stream.first_path = gl_batch_str(b, cstr(st->first_path));
+		op->u.stream.pos = at;
+		op->u.stream.head = st->head;
+		op->u.stream.has_tod = st->has_tod;
+		op->u.stream.day_us = st->day_us;
+		op->u.stream.last_tod_us = st->last_tod_us;
+		op->u.stream.created_run = st->created_run;
+		if (checkpoint && at.bytes) {
+			gl_state_add_checkpoint(p->state, j->si, at);
+			op = &b->op[b->nop++];
+			op->kind = GL_BOP_CHECKPOINT;
+			op->u.cp.stream_id = st->id;
+			op->u.cp.pos = at;
+			j->last_cp = at.bytes;
+		}
+	}
+	sf->consumed = at.bytes;
+	sf->has_tail = 0;
+	if (!j->gzip && at.bytes) {
+		uint64_t n = min_u64(at.bytes, GL_HEAD_BYTES);
+		int ok;
+
+		sf->tail_hash = gl_fp_raw(j->f->path, at.bytes - n, n, &ok);
+		sf->has_tail = ok;
+	}
+	op = &b->op[b->nop++];
+	op->kind = GL_BOP_FILE;
+	op->u.file.id = sf->id;
+	op->u.file.path = gl_batch_str(b, cstr(sf->path));
+	op->u.file.dev = sf->dev;
+	op->u.file.ino = sf->ino;
+	op->u.file.size = sf->size;
+	op->u.file.mtime_ns = sf->mtime_ns;
+	op->u.file.raw_head_hash = sf->raw_head_hash;
+	op->u.file.gzip = sf->gzip;
+	op->u.file.stream_id = sf->stream_id;
+	op->u.file.consumed = sf->consumed;
+	op->u.file.has_tail = sf->has_tail;
+	op->u.file.tail_hash = sf->tail_hash;
+	op->u.file.status = status;
+	op->u.file.note = gl_batch_str(b, cstr(sf->note));
+	snprintf(sf->status, sizeof(sf->status), "%s", status);
+}
+
+/* The position up to which everything read is in batches. */
+struct gl_pos gl_job_committed(const struct job *j)
+{
+	return j->pend.active ? j->pend.start : j->pos;
+}
+
+/* Sends the batch mid-file, with the state that makes its rows final. */
+int gl_job_send(struct job *j)
+{
+	struct gl_pos at = gl_job_committed(j);
+	int cp = at.bytes >= j->last_cp + GL_CHECKPOINT_BYTES;
+
+	gl_job_put_state(j, at, cp, "partial");
+	return j->p->send(j->p);
+}
+
+/* Makes room for `bytes` of strings and one row. */
+static int room(struct job *j, size_t bytes)
+{
+	if (gl_batch_full(j->p->b) || gl_batch_room(j->p->b) < bytes + 2048)
+		return gl_job_send(j);
+	return GL_OK;
+}
+
+int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,
+		      const char *p, size_t len, const char *reason)
+{
+	struct gl_batch *b;
+	struct gl_brej *r;
+	struct gl_str ex = {p, len > GL_EXCERPT_MAX ? GL_EXCERPT_MAX : len};
+	int rc = room(j, ex.len + strlen(reason));
+
+	if (rc != GL_OK)
+		return rc;
+	b = j->p->b;
+	r = &b->rej[b->nrej++];
+	r->ts_us = j->last_ts;
+	r->stream_id = j->si >= 0 ? j->p->state->stream[j->si].id : 0;
+	r->file_id = j->p->state->file[j->fi].id;
+	r->line = line;
+	r->offset = offset;
+	r->length = length;
+	r->reason = gl_batch_str(b, cstr(reason));
+	r->excerpt = p ? gl_batch_str(b, ex) : (struct gl_str){NULL, 0};
+	return GL_OK;
+}
+
+static size_t ev_bytes(const struct gl_event *e, const char *dflt)
+{
+	return e->component.len + e->message.len + e->kernel.len + e->metadata.len +
+	       (dflt ? strlen(dflt) : 0);
+}
+
+static int add_event(struct job *j, const struct gl_event *e, uint64_t line)
+{
+	struct gl_sstream *st = &j->p->state->stream[j->si];
+	int rc = room(j, ev_bytes(e, st->component));
+	struct gl_batch *b;
+	struct gl_bev *x;
+
+	if (rc != GL_OK)
+		return rc;
+	b = j->p->b;
+	x = &b->ev[b->nev++];
+	x->ev = *e;
+	x->ev.component = gl_batch_str(b, e->component.p ? e->component : cstr(st->component));
+	x->ev.message = gl_batch_str(b, e->message);
+	x->ev.kernel = gl_batch_str(b, e->kernel);
+	x->ev.metadata = gl_batch_str(b, e->metadata);
+	x->stream_id = st->id;
+	x->file_id = j->p->state->file[j->fi].id;
+	x->line = line;
+	if (e->ts_us != GL_TS_NONE)
+		j->last_ts = e->ts_us;
+	return GL_OK;
+}
+
+static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
+{
+	int rc = room(j, 0);
+	struct gl_batch *b;
+	struct gl_bmem *x;
+
+	if (rc != GL_OK)
+		return rc;
+	b = j->p->b;
+	x = &b->mem[b->nmem++];
+	x->m = *m;
+	j->last_ts = m->ts_us;
+	x->stream_id = j->p->state->stream[j->si].id;
+	x->file_id = j->p->state->file[j->fi].id;
+	x->line = line;
+	return GL_OK;
+}
+
+/* --- multi-line records --------------------------------------------- */
+
+static int pend_put(struct pending *pd, struct gl_str s, size_t *off, int *has)
+{
+	*has = s.p != NULL;
+	*off = pd->len;
+	if (!s.p)
+		return 0;
+	if (pd->len + s.len > pd->cap) {
+		size_t cap = pd->cap ? pd->cap : 4096;
+		char *v;
+
+		while (cap < pd->len + s.len)
+			cap *= 2;
+		v = realloc(pd->buf, cap);
+		if (!v)
+			return -1;
+		pd->buf = v;
+		pd->cap = cap;
+	}
+	memcpy(pd->buf + pd->len, s.p, s.len);
+	pd->len += s.len;
+	return 0;
+}
+
+int gl_job_flush(struct job *j)
+{
+	struct pending *pd = &j->pend;
+	int rc;
+
+	if (!pd->active)
+		return GL_OK;
+	/* Room first, while the record still counts as not committed: a batch
+	 * sent now must not claim its lines. */
+	if ((rc = room(j, pd->len + strlen(j->p->state->stream[j->si].component))) != GL_OK)
+		return rc;
+	pd->ev.component = pd->has_comp ? (struct gl_str){pd->buf + pd->comp_off, pd->comp_len}
+					 : (struct gl_str){NULL, 0};
+	pd->ev.kernel = pd->has_kern ? (struct gl_str){pd->buf + pd->kern_off, pd->kern_len}
+				     : (struct gl_str){NULL, 0};
+	pd->ev.metadata = pd->has_meta ? (struct gl_str){pd->buf + pd->meta_off, pd->meta_len}
+				       : (struct gl_str){NULL, 0};
+	pd->ev.message = (struct gl_str){pd->buf + pd->msg_off, pd->len - pd->msg_off};
+	pd->active = 0;
+	return add_event(j, &pd->ev, pd->line);
+}
+
+static int pend_start(struct job *j, const struct gl_event *e, uint64_t line, struct gl_pos start)
+{
+	struct pending *pd = &j->pend;
+	int has_msg;
+
+	pd->len = 0;
+	pd->ev = *e;
+	pd->line = line;
+	pd->start = start;
+	if (pend_put(pd, e->component, &pd->comp_off, &pd->has_comp) < 0 ||
+	    pend_put(pd, e->kernel, &pd->kern_off, &pd->has_kern) < 0 ||
+	    pend_put(pd, e->metadata, &pd->meta_off, &pd->has_meta) < 0)
+		return GL_ENOMEM;
+	pd->comp_len = e->component.len;
+	pd->kern_len = e->kernel.len;
+	pd->meta_len = e->metadata.len;
+	if (pend_put(pd, e->message.p ? e->message : (struct gl_str){"", 0}, &pd->msg_off,
+		     &has_msg) < 0)
+		return GL_ENOMEM;
+	pd->active = 1;
+	return GL_OK;
+}
+
+/* --- one line ------------------------------------------------------- */
+
+/* Parses with the current format; on a miss, tries the others (a service
+ * upgraded mid-file switches from text to JSON lines and back). */
+static void classify(struct job *j, const char *p, size_t len, struct gl_rec *rec)
+{
+	const struct gl_format *cur = j->fmt;
+
+	gl_ctx_begin_line(&j->ctx, len);
+	cur->parse(&j->ctx, p, len, rec);
+	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_MEM || rec->kind == GL_REC_NONE)
+		return;
+	if (rec->kind == GL_REC_CONT && j->pend.active)
+		return;
+	if (!j->p->forced) {
+		struct gl_rec alt;
+
+		for (size_t i = 0; gl_formats[i]; i++) {
+			if (gl_formats[i] == cur)
+				continue;
+			gl_ctx_begin_line(&j->ctx, len);
+			gl_formats[i]->parse(&j->ctx, p, len, &alt);
+			if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM) {
+				*rec = alt;
+				j->fmt = gl_formats[i];
+				return;
+			}
+		}
+		/* scratch may have been reused by the trials: parse again */
+		gl_ctx_begin_line(&j->ctx, len);
+		cur->parse(&j->ctx, p, len, rec);
+	}
+	if (rec->kind == GL_REC_FOREIGN) {
+		rec->kind = GL_REC_REJECT;
+		rec->reason = j->p->forced ? "not a line of the format given with --format"
+					   : "not a line of any known format";
+	}
+}
+
+/*
+ * Stores one line. j->pos is still the position before the line, so a
+ * batch sent from in here never claims this line before its row is in.
+ */
+int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
+{
+	struct gl_batch *b = j->p->b;
+	struct gl_rec rec;
+	char reason[96];
+	size_t bad;
+	int rc;
+
+	b->lines_read++;
+	if (ln->truncated) {
+		snprintf(reason, sizeof(reason), "line longer than %u bytes (%llu bytes)",
+			 GL_LINE_MAX, (unsigned long long)ln->full_len);
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len, reason);
+	}
+	if (gl_line_blank(ln->p, ln->len))
+		return GL_OK;
+	bad = utf8_check((const unsigned char *)ln->p, ln->len);
+	if (bad < ln->len) {
+		snprintf(reason, sizeof(reason), "invalid UTF-8 at byte %zu", bad + 1);
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len, reason);
+	}
+	classify(j, ln->p, ln->len, &rec);
+	switch (rec.kind) {
+	case GL_REC_EVENT:
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		if (j->fmt->flags & GL_FMT_MULTILINE)
+			return pend_start(j, &rec.ev, lineno, j->pos);
+		return add_event(j, &rec.ev, lineno);
+	case GL_REC_MEM:
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		return add_mem(j, &rec.mem, lineno);
+	case GL_REC_CONT:
+		if (!j->pend.active)
+			return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,
+					  "continuation line without a record before it");
+		if (j->pend.len + ln->len + 1 > GL_RECORD_MAX) {
+			if ((rc = gl_job_flush(j)) != GL_OK)
+				return rc;
+			return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,
+					  "continuation beyond the 1 MiB record limit");
+		}
+		{
+			size_t off;
+			int has;
+
+			if (pend_put(&j->pend, (struct gl_str){"\n", 1}, &off, &has) < 0 ||
+			    pend_put(&j->pend, (struct gl_str){ln->p, ln->len}, &off, &has) < 0)
+				return GL_ENOMEM;
+		}
+		b->lines_continued++;
+		return GL_OK;
+	case GL_REC_REJECT:
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,
+				  rec.reason ? rec.reason : "malformed line");
+	default:
+		return GL_OK;
+	}
+}
