@@ -105,12 +105,14 @@ void gl_chart_hist_release(struct gl_chart_hist *h);
 double gl_chart_hist_edge(const struct gl_chart_hist *h, size_t i);
 
 /*
- * The range to bin a sample over, from its min, p99 and max: up to max,
- * unless a few outliers lie past 3 x p99 (positive data), then up to
- * 1.5 x p99, so that the bulk of the distribution is not squeezed into a
- * few bins; the outliers are counted in n_above and said on the chart.
+ * The range to bin a sample over, from its min, p95 and max: up to max,
+ * unless outliers lie past 3 x p95 (positive data), then up to 1.5 x p95,
+ * so that the bulk of the distribution is not squeezed into a few bins;
+ * the outliers are counted in n_above and said on the chart. p95, not p99:
+ * with 130 samples two spikes already move p99 up among them (seen on the
+ * sample logs: reduce_sum_kernel's 1,200 us bulk drawn as one bar).
  */
-void gl_chart_hist_range(double min, double p99, double max, double *lo, double *hi);
+void gl_chart_hist_range(double min, double p95, double max, double *lo, double *hi);
 
 /*
  * Builds a histogram of v[0..n) with the range of gl_chart_hist_range, p50
@@ -183,12 +185,14 @@ struct gl_chart_panel {
 	const struct gl_chart_fit *fits;
 	size_t nfits;
 	int legend;			/* 1: legend at the right of the panel */
+	int linear;			/* 1: linear y axis whatever the span (amounts from 0) */
 };
 
 /*
  * Time charts over [t0_us, t1_us]: one panel, or a grid of panels (small
  * multiples, up to 12) sharing the time range. A panel's y axis is
- * logarithmic when its values span more than two decades. A panel without
+ * logarithmic when its values span more than two decades, unless the
+ * panel asks for a linear one. A panel without
  * samples says so inside its frame.
  */
 int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_t t1_us,

@@ -579,7 +579,7 @@ static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64
 		r.lo = 0;
 		r.hi = 1;
 	}
-	ax.log = r.lo > 0 && gl_chart_want_log(r.lo, r.hi);
+	ax.log = !p->linear && r.lo > 0 && gl_chart_want_log(r.lo, r.hi);
 	if (ax.log) {
 		double pad = (log10(r.hi) - log10(r.lo)) * 0.04;
 
@@ -610,7 +610,7 @@ static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64
 	for (size_t f = 0; f < p->nfits; f++)
 		draw_fit(&p->fits[f], f, &ax);
 	set_color(COL_FG);
-	time_label(day_us, small ? 2.6 : 3.2);
+	time_label(day_us, small ? 3.0 : 3.2);
 	y_label(p->y_label, small ? 4.6 : 5.6);
 	panel_title(p->title, small ? 40 : 90);
 	if (nsamples == 0)
@@ -645,7 +645,8 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 	for (size_t k = 0; k < npanels; k++) {
 		double vp[4];
 
-		cell_viewport(k, cols, rows, legend ? 0.245 : 0.02, vp);
+		/* without a legend, room for half of the last time label */
+		cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
 		draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1);
 	}
 	draw_title(title);
@@ -673,7 +674,7 @@ static void fmt_value(double v, char *buf, size_t n)
 
 /*
  * A quantile's line and label. The label sits right of the line, or left of
- * it in the right quarter of the panel; p50 and p95 labels are at different
+ * it in the right 40 % of the panel; p50 and p95 labels are at different
  * heights so that close quantiles do not write over each other.
  */
 static void draw_quantile(const struct gl_chart_hist *h, double q, const char *name, int style,
@@ -694,7 +695,8 @@ static void draw_quantile(const struct gl_chart_hist *h, double q, const char *n
 	plwidth(1);
 	pllsty(1);
 	fmt_value(q, v, sizeof(v));
-	just = (x[0] - x_lo) > 0.75 * (x_hi - x_lo) ? 1.0 : 0.0;
+	/* " p95 1774" is about a third of a small panel wide: past 60 % it goes left */
+	just = (x[0] - x_lo) > 0.6 * (x_hi - x_lo) ? 1.0 : 0.0;
 	snprintf(t, sizeof(t), just > 0.5 ? "%s %s " : " %s %s", name, v);
 	plptex(x[0], ymax * ypos, 1, 0, just, t);
 }
@@ -757,7 +759,7 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 		if (h->n_below + h->n_above > 0)
 			snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), " not drawn");
 		set_color(COL_FG);
-		plmtex("b", small ? 2.6 : 3.2, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
+		plmtex("b", small ? 3.0 : 3.4, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
 	}
 	y_label("count", small ? 5.2 : 5.6);
 	{
@@ -767,7 +769,7 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 		snprintf(full, sizeof(full), "%s (n=%llu)", lab,
 			 (unsigned long long)(h->n + h->n_below + h->n_above));
 		set_color(COL_FG);
-		plmtex("t", 0.8, 0.5, 0.5, esc_text(full, t, sizeof(t)));
+		plmtex("t", 1.1, 0.5, 0.5, esc_text(full, t, sizeof(t)));
 	}
 	plschr(0, TEXT_SCALE);
 }
@@ -875,7 +877,9 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 
 			set_color(palette_index((int)v, v));
 			plfill(4, bx, by);
-			snprintf(num, sizeof(num), "%+.1f%s", val, value_suffix ? value_suffix : "");
+			/* -0.04 rounds to "-0.0": say 0.0 */
+			snprintf(num, sizeof(num), "%+.1f%s", fabs(val) < 0.05 ? 0.0 : val,
+				 value_suffix ? value_suffix : "");
 			set_color(COL_FG);
 			plptex(val, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
 			       esc_text(num, t, sizeof(t)));

@@ -158,12 +158,12 @@ void gl_chart_hist_release(struct gl_chart_hist *h)
 	h->nbins = 0;
 }
 
-void gl_chart_hist_range(double min, double p99, double max, double *lo, double *hi)
+void gl_chart_hist_range(double min, double p95, double max, double *lo, double *hi)
 {
 	*lo = min;
 	*hi = max;
-	if (min >= 0 && p99 > 0 && max > 3 * p99 && 1.5 * p99 > min)
-		*hi = 1.5 * p99;
+	if (min >= 0 && p95 > 0 && max > 3 * p95 && 1.5 * p95 > min)
+		*hi = 1.5 * p95;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -205,7 +205,7 @@ int gl_chart_hist_from_values(struct gl_chart_hist *h, const double *v, size_t n
 	qsort(s, m, sizeof(*s), cmp_double);
 	double lo, hi;
 
-	gl_chart_hist_range(s[0], quantile_sorted(s, m, 0.99), s[m - 1], &lo, &hi);
+	gl_chart_hist_range(s[0], quantile_sorted(s, m, 0.95), s[m - 1], &lo, &hi);
 	rc = gl_chart_hist_init(h, lo, hi, nbins, err);
 	if (rc != GL_OK)
 		goto out;

@@ -146,14 +146,14 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 				       &o->chart, err);
 	if (s->mem.n > 0) {
 		memset(&p[n], 0, sizeof(p[n]));
-		p[n].title = "memory_usage_mb of the log events";
+		p[n].title = "memory in use, from the log events";
 		p[n].y_label = "memory (MiB)";
 		p[n].series = &mem;
 		p[n].nseries = 1;
 		p[n].legend = 1;
 		if (tr && isfinite(tr->slope_per_day) && isfinite(tr->intercept)) {
 			fit_of(tr, s, &fit);
-			snprintf(fit_name, sizeof(fit_name), "fitted trend %+.3g MiB/day (%s)",
+			snprintf(fit_name, sizeof(fit_name), "trend %+.3g MiB/day, %s",
 				 tr->slope_per_day, gl_verdict_name(tr->verdict));
 			fit.name = fit_name;
 			p[n].fits = &fit;
@@ -163,8 +163,10 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 	}
 	if (s->rmm.n > 0) {
 		memset(&p[n], 0, sizeof(p[n]));
-		p[n].title = "RAPIDS RMM: bytes allocated and not yet freed (replayed in the window)";
+		p[n].title = "RAPIDS RMM: allocated, not yet freed";
 		p[n].y_label = "outstanding (MiB)";
+		/* from zero: a few bytes left over must not stretch a log axis */
+		p[n].linear = 1;
 		p[n].series = &rmm;
 		p[n].nseries = 1;
 		p[n].legend = 1;

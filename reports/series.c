@@ -100,7 +100,7 @@ int gl_series_top_kernel(struct gl_series *s, size_t rank, int64_t kernel_id,
 		return GL_OK;
 	h = &s->top_hist[rank];
 	gl_chart_hist_release(h);
-	gl_chart_hist_range(rk->min_us, rk->p99_us, rk->max_us, &lo, &hi);
+	gl_chart_hist_range(rk->min_us, rk->p95_us, rk->max_us, &lo, &hi);
 	if (!isfinite(lo) || !isfinite(hi)) {
 		lo = 0;
 		hi = 1;

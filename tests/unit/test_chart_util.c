@@ -146,6 +146,23 @@ static void test_hist_from_values(void **state)
 	assert_true(fabs(h.p50 - 2.5) < 1e-12 && fabs(h.p95 - 3.85) < 1e-12);
 	gl_chart_hist_release(&h);
 
+	/*
+	 * 1..97 and three spikes of 1000: p95 at index 94.05 of the sorted 100
+	 * is 95 + 0.05 = 95.05; 1000 > 3 x 95.05, so the bins end at 1.5 x
+	 * 95.05 = 142.575 and the three spikes are counted above.
+	 */
+	double sp[100];
+
+	for (int i = 0; i < 97; i++)
+		sp[i] = i + 1;
+	sp[97] = sp[98] = sp[99] = 1000;
+	assert_int_equal(gl_chart_hist_from_values(&h, sp, 100, 10, &err), GL_OK);
+	assert_true(fabs(h.p95 - 95.05) < 1e-9);
+	assert_true(h.lo == 1 && fabs(h.hi - 142.575) < 1e-9);
+	assert_int_equal(h.n, 97);
+	assert_int_equal(h.n_above, 3);
+	gl_chart_hist_release(&h);
+
 	double none[2] = {NAN, INFINITY};
 
 	assert_int_equal(gl_chart_hist_from_values(&h, none, 2, 3, &err), GL_EUSAGE);
@@ -157,9 +174,11 @@ static void test_hist_range(void **state)
 	double lo, hi;
 
 	(void)state;
-	gl_chart_hist_range(1, 10, 20, &lo, &hi);	/* max <= 3 x p99: kept */
+	gl_chart_hist_range(1, 10, 20, &lo, &hi);	/* max <= 3 x p95: kept */
 	assert_true(lo == 1 && hi == 20);
-	gl_chart_hist_range(1, 10, 1000, &lo, &hi);	/* outliers: 1.5 x p99 */
+	gl_chart_hist_range(1, 10, 30, &lo, &hi);	/* exactly 3 x p95: kept */
+	assert_true(lo == 1 && hi == 30);
+	gl_chart_hist_range(1, 10, 1000, &lo, &hi);	/* outliers: 1.5 x p95 */
 	assert_true(lo == 1 && hi == 15);
 	gl_chart_hist_range(-5, 10, 1000, &lo, &hi);	/* negative data: kept */
 	assert_true(lo == -5 && hi == 1000);
