@@ -74,6 +74,7 @@ void gl_parse_ctx_init(struct gl_parse_ctx *ctx)
 
 void gl_parse_ctx_release(struct gl_parse_ctx *ctx)
 {
+	free(ctx->spill);
 	free(ctx->scratch);
 	gl_parse_ctx_init(ctx);
 }
@@ -111,6 +112,19 @@ char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n)
 	out = ctx->scratch + ctx->scratch_used;
 	ctx->scratch_used += n;
 	return out;
+}
+
+char *gl_ctx_spill(struct gl_parse_ctx *ctx, size_t n)
+{
+	if (n > ctx->spill_cap) {
+		char *p = realloc(ctx->spill, n);
+
+		if (!p)
+			return NULL;
+		ctx->spill = p;
+		ctx->spill_cap = n;
+	}
+	return ctx->spill;
 }
 
 size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx)

@@ -100,6 +100,10 @@ struct gl_parse_ctx {
 	char *scratch;
 	size_t scratch_cap;
 	size_t scratch_used;
+	/* Overflow for the rare string longer than the line's reserve; see
+	 * gl_ctx_spill(). */
+	char *spill;
+	size_t spill_cap;
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
@@ -119,6 +123,13 @@ int gl_ctx_begin_line(struct gl_parse_ctx *ctx, size_t len);
  * total up to len + 256).
  */
 char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n);
+
+/*
+ * n bytes for a string that need not fit the line's reserve (a value a
+ * fallback parser re-serialised longer than the input). Valid until the
+ * next gl_ctx_begin_line(); one spill per line. NULL when memory runs out.
+ */
+char *gl_ctx_spill(struct gl_parse_ctx *ctx, size_t n);
 
 /* Bytes of the line's scratch reserve still free. */
 size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx);

@@ -29,9 +29,9 @@ static int keep(struct gl_parse_ctx *ctx, const char *p, size_t n, struct gl_str
 
 /*
  * Metadata as compact JSON text. jansson writes reals with 17 digits
- * (0.1 -> 0.10000000000000001), so the text can outgrow its source; when
- * it outgrows the scratch space too, the metadata is left out rather than
- * the line lost.
+ * (0.1 -> 0.10000000000000001), so the text can outgrow its source and the
+ * line's scratch reserve; then it goes to the context's spill buffer. Only
+ * when memory runs out is the metadata left out (the event is kept).
  */
 static void keep_dump(struct gl_parse_ctx *ctx, const json_t *v, struct gl_str *out)
 {
@@ -40,9 +40,11 @@ static void keep_dump(struct gl_parse_ctx *ctx, const json_t *v, struct gl_str *
 
 	out->p = NULL;
 	out->len = 0;
-	if (need == 0 || need > gl_ctx_scratch_left(ctx))
+	if (need == 0)
 		return;
-	dst = gl_ctx_scratch(ctx, need);
+	/* Reals come back with 17 digits, so the text can outgrow the line's
+	 * reserve: then it goes to the spill buffer rather than being lost. */
+	dst = need <= gl_ctx_scratch_left(ctx) ? gl_ctx_scratch(ctx, need) : gl_ctx_spill(ctx, need);
 	if (!dst)
 		return;
 	out->p = dst;
