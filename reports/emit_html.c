@@ -426,7 +426,7 @@ static void charts(FILE *f, const struct gl_output *out)
 		{GL_PNG_TIMELINE, "Kernel durations of the top kernels over time"},
 		{GL_PNG_DISTRIBUTION, "Histograms of kernel durations with p50 and p95"},
 		{GL_PNG_MEMORY, "Memory in use over time with the fitted trend; RMM outstanding bytes"},
-		{GL_PNG_ERRORS, "Errors per hour by component"},
+		{GL_PNG_ERRORS, "Errors per hour (per day for long windows) by component"},
 		{GL_PNG_TRENDS, "Kernels with a degrading or improving trend"},
 		{GL_PNG_BASELINE, "Change of mean and p95 against the previous window"},
 	};
