@@ -19,7 +19,7 @@ static const char default_json[] =
 	"{\"trends\": {\"p_value\": 0.01, \"min_change_pct\": 10},"
 	" \"anomalies\": {\"method\": \"stddev\", \"k\": 3, \"window\": 100, \"min_samples\": 10},"
 	" \"baseline\": {\"p_value\": 0.01, \"min_change_pct\": 10},"
-	" \"errors\": {\"max_shapes\": 10000},"
+	" \"errors\": {\"max_shapes\": 10000, \"min_events_for_rate\": 50},"
 	" \"alerts\": ["
 	"  {\"rule\": \"kernel_mean_change_pct\", \"match\": \"*\", \"warning\": 10, \"critical\": 50},"
 	"  {\"rule\": \"kernel_trend_change_pct\", \"match\": \"*\", \"warning\": 10, \"critical\": 50},"
@@ -113,6 +113,9 @@ static int parse_section(json_t *obj, const char *sect, struct gl_report_config 
 		} else if (!strcmp(sect, "anomalies") && !strcmp(key, "min_samples")) {
 			rc = get_number(v, sect, key, 2, 1000000, true, &d, name, err);
 			cfg->anomaly_min_samples = (unsigned)d;
+		} else if (!strcmp(sect, "errors") && !strcmp(key, "min_events_for_rate")) {
+			rc = get_number(v, sect, key, 0, 1e12, true, &d, name, err);
+			cfg->min_events_for_rate = (uint64_t)d;
 		} else if (!strcmp(sect, "errors") && !strcmp(key, "max_shapes")) {
 			rc = get_number(v, sect, key, 1, 10000000, true, &d, name, err);
 			cfg->max_shapes = (unsigned)d;

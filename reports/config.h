@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report.h"
 
@@ -45,6 +46,12 @@ struct gl_report_config {
 	double baseline_p_value;	/* baseline.p_value */
 	double baseline_min_change_pct;	/* baseline.min_change_pct */
 	unsigned max_shapes;		/* errors.max_shapes: bound of the shape table */
+	/*
+	 * errors.min_events_for_rate: a component with fewer events in the
+	 * window gets no error_rate_per_1000 alert (3 errors in 4 events is
+	 * 750 per 1,000 and means nothing).
+	 */
+	uint64_t min_events_for_rate;
 	struct gl_alert_rule *rules;	/* alerts[], owned */
 	size_t n_rules;
 };

@@ -909,6 +909,32 @@ static int finish_shapes(struct build *b)
 
 /* ---- alerts ---------------------------------------------------------- */
 
+/*
+ * An alert's value for a reader: "14.6%", "1234.5 us", "128.0 MiB", "750",
+ * not "62.7477%" or "1.34218e+08". unit: "%", " us", "bytes" or "" (a
+ * count or a rate).
+ */
+static void alert_value(double v, const char *unit, char *buf, size_t n)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+
+	if (!strcmp(unit, "bytes")) {
+		size_t u = 0;
+
+		while (fabs(v) >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+			v /= 1024;
+			u++;
+		}
+		snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	} else if (!strcmp(unit, "%")) {
+		snprintf(buf, n, "%.1f%%", v);
+	} else if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, n, "%.0f%s", v, unit);
+	} else {
+		snprintf(buf, n, "%.1f%s", v, unit);
+	}
+}
+
 static int add_alert(struct build *b, const struct gl_alert_rule *rule, const char *subject,
 		     double value, const char *what, const char *unit)
 {
@@ -928,8 +954,12 @@ static int add_alert(struct build *b, const struct gl_alert_rule *rule, const ch
 		return oom(b->err);
 	rep->alerts = al;
 	al = &rep->alerts[rep->n_alerts];
-	snprintf(msg, sizeof(msg), "%s: %s %.6g%s (%s at %.6g%s)", subject, what, value, unit,
-		 gl_severity_name((enum gl_severity)sev), rule->threshold[sev], unit);
+	char vt[64], tt[64];
+
+	alert_value(value, unit, vt, sizeof(vt));
+	alert_value(rule->threshold[sev], unit, tt, sizeof(tt));
+	snprintf(msg, sizeof(msg), "%s: %s %s (%s at %s)", subject, what, vt,
+		 gl_severity_name((enum gl_severity)sev), tt);
 	*al = (struct gl_report_alert){
 		.severity = (enum gl_severity)sev,
 		.rule = strdup(gl_rule_kind_name(rule->kind)),
@@ -992,7 +1022,8 @@ static int eval_rule(struct build *b, const struct gl_alert_rule *r)
 		for (size_t i = 0; i < b->n_ids && rc == GL_OK; i++) {
 			const char *name = i ? gl_query_name(b->q, (int64_t)i) : "";
 
-			if (b->comp_events[i])
+			/* a handful of events gives a rate that means nothing */
+			if (b->comp_events[i] && b->comp_events[i] >= b->cfg->min_events_for_rate)
 				rc = add_alert(b, r, name ? name : "",
 					       (double)b->comp_errors[i] * 1000.0 /
 						       (double)b->comp_events[i],
@@ -1011,7 +1042,7 @@ static int eval_rule(struct build *b, const struct gl_alert_rule *r)
 	case GL_RULE_RMM_LEAKED_BYTES:
 		if (rep->memory.rmm.events)
 			rc = add_alert(b, r, "rmm", (double)rep->memory.rmm.leaked_bytes,
-				       "bytes still allocated at the window's end", "");
+				       "still allocated at the window's end:", "bytes");
 		break;
 	case GL_RULE_RMM_ALLOCATION_FAILURES:
 		if (rep->memory.rmm.events)

@@ -29,6 +29,8 @@ static void test_defaults_match_shipped_file(void **state)
 	assert_int_equal(a.anomaly_min_samples, 10);
 	assert_int_equal(b.anomaly_window, 100);
 	assert_int_equal(a.max_shapes, b.max_shapes);
+	assert_int_equal(a.min_events_for_rate, 50);
+	assert_int_equal(b.min_events_for_rate, 50);
 	assert_true(a.baseline_p_value == b.baseline_p_value);
 	assert_int_equal(a.n_rules, b.n_rules);
 	assert_true(a.n_rules >= 5);
@@ -57,6 +59,7 @@ static void test_partial(void **state)
 	assert_int_equal(c.anomaly_method, GL_ANOMALY_MAD);
 	assert_true(c.anomaly_k == 4.5);
 	assert_int_equal(c.anomaly_window, 100);	/* default kept */
+	assert_int_equal(c.min_events_for_rate, 50);
 	assert_true(c.n_rules >= 5);			/* default rules kept */
 	gl_config_release(&c);
 
@@ -90,6 +93,10 @@ static void test_bad(void **state)
 	expect_bad("{\"trends\": {\"p_value\": \"low\"}}", "trends.p_value must be a number");
 	expect_bad("{\"anomalies\": {\"window\": 10.5}}", "anomalies.window must be an integer");
 	expect_bad("{\"anomalies\": {\"method\": \"iqr\"}}", "method must be");
+	expect_bad("{\"errors\": {\"min_events_for_rate\": -1}}",
+		   "errors.min_events_for_rate must be between");
+	expect_bad("{\"errors\": {\"min_events_for_rate\": 2.5}}",
+		   "errors.min_events_for_rate must be an integer");
 	expect_bad("{\"anomalies\": {\"window\": 5}}", "min_samples must not exceed");
 	expect_bad("{\"alerts\": [{\"rule\": \"nope\", \"warning\": 1}]}", "unknown rule 'nope'");
 	expect_bad("{\"alerts\": [{\"rule\": \"kernel_p95_us\"}]}", "no info, warning or critical");

@@ -372,6 +372,60 @@ static void test_baseline_and_alerts(void **state)
 	assert_int_equal(r.alerts[1].severity, GL_SEVERITY_WARNING);
 	assert_string_equal(r.alerts[1].subject, "k");
 	near(r.alerts[1].value, 151, 1e-12);
+	/* messages a reader reads: one decimal for percentages, the unit after values */
+	assert_string_equal(r.alerts[0].message,
+			    "k: mean duration against the preceding window 50.0% (critical at 40.0%)");
+	assert_string_equal(r.alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
+	gl_report_release(&r);
+	gl_config_release(&cfg);
+	fx_close(&f);
+}
+
+/*
+ * error_rate_per_1000 needs errors.min_events_for_rate events in the
+ * component (default 50): "tiny" has 3 errors in 4 events (750 per 1,000),
+ * "big" 20 in 100 (200). RMM leaked bytes are said in binary units:
+ * 128 MiB = 134217728 bytes left allocated.
+ */
+static void test_alert_minimum_and_units(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	struct gl_report_config cfg;
+	struct gl_err err;
+#define RULES "{\"alerts\": [{\"rule\": \"error_rate_per_1000\", \"warning\": 10}," \
+	      " {\"rule\": \"rmm_leaked_bytes\", \"warning\": 1}]%s}"
+	char text[512];
+
+	fx_open(&f);
+	for (int i = 0; i < 4; i++)
+		ev(&f, T0 + i * MIN_US, i < 3 ? 5 : 3, "tiny", NULL, NAN, NAN, "boom");
+	for (int i = 0; i < 100; i++)
+		ev(&f, T0 + i * MIN_US, i % 5 == 0 ? 5 : 3, "big", NULL, NAN, NAN, "boom");
+	mem_ev(&f, T0 + MIN_US, 0, 0x7f0000001000, 128ULL << 20);
+	snprintf(text, sizeof(text), RULES, "");
+	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
+	/* warnings sorted by rule name: error_rate_per_1000, then rmm_leaked_bytes */
+	assert_int_equal(r.n_alerts, 2);
+	assert_string_equal(r.alerts[0].subject, "big");
+	near(r.alerts[0].value, 200, 1e-12);
+	assert_string_equal(r.alerts[0].message,
+			    "big: errors per 1,000 events 200 (warning at 10)");
+	assert_string_equal(r.alerts[1].message,
+			    "rmm: still allocated at the window's end: 128.0 MiB (warning at 1 B)");
+	gl_report_release(&r);
+	gl_config_release(&cfg);
+
+	/* 0: every component is judged, "tiny" too */
+	snprintf(text, sizeof(text), RULES, ", \"errors\": {\"min_events_for_rate\": 0}");
+#undef RULES
+	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
+	assert_int_equal(r.n_alerts, 3);
+	assert_string_equal(r.alerts[1].subject, "tiny");
+	near(r.alerts[1].value, 750, 1e-12);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -550,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_random_against_independent),
 		cmocka_unit_test(test_baseline_and_alerts),
+		cmocka_unit_test(test_alert_minimum_and_units),
 		cmocka_unit_test(test_rmm_replay),
 		cmocka_unit_test(test_rmm_real_sample),
 		cmocka_unit_test(test_anomalies_in_report),
