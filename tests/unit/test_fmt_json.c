@@ -8,7 +8,6 @@
  * test_bench prints lines/s of both paths (no thresholds).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -26,6 +24,7 @@
 #include "ingest/format.h"
 #include "ingest/json_scan.h"
 #include "ingest/json_slow.h"
+#include "support/fmt_check.h"
 
 extern const struct gl_format gl_fmt_json;
 
@@ -476,64 +475,14 @@ static void test_foreign(void **state)
 	assert_int_equal(rec.kind, GL_REC_FOREIGN);
 }
 
-static int realdata(char *buf, size_t n, const char *sub)
-{
-	const char *root = getenv("GL_REALDATA");
-	struct stat st;
-
-	snprintf(buf, n, "%s/%s", root && *root ? root : "../shared/realdata", sub);
-	return stat(buf, &st) == 0;
-}
-
-static void foreign_tree(const char *dir, long *lines)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[2048];
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		struct stat st;
-		FILE *f;
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t n;
-		struct gl_rec rec;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		assert_int_equal(stat(path, &st), 0);
-		if (S_ISDIR(st.st_mode)) {
-			foreign_tree(path, lines);
-			continue;
-		}
-		f = fopen(path, "r");
-		assert_non_null(f);
-		while ((n = getline(&line, &cap, f)) > 0) {
-			if (line[n - 1] == '\n')
-				n--;
-			parse_n(line, (size_t)n, &rec);
-			if (rec.kind != GL_REC_FOREIGN)
-				fail_msg("%s: kind %d for %.80s", path, rec.kind, line);
-			(*lines)++;
-		}
-		free(line);
-		fclose(f);
-	}
-	closedir(d);
-}
-
 /* gpufl's flight-recorder NDJSON is valid JSON of another shape. */
 static void test_realdata_gpufl(void **state)
 {
-	char dir[1024];
 	long lines = 0;
 
 	(void)state;
-	if (!realdata(dir, sizeof(dir), "gpufl"))
+	if (!gl_test_realdata_tree(&gl_fmt_json, &ctx, "gpufl", GL_REC_FOREIGN, &lines))
 		skip();
-	foreign_tree(dir, &lines);
 	assert_int_equal(lines, 137);	/* wc -l over the 7 files */
 }
 

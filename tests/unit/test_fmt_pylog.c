@@ -1,5 +1,4 @@
 /* Tests for lib/ingest/fmt_pylog.c: Python logging text. */
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "ingest/format.h"
+#include "support/fmt_check.h"
 
 extern const struct gl_format gl_fmt_pylog;
 
@@ -157,178 +156,38 @@ static void test_rejects(void **state)
 	}
 }
 
-static int realdata(char *buf, size_t n, const char *sub)
-{
-	const char *root = getenv("GL_REALDATA");
-	struct stat st;
-
-	snprintf(buf, n, "%s/%s", root && *root ? root : "../shared/realdata", sub);
-	return stat(buf, &st) == 0;
-}
-
-/* No line of the real RMM and gpufl samples starts an env_logger record. */
-static void cont_tree(const char *dir, long *lines)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[2048];
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		struct stat st;
-		FILE *f;
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t n;
-		struct gl_rec rec;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		assert_int_equal(stat(path, &st), 0);
-		if (S_ISDIR(st.st_mode)) {
-			cont_tree(path, lines);
-			continue;
-		}
-		f = fopen(path, "r");
-		assert_non_null(f);
-		while ((n = getline(&line, &cap, f)) > 0) {
-			if (line[n - 1] == '\n')
-				n--;
-			assert_int_equal(gl_ctx_begin_line(&ctx, (size_t)n), 0);
-			gl_fmt_pylog.parse(&ctx, line, (size_t)n, &rec);
-			assert_int_equal(rec.kind, GL_REC_CONT);
-			(*lines)++;
-		}
-		free(line);
-		fclose(f);
-	}
-	closedir(d);
-}
-
+/* No line of the real RMM and gpufl samples starts a Python logging record. */
 static void test_realdata_not_pylog(void **state)
 {
-	char dir[1024];
 	long lines = 0;
 
 	(void)state;
-	if (!realdata(dir, sizeof(dir), "rmm"))
+	if (!gl_test_realdata_tree(&gl_fmt_pylog, &ctx, "rmm", GL_REC_CONT, &lines))
 		skip();
-	cont_tree(dir, &lines);
 	assert_int_equal(lines, 74);	/* wc -l: 71 debug log lines + 3 CSV lines */
-	if (realdata(dir, sizeof(dir), "gpufl"))
-		cont_tree(dir, &lines);
+	gl_test_realdata_tree(&gl_fmt_pylog, &ctx, "gpufl", GL_REC_CONT, &lines);
 }
 
 /* ---- the bundled sample tree (counts from fixtures/README.md, written by its generator) ---- */
 
-struct fixture_counts {
-	long lines, none, event, mem, cont, reject, kernel;
-	const char *detected;
-};
-
-static void count_fixture(const char *path, struct fixture_counts *c)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *keep[32];
-	struct gl_str first[32];
-	size_t cap = 0, nkeep = 0;
-	ssize_t n;
-	struct gl_rec rec;
-	const struct gl_format *fmt;
-	const char *why;
-
-	assert_non_null(f);
-	memset(c, 0, sizeof(*c));
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			n--;
-		c->lines++;
-		if (nkeep < 32) {
-			keep[nkeep] = strndup(line, (size_t)n);
-			first[nkeep].p = keep[nkeep];
-			first[nkeep].len = (size_t)n;
-			nkeep++;
-		}
-		assert_int_equal(gl_ctx_begin_line(&ctx, (size_t)n), 0);
-		gl_fmt_pylog.parse(&ctx, line, (size_t)n, &rec);
-		switch (rec.kind) {
-		case GL_REC_NONE: c->none++; break;
-		case GL_REC_EVENT: c->event++; c->kernel += rec.ev.kernel.p != NULL; break;
-		case GL_REC_MEM: c->mem++; break;
-		case GL_REC_CONT: c->cont++; break;
-		case GL_REC_REJECT: c->reject++; break;
-		default: fail_msg("%s:%ld: foreign line", path, c->lines);
-		}
-	}
-	free(line);
-	fclose(f);
-	fmt = gl_format_detect(first, nkeep, &why);
-	c->detected = fmt ? fmt->name : "(none)";
-	for (size_t i = 0; i < nkeep; i++)
-		free(keep[i]);
-}
 static void test_sample_tree(void **state)
 {
-	struct fixture_counts c;
+	static const struct gl_test_counts want = {
+		.lines = 146, .none = 0, .event = 139, .mem = 0, .cont = 6, .reject = 1,
+		.kernel = 14, .detected = "pylog",
+	};
 
 	(void)state;
-	count_fixture("fixtures/sample-logs/legacy/performance_monitor.log", &c);
-	assert_int_equal(c.lines, 146);
-	assert_int_equal(c.none, 0);
-	assert_int_equal(c.event, 139);
-	assert_int_equal(c.mem, 0);
-	assert_int_equal(c.cont, 6);
-	assert_int_equal(c.reject, 1);
-	assert_int_equal(c.kernel, 14);
-	assert_string_equal(c.detected, "pylog");
+	gl_test_check_fixture(&gl_fmt_pylog, &ctx, "fixtures/sample-logs/legacy/performance_monitor.log", &want);
 }
 
-/* Random lines from the characters this format cares about, and a huge line: never a crash,
- * and every string handed back lies inside the line or the scratch space. */
-static int inside(struct gl_str s, const char *line, size_t len)
-{
-	if (!s.p)
-		return 1;
-	if (s.p >= line && s.p + s.len <= line + len)
-		return 1;
-	return s.p >= ctx.scratch && s.p + s.len <= ctx.scratch + ctx.scratch_cap;
-}
-
+/* Random lines from the characters this format cares about, and a huge line. */
 static void test_junk(void **state)
 {
 	static const char alphabet[] = "[]0123456789:.,- ()xAEFIKNOTWabcefilnorstu\"\\\t\xce\xbc\x00";
-	static char line[1 << 20];
-	uint32_t seed = 12345;
-	struct gl_rec rec;
 
 	(void)state;
-	for (int i = 0; i < 20000; i++) {
-		size_t len;
-
-		seed = seed * 1103515245u + 12345u;
-		len = (seed >> 16) % 120;
-		for (size_t j = 0; j < len; j++) {
-			seed = seed * 1103515245u + 12345u;
-			line[j] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
-		}
-		assert_int_equal(gl_ctx_begin_line(&ctx, len), 0);
-		gl_fmt_pylog.parse(&ctx, line, len, &rec);
-		assert_true(rec.kind >= GL_REC_FOREIGN && rec.kind <= GL_REC_REJECT);
-		if (rec.kind == GL_REC_REJECT)
-			assert_non_null(rec.reason);
-		if (rec.kind == GL_REC_EVENT) {
-			assert_true(inside(rec.ev.message, line, len));
-			assert_true(inside(rec.ev.component, line, len));
-			assert_true(inside(rec.ev.metadata, line, len));
-			assert_true(inside(rec.ev.kernel, line, len));
-		}
-	}
-	/* 1 MiB of '[' then a header-like start: no quadratic blow-up, no overrun */
-	memset(line, '[', sizeof(line));
-	assert_int_equal(gl_ctx_begin_line(&ctx, sizeof(line)), 0);
-	gl_fmt_pylog.parse(&ctx, line, sizeof(line), &rec);
-	assert_true(rec.kind != GL_REC_EVENT && rec.kind != GL_REC_MEM);
+	gl_test_junk(&gl_fmt_pylog, &ctx, alphabet, sizeof(alphabet) - 1, 12345);
 }
 
 int main(void)
