@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -33,8 +34,25 @@ struct name_slot {
 	size_t len;
 };
 
+/* A WAL this many pages long (64 MiB of 4 KiB pages) is checkpointed. */
+#define GL_CHECKPOINT_PAGES 16384
+
+/*
+ * Checkpoints run on their own thread and connection: copying the WAL into
+ * the database and the fsyncs around it then never stall the thread that
+ * inserts (they did: 1.5 s of waiting in a 4 s ingest of 1M lines).
+ */
+struct checkpointer {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	sqlite3 *db;
+	int started, wanted, stop;
+};
+
 struct gl_store {
 	sqlite3 *db;
+	struct checkpointer ck;
 	int lock_fd;
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
@@ -166,7 +184,7 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
-		if ((rc = db_exec(st, "PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
+		if ((rc = db_exec(st, "PRAGMA page_size=16384; PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version="
@@ -382,6 +400,92 @@ static int name_id(struct gl_store *st, struct gl_str s, int64_t *id, struct gl_
 
 /* --- open / close --------------------------------------------------- */
 
+static void *checkpointer_main(void *arg)
+{
+	struct checkpointer *ck = arg;
+
+	pthread_mutex_lock(&ck->mu);
+	for (;;) {
+		while (!ck->wanted && !ck->stop)
+			pthread_cond_wait(&ck->cv, &ck->mu);
+		if (ck->stop)
+			break;
+		ck->wanted = 0;
+		pthread_mutex_unlock(&ck->mu);
+		/* PASSIVE: copies what it can without ever blocking the writer.
+		 * A failure (busy) is left for the next one or for close. */
+		sqlite3_wal_checkpoint_v2(ck->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&ck->mu);
+	}
+	pthread_mutex_unlock(&ck->mu);
+	return NULL;
+}
+
+/* SQLite calls this after each commit with the WAL's length in pages. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct checkpointer *ck = arg;
+
+	(void)db;
+	(void)name;
+	if (pages >= GL_CHECKPOINT_PAGES) {
+		pthread_mutex_lock(&ck->mu);
+		ck->wanted = 1;
+		pthread_cond_signal(&ck->cv);
+		pthread_mutex_unlock(&ck->mu);
+	}
+	return SQLITE_OK;
+}
+
+static int checkpointer_start(struct gl_store *st, struct gl_err *err)
+{
+	struct checkpointer *ck = &st->ck;
+
+	if (sqlite3_open_v2(st->path, &ck->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		gl_err_set(err, GL_EDB, st->path, 0, ck->db ? sqlite3_errmsg(ck->db) : "out of memory",
+			   "cannot open database");
+		sqlite3_close(ck->db);
+		ck->db = NULL;
+		return GL_EDB;
+	}
+	sqlite3_busy_timeout(ck->db, 1000);
+	pthread_mutex_init(&ck->mu, NULL);
+	pthread_cond_init(&ck->cv, NULL);
+	if (pthread_create(&ck->th, NULL, checkpointer_main, ck) != 0) {
+		pthread_mutex_destroy(&ck->mu);
+		pthread_cond_destroy(&ck->cv);
+		sqlite3_close(ck->db);
+		ck->db = NULL;
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "cannot start thread");
+	}
+	ck->started = 1;
+	/* The writer's own automatic checkpoints are off; this hook wakes the
+	 * checkpointer instead. */
+	sqlite3_wal_autocheckpoint(st->db, 0);
+	sqlite3_wal_hook(st->db, wal_hook, ck);
+	return GL_OK;
+}
+
+static void checkpointer_stop(struct gl_store *st)
+{
+	struct checkpointer *ck = &st->ck;
+
+	if (!ck->started)
+		return;
+	sqlite3_wal_hook(st->db, NULL, NULL);
+	pthread_mutex_lock(&ck->mu);
+	ck->stop = 1;
+	pthread_cond_signal(&ck->cv);
+	pthread_mutex_unlock(&ck->mu);
+	pthread_join(ck->th, NULL);
+	pthread_mutex_destroy(&ck->mu);
+	pthread_cond_destroy(&ck->cv);
+	sqlite3_close(ck->db);
+	ck->db = NULL;
+	ck->started = 0;
+}
+
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		  void (*waiting)(void *), void *arg, struct gl_err *err)
 {
@@ -426,14 +530,14 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		goto out;
 	if ((rc = db_exec(st,
 		       "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-		       " PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;"
-		       /* a checkpoint (with its fsync) per 64 MiB of WAL, not per 4 MiB */
-		       " PRAGMA wal_autocheckpoint=16384;",
+		       " PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;",
 		       err)) != GL_OK)
 		goto out;
 	if ((rc = prepare_all(st, err)) != GL_OK)
 		goto out;
-	rc = names_load(st, err);
+	if ((rc = names_load(st, err)) != GL_OK)
+		goto out;
+	rc = checkpointer_start(st, err);
 out:
 	if (rc != GL_OK) {
 		gl_store_close(st);
@@ -447,6 +551,7 @@ void gl_store_close(struct gl_store *st)
 {
 	if (!st)
 		return;
+	checkpointer_stop(st);
 	sqlite3_finalize(st->ins_ev);
 	sqlite3_finalize(st->ins_mem);
 	sqlite3_finalize(st->ins_rej);
