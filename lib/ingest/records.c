@@ -340,8 +340,12 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 	cur->parse(&j->ctx, p, len, rec);
 	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_MEM || rec->kind == GL_REC_NONE)
 		return;
-	if (rec->kind == GL_REC_CONT && j->pend.active)
-		return;
+	/*
+	 * Not a record of the current format. Even a line the current format
+	 * would take as a continuation may start a record of another one: a
+	 * JSON line after a Python traceback is that JSON record, not more of
+	 * the traceback.
+	 */
 	if (!j->p->forced) {
 		struct gl_rec alt;
 
