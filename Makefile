@@ -123,6 +123,7 @@ check:
 
 bench: $(BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/bench/run
+	@BUILD=$(BUILD) sh tests/bench/run-report
 
 demo: $(BINS)
 	@BUILD=$(BUILD) sh share/demo.sh
