@@ -185,15 +185,54 @@ struct gl_chart_panel {
 	const struct gl_chart_fit *fits;
 	size_t nfits;
 	int legend;			/* 1: legend at the right of the panel */
-	int linear;			/* 1: linear y axis whatever the span (amounts from 0) */
+	int linear;			/* 1: linear y axis whatever the span (amounts from 0),
+					   never clipped: an amount's peak is the point */
+	int64_t t0_us, t1_us;		/* the panel's own time range when t1_us > t0_us
+					   (say so in its title); else the chart's */
 };
+
+/* Values above GL_CHART_SPIKE_FACTOR x a panel's level are clipped (see below). */
+#define GL_CHART_SPIKE_FACTOR 3.0
+
+/*
+ * A time panel's y range, robust to rare spikes. The level of a series is
+ * the p95 of the values its line is drawn through, one per non-empty
+ * column (the column means; the maxima for GL_CHART_MAXLINE), the panel's
+ * level the largest of its series' levels. A value (column maximum, or
+ * mean for GL_CHART_POINTS) above cap = GL_CHART_SPIKE_FACTOR x level is
+ * clipped: drawn at the top edge with a marker, counted in n_above, and not
+ * part of [lo, hi]. Means, not maxima: one spike moves a column's maximum
+ * all the way but its mean by 1/n, and with many samples per column most
+ * columns hold a spike somewhere (report_bench: 1 in 5,000 samples 10 x,
+ * 450 per column). Only rare values are clipped: cap is at least the p80
+ * of each series' column maxima (a wide band in most columns stays whole).
+ * Linear panels (amounts) are not clipped: cap = INFINITY. Fits count when
+ * not above cap (a line above it leaves the frame). log: the kept range
+ * spans more than two decades (gl_chart_want_log) and the panel is not
+ * linear. Values are as quantile_sorted in chart_util.c: numpy's default
+ * interpolation between order statistics.
+ */
+struct gl_chart_yrange {
+	int any;		/* 0: nothing kept (no samples); lo, hi undefined */
+	double lo, hi;		/* kept values */
+	double level;		/* NAN when no series has a column */
+	double cap;		/* INFINITY: nothing clipped */
+	uint64_t n_above;	/* clipped values: one per series and column */
+	double above_max;	/* the largest clipped value (when n_above) */
+	int log;
+};
+int gl_chart_panel_yrange(const struct gl_chart_panel *p, struct gl_chart_yrange *r,
+			  struct gl_err *err);
 
 /*
  * Time charts over [t0_us, t1_us]: one panel, or a grid of panels (small
- * multiples, up to 12) sharing the time range. A panel's y axis is
- * logarithmic when its values span more than two decades, unless the
- * panel asks for a linear one. A panel without
- * samples says so inside its frame.
+ * multiples, up to 12) sharing the time range unless a panel has its own.
+ * A panel's y range is gl_chart_panel_yrange's: clipped values are drawn
+ * as triangles at the top edge (an anomaly among them as a ring there) and
+ * counted in the legend ("▲ 12 above the range, max 20931") or, without a
+ * legend, in the y label. The y axis is logarithmic when the kept values
+ * span more than two decades, unless the panel asks for a linear one. A
+ * panel without samples says so inside its frame.
  */
 int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_t t1_us,
 		      const struct gl_chart_panel *panels, size_t npanels,

@@ -293,44 +293,31 @@ static double col_mean(const struct gl_chart_col *k)
 	return k->sum / (double)k->n;
 }
 
-static void panel_range(const struct gl_chart_panel *p, struct yrange *r, struct yrange *pos)
-{
-	for (size_t s = 0; s < p->nseries; s++) {
-		const struct gl_chart_cols *c = p->series[s].cols;
-
-		for (size_t i = 0; c && i < c->ncols; i++) {
-			const struct gl_chart_col *k = &c->col[i];
-			double lo = p->series[s].style == GL_CHART_LINE ? k->min
-				: p->series[s].style == GL_CHART_MAXLINE ? k->max : col_mean(k);
-			double hi = p->series[s].style == GL_CHART_POINTS ? col_mean(k) : k->max;
-
-			if (k->n == 0)
-				continue;
-			yr_add(r, lo);
-			yr_add(r, hi);
-			if (lo > 0)
-				yr_add(pos, lo);
-			if (hi > 0)
-				yr_add(pos, hi);
-		}
-	}
-	for (size_t f = 0; f < p->nfits; f++) {
-		yr_add(r, p->fits[f].y0);
-		yr_add(r, p->fits[f].y1);
-	}
-}
-
 struct yaxis {
 	int log;
 	double lo;	/* axis bottom, in data units */
+	double cap;	/* values above are clipped (gl_chart_panel_yrange) */
+	double top;	/* the frame's top edge, in plot units (log10 on a log axis) */
+	double mark;	/* where clipped values' markers go, just under top */
 };
 
-static double ymap(const struct yaxis *ax, double v)
+/* A value in plot units, past the frame if so (PLplot clips lines there). */
+static double ymap_raw(const struct yaxis *ax, double v)
 {
 	if (!ax->log)
 		return v;
 	return log10(v > ax->lo ? v : ax->lo);
 }
+
+/* A value in plot units; a clipped one on the top edge. */
+static double ymap(const struct yaxis *ax, double v)
+{
+	return v > ax->cap ? ax->top : ymap_raw(ax, v);
+}
+
+#define GLYPH_DOT "\xE2\x97\x8F"
+#define GLYPH_RING "\xE2\x97\x8B"
+#define GLYPH_UP "\xE2\x96\xB2"
 
 /* Polyline through points (x[i], y[i]); NAN in y breaks it. */
 static void broken_line(const PLFLT *x, const PLFLT *y, size_t n)
@@ -424,14 +411,32 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 	if (s->style == GL_CHART_POINTS || nonempty < DOTS_BELOW) {
 		size_t k = 0;
 
+		/* a clipped value gets its triangle below, not a dot on the edge */
 		for (size_t i = 0; i < m; i++)
-			if (!isnan(y[i])) {
+			if (!isnan(y[i]) && y[i] != ax->top) {
 				bx[k] = x[i];
 				by[k++] = y[i];
 			}
 		PLFLT ht = text_scale(s->style == GL_CHART_POINTS ? 1.0 : 0.7);
 
-		plstring((PLINT)k, bx, by, "\xE2\x97\x8F");
+		plstring((PLINT)k, bx, by, GLYPH_DOT);
+		text_restore(ht);
+	}
+
+	/* Clipped values: a triangle in the series' colour just under the top edge. */
+	m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gl_chart_col *k = &c->col[i];
+
+		if (k->n > 0 && (s->style == GL_CHART_POINTS ? col_mean(k) : k->max) > ax->cap) {
+			x[m] = gl_chart_cols_center_s(c, i);
+			y[m++] = ax->mark;
+		}
+	}
+	if (m > 0) {
+		PLFLT ht = text_scale(0.8);
+
+		plstring((PLINT)m, x, y, GLYPH_UP);
 		text_restore(ht);
 	}
 
@@ -440,13 +445,14 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 	for (size_t i = 0; i < n; i++)
 		if (c->col[i].n_anomaly > 0) {
 			x[m] = gl_chart_cols_center_s(c, i);
-			y[m++] = ymap(ax, c->col[i].anomaly_max);
+			y[m++] = c->col[i].anomaly_max > ax->cap ? ax->mark
+				: ymap(ax, c->col[i].anomaly_max);
 		}
 	if (m > 0) {
 		set_color(COL_FG);
 		PLFLT ht = text_scale(1.1);
 
-		plstring((PLINT)m, x, y, "\xE2\x97\x8B");
+		plstring((PLINT)m, x, y, GLYPH_RING);
 		text_restore(ht);
 		*n_anomaly_cols += m;
 	}
@@ -460,7 +466,7 @@ out:
 static void draw_fit(const struct gl_chart_fit *f, size_t pos, const struct yaxis *ax)
 {
 	PLFLT x[2] = {(double)f->t0_us / 1e6, (double)f->t1_us / 1e6};
-	PLFLT y[2] = {ymap(ax, f->y0), ymap(ax, f->y1)};
+	PLFLT y[2] = {ymap_raw(ax, f->y0), ymap_raw(ax, f->y1)};
 
 	if (!isfinite(f->y0) || !isfinite(f->y1))
 		return;
@@ -472,9 +478,19 @@ static void draw_fit(const struct gl_chart_fit *f, size_t pos, const struct yaxi
 	pllsty(1);
 }
 
+static void fmt_value(double v, char *buf, size_t n)
+{
+	if (fabs(v) >= 1e5 || (fabs(v) < 0.01 && v != 0))
+		snprintf(buf, n, "%.3g", v);
+	else if (fabs(v) >= 100)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.3g", v);
+}
+
 #define LEGEND_MAX 24
 
-enum legend_kind { LEG_LINE, LEG_DASH, LEG_DOT, LEG_RING, LEG_BOX };
+enum legend_kind { LEG_LINE, LEG_DASH, LEG_DOT, LEG_RING, LEG_UP, LEG_BOX };
 
 struct legend_entry {
 	int kind;		/* enum legend_kind */
@@ -513,11 +529,12 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 			pllsty(1);
 			break;
 		case LEG_DOT:
-		case LEG_RING: {
+		case LEG_RING:
+		case LEG_UP: {
 			PLFLT sx = 0.0425;
 
-			plstring(1, &sx, &ly[0], e[i].kind == LEG_DOT ? "\xE2\x97\x8F"
-				 : "\xE2\x97\x8B");
+			plstring(1, &sx, &ly[0], e[i].kind == LEG_DOT ? GLYPH_DOT
+				 : e[i].kind == LEG_RING ? GLYPH_RING : GLYPH_UP);
 			break;
 		}
 		default: {
@@ -534,19 +551,28 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 	text_restore(ht);
 }
 
-static void draw_legend(const struct gl_chart_panel *p, size_t anomaly_cols, size_t max_chars,
-			const PLFLT vp[4])
+/* "12 above the range, max 20931": what clipping left out of the frame. */
+static void above_text(const struct gl_chart_yrange *r, char *buf, size_t n)
+{
+	char v[32];
+
+	fmt_value(r->above_max, v, sizeof(v));
+	snprintf(buf, n, "%llu above the range, max %s", (unsigned long long)r->n_above, v);
+}
+
+static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yrange *r,
+			size_t anomaly_cols, size_t max_chars, const PLFLT vp[4])
 {
 	struct legend_entry e[LEGEND_MAX];
 	size_t n = 0;
 
-	for (size_t s = 0; s < p->nseries && n < LEGEND_MAX - 1; s++, n++) {
+	for (size_t s = 0; s < p->nseries && n < LEGEND_MAX - 2; s++, n++) {
 		e[n].kind = p->series[s].style == GL_CHART_POINTS ? LEG_DOT : LEG_LINE;
 		e[n].color = palette_index(p->series[s].color, s);
 		name_text(p->series[s].name ? p->series[s].name : "", max_chars, e[n].text,
 			  sizeof(e[n].text));
 	}
-	for (size_t f = 0; f < p->nfits && n < LEGEND_MAX - 1; f++) {
+	for (size_t f = 0; f < p->nfits && n < LEGEND_MAX - 2; f++) {
 		if (!p->fits[f].name)
 			continue;
 		e[n].kind = LEG_DASH;
@@ -560,42 +586,58 @@ static void draw_legend(const struct gl_chart_panel *p, size_t anomaly_cols, siz
 		snprintf(e[n].text, sizeof(e[n].text), "flagged anomaly");
 		n++;
 	}
+	if (r->n_above > 0) {
+		e[n].kind = LEG_UP;
+		e[n].color = COL_FG;
+		above_text(r, e[n].text, sizeof(e[n].text));
+		n++;
+	}
 	legend_draw(e, n, vp);
 }
 
-static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
-			    const double vp[4], int page_w_px, int small)
+static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
+			   const double vp[4], int page_w_px, int small, struct gl_err *err)
 {
-	struct yrange r = {0}, pos = {0};
+	struct gl_chart_yrange r;
 	struct yaxis ax = {0};
 	size_t anomaly_cols = 0, nsamples = 0;
 	int64_t day_us;
+	double bottom;
+	int rc = gl_chart_panel_yrange(p, &r, err);
 
+	if (rc != GL_OK)
+		return rc;
+	if (p->t1_us > p->t0_us) {
+		t0_us = p->t0_us;
+		t1_us = p->t1_us;
+	}
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
-	panel_range(p, &r, &pos);
 	for (size_t s = 0; s < p->nseries; s++)
 		nsamples += p->series[s].cols ? p->series[s].cols->n : 0;
 	if (!r.any) {
 		r.lo = 0;
 		r.hi = 1;
 	}
-	ax.log = !p->linear && r.lo > 0 && gl_chart_want_log(r.lo, r.hi);
+	ax.log = r.log;
+	ax.cap = r.cap;
 	if (ax.log) {
 		double pad = (log10(r.hi) - log10(r.lo)) * 0.04;
 
 		ax.lo = pow(10, log10(r.lo) - pad);
-		plwind((double)t0_us / 1e6, (double)t1_us / 1e6, log10(ax.lo), log10(r.hi) + pad);
+		bottom = log10(ax.lo);
+		ax.top = log10(r.hi) + pad;
 	} else {
 		double pad = (r.hi - r.lo) * 0.06;
 
 		if (pad == 0)
 			pad = r.hi != 0 ? fabs(r.hi) * 0.1 : 1;
-		double lo = r.lo - pad;
-
-		if (r.lo >= 0 && lo < 0)
-			lo = 0;
-		plwind((double)t0_us / 1e6, (double)t1_us / 1e6, lo, r.hi + pad);
+		bottom = r.lo - pad;
+		if (r.lo >= 0 && bottom < 0)
+			bottom = 0;
+		ax.top = r.hi + pad;
 	}
+	ax.mark = ax.top - (ax.top - bottom) * 0.025;
+	plwind((double)t0_us / 1e6, (double)t1_us / 1e6, bottom, ax.top);
 	if (small)
 		plschr(0, TEXT_SCALE * 0.85);
 	time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
@@ -611,13 +653,23 @@ static void draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64
 		draw_fit(&p->fits[f], f, &ax);
 	set_color(COL_FG);
 	time_label(day_us, small ? 3.0 : 3.2);
-	y_label(p->y_label, small ? 4.6 : 5.6);
+	if (r.n_above > 0 && !p->legend) {
+		char yl[TEXT_MAX / 2], a[128];
+
+		above_text(&r, a, sizeof(a));
+		snprintf(yl, sizeof(yl), "%s \xC2\xB7 " GLYPH_UP " %s", p->y_label ? p->y_label : "",
+			 a);
+		y_label(yl, small ? 4.6 : 5.6);
+	} else {
+		y_label(p->y_label, small ? 4.6 : 5.6);
+	}
 	panel_title(p->title, small ? 40 : 90);
 	if (nsamples == 0)
 		message_in_viewport("no samples in this window");
 	if (p->legend)
-		draw_legend(p, anomaly_cols, 30, vp);
+		draw_legend(p, &r, anomaly_cols, 30, vp);
 	plschr(0, TEXT_SCALE);
+	return GL_OK;
 }
 
 int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_t t1_us,
@@ -647,9 +699,17 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 
 		/* without a legend, room for half of the last time label */
 		cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
-		draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1);
+		rc = draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1, err);
+		if (rc != GL_OK)
+			break;
 	}
 	draw_title(title);
+	if (rc != GL_OK) {
+		plend1();
+		plsstrm(c.prev_strm);
+		remove(path);
+		return rc;
+	}
 	return chart_end(&c, path, err);
 }
 
@@ -660,16 +720,6 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 static double hmap(const struct gl_chart_hist *h, double v)
 {
 	return h->log_bins ? log10(v > 0 ? v : h->lo) : v;
-}
-
-static void fmt_value(double v, char *buf, size_t n)
-{
-	if (fabs(v) >= 1e5 || (fabs(v) < 0.01 && v != 0))
-		snprintf(buf, n, "%.3g", v);
-	else if (fabs(v) >= 100)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
 }
 
 /*

@@ -218,6 +218,104 @@ out:
 	return rc;
 }
 
+/* The value a series' line goes through in column k. */
+static double line_value(int style, const struct gl_chart_col *k)
+{
+	return style == GL_CHART_MAXLINE ? k->max : k->sum / (double)k->n;
+}
+
+/* The quantile p of the finite line values (top: the drawn tops) of c; NAN when none. */
+static double series_quantile(const struct gl_chart_cols *c, int style, int top, double p,
+			      double *buf)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; c && c->col && i < c->ncols; i++) {
+		const struct gl_chart_col *k = &c->col[i];
+		double v = top && style != GL_CHART_POINTS ? k->max : line_value(style, k);
+
+		if (k->n > 0 && isfinite(v))
+			buf[m++] = v;
+	}
+	if (m == 0)
+		return NAN;
+	qsort(buf, m, sizeof(*buf), cmp_double);
+	return quantile_sorted(buf, m, p);
+}
+
+static void range_add(struct gl_chart_yrange *r, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (!r->any || v < r->lo)
+		r->lo = v;
+	if (!r->any || v > r->hi)
+		r->hi = v;
+	r->any = 1;
+}
+
+int gl_chart_panel_yrange(const struct gl_chart_panel *p, struct gl_chart_yrange *r,
+			  struct gl_err *err)
+{
+	size_t most = 1;
+	double *buf, band = NAN;
+
+	memset(r, 0, sizeof(*r));
+	r->level = NAN;
+	r->cap = INFINITY;
+	for (size_t s = 0; s < p->nseries; s++)
+		if (p->series[s].cols && p->series[s].cols->ncols > most)
+			most = p->series[s].cols->ncols;
+	buf = malloc(most * sizeof(*buf));
+	if (!buf)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	for (size_t s = 0; s < p->nseries; s++) {
+		double lv = series_quantile(p->series[s].cols, p->series[s].style, 0, 0.95, buf);
+		double bv = series_quantile(p->series[s].cols, p->series[s].style, 1, 0.80, buf);
+
+		if (isfinite(lv) && !(lv <= r->level))
+			r->level = lv;
+		if (isfinite(bv) && !(bv <= band))
+			band = bv;
+	}
+	free(buf);
+	if (!p->linear && r->level > 0) {
+		r->cap = GL_CHART_SPIKE_FACTOR * r->level;
+		if (band > r->cap)
+			r->cap = band;
+	}
+	for (size_t s = 0; s < p->nseries; s++) {
+		const struct gl_chart_cols *c = p->series[s].cols;
+		int style = p->series[s].style;
+
+		for (size_t i = 0; c && c->col && i < c->ncols; i++) {
+			const struct gl_chart_col *k = &c->col[i];
+			double lo = style == GL_CHART_LINE ? k->min : line_value(style, k);
+			double hi = style == GL_CHART_POINTS ? line_value(style, k) : k->max;
+
+			if (k->n == 0)
+				continue;
+			if (hi > r->cap) {
+				if (r->n_above == 0 || hi > r->above_max)
+					r->above_max = hi;
+				r->n_above++;
+			} else {
+				range_add(r, hi);
+			}
+			if (lo <= r->cap)
+				range_add(r, lo);
+		}
+	}
+	for (size_t f = 0; f < p->nfits; f++) {
+		if (p->fits[f].y0 <= r->cap)
+			range_add(r, p->fits[f].y0);
+		if (p->fits[f].y1 <= r->cap)
+			range_add(r, p->fits[f].y1);
+	}
+	r->log = !p->linear && r->any && r->lo > 0 && gl_chart_want_log(r->lo, r->hi);
+	return GL_OK;
+}
+
 /* Steps a reader counts in: seconds, minutes, hours, days, weeks. */
 static const double time_steps_s[] = {
 	1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,

@@ -193,6 +193,68 @@ static void test_timeline_panels_and_empty(void **state)
 		gl_chart_cols_release(&c[k]);
 }
 
+/* Pixels within tol of colour c in x [x0, x1), y [y0, y1). */
+static size_t count_colour_in(const struct png_image *img, const uint8_t c[3], int tol,
+			      uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1)
+{
+	size_t n = 0;
+	uint8_t rgb[3];
+
+	for (uint32_t y = y0; y < y1 && y < img->height; y++)
+		for (uint32_t x = x0; x < x1 && x < img->width; x++) {
+			png_rgb(img, x, y, rgb);
+			if (abs(rgb[0] - c[0]) <= tol && abs(rgb[1] - c[1]) <= tol &&
+			    abs(rgb[2] - c[2]) <= tol)
+				n++;
+		}
+	return n;
+}
+
+/*
+ * One series rising from 100 to 140 over a day, one column a spike of
+ * 10000: the spike is clipped and the rise fills the frame. The frame is
+ * rows 90..810 (viewport 0.10..0.90 of 900 px) and columns 120..1184
+ * (0.075..0.74 of 1600 px with a legend). In the left quarter (x 130..400)
+ * the line holds 100..110: with clipping (axis about 97.6..142.4) it lies
+ * between rows 610 and 790; drawn to 10000 (a linear panel, not clipped)
+ * it lies on the frame's bottom, below row 790.
+ */
+static void test_timeline_spike_clipped(void **state)
+{
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"rising", &c, GL_CHART_LINE, 0};
+	struct gl_chart_panel p = {NULL, "duration (\xC2\xB5s)", &s, 1, NULL, 0, 1, 0, 0, 0};
+	struct png_image img;
+	struct gl_err err;
+	char a[256], b[256];
+	size_t clipped, whole;
+
+	(void)state;
+	assert_int_equal(gl_chart_cols_init(&c, DAY0, DAY0 + 86400 * S, GL_CHART_COLUMNS, &err),
+			 GL_OK);
+	for (int i = 0; i < GL_CHART_COLUMNS; i++) {
+		int64_t t = DAY0 + (int64_t)i * 86400 * S / GL_CHART_COLUMNS + S;
+
+		gl_chart_cols_add(&c, t, i == 500 ? 10000 : 100 + 40.0 * i / GL_CHART_COLUMNS,
+				  i == 500);
+	}
+	assert_int_equal(gl_chart_timeline(tmp("sc1.png", a), "Spike", DAY0, DAY0 + 86400 * S,
+					   &p, 1, NULL, &err), GL_OK);
+	check_png(a, GL_CHART_WIDTH_PX, GL_CHART_HEIGHT_PX, &img);
+	clipped = count_colour_in(&img, gl_chart_palette[0], 12, 130, 400, 300, 785);
+	png_release(&img);
+	p.linear = 1;
+	assert_int_equal(gl_chart_timeline(tmp("sc2.png", b), "Spike", DAY0, DAY0 + 86400 * S,
+					   &p, 1, NULL, &err), GL_OK);
+	check_png(b, GL_CHART_WIDTH_PX, GL_CHART_HEIGHT_PX, &img);
+	whole = count_colour_in(&img, gl_chart_palette[0], 12, 130, 400, 300, 785);
+	png_release(&img);
+	/* a 2 px line over 270 px of width, against none */
+	assert_true(clipped > 200);
+	assert_true(whole < 10);
+	gl_chart_cols_release(&c);
+}
+
 static void test_histograms(void **state)
 {
 	struct gl_chart_hist h[3];
@@ -351,6 +413,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_panels_and_empty),
+		cmocka_unit_test(test_timeline_spike_clipped),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_bars),
 		cmocka_unit_test(test_time_bars),

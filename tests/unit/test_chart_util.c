@@ -1,6 +1,7 @@
 /*
  * test_chart_util.c - the chart layer's pure parts: time columns,
- * histograms, log-axis decision, UTC tick steps, label shortening.
+ * histograms, log-axis decision, a time panel's y range (spikes clipped),
+ * UTC tick steps, label shortening.
  * Expected values are worked out by hand in the comments.
  */
 #include <math.h>
@@ -17,6 +18,9 @@
 #define S 1000000LL
 /* 2025-09-09T00:00:00Z = 20340 days since the epoch. */
 #define DAY0 (20340LL * 86400 * S)
+
+/* Equal to a value worked out by hand, within rounding. */
+#define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-9)
 
 static void test_cols_reduce(void **state)
 {
@@ -342,6 +346,197 @@ static void test_palette_is_okabe_ito(void **state)
 		assert_int_equal(seen[k], 1);
 }
 
+/* One sample per column of 1 s: col[i] = v[i]. */
+static void cols_of(struct gl_chart_cols *c, const double *v, size_t n)
+{
+	struct gl_err err;
+
+	assert_int_equal(gl_chart_cols_init(c, 0, (int64_t)n * S, n, &err), GL_OK);
+	for (size_t i = 0; i < n; i++)
+		gl_chart_cols_add(c, (int64_t)i * S + S / 2, v[i], 0);
+}
+
+static void test_yrange_spike_clipped(void **state)
+{
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"k", &c, GL_CHART_LINE, -1};
+	struct gl_chart_panel p = {NULL, "y", &s, 1, NULL, 0, 1, 0, 0, 0};
+	struct gl_chart_fit fit[2] = {{NULL, 0, 40 * S, 100, 500, -1}, {NULL, 0, 40 * S, 100, 400, -1}};
+	struct gl_chart_yrange r;
+	struct gl_err err;
+	double v[40];
+
+	(void)state;
+	/* 100 + i over 40 columns, column 10 a spike of 2000. */
+	for (int i = 0; i < 40; i++)
+		v[i] = i == 10 ? 2000 : 100 + i;
+	cols_of(&c, v, 40);
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	/*
+	 * Sorted means: 100..109, 111..139, 2000. p95 at h = 39 x 0.95 = 37.05:
+	 * s[37] = 138, s[38] = 139, 138.05. The p80 of the maxima (the same
+	 * values), h = 31.2: 132 + 0.2 = 132.2 < 3 x 138.05 = 414.15, the cap.
+	 */
+	assert_near(r.level, 138.05);
+	assert_near(r.cap, 414.15);
+	assert_int_equal(r.n_above, 1);
+	assert_true(r.above_max == 2000);
+	assert_true(r.any && r.lo == 100 && r.hi == 139);
+	assert_false(r.log);
+	/* A fit ending above the cap leaves the frame; one below it widens the range. */
+	p.fits = fit;
+	p.nfits = 1;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_true(r.lo == 100 && r.hi == 139);
+	p.fits = &fit[1];
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_true(r.lo == 100 && r.hi == 400);
+	/* A linear panel (amounts) is never clipped. */
+	p.nfits = 0;
+	p.linear = 1;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.level, 138.05);
+	assert_true(isinf(r.cap) && r.n_above == 0 && r.hi == 2000);
+	gl_chart_cols_release(&c);
+}
+
+static void test_yrange_wide_band_kept(void **state)
+{
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"k", &c, GL_CHART_LINE, -1};
+	struct gl_chart_panel p = {NULL, "y", &s, 1, NULL, 0, 1, 0, 0, 0};
+	struct gl_chart_yrange r;
+	struct gl_err err;
+
+	(void)state;
+	/* Every column: nine 10s and one 500 (mean 59, max 500); column 39 also 5000. */
+	assert_int_equal(gl_chart_cols_init(&c, 0, 40 * S, 40, &err), GL_OK);
+	for (int i = 0; i < 40; i++) {
+		for (int k = 0; k < 9; k++)
+			gl_chart_cols_add(&c, i * S, 10, 0);
+		gl_chart_cols_add(&c, i * S, 500, 0);
+		if (i == 39)
+			gl_chart_cols_add(&c, i * S, 5000, 1);
+	}
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	/*
+	 * Means: 59 x 39 and 5590 / 11: p95 (h = 37.05) is 59, 3 x 59 = 177;
+	 * but the p80 of the maxima (500 x 39, 5000) is 500: the band of every
+	 * column stays whole, only the 5000 is clipped.
+	 */
+	assert_near(r.level, 59);
+	assert_near(r.cap, 500);
+	assert_int_equal(r.n_above, 1);
+	assert_true(r.above_max == 5000);
+	assert_true(r.lo == 10 && r.hi == 500);
+	gl_chart_cols_release(&c);
+}
+
+static void test_yrange_log_on_kept_values(void **state)
+{
+	struct gl_chart_cols c[2];
+	struct gl_chart_series s[2] = {{"a", &c[0], GL_CHART_LINE, -1},
+				       {"b", &c[1], GL_CHART_LINE, -1}};
+	struct gl_chart_panel p = {NULL, "y", s, 1, NULL, 0, 1, 0, 0, 0};
+	struct gl_chart_yrange r;
+	struct gl_err err;
+	double a[40], b[40];
+
+	(void)state;
+	/* 10 and 20 alternating, column 3 a spike of 10000. */
+	for (int i = 0; i < 40; i++) {
+		a[i] = i == 3 ? 10000 : i % 2 ? 20 : 10;
+		b[i] = i == 5 ? 1e5 : 2000;
+	}
+	cols_of(&c[0], a, 40);
+	cols_of(&c[1], b, 40);
+	/*
+	 * 10 .. 10000 is three decades (the spike alone would make it a log
+	 * axis); sorted means 10 x 20, 20 x 19, 10000: p95 20, cap 60, kept
+	 * 10 .. 20: linear.
+	 */
+	assert_true(gl_chart_want_log(10, 10000));
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.cap, 60);
+	assert_true(r.n_above == 1 && r.lo == 10 && r.hi == 20);
+	assert_false(r.log);
+	/* With a series at 2000 (spike 1e5): level 2000, cap 6000, kept 10 .. 2000 (200 x): log. */
+	p.nseries = 2;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.level, 2000);
+	assert_near(r.cap, 6000);
+	assert_int_equal(r.n_above, 2);		/* 10000 and 1e5 */
+	assert_true(r.above_max == 1e5);
+	assert_true(r.lo == 10 && r.hi == 2000);
+	assert_true(r.log);
+	gl_chart_cols_release(&c[0]);
+	gl_chart_cols_release(&c[1]);
+}
+
+static void test_yrange_styles(void **state)
+{
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"k", &c, GL_CHART_MAXLINE, -1};
+	struct gl_chart_panel p = {NULL, "y", &s, 1, NULL, 0, 1, 0, 0, 0};
+	struct gl_chart_yrange r;
+	struct gl_err err;
+
+	(void)state;
+	/* Every column 1 and 100 (mean 50.5); column 0 1 and 250 (mean 125.5). */
+	assert_int_equal(gl_chart_cols_init(&c, 0, 40 * S, 40, &err), GL_OK);
+	for (int i = 0; i < 40; i++) {
+		gl_chart_cols_add(&c, i * S, 1, 0);
+		gl_chart_cols_add(&c, i * S, i == 0 ? 250 : 100, 0);
+	}
+	/* A line of maxima: level 100 (p95 of 100 x 39, 250), cap 300, nothing above. */
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.level, 100);
+	assert_int_equal(r.n_above, 0);
+	assert_true(r.lo == 100 && r.hi == 250);
+	/* A mean line with its band: level 50.5, cap max(151.5, p80 of maxima 100); 250 clipped. */
+	s.style = GL_CHART_LINE;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.level, 50.5);
+	assert_near(r.cap, 151.5);
+	assert_int_equal(r.n_above, 1);
+	assert_true(r.lo == 1 && r.hi == 100);
+	/* Points: means only, 125.5 <= 151.5 is kept. */
+	s.style = GL_CHART_POINTS;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_int_equal(r.n_above, 0);
+	assert_true(r.lo == 50.5 && r.hi == 125.5);
+	gl_chart_cols_release(&c);
+}
+
+static void test_yrange_empty_and_negative(void **state)
+{
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"k", &c, GL_CHART_LINE, -1};
+	struct gl_chart_panel p = {NULL, "y", &s, 1, NULL, 0, 1, 0, 0, 0};
+	struct gl_chart_yrange r;
+	struct gl_err err;
+	double v[40];
+
+	(void)state;
+	/* No series, and a series without samples: nothing kept, nothing clipped. */
+	p.nseries = 0;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_true(!r.any && isnan(r.level) && isinf(r.cap) && r.n_above == 0 && !r.log);
+	assert_int_equal(gl_chart_cols_init(&c, 0, 10 * S, 10, &err), GL_OK);
+	p.nseries = 1;
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_true(!r.any && isnan(r.level) && isinf(r.cap) && r.n_above == 0);
+	gl_chart_cols_release(&c);
+	/* Negative level (-5, a 100 among them): no factor of it means anything, kept. */
+	for (int i = 0; i < 40; i++)
+		v[i] = i == 7 ? 100 : -5;
+	cols_of(&c, v, 40);
+	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
+	assert_near(r.level, -5);
+	assert_true(isinf(r.cap) && r.n_above == 0 && r.lo == -5 && r.hi == 100 && !r.log);
+	gl_chart_cols_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +546,11 @@ int main(void)
 		cmocka_unit_test(test_hist_linear_and_log),
 		cmocka_unit_test(test_hist_from_values),
 		cmocka_unit_test(test_hist_range),
+		cmocka_unit_test(test_yrange_spike_clipped),
+		cmocka_unit_test(test_yrange_wide_band_kept),
+		cmocka_unit_test(test_yrange_log_on_kept_values),
+		cmocka_unit_test(test_yrange_styles),
+		cmocka_unit_test(test_yrange_empty_and_negative),
 		cmocka_unit_test(test_time_step),
 		cmocka_unit_test(test_nice_step),
 		cmocka_unit_test(test_label_short_names_kept),
