@@ -152,27 +152,69 @@ int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us)
 	return ctx->day_us + tod_us;
 }
 
-/* Binary content: NUL bytes, or many control bytes that text never has. */
+/*
+ * Binary content: the magic number of a common binary file; or more than
+ * one byte in 20 a control byte other than NUL (random binary data has one
+ * in 10); or NUL bytes and not one line of clean text. A run of NUL bytes
+ * among text lines is what a crash leaves in a log: the file is read, and
+ * those lines become rejects.
+ */
 static const char *binary_reason(const struct gl_str *lines, size_t n)
 {
-	size_t ctl = 0, total = 0;
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} magics[] = {
+		{"\x89PNG", 4, "a PNG image"},
+		{"\xff\xd8\xff", 3, "a JPEG image"},
+		{"%PDF-", 5, "a PDF document"},
+		{"\x7f" "ELF", 4, "an ELF binary"},
+		{"PK\x03\x04", 4, "a ZIP archive"},
+		{"SQLite format 3", 16, "an SQLite database"},
+	};
+	size_t ctl = 0, nul = 0, total = 0, clean_lines = 0;
 
-	if (n && lines[0].len >= 4 && memcmp(lines[0].p, "\x89PNG", 4) == 0)
-		return "a PNG image";
+	for (size_t m = 0; n && m < sizeof(magics) / sizeof(magics[0]); m++)
+		if (lines[0].len >= magics[m].len && memcmp(lines[0].p, magics[m].magic, magics[m].len) == 0)
+			return magics[m].what;
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < lines[i].len; j++) {
-			unsigned char c = (unsigned char)lines[i].p[j];
+		size_t len = 0;
+		int dirty = 0;
 
-			if (c == 0)
-				return "binary data (NUL bytes)";
-			if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != 0x1b)
+		/* a slice may hold several lines (raw bytes): '\n' ends one */
+		for (size_t j = 0; j <= lines[i].len; j++) {
+			unsigned char c = j < lines[i].len ? (unsigned char)lines[i].p[j] : '\n';
+
+			if (c == '\n') {
+				clean_lines += len && !dirty;
+				len = 0;
+				dirty = 0;
+				continue;
+			}
+			len++;
+			if (c == 0) {
+				nul++;
+				dirty = 1;
+			} else if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != 0x1b) {
 				ctl++;
+				dirty = 1;
+			}
 		}
 		total += lines[i].len;
 	}
 	if (total && ctl * 20 > total)
 		return "binary data";
+	if (nul && !clean_lines)
+		return "binary data (NUL bytes)";
 	return NULL;
+}
+
+const char *gl_format_sniff(const char *p, size_t n)
+{
+	struct gl_str all = {p, n};
+
+	return binary_reason(&all, 1);
 }
 
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, const char **why)

@@ -182,6 +182,12 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n,
 					 const char **why);
 
 /*
+ * Looks at the first raw bytes of a file: returns a short static reason
+ * ("a PNG image", "binary data") when they are not text, else NULL.
+ */
+const char *gl_format_sniff(const char *p, size_t n);
+
+/*
  * Kernel timings written as text, e.g. "Kernel force_pass_kernel executed
  * in 512.34μs" (also µs, us, ns, ms, s). On a match sets *kernel (a slice
  * of msg) and *dur_us and returns 1; else returns 0.

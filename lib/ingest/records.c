@@ -393,6 +393,15 @@ int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	}
 	if (gl_line_blank(ln->p, ln->len))
 		return GL_OK;
+	/* NUL runs are what a crash leaves in a log; never text of a record */
+	const char *nul = memchr(ln->p, '\0', ln->len);
+
+	if (nul) {
+		snprintf(reason, sizeof(reason), "NUL byte at byte %zu", (size_t)(nul - ln->p) + 1);
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len, reason);
+	}
 	bad = utf8_check((const unsigned char *)ln->p, ln->len);
 	if (bad < ln->len) {
 		snprintf(reason, sizeof(reason), "invalid UTF-8 at byte %zu", bad + 1);

@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "job.h"
 
@@ -102,6 +104,20 @@ void gl_component_from_path(const char *path, char *buf, size_t n)
 		len = (size_t)(sep - name);
 	}
 	snprintf(buf, n, "%s", len ? name : base);
+}
+
+/* The reason the first 4 KiB of a plain file are not text, or NULL. */
+static const char *sniff(const char *path)
+{
+	char buf[GL_HEAD_BYTES];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? gl_format_sniff(buf, (size_t)n) : NULL;
 }
 
 /* --- reading -------------------------------------------------------- */
@@ -419,6 +435,20 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		return GL_OK;
 	}
 	j.gzip = gl_reader_is_gzip(j.r);
+	if (!j.gzip && !(known >= 0 && s->file[known].stream_id)) {
+		/* A binary file may have no newline at all: look at its first
+		 * bytes before reading a "line" the size of the file. */
+		const char *why = sniff(f->path);
+
+		if (why) {
+			if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, why)) != GL_OK)
+				return finish(&j, rc);
+			j.status = "skipped";
+			gl_job_notice(&j, GL_OK, "skipped", "not a log of a known format: ", why);
+			p->b->files_skipped++;
+			return finish(&j, GL_OK);
+		}
+	}
 	if (known >= 0 && gl_file_grew(s, &s->file[known], f)) {
 		si = gl_state_stream_by_id(s, s->file[known].stream_id);
 		if (gl_reader_seek(j.r, s->file[known].consumed, &e) == GL_OK) {

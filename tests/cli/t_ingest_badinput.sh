@@ -106,4 +106,17 @@ for f in chart.png report.json other.csv; do
 done
 expect_eq "no rejects for skipped files" 0 "$(q $T/s.db 'select count(*) from rejects')"
 expect_eq "log still read" 3 "$(q $T/s.db 'select count(*) from events')"
+
+# 8. A log with a run of NUL bytes (what a crash leaves) keeps every good
+# line; the NUL line is a reject. A big binary with no newline is skipped
+# from its first bytes, not read whole.
+mkdir -p $T/nul
+{ genlines n 0 3; head -c 300 /dev/zero; echo; genlines n 3 3; } > $T/nul/gpu.log
+head -c 20000000 /dev/urandom > $T/nul/core.bin
+touch -d '1 hour ago' $T/nul/gpu.log
+out=$("$INGEST" --db $T/nul.db $T/nul 2>&1) || fail "NUL run: $out"
+expect_eq "good lines around NULs" 6 "$(q $T/nul.db 'select count(*) from events')"
+expect_eq "NUL line rejected" "4|NUL byte at byte 1" "$(q $T/nul.db 'select line, reason from rejects')"
+echo "$out" | grep -q "skipped '$T/nul/core.bin': not a log of a known format: binary data" \
+	|| fail "binary not skipped: $out"
 exit 0

@@ -138,12 +138,23 @@ static void test_detect_each_format(void **state)
 
 static void test_detect_binary(void **state)
 {
-	static const char nul[] = "{\"level\": \"INFO\"}\nabc\0def\n";
+	/* mostly NUL and control bytes: binary; a few NULs in a log: still that log */
+	static const char nul[] = "\0\0\0\0\0\0\0\0{\"a\":1}\0\0\0\0\0\0\0\0\n\0\0\0\0\0\0";
+	static const char some_nul[] = "{\"level\": \"INFO\"}\n{\"level\": \"WARN\"}\n{\"le\0\0\n";
+	static const char elf[] = "\x7f" "ELF\x02\x01\x01";
 	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
 	static const char ctl[] = "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f\x10\x11\x12" "abc";
 
 	(void)state;
 	expect_none(nul, sizeof(nul) - 1, "binary data (NUL bytes)");
+	expect_none(elf, sizeof(elf) - 1, "an ELF binary");
+	{
+		const char *why = NULL;
+		const struct gl_format *f = detect(some_nul, sizeof(some_nul) - 1, &why);
+
+		assert_non_null(f);
+		assert_string_equal(f->name, "json");
+	}
 	expect_none(png, sizeof(png) - 1, "a PNG image");
 	expect_none(ctl, sizeof(ctl) - 1, "binary data");
 	/* one escape sequence or tab in a text log is not binary */
