@@ -5,6 +5,7 @@
  *   kernel_performance_timeline.png      durations of the top kernels over time
  *   kernel_performance_distribution.png  one histogram per top kernel
  *   memory_usage_trend.png               memory in use with its fit; RMM outstanding
+ *                                        (over the RMM events' span when under 1/5 of the window)
  *   error_rate.png                       errors per hour (day) by component
  *   kernel_trends.png                    degrading / improving kernels with their fit
  *   baseline_comparison.png              mean and p95 change against the previous window
@@ -134,6 +135,10 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 	struct gl_chart_series mem = {"memory in use (MiB)", &s->mem,
 				      GL_CHART_LINE, 0};
 	struct gl_chart_series rmm = {"RMM outstanding allocations", &s->rmm, GL_CHART_MAXLINE, 2};
+	int64_t window_us = s->until_us - s->since_us;
+	/* RMM activity within a fifth of the window gets its own time axis */
+	int zoom = s->rmm_zoom.col && s->rmm_zoom.n > 0 &&
+		   s->rmm_last_us - s->rmm_first_us <= window_us / 5;
 	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};
 	struct gl_chart_panel p[2];
 	const struct gl_report_trend *tr = find_trend(rep, GL_TREND_MEMORY);
@@ -165,6 +170,17 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 		memset(&p[n], 0, sizeof(p[n]));
 		p[n].title = "RAPIDS RMM: allocated, not yet freed";
 		p[n].y_label = "outstanding (MiB)";
+		if (zoom) {
+			int64_t span_us = s->rmm_last_us - s->rmm_first_us;
+			int64_t pad_us = span_us / 40 > 60 * GL_US_PER_S ? span_us / 40
+				: 60 * GL_US_PER_S;
+
+			rmm.cols = &s->rmm_zoom;
+			/* a small panel's title holds 40 characters */
+			p[n].title = "RAPIDS RMM, over the span of its events";
+			p[n].t0_us = s->rmm_first_us - pad_us;
+			p[n].t1_us = s->rmm_last_us + pad_us;
+		}
 		/* from zero: a few bytes left over must not stretch a log axis */
 		p[n].linear = 1;
 		p[n].series = &rmm;
@@ -172,7 +188,7 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 		p[n].legend = 1;
 		n++;
 	}
-	/* Two panels one above the other share the time axis best. */
+	/* One above the other: the time axes line up (when the RMM panel has not its own). */
 	struct gl_chart_opts co = o->chart;
 
 	co.stacked = 1;

@@ -47,6 +47,11 @@ int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, siz
 	rc = gl_chart_cols_init(&s->mem, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
 	if (rc == GL_OK)
 		rc = gl_chart_cols_init(&s->rmm, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
+	/* placed at the first RMM row (gl_series_rmm) */
+	if (rc == GL_OK)
+		rc = gl_chart_cols_init(&s->rmm_zoom, s->since_us,
+					s->since_us + (s->until_us - s->since_us) / 5,
+					GL_CHART_COLUMNS, err);
 	return rc;
 }
 
@@ -84,8 +89,26 @@ int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool k
 
 void gl_series_rmm(struct gl_series *s, int64_t ts_us, uint64_t outstanding_bytes)
 {
-	s->rmm_rows++;
-	gl_chart_cols_add(&s->rmm, ts_us, (double)outstanding_bytes / (1024.0 * 1024.0), 0);
+	double mib = (double)outstanding_bytes / (1024.0 * 1024.0);
+	struct gl_chart_cols *z = &s->rmm_zoom;
+
+	if (s->rmm_rows++ == 0) {
+		int64_t w_us = z->t1_us - z->t0_us;
+
+		s->rmm_first_us = s->rmm_last_us = ts_us;
+		z->t0_us = ts_us;
+		z->t1_us = ts_us + w_us;
+	}
+	if (ts_us < s->rmm_first_us)
+		s->rmm_first_us = ts_us;
+	if (ts_us > s->rmm_last_us)
+		s->rmm_last_us = ts_us;
+	gl_chart_cols_add(&s->rmm, ts_us, mib, 0);
+	if (z->col) {
+		gl_chart_cols_add(z, ts_us, mib, 0);
+		if (z->dropped > 0)
+			gl_chart_cols_release(z);
+	}
 }
 
 int gl_series_top_kernel(struct gl_series *s, size_t rank, int64_t kernel_id,
@@ -272,6 +295,7 @@ void gl_series_release(struct gl_series *s)
 	}
 	gl_chart_cols_release(&s->mem);
 	gl_chart_cols_release(&s->rmm);
+	gl_chart_cols_release(&s->rmm_zoom);
 	for (size_t g = 0; g < GL_SERIES_ERROR_GROUPS; g++) {
 		free(s->group[g]);
 		s->group[g] = NULL;

@@ -49,6 +49,14 @@ struct gl_series {
 	struct gl_chart_cols mem;	/* events.mem_mb, MiB */
 	struct gl_chart_cols rmm;	/* RMM outstanding bytes after each row, MiB */
 	uint64_t rmm_rows;
+	int64_t rmm_first_us, rmm_last_us;	/* earliest and latest RMM row seen */
+	/*
+	 * The same, in finer columns over [rmm_first_us, rmm_first_us + window
+	 * / 5], while every row falls in there: a few hours of RMM activity in
+	 * a 7-day window get their own time axis (the window's columns would
+	 * give them a handful). Released (col NULL) once a row falls outside.
+	 */
+	struct gl_chart_cols rmm_zoom;
 
 	/* Errors (ERROR and CRITICAL) per bucket: count[g * n_buckets + b]. */
 	int64_t bucket_us;		/* one hour, or one day for windows over 3 days */

@@ -134,6 +134,8 @@ static void test_six_charts_deterministic(void **state)
 	assert_int_equal(s.mem.n, 2400);
 	/* 240 allocations; frees for i = 300..2390 (210), less the 30 kept (i - 300 = 0, 70, .., 2030). */
 	assert_int_equal(s.rmm_rows, 240 + 210 - 30);
+	/* RMM rows over the whole day, more than a fifth of it: no zoom columns. */
+	assert_null(s.rmm_zoom.col);
 	assert_int_equal(s.n_buckets, 24);
 	assert_int_equal(s.n_groups, 3);		/* training, inference, <b>data</b> */
 	uint64_t errs = 0;
@@ -221,6 +223,37 @@ static void test_unwritable_dir(void **state)
 	assert_int_equal(gl_emit_png(&rep, &s, &o, NULL, &err), GL_EUSAGE);
 }
 
+static void test_rmm_zoom(void **state)
+{
+	struct gl_series s;
+	struct gl_err err;
+	int64_t t0 = FIX_DAY0_US, h = 3600LL * 1000000;
+
+	(void)state;
+	/* Seven days; RMM rows from day 6 10:00 to 13:00, every 10 minutes: 19 rows. */
+	gl_series_init(&s, 0);
+	assert_int_equal(gl_series_begin(&s, t0, t0 + 7 * FIX_DAY_US, 4, &err), GL_OK);
+	for (int i = 0; i <= 18; i++)
+		gl_series_rmm(&s, t0 + 6 * FIX_DAY_US + 10 * h + i * h / 6, (uint64_t)i << 20);
+	assert_int_equal(s.rmm_rows, 19);
+	assert_true(s.rmm_first_us == t0 + 6 * FIX_DAY_US + 10 * h);
+	assert_true(s.rmm_last_us == t0 + 6 * FIX_DAY_US + 13 * h);
+	/* Zoom columns from the first row over 7 / 5 days: 3 h of 33.6 h, 1000 columns. */
+	assert_non_null(s.rmm_zoom.col);
+	assert_int_equal(s.rmm_zoom.n, 19);
+	assert_true(s.rmm_zoom.t0_us == s.rmm_first_us);
+	assert_true(s.rmm_zoom.t1_us == s.rmm_first_us + 7 * FIX_DAY_US / 5);
+	/* the last row, 18 MiB, in column floor(3 / 33.6 x 1000) = 89 */
+	assert_true(s.rmm_zoom.col[89].n == 1 && s.rmm_zoom.col[89].max == 18);
+	/* A row on day 1: the activity spans more than a fifth, no zoom. */
+	gl_series_rmm(&s, t0 + FIX_DAY_US, 0);
+	assert_null(s.rmm_zoom.col);
+	assert_true(s.rmm_first_us == t0 + FIX_DAY_US);
+	assert_int_equal(s.rmm.n, 20);
+	gl_series_release(&s);
+	gl_series_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_long_window_daily),
 		cmocka_unit_test(test_no_charts),
 		cmocka_unit_test(test_unwritable_dir),
+		cmocka_unit_test(test_rmm_zoom),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
