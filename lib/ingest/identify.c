@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -132,10 +133,12 @@ static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
 }
 
 /*
- * Which stream does the reader's content continue? Reads from the start,
- * matching heads in the first 4 KiB, then checkpoints, then stream ends.
- * On ID_CONTINUE the reader stands right after the stream's end and
- * j->pos is that end; otherwise the reader is rewound.
+ * Which stream does the reader's content continue? Reads from the start:
+ * every stream with the same first line is a candidate (however many: logs
+ * that open with the same banner every day share it), dropped at the first
+ * checkpoint or end it does not pass with the same hash. On ID_CONTINUE
+ * the reader stands right after the stream's end and j->pos is that end;
+ * otherwise the reader is rewound.
  */
 enum identity gl_job_identify(struct job *j, int32_t *si_out)
 {
@@ -143,8 +146,9 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 	struct cand {
 		int32_t si;
 		size_t cpi;
-	} c[GL_MAX_CANDIDATES];
-	size_t nc = 0;
+	} *c = NULL;
+	size_t nc = 0, cap = 0;
+	enum identity id = ID_NEW;
 	int head_zone = 1;
 	int32_t fallback = -1;
 	struct gl_pos pos = {0, 0, 0}, fb_pos = {0, 0, 0};
@@ -155,11 +159,20 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 	while ((r = gl_job_next_line(j, &ln)) == 1) {
 		gl_pos_advance(&pos, &ln);
 		if (head_zone) {
-			for (int32_t si = gl_state_stream_by_head(s, pos.bytes, pos.hash);
-			     si >= 0 && nc < GL_MAX_CANDIDATES; si = gl_state_next_head(s, si, pos.bytes, pos.hash)) {
+			for (int32_t si = gl_state_stream_by_head(s, pos.bytes, pos.hash); si >= 0;
+			     si = gl_state_next_head(s, si, pos.bytes, pos.hash)) {
 				size_t k = 0;
 				const struct gl_sstream *st = &s->stream[si];
 
+				if (nc == cap) {
+					size_t ncap = cap ? cap * 2 : 16;
+					struct cand *v = realloc(c, ncap * sizeof(*v));
+
+					if (!v)
+						break;	/* fewer candidates: at worst a new stream */
+					c = v;
+					cap = ncap;
+				}
 				while (k < st->ncp && st->cp[k].bytes < pos.bytes)
 					k++;
 				c[nc].si = si;
@@ -196,7 +209,8 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 					if (!longer) {
 						j->pos = pos;
 						*si_out = c[k].si;
-						return ID_CONTINUE;
+						id = ID_CONTINUE;
+						goto out;
 					}
 					fallback = c[k].si;
 					fb_pos = pos;
@@ -221,18 +235,22 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 		if (tail_matches(j, c[k].si, pos)) {
 			j->pos = pos;
 			*si_out = c[k].si;
-			return ID_COPY;
+			id = ID_COPY;
+			goto out;
 		}
 	}
 	j->damaged = 0;
 	if (gl_reader_rewind(j->r, &e) != GL_OK)
-		return ID_NEW;
+		goto out;
 	if (fallback >= 0 && gl_reader_seek(j->r, fb_pos.bytes, &e) == GL_OK) {
 		j->pos = fb_pos;
 		*si_out = fallback;
-		return ID_CONTINUE;
+		id = ID_CONTINUE;
+		goto out;
 	}
 	gl_reader_rewind(j->r, &e);
 	j->pos = (struct gl_pos){0, 0, 0};
-	return ID_NEW;
+out:
+	free(c);
+	return id;
 }

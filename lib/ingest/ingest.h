@@ -16,8 +16,6 @@
 
 /* Raw bytes fingerprinted at the start (and before the end) of a file. */
 #define GL_HEAD_BYTES 4096
-/* Known streams with the same first line followed at once, at most. */
-#define GL_MAX_CANDIDATES 64
 /* A checkpoint about every this many bytes of a stream. */
 #define GL_CHECKPOINT_BYTES (1u << 20)
 /* A multi-line record is cut at this size; the rest of it is rejected. */

@@ -118,4 +118,17 @@ for run in 1 2; do
 	echo "$out" | grep -q "2 unchanged, 0 rotated" || fail "link run $run: $out"
 done
 check_exact $db 10
+
+# 10. many logs that open with the same banner line (one per day): a
+# gzipped copy of any of them is still recognised, however many share it.
+d=$T/banner; mkdir -p $d/logs; db=$d/db
+for i in $(seq 1 70); do
+	{ echo '{"level": "INFO", "message": "service starting"}'; genlines "b$i" 0 4; } > $d/logs/svc.log.$i
+done
+touch -d '1 hour ago' $d/logs/svc.log.*
+ingest $db $d/logs
+expect_eq "banner events" 350 "$(q $db 'select count(*) from events')"
+for i in 1 10 11 70; do gzip -c $d/logs/svc.log.$i > $d/logs/svc.log.$i.gz; rm $d/logs/svc.log.$i; done
+ingest $db $d/logs
+expect_eq "banner events after gzip" 350 "$(q $db 'select count(*) from events')"
 exit 0
