@@ -49,7 +49,13 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* Arena bytes the state ops of one file take at most: path, first path,
+ * component and note. */
+#define GL_STATE_ROOM (3 * 4096 + 2048)
+
 /* records.c: lines into batch rows, and the state that makes them final */
+/* Makes sure the batch can take a file's state ops (sending it if not). */
+int gl_job_room_for_state(struct job *j);
 void gl_job_notice(struct job *j, int code, const char *what, const char *cause,
 		   const char *more);
 void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status);

@@ -179,12 +179,20 @@ int gl_job_send(struct job *j)
 	return j->p->send(j->p);
 }
 
-/* Makes room for `bytes` of strings and one row. */
+/*
+ * Makes room for `bytes` of strings and one row, plus the state ops that
+ * must follow the row in the same batch (their paths and names).
+ */
 static int room(struct job *j, size_t bytes)
 {
-	if (gl_batch_full(j->p->b) || gl_batch_room(j->p->b) < bytes + 2048)
+	if (gl_batch_full(j->p->b) || gl_batch_room(j->p->b) < bytes + GL_STATE_ROOM)
 		return gl_job_send(j);
 	return GL_OK;
+}
+
+int gl_job_room_for_state(struct job *j)
+{
+	return room(j, 0);
 }
 
 int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,

@@ -342,7 +342,7 @@ static int finish(struct job *j, int rc)
 {
 	struct gl_producer *p = j->p;
 
-	if (rc == GL_OK && j->fi >= 0)
+	if (rc == GL_OK && j->fi >= 0 && (rc = gl_job_room_for_state(j)) == GL_OK)
 		gl_job_put_state(j, gl_job_committed(j), 1, j->status);
 	gl_reader_close(j->r);
 	gl_parse_ctx_release(&j->ctx);
