@@ -40,6 +40,7 @@ struct job {
 	const char *status;		/* final file status */
 	char note[300];
 	int damaged;
+	int cut;			/* the open record reached GL_RECORD_MAX */
 	uint64_t new_lines;
 	int64_t last_ts;		/* time of the last record stored, for rejects */
 };

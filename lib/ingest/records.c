@@ -422,6 +422,7 @@ int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	case GL_REC_EVENT:
 		if ((rc = gl_job_flush(j)) != GL_OK)
 			return rc;
+		j->cut = 0;
 		if (j->fmt->flags & GL_FMT_MULTILINE)
 			return pend_start(j, &rec.ev, lineno, j->pos);
 		return add_event(j, &rec.ev, lineno);
@@ -432,10 +433,12 @@ int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	case GL_REC_CONT:
 		if (!j->pend.active)
 			return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,
-					  "continuation line without a record before it");
+					  j->cut ? "continuation beyond the 1 MiB record limit"
+						 : "continuation line without a record before it");
 		if (j->pend.len + ln->len + 1 > GL_RECORD_MAX) {
 			if ((rc = gl_job_flush(j)) != GL_OK)
 				return rc;
+			j->cut = 1;	/* the rest of this record is rejected with the same reason */
 			return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,
 					  "continuation beyond the 1 MiB record limit");
 		}

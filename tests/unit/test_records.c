@@ -563,6 +563,7 @@ static void test_record_limit(void **state)
 	/* the rest of the cut record is rejected too */
 	assert_int_equal(b->rej[1].line, 13);
 	assert_int_equal(b->rej[1].length, CONT + 1);
+	assert_str(b->rej[1].reason, "continuation beyond the 1 MiB record limit");
 	free(line);
 	fix_release(&x);
 }
