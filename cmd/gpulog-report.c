@@ -76,25 +76,6 @@ static const char *default_config(char *buf, size_t n)
 	return NULL;
 }
 
-/*
- * LeakSanitizer suppressions for `make check` (read from the binary by
- * LeakSanitizer; nothing calls this in other builds): PLplot's cairo
- * driver renders text with pango, which loads fontconfig's font list once
- * per process and keeps it to the end, a cache rather than a leak. The
- * unit tests carry the same list (tests/unit/support/lsan_fontconfig.c).
- */
-const char *__lsan_default_suppressions(void);
-
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libfontconfig.so\n"
-	       "leak:libpango-1.0.so\n"
-	       "leak:libpangoft2-1.0.so\n"
-	       "leak:libpangocairo-1.0.so\n"
-	       "leak:libglib-2.0.so\n"
-	       "leak:libgobject-2.0.so\n";
-}
-
 static int add_glob(const char **list, size_t *n, const char *g)
 {
 	if (*n >= MAX_GLOBS)
