@@ -1,7 +1,8 @@
 /*
  * gpulog-report - statistics over a time window of a gpulog database,
- * written as JSON, CSV or text, with PNG charts and an HTML index. argv -> options -> gl_report_run() -> exit
- * status (0 ok, 1 error, 2 usage, 3 alert threshold with --fail-on).
+ * written as JSON, CSV or text, with PNG charts and an HTML index.
+ * argv -> options -> gl_report_run() -> exit status (0 ok, 1 error,
+ * 2 usage, 3 alert threshold with --fail-on).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,12 +22,37 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--db FILE] [--days N] [--until TIME | --since TIME]\n"
-		"       [--component GLOB]... [--kernel GLOB]... [--host GLOB]...\n"
-		"       [--format json|csv|text] [--output-dir DIR] [--config FILE]\n"
-		"       [--top N] [--fail-on warning|critical] [--no-charts] [--chart-top N]\n"
-		"TIME is RFC 3339 (2025-09-09T12:00:00Z) or YYYY-MM-DD (UTC).\n"
-		"See gpulog-report(1).\n");
+		"Usage: " PROG " [OPTIONS]\n"
+		"Statistics over a time window of the events gpulog-ingest stored: per-kernel\n"
+		"timings and percentiles, trends, anomalies, memory and RMM leaks, errors,\n"
+		"alerts, and the change against the preceding window. Written as JSON, CSV\n"
+		"or text, with PNG charts and an index.html.\n"
+		"\n"
+		"Options:\n"
+		"  --db FILE             database (default: $" GL_DB_ENV ", else ./" GL_DEFAULT_DB ")\n"
+		"  --days N              window length in days (default 1)\n"
+		"  --until TIME          window end (default now); TIME is RFC 3339 or\n"
+		"                        YYYY-MM-DD, UTC\n"
+		"  --since TIME          window start; the window is [since, until)\n"
+		"  --component GLOB      only these components (repeatable)\n"
+		"  --kernel GLOB         only these kernels (repeatable)\n"
+		"  --host GLOB           only events of these --host labels (repeatable)\n"
+		"  --format FMT          json, csv or text (default: text on a terminal,\n"
+		"                        else json)\n"
+		"  --output-dir DIR      write the files into DIR (default for json and csv:\n"
+		"                        gpulog-reports/YYYY-MM-DD/, the window's end date)\n"
+		"  --config FILE         alert rules and thresholds (default: the installed\n"
+		"                        gpulog.conf.json)\n"
+		"  --top N               list at most N anomalies, messages, leaks (default 20)\n"
+		"  --fail-on LEVEL       exit 3 when an alert of LEVEL (warning or critical)\n"
+		"                        or worse fires\n"
+		"  --no-charts           no PNG charts and no index.html\n"
+		"  --chart-top N         kernels drawn in the charts, 1 to 12 (default 8)\n"
+		"  -h, --help            show this help and exit\n"
+		"  -V, --version         show the version and exit\n"
+		"\n"
+		"Exit status: 0 ok (an empty window too); 1 error (e.g. unreadable database);\n"
+		"2 usage error; 3 an alert at --fail-on's level fired. See gpulog-report(1).\n");
 }
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -115,7 +141,7 @@ int main(int argc, char **argv)
 	int have_days = 0, fail_on = -1, c, rc;
 	char cfgbuf[PATH_MAX + 32], msg[2048];
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.db_path = optarg; break;
 		case 'n':
