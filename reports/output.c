@@ -25,7 +25,12 @@ FILE *gl_output_open(struct gl_output *out, const char *name, char **tmp_path,
 		gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 		return NULL;
 	}
-	snprintf(tmp, n, "%s/.%s.XXXXXX", out->dir, name);
+	/* mkstemp() replaces the template's last six characters, which must
+	 * be the letter X, with a unique suffix */
+	int k = snprintf(tmp, n, "%s/.%s.", out->dir, name);
+
+	memset(tmp + k, 'X', 6);
+	tmp[k + 6] = '\0';
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		gl_err_set(err, GL_EIO, out->dir, 0, strerror(errno), "cannot write into");

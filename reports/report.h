@@ -283,8 +283,8 @@ int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_e
 void gl_output_release(struct gl_output *out);
 
 /*
- * For emitters: opens name for writing. With out->dir, creates
- * "dir/.name.XXXXXX" and returns it (then gl_output_commit renames it to
+ * For emitters: opens name for writing. With out->dir, creates a
+ * uniquely named "dir/.name.<suffix>" and returns it (then gl_output_commit renames it to
  * dir/name and records the path); without, returns out->fp. On failure
  * returns NULL with err filled.
  */
