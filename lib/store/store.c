@@ -34,8 +34,10 @@ struct name_slot {
 	size_t len;
 };
 
-/* A WAL this many pages long (64 MiB of 4 KiB pages) is checkpointed. */
-#define GL_CHECKPOINT_PAGES 16384
+/* A WAL longer than this is checkpointed (in the background). */
+#define GL_CHECKPOINT_BYTES_WAL (16 << 20)
+/* Page size of new databases: fewer, shallower B-tree pages per row. */
+#define GL_PAGE_SIZE 16384
 
 /*
  * Checkpoints run on their own thread and connection: copying the WAL into
@@ -47,6 +49,7 @@ struct checkpointer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	sqlite3 *db;
+	int64_t page_size;	/* of the database (an old one may have 4 KiB pages) */
 	int started, wanted, stop;
 };
 
@@ -184,7 +187,8 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
-		if ((rc = db_exec(st, "PRAGMA page_size=16384; PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
+		if ((rc = db_exec(st, "PRAGMA page_size=" GL_STR(GL_PAGE_SIZE) ";"
+				  " PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version="
@@ -428,7 +432,7 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 
 	(void)db;
 	(void)name;
-	if (pages >= GL_CHECKPOINT_PAGES) {
+	if ((int64_t)pages * ck->page_size >= GL_CHECKPOINT_BYTES_WAL) {
 		pthread_mutex_lock(&ck->mu);
 		ck->wanted = 1;
 		pthread_cond_signal(&ck->cv);
@@ -450,6 +454,12 @@ static int checkpointer_start(struct gl_store *st, struct gl_err *err)
 		return GL_EDB;
 	}
 	sqlite3_busy_timeout(ck->db, 1000);
+	ck->page_size = 4096;
+	{
+		struct gl_err ignored;
+
+		pragma_int(st, "PRAGMA page_size", &ck->page_size, &ignored);
+	}
 	pthread_mutex_init(&ck->mu, NULL);
 	pthread_cond_init(&ck->cv, NULL);
 	if (pthread_create(&ck->th, NULL, checkpointer_main, ck) != 0) {
