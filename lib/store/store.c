@@ -36,6 +36,13 @@ struct name_slot {
 
 /* A WAL longer than this is checkpointed (in the background). */
 #define GL_CHECKPOINT_BYTES_WAL (16 << 20)
+/*
+ * A writer that commits without pause never lets SQLite start the WAL
+ * over, even when every frame is copied; past this size the writer waits
+ * for the background checkpoint in progress and makes the WAL restart
+ * (most frames are copied already; what is left is the rest and a sync).
+ */
+#define GL_RESTART_BYTES_WAL (128 << 20)
 /* Page size of new databases: fewer, shallower B-tree pages per row. */
 #define GL_PAGE_SIZE 16384
 
@@ -51,6 +58,8 @@ struct checkpointer {
 	sqlite3 *db;
 	int64_t page_size;	/* of the database (an old one may have 4 KiB pages) */
 	int started, wanted, stop;
+	int running;		/* a background checkpoint is in progress */
+	int held;		/* the writer is restarting the WAL: start none */
 };
 
 struct gl_store {
@@ -410,16 +419,19 @@ static void *checkpointer_main(void *arg)
 
 	pthread_mutex_lock(&ck->mu);
 	for (;;) {
-		while (!ck->wanted && !ck->stop)
+		while ((!ck->wanted || ck->held) && !ck->stop)
 			pthread_cond_wait(&ck->cv, &ck->mu);
 		if (ck->stop)
 			break;
 		ck->wanted = 0;
+		ck->running = 1;
 		pthread_mutex_unlock(&ck->mu);
 		/* PASSIVE: copies what it can without ever blocking the writer.
 		 * A failure (busy) is left for the next one or for close. */
 		sqlite3_wal_checkpoint_v2(ck->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&ck->mu);
+		ck->running = 0;
+		pthread_cond_broadcast(&ck->cv);
 	}
 	pthread_mutex_unlock(&ck->mu);
 	return NULL;
@@ -429,10 +441,23 @@ static void *checkpointer_main(void *arg)
 static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct checkpointer *ck = arg;
+	int64_t bytes = (int64_t)pages * ck->page_size;
 
-	(void)db;
-	(void)name;
-	if ((int64_t)pages * ck->page_size >= GL_CHECKPOINT_BYTES_WAL) {
+	if (bytes >= GL_RESTART_BYTES_WAL) {
+		/* SQLite refuses a second checkpointer at once, without waiting */
+		pthread_mutex_lock(&ck->mu);
+		ck->held = 1;
+		while (ck->running)
+			pthread_cond_wait(&ck->cv, &ck->mu);
+		pthread_mutex_unlock(&ck->mu);
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+		pthread_mutex_lock(&ck->mu);
+		ck->held = 0;
+		pthread_cond_broadcast(&ck->cv);
+		pthread_mutex_unlock(&ck->mu);
+		return SQLITE_OK;
+	}
+	if (bytes >= GL_CHECKPOINT_BYTES_WAL) {
 		pthread_mutex_lock(&ck->mu);
 		ck->wanted = 1;
 		pthread_cond_signal(&ck->cv);
@@ -454,6 +479,17 @@ static int checkpointer_start(struct gl_store *st, struct gl_err *err)
 		return GL_EDB;
 	}
 	sqlite3_busy_timeout(ck->db, 1000);
+	/*
+	 * SQLite opens the file at the first read; until then the connection
+	 * does not know the database is in WAL mode and every checkpoint is
+	 * a silent no-op (log and checkpointed frames both -1).
+	 */
+	if (sqlite3_exec(ck->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+		gl_err_set(err, GL_EDB, st->path, 0, sqlite3_errmsg(ck->db), "cannot open database");
+		sqlite3_close(ck->db);
+		ck->db = NULL;
+		return GL_EDB;
+	}
 	ck->page_size = 4096;
 	{
 		struct gl_err ignored;
