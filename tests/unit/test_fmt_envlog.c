@@ -37,16 +37,9 @@ static int teardown(void **state)
 
 static void parse(const char *line, struct gl_rec *rec)
 {
-	assert_int_equal(gl_ctx_begin_line(&ctx, strlen(line)), 0);
-	gl_fmt_envlog.parse(&ctx, line, strlen(line), rec);
+	gl_test_parse(&gl_fmt_envlog, &ctx, line, rec);
 }
 
-static void assert_str(struct gl_str s, const char *want)
-{
-	assert_non_null(s.p);
-	assert_int_equal(s.len, strlen(want));
-	assert_memory_equal(s.p, want, s.len);
-}
 
 static void test_record(void **state)
 {
@@ -57,8 +50,8 @@ static void test_record(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_true(rec.ev.ts_us == D20250909_US + US(19, 28, 14, 0));
 	assert_int_equal(rec.ev.level, GL_LEVEL_INFO);
-	assert_str(rec.ev.component, "webxr::utils::logging");
-	assert_str(rec.ev.message, "Logging initialized");
+	gl_test_assert_str(rec.ev.component, "webxr::utils::logging");
+	gl_test_assert_str(rec.ev.message, "Logging initialized");
 	assert_null(rec.ev.kernel.p);
 	assert_true(isnan(rec.ev.dur_us));
 	assert_null(rec.ev.metadata.p);
@@ -73,7 +66,7 @@ static void test_variants(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_true(rec.ev.ts_us == D20250909_US + US(19, 28, 14, 512000));
 	assert_int_equal(rec.ev.level, GL_LEVEL_WARN);
-	assert_str(rec.ev.message, "pool at 91% capacity");
+	gl_test_assert_str(rec.ev.message, "pool at 91% capacity");
 	/* an offset is applied */
 	parse("[2025-09-09T21:28:14+02:00 ERROR app] boom", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
@@ -83,19 +76,19 @@ static void test_variants(void **state)
 	parse("[2025-09-09T19:28:14Z DEBUG] bare", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_null(rec.ev.component.p);
-	assert_str(rec.ev.message, "bare");
+	gl_test_assert_str(rec.ev.message, "bare");
 	/* no timestamp */
 	parse("[TRACE app::gpu] tick", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_true(rec.ev.ts_us == GL_TS_NONE);
 	assert_int_equal(rec.ev.level, GL_LEVEL_TRACE);
-	assert_str(rec.ev.component, "app::gpu");
+	gl_test_assert_str(rec.ev.component, "app::gpu");
 	/* empty message; brackets inside the message are kept */
 	parse("[2025-09-09T19:28:14Z INFO  a]", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_int_equal(rec.ev.message.len, 0);
 	parse("[2025-09-09T19:28:14Z INFO  a] [x] y]", &rec);
-	assert_str(rec.ev.message, "[x] y]");
+	gl_test_assert_str(rec.ev.message, "[x] y]");
 }
 
 static void test_kernel_timing(void **state)
@@ -106,10 +99,10 @@ static void test_kernel_timing(void **state)
 	parse("[2025-11-16T14:30:22Z INFO  gpu_service::kernels] Kernel force_pass_kernel executed in 512.34\xce\xbcs",
 	      &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
-	assert_str(rec.ev.kernel, "force_pass_kernel");
+	gl_test_assert_str(rec.ev.kernel, "force_pass_kernel");
 	assert_true(fabs(rec.ev.dur_us - 512.34) < 1e-9);
 	parse("[2025-11-16T14:30:22Z INFO  k] Kernel reduce executed in 2ms", &rec);
-	assert_str(rec.ev.kernel, "reduce");
+	gl_test_assert_str(rec.ev.kernel, "reduce");
 	assert_true(fabs(rec.ev.dur_us - 2000.0) < 1e-9);
 }
 

@@ -37,16 +37,9 @@ static int teardown(void **state)
 
 static void parse(const char *line, struct gl_rec *rec)
 {
-	assert_int_equal(gl_ctx_begin_line(&ctx, strlen(line)), 0);
-	gl_fmt_pylog.parse(&ctx, line, strlen(line), rec);
+	gl_test_parse(&gl_fmt_pylog, &ctx, line, rec);
 }
 
-static void assert_str(struct gl_str s, const char *want)
-{
-	assert_non_null(s.p);
-	assert_int_equal(s.len, strlen(want));
-	assert_memory_equal(s.p, want, s.len);
-}
 
 static void test_record(void **state)
 {
@@ -58,8 +51,8 @@ static void test_record(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_true(rec.ev.ts_us == D20250909_US + US(14, 30, 22, 123000));
 	assert_int_equal(rec.ev.level, GL_LEVEL_WARN);
-	assert_str(rec.ev.component, "performance_monitor");
-	assert_str(rec.ev.message, "cpu_usage (91.30) exceeds threshold (85.00)");
+	gl_test_assert_str(rec.ev.component, "performance_monitor");
+	gl_test_assert_str(rec.ev.message, "cpu_usage (91.30) exceeds threshold (85.00)");
 	assert_null(rec.ev.kernel.p);
 	assert_true(isnan(rec.ev.dur_us));
 }
@@ -73,9 +66,9 @@ static void test_variants(void **state)
 	parse("2025-09-09 14:30:22.007 - gpu.worker - ERROR - CUDA error - retrying", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_true(rec.ev.ts_us == D20250909_US + US(14, 30, 22, 7000));
-	assert_str(rec.ev.component, "gpu.worker");
+	gl_test_assert_str(rec.ev.component, "gpu.worker");
 	assert_int_equal(rec.ev.level, GL_LEVEL_ERROR);
-	assert_str(rec.ev.message, "CUDA error - retrying");
+	gl_test_assert_str(rec.ev.message, "CUDA error - retrying");
 	/* no milliseconds */
 	parse("2025-09-09 00:00:01 - root - CRITICAL - down", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
@@ -86,11 +79,11 @@ static void test_variants(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_null(rec.ev.component.p);
 	assert_int_equal(rec.ev.level, GL_LEVEL_INFO);
-	assert_str(rec.ev.message, "started - phase 1");
+	gl_test_assert_str(rec.ev.message, "started - phase 1");
 	parse("2025-09-09 14:30:22,123 - DEBUG - x", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_int_equal(rec.ev.level, GL_LEVEL_DEBUG);
-	assert_str(rec.ev.message, "x");
+	gl_test_assert_str(rec.ev.message, "x");
 	/* an empty message */
 	parse("2025-09-09 14:30:22,123 - m - INFO - ", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
@@ -105,10 +98,10 @@ static void test_kernel_timing(void **state)
 	parse("2025-11-16 14:30:22,123 - gpu - INFO - Kernel force_pass_kernel executed in 512.34\xc2\xb5s",
 	      &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
-	assert_str(rec.ev.kernel, "force_pass_kernel");
+	gl_test_assert_str(rec.ev.kernel, "force_pass_kernel");
 	assert_true(fabs(rec.ev.dur_us - 512.34) < 1e-9);
 	parse("2025-11-16 14:30:22,123 - gpu - INFO - Kernel k2 executed in 750ns", &rec);
-	assert_str(rec.ev.kernel, "k2");
+	gl_test_assert_str(rec.ev.kernel, "k2");
 	assert_true(fabs(rec.ev.dur_us - 0.75) < 1e-12);
 }
 

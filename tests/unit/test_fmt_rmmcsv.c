@@ -35,8 +35,7 @@ static int teardown(void **state)
 
 static void parse(const char *line, struct gl_rec *rec)
 {
-	assert_int_equal(gl_ctx_begin_line(&ctx, strlen(line)), 0);
-	gl_fmt_rmmcsv.parse(&ctx, line, strlen(line), rec);
+	gl_test_parse(&gl_fmt_rmmcsv, &ctx, line, rec);
 }
 
 static void test_header_and_rows(void **state)

@@ -36,16 +36,9 @@ static int teardown(void **state)
 
 static void parse(const char *line, struct gl_rec *rec)
 {
-	assert_int_equal(gl_ctx_begin_line(&ctx, strlen(line)), 0);
-	gl_fmt_rmmlog.parse(&ctx, line, strlen(line), rec);
+	gl_test_parse(&gl_fmt_rmmlog, &ctx, line, rec);
 }
 
-static void assert_str(struct gl_str s, const char *want)
-{
-	assert_non_null(s.p);
-	assert_int_equal(s.len, strlen(want));
-	assert_memory_equal(s.p, want, s.len);
-}
 
 /* The metadata as a jansson object (checks it is valid JSON). Caller decrefs. */
 static json_t *meta(const struct gl_rec *rec)
@@ -72,11 +65,11 @@ static void test_failure_line(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_int_equal(rec.ev.level, GL_LEVEL_ERROR);
 	assert_true(rec.ev.ts_us == ctx.day_us + US(20, 13, 10, 522999));
-	assert_str(rec.ev.component, "rmm");
-	assert_str(rec.ev.message,
+	gl_test_assert_str(rec.ev.component, "rmm");
+	gl_test_assert_str(rec.ev.message,
 		   "[A][Stream 0x1][Upstream 25000000000B][FAILURE maximum pool size exceeded]");
 	/* compact, in this order, exactly */
-	assert_str(rec.ev.metadata, "{\"thread\":13527,\"op\":\"A\",\"stream\":\"0x1\","
+	gl_test_assert_str(rec.ev.metadata, "{\"thread\":13527,\"op\":\"A\",\"stream\":\"0x1\","
 				    "\"upstream_bytes\":25000000000,"
 				    "\"failure\":\"maximum pool size exceeded\"}");
 	assert_null(rec.ev.kernel.p);
@@ -92,8 +85,8 @@ static void test_begin_line(void **state)
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	assert_int_equal(rec.ev.level, GL_LEVEL_INFO);
 	assert_true(rec.ev.ts_us == US(16, 33, 0, 198816));
-	assert_str(rec.ev.message, "----- RMM LOG BEGIN [PTDS DISABLED] -----");
-	assert_str(rec.ev.metadata, "{\"thread\":24740,\"ptds\":false}");
+	gl_test_assert_str(rec.ev.message, "----- RMM LOG BEGIN [PTDS DISABLED] -----");
+	gl_test_assert_str(rec.ev.metadata, "{\"thread\":24740,\"ptds\":false}");
 	parse("[1457727][15:39:53:785777][info  ] ----- RMM LOG BEGIN [PTDS ENABLED] -----", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
 	j = meta(&rec);
@@ -138,8 +131,8 @@ static void test_levels(void **state)
 		parse(line, &rec);
 		assert_int_equal(rec.kind, GL_REC_EVENT);
 		assert_int_equal(rec.ev.level, tab[i].level);
-		assert_str(rec.ev.message, "hello");
-		assert_str(rec.ev.metadata, "{\"thread\":42}");
+		gl_test_assert_str(rec.ev.message, "hello");
+		gl_test_assert_str(rec.ev.metadata, "{\"thread\":42}");
 	}
 }
 

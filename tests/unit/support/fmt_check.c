@@ -223,3 +223,17 @@ void gl_test_junk(const struct gl_format *fmt, struct gl_parse_ctx *ctx,
 	assert_true(rec.kind != GL_REC_EVENT && rec.kind != GL_REC_MEM);
 	free(line);
 }
+
+void gl_test_parse(const struct gl_format *fmt, struct gl_parse_ctx *ctx, const char *line,
+		   struct gl_rec *rec)
+{
+	assert_int_equal(gl_ctx_begin_line(ctx, strlen(line)), 0);
+	fmt->parse(ctx, line, strlen(line), rec);
+}
+
+void gl_test_assert_str(struct gl_str s, const char *want)
+{
+	assert_non_null(s.p);
+	assert_int_equal(s.len, strlen(want));
+	assert_memory_equal(s.p, want, s.len);
+}

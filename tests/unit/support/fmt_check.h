@@ -65,4 +65,11 @@ void gl_test_check_fixture(const struct gl_format *fmt, struct gl_parse_ctx *ctx
 void gl_test_junk(const struct gl_format *fmt, struct gl_parse_ctx *ctx,
 		  const char *alphabet, size_t alphabet_len, uint32_t seed);
 
+/* Parses the NUL-terminated line with fmt on ctx into rec (after gl_ctx_begin_line). */
+void gl_test_parse(const struct gl_format *fmt, struct gl_parse_ctx *ctx, const char *line,
+		   struct gl_rec *rec);
+
+/* Fails unless s is present and holds exactly the bytes of want. */
+void gl_test_assert_str(struct gl_str s, const char *want);
+
 #endif
