@@ -8,7 +8,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #define GL_FORMAT(name) extern const struct gl_format gl_fmt_##name;
@@ -76,7 +78,70 @@ void gl_parse_ctx_release(struct gl_parse_ctx *ctx)
 {
 	free(ctx->spill);
 	free(ctx->scratch);
+	free(ctx->samples);
 	gl_parse_ctx_init(ctx);
+}
+
+/*
+ * The C library converts local times only through the process's TZ: the
+ * switch to ctx's zone and back is serialised, and rare (callers convert
+ * once per distinct second at most, see the formats).
+ */
+static pthread_mutex_t tz_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int64_t gl_ctx_naive_to_utc(const struct gl_parse_ctx *ctx, int64_t naive_us)
+{
+	const char *zone = ctx->tz_name;
+	int64_t secs = naive_us / GL_US_PER_S, frac = naive_us % GL_US_PER_S;
+	char *old = NULL;
+	struct tm tm;
+	time_t t = 0, utc;
+
+	if (!zone || !*zone || !strcmp(zone, "UTC") || !strcmp(zone, "Etc/UTC"))
+		return naive_us;
+	if (frac < 0) {
+		frac += GL_US_PER_S;
+		secs--;
+	}
+	t = (time_t)secs;
+	if (!gmtime_r(&t, &tm))
+		return naive_us;
+	tm.tm_isdst = -1;
+	pthread_mutex_lock(&tz_lock);
+	if (getenv("TZ"))
+		old = strdup(getenv("TZ"));
+	setenv("TZ", zone, 1);
+	tzset();
+	utc = mktime(&tm);
+	if (old) {
+		setenv("TZ", old, 1);
+		free(old);
+	} else {
+		unsetenv("TZ");
+	}
+	tzset();
+	pthread_mutex_unlock(&tz_lock);
+	if (utc == (time_t)-1)
+		return naive_us;
+	return (int64_t)utc * GL_US_PER_S + frac;
+}
+
+struct gl_sample *gl_ctx_samples(struct gl_parse_ctx *ctx, size_t n)
+{
+	if (n > ctx->samples_cap) {
+		size_t cap = ctx->samples_cap ? ctx->samples_cap : 16;
+		struct gl_sample *p;
+
+		while (cap < n)
+			cap *= 2;
+		p = realloc(ctx->samples, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		ctx->samples = p;
+		ctx->samples_cap = cap;
+	}
+	memset(ctx->samples, 0, n * sizeof(*ctx->samples));
+	return ctx->samples;
 }
 
 int gl_ctx_begin_line(struct gl_parse_ctx *ctx, size_t len)

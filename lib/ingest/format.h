@@ -64,6 +64,22 @@ struct gl_memev {
 	uint64_t cuda_stream;		/* Stream column (hex) */
 };
 
+/*
+ * One metric sample: a number a source measured at a time (nvidia-smi,
+ * dmon, DCGM, gpufl device readings, Prometheus, ...). Metric names are
+ * canonical, with the unit in the name ("gpu.utilization_pct",
+ * "gpu.memory_used_mib", "gpu.power_w"; the vocabulary is in
+ * gpulog-ingest(1)); a field outside the vocabulary keeps its own name under
+ * the source's prefix ("nvidia_smi.clocks_event_reasons").
+ */
+struct gl_sample {
+	int64_t ts_us;			/* UTC µs */
+	struct gl_str metric;		/* canonical name */
+	double value;
+	struct gl_str device;		/* GPU index as text ("0"), else uuid or name; p NULL: not per device */
+	struct gl_str labels;		/* JSON object text of further labels ({"uuid":"GPU-..","name":".."}); p NULL: none */
+};
+
 enum gl_rec_kind {
 	GL_REC_FOREIGN = 0,	/* not a line of this format at all */
 	GL_REC_NONE,		/* belongs to the format but holds nothing to store (CSV header, blank) */
@@ -71,6 +87,7 @@ enum gl_rec_kind {
 	GL_REC_MEM,		/* rec->mem is filled */
 	GL_REC_CONT,		/* continues the previous record (traceback, wrapped message) */
 	GL_REC_REJECT,		/* a line of this format, but malformed: rec->reason says why */
+	GL_REC_SAMPLES,		/* only metric samples: rec->samples[0..n_samples) */
 };
 
 struct gl_rec {
@@ -78,7 +95,29 @@ struct gl_rec {
 	struct gl_event ev;
 	struct gl_memev mem;
 	const char *reason;	/* GL_REC_REJECT: static string or ctx scratch */
+	/*
+	 * Metric samples of this line (from gl_ctx_samples()); with
+	 * GL_REC_SAMPLES they are all the line holds, with GL_REC_EVENT they
+	 * come with the event (a JSON record's memory_usage_mb, say). The
+	 * caller zeroes both before each parse.
+	 */
+	struct gl_sample *samples;
+	size_t n_samples;
 };
+
+/*
+ * What the ingest config (gpulog-ingest --config) says about one file, for
+ * the formats that need it. Absent: NULL / 0 / GL_TS_NONE / NAN.
+ */
+struct gl_input_hint {
+	const char *const *columns;	/* headerless CSV: column names, nvidia-smi's field names */
+	size_t n_columns;
+	int64_t start_us;		/* rows without a time: the first row's time (UTC µs) */
+	double interval_s;		/* ... and the seconds between rows */
+};
+
+/* Bytes of per-stream parse state a format may keep (see gl_parse_ctx.state). */
+#define GL_PARSE_STATE_MAX 2048
 
 /*
  * Per-file parse state. Owned by the caller (ingest), one per input stream;
@@ -104,6 +143,32 @@ struct gl_parse_ctx {
 	 * gl_ctx_spill(). */
 	char *spill;
 	size_t spill_cap;
+	/* The array gl_ctx_samples() hands out. */
+	struct gl_sample *samples;
+	size_t samples_cap;
+	/*
+	 * Set by ingest before the first line of a file; formats read them.
+	 * file_mtime_us: the file's modification time (UTC µs), to place
+	 * files whose clock is relative (gpufl's monotonic ts_ns, nsys'
+	 * session-relative starts). tz_name: the zone naive timestamps are
+	 * in (--timezone or the config's "timezone"; NULL: UTC); convert with
+	 * gl_ctx_naive_to_utc(). hint: the config's entry for this file, or
+	 * NULL.
+	 */
+	int64_t file_mtime_us;
+	const char *tz_name;
+	const struct gl_input_hint *hint;
+	/*
+	 * Per-stream parse state that outlives a run: plain bytes (no
+	 * pointers) that a format keeps between lines, such as a CSV header's
+	 * column map or the GPU counter of a timestamp group. Ingest stores
+	 * state[0..state_len) with the stream's position in the same
+	 * transaction as the rows, and restores it before the first new line
+	 * when the stream continues in a later run (the header was read in an
+	 * earlier run and will not be seen again). state_len 0: none.
+	 */
+	unsigned char state[GL_PARSE_STATE_MAX];
+	size_t state_len;
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
@@ -130,6 +195,20 @@ char *gl_ctx_scratch(struct gl_parse_ctx *ctx, size_t n);
  * next gl_ctx_begin_line(); one spill per line. NULL when memory runs out.
  */
 char *gl_ctx_spill(struct gl_parse_ctx *ctx, size_t n);
+
+/*
+ * An array of n samples for the current line, owned by ctx, valid until the
+ * next gl_ctx_samples() or gl_ctx_begin_line(); its strings may point into
+ * the line or ctx scratch. NULL when memory runs out.
+ */
+struct gl_sample *gl_ctx_samples(struct gl_parse_ctx *ctx, size_t n);
+
+/*
+ * A naive wall-clock time (read as if it were UTC: the µs since 1970 of
+ * the written date and time) in ctx's zone (tz_name; NULL or "UTC": none),
+ * turned into true UTC µs.
+ */
+int64_t gl_ctx_naive_to_utc(const struct gl_parse_ctx *ctx, int64_t naive_us);
 
 /* Bytes of the line's scratch reserve still free. */
 size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx);
