@@ -5,6 +5,7 @@
 #   make check      the same tests built with AddressSanitizer + UBSan
 #   make bench      benchmarks on a generated data set (prints figures, no thresholds)
 #   make demo       ingest the bundled sample logs, then report on them
+#   make fuzz       a libFuzzer harness per format, FUZZ_SECONDS each (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Missing Debian packages are installed by the deps step (build/config.mk),
@@ -124,6 +125,20 @@ check:
 bench: $(BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/bench/run
 	@BUILD=$(BUILD) sh tests/bench/run-report
+
+# make fuzz: the library built by clang with fuzzer instrumentation in
+# build/fuzz, then tests/fuzz/run (one harness per format). clang and its
+# fuzzer runtime are Debian packages, installed here when missing.
+FUZZ_SECONDS ?= 30
+fuzz:
+	@command -v clang >/dev/null 2>&1 && [ -n "$$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a | grep /)" ] \
+	    && [ -f "$$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)" ] || { \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    --no-install-recommends clang libclang-rt-14-dev; }
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang WERROR= \
+	    SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libgpulog.a
+	@FUZZ_BUILD=build/fuzz sh tests/fuzz/run $(FUZZ_SECONDS)
 
 demo: $(BINS)
 	@BUILD=$(BUILD) sh share/demo.sh

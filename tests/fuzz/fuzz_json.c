@@ -5,7 +5,7 @@
  * reason), or when the fast path refuses a line jansson accepts.
  * Sanitizers catch any read outside the line.
  *
- * Not built by the Makefile. Build and run by hand from the repo root,
+ * Built and run by `make fuzz` (tests/fuzz/run). By hand, from the repo root,
  * after `make` has produced build/libgpulog.a and build/gen/formats.h:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ibuild/gen \
