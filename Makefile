@@ -6,6 +6,7 @@
 #   make bench      benchmarks on a generated data set (prints figures, no thresholds)
 #   make demo       ingest the bundled sample logs, then report on them
 #   make fuzz       a libFuzzer harness per format, FUZZ_SECONDS each (clang)
+#   make torture    long adversarial runs: 100 kills, disk full, gzip bombs, 4 concurrent
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Missing Debian packages are installed by the deps step (build/config.mk),
@@ -52,7 +53,7 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BINS := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 LIB := $(BUILD)/libgpulog.a
 
-.PHONY: all deps test unit cli check bench demo install uninstall clean distclean fuzz
+.PHONY: all deps test unit cli check bench demo install uninstall clean distclean fuzz torture
 
 all: $(BINS)
 
@@ -139,6 +140,9 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang WERROR= \
 	    SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libgpulog.a
 	@FUZZ_BUILD=build/fuzz sh tests/fuzz/run $(FUZZ_SECONDS)
+
+torture: $(BINS) $(BENCH_BINS)
+	@BUILD=$(BUILD) sh tests/torture/run
 
 demo: $(BINS)
 	@BUILD=$(BUILD) sh share/demo.sh
