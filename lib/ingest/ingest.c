@@ -11,6 +11,7 @@
  * bounded whatever the input size.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -140,8 +141,15 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	if (o->format && !gl_format_find(o->format))
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, "see --list-formats",
 				  "unknown format '%s'", o->format);
-	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK)
+	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK) {
+		/* A database that cannot be opened is never "some input could not
+		 * be read" (GL_EIO): the run did not start. */
+		if (rc == GL_EIO || rc == GL_EDB) {
+			err->code = rc = GL_EDB;
+			snprintf(err->msg, sizeof(err->msg), "cannot open database");
+		}
 		return rc;
+	}
 	if (!realpath(o->db_path, dbabs))
 		dbabs[0] = '\0';
 	if ((rc = gl_discover(&found, o->paths, o->npaths, dbabs[0] ? dbabs : NULL, err)) != GL_OK)
