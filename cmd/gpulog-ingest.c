@@ -3,6 +3,7 @@
  * Everything the user sees is printed here: progress, notices, summary.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ static void usage(FILE *to)
 		"  --list-formats    list the known formats and exit\n"
 		"  --host NAME       label stored with every event of this run\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
+		"  --max-rejects N   store at most N rejected lines per file and run; count\n"
+		"                    the rest (default 10000)\n"
 		"  -q, --quiet       print only errors\n"
 		"  -h, --help        show this help and exit\n"
 		"  -V, --version     show the version and exit\n"
@@ -163,6 +166,11 @@ static void summary(const struct gl_ingest_stats *st)
 		grouped(st->lines_stored, a), grouped(st->lines_rejected, b),
 		grouped(st->lines_continued, c), st->elapsed_s, (double)st->lines_read / secs,
 		(double)st->bytes_uncompressed / 1e6 / secs);
+	if (st->lines_rejected_unstored)
+		fprintf(stderr,
+			PROG ": %s rejected lines counted, not stored: %llu files over --max-rejects\n",
+			grouped(st->lines_rejected_unstored, a),
+			(unsigned long long)st->files_rejects_capped);
 }
 
 int main(int argc, char **argv)
@@ -173,6 +181,7 @@ int main(int argc, char **argv)
 		{"list-formats", no_argument, NULL, 'L'},
 		{"host", required_argument, NULL, 'H'},
 		{"no-wait", no_argument, NULL, 'W'},
+		{"max-rejects", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -208,6 +217,20 @@ int main(int argc, char **argv)
 		case 'W':
 			o.nowait = 1;
 			break;
+		case 'R': {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n == 0) {
+				fprintf(stderr, PROG ": --max-rejects: not a number of at least 1: '%s'\n",
+					escaped(optarg, out, sizeof(out)));
+				return EXIT_USAGE;
+			}
+			o.max_rejects = n;
+			break;
+		}
 		case 'q':
 			u.quiet = 1;
 			break;

@@ -109,6 +109,9 @@ static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
 	for (size_t i = 0; i < b->nrej; i++)
 		if (b->rej[i].line)
 			st->lines_rejected++;
+	st->lines_rejected += b->rejects_unstored;
+	st->lines_rejected_unstored += b->rejects_unstored;
+	st->files_rejects_capped += b->files_rejects_capped;
 	st->bytes_uncompressed += b->bytes_uncompressed;
 	st->files_new += b->files_new;
 	st->files_unchanged += b->files_unchanged;
@@ -179,6 +182,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		q.freeq[q.nfree++] = q.all[i];
 	q.prod.state = &state;
 	q.prod.forced = o->format ? gl_format_find(o->format) : NULL;
+	q.prod.max_rejects = o->max_rejects ? o->max_rejects : GL_MAX_REJECTS_DEFAULT;
 	q.prod.run_id = run_id;
 	q.prod.now_us = gl_time_now_us();
 	q.prod.send = pipe_send;
