@@ -207,15 +207,17 @@ int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length
 	 * file is junk, or read in the wrong format: the rest are counted, and
 	 * the file's note says so. 28 MB of gzipped junk would otherwise store
 	 * gigabytes of excerpts. */
-	if (line && j->nrejected >= j->p->max_rejects) {
+	uint64_t cap = j->p->max_rejects ? j->p->max_rejects : GL_MAX_REJECTS_DEFAULT;
+
+	if (line && j->nrejected >= cap) {
 		struct gl_sfile *sf = &j->p->state->file[j->fi];
 		char note[160];
 
-		if (j->nrejected++ == j->p->max_rejects) {
+		if (j->nrejected++ == cap) {
 			j->p->b->files_rejects_capped++;
 			snprintf(note, sizeof(note),
 				 "more than %llu rejected lines: the rest counted, not stored",
-				 (unsigned long long)j->p->max_rejects);
+				 (unsigned long long)cap);
 			free(sf->note);
 			if (!(sf->note = strdup(note)))
 				return GL_ENOMEM;
