@@ -3,6 +3,7 @@
  * Everything the user sees is printed here: progress, notices, summary.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ static void usage(FILE *to)
 		"  --list-formats    list the known formats and exit\n"
 		"  --host NAME       label stored with every event of this run\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
+		"  --max-rejects N   store at most N rejected lines per file and run; count\n"
+		"                    the rest (default 10000)\n"
 		"  -q, --quiet       print only errors\n"
 		"  -h, --help        show this help and exit\n"
 		"  -V, --version     show the version and exit\n"
@@ -54,6 +57,58 @@ static const char *grouped(uint64_t v, char *buf)
 		if (i && (n - i) % 3 == 0)
 			buf[k++] = ',';
 		buf[k++] = tmp[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/*
+ * Copies s into buf (n bytes) with every byte that could steer the terminal
+ * or fake a line shown as an escape: a file named "a\nb\x1b[2J.log" is
+ * printed 'a\nb\x1b[2J.log'. Kept as they are: printable ASCII and valid
+ * UTF-8 other than the C1 controls. A backslash is doubled, so the printed
+ * name reads back unambiguously.
+ */
+static const char *escaped(const char *s, char *buf, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k = 0;
+
+	while (*p && k + 5 < n) {
+		unsigned char c = *p;
+		size_t len = 0;
+
+		if (c >= 0xC2 && c <= 0xDF)
+			len = 2;
+		else if (c >= 0xE0 && c <= 0xEF)
+			len = 3;
+		else if (c >= 0xF0 && c <= 0xF4)
+			len = 4;
+		for (size_t i = 1; i < len; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				len = 0;
+		if (len == 2 && c == 0xC2 && p[1] < 0xA0)
+			len = 0;	/* U+0080..U+009F: C1 controls (0x9b is CSI) */
+		if (len) {
+			if (k + len >= n)
+				break;
+			memcpy(buf + k, p, len);
+			k += len;
+			p += len;
+			continue;
+		}
+		if (c == '\\') {
+			buf[k++] = '\\';
+			buf[k++] = '\\';
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			buf[k++] = '\\';
+			buf[k++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		} else if (c < 0x20 || c >= 0x7f) {
+			k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+		} else {
+			buf[k++] = (char)c;
+		}
+		p++;
 	}
 	buf[k] = '\0';
 	return buf;
@@ -84,13 +139,13 @@ static void on_progress(void *arg, const struct gl_ingest_stats *st)
 static void on_notice(void *arg, const struct gl_err *e)
 {
 	struct ui *u = arg;
-	char msg[1600];
+	char msg[1600], out[6400];
 
 	/* Skipped files and waiting are information; the rest are errors. */
 	if (u->quiet && (e->code == GL_OK || e->code == GL_EBUSY))
 		return;
 	clear_progress(u);
-	fprintf(stderr, PROG ": %s\n", gl_err_format(e, msg, sizeof(msg)));
+	fprintf(stderr, PROG ": %s\n", escaped(gl_err_format(e, msg, sizeof(msg)), out, sizeof(out)));
 }
 
 static void summary(const struct gl_ingest_stats *st)
@@ -111,6 +166,11 @@ static void summary(const struct gl_ingest_stats *st)
 		grouped(st->lines_stored, a), grouped(st->lines_rejected, b),
 		grouped(st->lines_continued, c), st->elapsed_s, (double)st->lines_read / secs,
 		(double)st->bytes_uncompressed / 1e6 / secs);
+	if (st->lines_rejected_unstored)
+		fprintf(stderr,
+			PROG ": %s rejected lines counted, not stored: %llu files over --max-rejects\n",
+			grouped(st->lines_rejected_unstored, a),
+			(unsigned long long)st->files_rejects_capped);
 }
 
 int main(int argc, char **argv)
@@ -121,6 +181,7 @@ int main(int argc, char **argv)
 		{"list-formats", no_argument, NULL, 'L'},
 		{"host", required_argument, NULL, 'H'},
 		{"no-wait", no_argument, NULL, 'W'},
+		{"max-rejects", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -130,7 +191,7 @@ int main(int argc, char **argv)
 	struct gl_ingest_stats st;
 	struct gl_err err;
 	struct ui u = {0, 0, 0};
-	char msg[1600];
+	char msg[1600], out[6400];
 	int c, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -156,6 +217,20 @@ int main(int argc, char **argv)
 		case 'W':
 			o.nowait = 1;
 			break;
+		case 'R': {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n == 0) {
+				fprintf(stderr, PROG ": --max-rejects: not a number of at least 1: '%s'\n",
+					escaped(optarg, out, sizeof(out)));
+				return EXIT_USAGE;
+			}
+			o.max_rejects = n;
+			break;
+		}
 		case 'q':
 			u.quiet = 1;
 			break;
@@ -186,7 +261,8 @@ int main(int argc, char **argv)
 	rc = gl_ingest_run(&o, &st, &err);
 	clear_progress(&u);
 	if (rc != GL_OK && rc != GL_EIO) {
-		fprintf(stderr, PROG ": %s\n", gl_err_format(&err, msg, sizeof(msg)));
+		fprintf(stderr, PROG ": %s\n",
+			escaped(gl_err_format(&err, msg, sizeof(msg)), out, sizeof(out)));
 		return EXIT_USAGE;
 	}
 	if (!u.quiet)

@@ -105,11 +105,15 @@ struct gl_ingest_stats {
 	uint64_t bytes_done;		/* raw bytes read so far (progress) */
 	uint64_t lines_read;		/* new lines read */
 	uint64_t lines_stored;		/* events + memory events stored */
-	uint64_t lines_rejected;	/* malformed lines kept in the rejects table */
+	uint64_t lines_rejected;	/* malformed lines (stored and counted only) */
+	uint64_t lines_rejected_unstored; /* of those, past max_rejects: counted, not stored */
+	uint64_t files_rejects_capped;	/* files that reached max_rejects in this run */
 	uint64_t lines_continued;	/* continuation lines appended to a record */
 	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */
 	double elapsed_s;
 };
+
+#define GL_MAX_REJECTS_DEFAULT 10000
 
 struct gl_ingest_opts {
 	const char *db_path;		/* database file */
@@ -118,6 +122,9 @@ struct gl_ingest_opts {
 	const char *format;		/* force this format for all inputs; NULL: detect */
 	const char *host;		/* label stored with every event; NULL: none */
 	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
+	/* Rejected lines stored per file and run; the file's further ones are
+	 * only counted. 0: GL_MAX_REJECTS_DEFAULT. */
+	uint64_t max_rejects;
 	/*
 	 * Called from the calling thread about every 100 ms and once at the
 	 * end, for progress display; may be NULL.

@@ -44,6 +44,7 @@ void gl_batch_reset(struct gl_batch *b)
 {
 	b->used = 0;
 	b->nev = b->nmem = b->nrej = b->nop = b->nnotice = 0;
+	b->rejects_unstored = b->files_rejects_capped = 0;
 	b->lines_read = b->lines_continued = b->bytes_uncompressed = b->bytes_raw = 0;
 	b->files_done = b->files_new = b->files_unchanged = b->files_rotated = 0;
 	b->files_grown = b->files_skipped = b->files_failed = b->files_damaged = 0;

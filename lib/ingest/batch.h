@@ -122,6 +122,7 @@ struct gl_batch {
 	uint64_t lines_read, lines_continued, bytes_uncompressed, bytes_raw;
 	uint64_t files_done, files_new, files_unchanged, files_rotated, files_grown;
 	uint64_t files_skipped, files_failed, files_damaged;
+	uint64_t rejects_unstored, files_rejects_capped;
 	int last;			/* the producer is done after this batch */
 };
 

@@ -125,8 +125,9 @@ static const char *fill_event(const struct gl_json_fields *jf, struct gl_event *
 		return "component: not a string";
 	if (take_string(&f[GL_JF_MESSAGE], &ev->message) < 0)
 		return "message: not a string";
-	/* metadata may be any value; only an object is kept (as JSON text). */
-	if (f[GL_JF_METADATA].type == GL_JSON_OBJECT)
+	/* metadata may be any JSON value; all but null are kept as JSON text
+	 * ("metadata": [1, 2] -> [1,2], "metadata": "gpu0" -> "gpu0" quoted). */
+	if (f[GL_JF_METADATA].type != GL_JSON_ABSENT && f[GL_JF_METADATA].type != GL_JSON_NULL)
 		ev->metadata = f[GL_JF_METADATA].str;
 	if (take_number(&f[GL_JF_EXEC_MS], &ev->exec_ms) < 0)
 		return "execution_time_ms: not a number";
@@ -235,6 +236,26 @@ static int decode_field(struct gl_parse_ctx *ctx, const struct gl_json_val *v, i
 	char *out;
 
 	f->type = v->type;
+	if (id == GL_JF_METADATA && v->type != GL_JSON_NULL) {
+		/* Any value is kept as its compact JSON text: a string with its
+		 * quotes and escapes, a number as written. */
+		if (v->type == GL_JSON_STRING) {
+			f->str.p = v->p - 1;
+			f->str.len = v->len + 2;
+			return 0;
+		}
+		if (!(v->flags & GL_JSON_F_SPACE)) {
+			f->str.p = v->p;
+			f->str.len = v->len;
+			return 0;
+		}
+		out = gl_ctx_scratch(ctx, v->len);
+		if (!out)
+			return -1;
+		f->str.p = out;
+		f->str.len = gl_json_compact(v, out);
+		return 0;
+	}
 	switch (v->type) {
 	case GL_JSON_STRING:
 		if (!(v->flags & GL_JSON_F_ESCAPES)) {
@@ -251,20 +272,6 @@ static int decode_field(struct gl_parse_ctx *ctx, const struct gl_json_val *v, i
 	case GL_JSON_INT:
 	case GL_JSON_REAL:
 		return gl_json_number(v, &f->i, &f->d);
-	case GL_JSON_OBJECT:
-		if (id != GL_JF_METADATA)
-			return 0;
-		if (!(v->flags & GL_JSON_F_SPACE)) {
-			f->str.p = v->p;
-			f->str.len = v->len;
-			return 0;
-		}
-		out = gl_ctx_scratch(ctx, v->len);
-		if (!out)
-			return -1;
-		f->str.p = out;
-		f->str.len = gl_json_compact(v, out);
-		return 0;
 	default:
 		return 0;
 	}

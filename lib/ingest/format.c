@@ -217,14 +217,19 @@ int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us)
 	return ctx->day_us + tod_us;
 }
 
+/* A clean line: at least this many bytes, none of them NUL or control. */
+#define CLEAN_MIN 8
+
 /*
- * Binary content: the magic number of a common binary file; or more than
- * one byte in 20 a control byte other than NUL (random binary data has one
- * in 10); or NUL bytes and not one line of clean text. A run of NUL bytes
- * among text lines is what a crash leaves in a log: the file is read, and
- * those lines become rejects.
+ * Binary content: the magic number of a common binary file; or not one
+ * clean line of text and more than one byte in 20 (NULs aside) a control
+ * byte (random binary data has one in 10). NUL bytes alone never make a
+ * file binary: a run of them is what a crash, or copytruncate under a
+ * writer without O_APPEND, leaves in a log (a hole of 4,000 NULs before
+ * the first line); those lines become rejects and the rest is read. One
+ * clean line is enough for the file to be read: junk lines become rejects.
  */
-static const char *binary_reason(const struct gl_str *lines, size_t n)
+static const char *binary_reason(const struct gl_str *lines, size_t n, int nul_decides)
 {
 	static const struct {
 		const char *magic;
@@ -252,7 +257,7 @@ static const char *binary_reason(const struct gl_str *lines, size_t n)
 			unsigned char c = j < lines[i].len ? (unsigned char)lines[i].p[j] : '\n';
 
 			if (c == '\n') {
-				clean_lines += len && !dirty;
+				clean_lines += len >= CLEAN_MIN && !dirty;
 				len = 0;
 				dirty = 0;
 				continue;
@@ -268,18 +273,18 @@ static const char *binary_reason(const struct gl_str *lines, size_t n)
 		}
 		total += lines[i].len;
 	}
-	if (total && ctl * 20 > total)
+	if (clean_lines)
+		return NULL;
+	if (total > nul && ctl * 20 > total - nul)
 		return "binary data";
-	if (nul && !clean_lines)
-		return "binary data (NUL bytes)";
-	return NULL;
+	return nul && nul_decides ? "binary data (NUL bytes)" : NULL;
 }
 
 const char *gl_format_sniff(const char *p, size_t n)
 {
 	struct gl_str all = {p, n};
 
-	return binary_reason(&all, 1);
+	return binary_reason(&all, 1, 0);
 }
 
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, const char **why)
@@ -290,7 +295,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 	struct gl_parse_ctx ctx;
 	struct gl_rec rec;
 
-	*why = binary_reason(lines, n);
+	*why = binary_reason(lines, n, 1);
 	if (*why)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -335,13 +340,17 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 			}
 		}
 		/*
-		 * Records of the format, even malformed ones, are evidence for
-		 * it; only lines that are no part of it count against it. A
-		 * file whose first lines are all broken records of one format
-		 * is still read as that format, so its lines become rejects
-		 * instead of the file being skipped.
+		 * The format with the most records wins: a file may mix shapes
+		 * (JSON lines between plain stdout lines), and every line is
+		 * tried in every format later anyway (records.c), so a single
+		 * record is enough to read the file; the lines of no format
+		 * become rejects. Ties go to the fewer foreign lines, then to
+		 * the format listed first. A file whose first lines are all
+		 * broken records of one format is still read as that format,
+		 * so its lines become rejects instead of the file being
+		 * skipped.
 		 */
-		long score = good - foreign;
+		long score = good * 65536 - foreign;
 
 		if (good > 0 && score > best_score) {
 			best = gl_formats[f];

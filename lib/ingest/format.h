@@ -262,7 +262,9 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n,
 
 /*
  * Looks at the first raw bytes of a file: returns a short static reason
- * ("a PNG image", "binary data") when they are not text, else NULL.
+ * ("a PNG image", "binary data") when they are not text, else NULL. NUL
+ * bytes never decide (a hole left by copytruncate is 4,000 of them before
+ * the first line), nor do junk bytes when one clean line is among them.
  */
 const char *gl_format_sniff(const char *p, size_t n);
 

@@ -11,6 +11,7 @@
  * bounded whatever the input size.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,6 +109,9 @@ static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
 	for (size_t i = 0; i < b->nrej; i++)
 		if (b->rej[i].line)
 			st->lines_rejected++;
+	st->lines_rejected += b->rejects_unstored;
+	st->lines_rejected_unstored += b->rejects_unstored;
+	st->files_rejects_capped += b->files_rejects_capped;
 	st->bytes_uncompressed += b->bytes_uncompressed;
 	st->files_new += b->files_new;
 	st->files_unchanged += b->files_unchanged;
@@ -140,8 +144,15 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	if (o->format && !gl_format_find(o->format))
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, "see --list-formats",
 				  "unknown format '%s'", o->format);
-	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK)
+	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK) {
+		/* A database that cannot be opened is never "some input could not
+		 * be read" (GL_EIO): the run did not start. */
+		if (rc == GL_EIO || rc == GL_EDB) {
+			err->code = rc = GL_EDB;
+			snprintf(err->msg, sizeof(err->msg), "cannot open database");
+		}
 		return rc;
+	}
 	if (!realpath(o->db_path, dbabs))
 		dbabs[0] = '\0';
 	if ((rc = gl_discover(&found, o->paths, o->npaths, dbabs[0] ? dbabs : NULL, err)) != GL_OK)
@@ -171,6 +182,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		q.freeq[q.nfree++] = q.all[i];
 	q.prod.state = &state;
 	q.prod.forced = o->format ? gl_format_find(o->format) : NULL;
+	q.prod.max_rejects = o->max_rejects ? o->max_rejects : GL_MAX_REJECTS_DEFAULT;
 	q.prod.run_id = run_id;
 	q.prod.now_us = gl_time_now_us();
 	q.prod.send = pipe_send;

@@ -28,6 +28,7 @@
 struct gl_producer {
 	struct gl_state *state;
 	const struct gl_format *forced;	/* --format, or NULL: detect */
+	uint64_t max_rejects;		/* rejected lines stored per file */
 	int64_t run_id;
 	int64_t now_us;
 	struct gl_batch *b;		/* the batch being filled */

@@ -43,6 +43,7 @@ struct job {
 	int cut;			/* the open record reached GL_RECORD_MAX */
 	uint64_t new_lines;
 	int64_t last_ts;		/* time of the last record stored, for rejects */
+	uint64_t nrejected;		/* rejected lines stored from this file in this run */
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)

@@ -35,7 +35,7 @@ static int keep(struct gl_parse_ctx *ctx, const char *p, size_t n, struct gl_str
  */
 static void keep_dump(struct gl_parse_ctx *ctx, const json_t *v, struct gl_str *out)
 {
-	size_t need = json_dumpb(v, NULL, 0, JSON_COMPACT);
+	size_t need = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
 	char *dst;
 
 	out->p = NULL;
@@ -48,7 +48,7 @@ static void keep_dump(struct gl_parse_ctx *ctx, const json_t *v, struct gl_str *
 	if (!dst)
 		return;
 	out->p = dst;
-	out->len = json_dumpb(v, dst, need, JSON_COMPACT);
+	out->len = json_dumpb(v, dst, need, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
 /* One jansson value -> one field. Returns -1 when scratch runs out. */
@@ -77,16 +77,19 @@ static int take(struct gl_parse_ctx *ctx, const json_t *v, int id, struct gl_jso
 		break;
 	case JSON_STRING:
 		f->type = GL_JSON_STRING;
-		return keep(ctx, json_string_value(v), json_string_length(v), &f->str);
+		if (id != GL_JF_METADATA)
+			return keep(ctx, json_string_value(v), json_string_length(v), &f->str);
+		break;
 	case JSON_ARRAY:
 		f->type = GL_JSON_ARRAY;
 		break;
 	case JSON_OBJECT:
 		f->type = GL_JSON_OBJECT;
-		if (id == GL_JF_METADATA)
-			keep_dump(ctx, v, &f->str);
 		break;
 	}
+	/* metadata of any type but null is kept as compact JSON text */
+	if (id == GL_JF_METADATA && f->type != GL_JSON_NULL)
+		keep_dump(ctx, v, &f->str);
 	return 0;
 }
 

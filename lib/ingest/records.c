@@ -201,9 +201,34 @@ int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length
 	struct gl_batch *b;
 	struct gl_brej *r;
 	struct gl_str ex = {p, len > GL_EXCERPT_MAX ? GL_EXCERPT_MAX : len};
-	int rc = room(j, ex.len + strlen(reason));
+	int rc;
 
-	if (rc != GL_OK)
+	/* Past max_rejects bad lines (line 0 is the damage, always kept) a
+	 * file is junk, or read in the wrong format: the rest are counted, and
+	 * the file's note says so. 28 MB of gzipped junk would otherwise store
+	 * gigabytes of excerpts. */
+	uint64_t cap = j->p->max_rejects ? j->p->max_rejects : GL_MAX_REJECTS_DEFAULT;
+
+	if (line && j->nrejected >= cap) {
+		struct gl_sfile *sf = &j->p->state->file[j->fi];
+		char note[160];
+
+		if (j->nrejected++ == cap) {
+			j->p->b->files_rejects_capped++;
+			snprintf(note, sizeof(note),
+				 "more than %llu rejected lines: the rest counted, not stored",
+				 (unsigned long long)cap);
+			free(sf->note);
+			if (!(sf->note = strdup(note)))
+				return GL_ENOMEM;
+			gl_job_notice(j, GL_OK, "rejects capped", note, "");
+		}
+		j->p->b->rejects_unstored++;
+		return GL_OK;
+	}
+	if (line)
+		j->nrejected++;
+	if ((rc = room(j, ex.len + strlen(reason))) != GL_OK)
 		return rc;
 	b = j->p->b;
 	r = &b->rej[b->nrej++];

@@ -224,31 +224,75 @@ static int read_lines(struct job *j)
 	return GL_OK;
 }
 
-/* Reads up to 32 lines (64 KiB) from the start to detect the format. */
+/* Detection looks at this many lines that can decide... */
+#define DETECT_LINES 32
+/* ...read among at most this many lines and bytes from the start... */
+#define DETECT_SCAN_LINES 4096
+#define DETECT_SCAN_BYTES (64u << 20)
+/* ...copying at most this much of them. */
+#define DETECT_COPY_BYTES (4u << 20)
+
+/* Can a line decide the format? Not a NUL run (a crash's, or the hole that
+ * copytruncate leaves), not a line cut at GL_LINE_MAX, not one with control
+ * bytes (junk). Those become rejects when the file is read. */
+static int deciding(const struct gl_line *ln)
+{
+	if (ln->truncated || gl_line_blank(ln->p, ln->len))
+		return 0;
+	for (size_t i = 0; i < ln->len; i++) {
+		unsigned char c = (unsigned char)ln->p[i];
+
+		if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != 0x1b)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Detects the format from the first DETECT_LINES lines that can decide it,
+ * looking past NUL runs and junk lines however long (one JSON line, a
+ * 64 KiB junk line, then JSON lines: JSON). When no line can decide, the
+ * first bytes say why the file is skipped.
+ */
 static const struct gl_format *detect(struct job *j, const char **why)
 {
-	struct gl_str lines[32];
-	char *buf = malloc(65536);
-	size_t n = 0, used = 0;
+	struct gl_str lines[DETECT_LINES];
+	char *buf = malloc(DETECT_COPY_BYTES);
+	size_t n = 0, used = 0, scanned = 0, first_len = 0;
+	uint64_t bytes = 0;
 	struct gl_line ln;
 	struct gl_err e;
 	const struct gl_format *fmt = NULL;
+	char head[256];
 
 	*why = "out of memory";
 	if (!buf)
 		return NULL;
-	while (n < 32 && gl_reader_next(j->r, &ln, &e) == 1) {
-		size_t take = ln.len < 65536 - used ? ln.len : 65536 - used;
-
-		memcpy(buf + used, ln.p, take);
+	while (n < DETECT_LINES && scanned < DETECT_SCAN_LINES && bytes < DETECT_SCAN_BYTES &&
+	       gl_reader_next(j->r, &ln, &e) == 1) {
+		scanned++;
+		bytes += ln.full_len;
+		if (!first_len && ln.len) {
+			first_len = ln.len < sizeof(head) ? ln.len : sizeof(head);
+			memcpy(head, ln.p, first_len);
+		}
+		if (!deciding(&ln) || ln.len > DETECT_COPY_BYTES - used)
+			continue;
+		memcpy(buf + used, ln.p, ln.len);
 		lines[n].p = buf + used;
-		lines[n].len = take;
-		used += take;
+		lines[n].len = ln.len;
+		used += ln.len;
 		n++;
-		if (used == 65536)
-			break;
 	}
-	fmt = gl_format_detect(lines, n, why);
+	if (n) {
+		fmt = gl_format_detect(lines, n, why);
+	} else if (first_len) {
+		*why = gl_format_sniff(head, first_len);
+		if (!*why)
+			*why = "no line of text";
+	} else {
+		*why = "no content";
+	}
 	free(buf);
 	gl_reader_rewind(j->r, &e);
 	return fmt;

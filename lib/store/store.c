@@ -571,7 +571,9 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		rc = db_err(st, err, "cannot open database");
 		goto out;
 	}
-	sqlite3_busy_timeout(st->db, 60000);
+	/* Another SQLite client (not an ingest: those wait on the flock above)
+	 * holding a write lock: with --no-wait, fail promptly. */
+	sqlite3_busy_timeout(st->db, nowait ? 1000 : 60000);
 	if ((rc = create_or_migrate(st, fresh, err)) != GL_OK)
 		goto out;
 	if ((rc = db_exec(st,

@@ -157,6 +157,27 @@ static void test_detect_binary(void **state)
 	}
 	expect_none(png, sizeof(png) - 1, "a PNG image");
 	expect_none(ctl, sizeof(ctl) - 1, "binary data");
+	/* D3: a copytruncate hole (4,000 NULs) before the first line, or one
+	 * JSON line before a long junk line, is no binary file */
+	{
+		static char hole[4096];
+		static const char line1[] = "{\"level\": \"INFO\", \"message\": \"m\"}\n";
+		char junk[4096];
+
+		memset(hole, 0, 4000);
+		memcpy(hole + 4000, line1, sizeof(line1) - 1);
+		assert_null(gl_format_sniff(hole, 4000 + sizeof(line1) - 1));
+		assert_null(gl_format_sniff(hole, 4000));
+		memcpy(junk, line1, sizeof(line1) - 1);
+		for (size_t i = sizeof(line1) - 1; i < sizeof(junk); i++)
+			junk[i] = (char)(i * 131 % 251 + 1);	/* many control bytes, no '\n' */
+		for (size_t i = sizeof(line1) - 1; i < sizeof(junk); i++)
+			if (junk[i] == '\n')
+				junk[i] = 1;
+		assert_null(gl_format_sniff(junk, sizeof(junk)));
+		assert_string_equal(gl_format_sniff(junk + sizeof(line1) - 1, sizeof(junk) - sizeof(line1) + 1),
+				    "binary data");
+	}
 	/* one escape sequence or tab in a text log is not binary */
 	expect_format("2025-11-06 00:45:06,618 - m - INFO - \x1b[32mgreen\x1b[0m\tok\n"
 		      "2025-11-06 00:45:07,618 - m - INFO - plain\n", "pylog");
@@ -306,6 +327,14 @@ static void test_detect_mixed(void **state)
 	expect_format(json_damaged, "json");
 	expect_format(pylog_tb, "pylog");
 	expect_format(blank_first, "envlog");
+
+	/* D3: JSON lines alternating with plain stdout lines: JSON, not skipped */
+	k = 0;
+	for (int i = 0; i < 16; i++)
+		k += (size_t)snprintf(mixed + k, sizeof(mixed) - k,
+				      "{\"timestamp\": \"2025-11-14T00:03:%02d.1Z\", \"message\": \"j%d\"}\n"
+				      "Epoch %d/16: loss=0.%03d\n", i, i, i + 1, 500 - i);
+	expect_format(mixed, "json");
 
 	/* 7 JSON lines and 3 Python logging lines: the format of most lines wins */
 	for (int i = 0; i < 7; i++)
