@@ -191,9 +191,9 @@ static void test_detect_foreign_json_and_csv(void **state)
 		"}\n";
 	/* a CSV of no known tool (nvidia-smi's CSV is format nvsmi: test_fmt_nvsmi.c) */
 	static const char csv[] =
-		"time,host,load\n"
-		"2025-11-16 09:12:19,node1,0.87\n"
-		"2025-11-16 09:12:20,node1,0.91\n";
+		"epoch_s,host,load\n"
+		"1763284339,node1,0.87\n"
+		"1763284340,node1,0.91\n";
 	static const char text[] = "Hello world\nthis is a README\n";
 	/* a JSON array of objects */
 	static const char array[] = "[{\"a\": 1}, {\"a\": 2}]\n";
