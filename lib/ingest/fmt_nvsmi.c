@@ -107,7 +107,10 @@ static enum gl_telem_kind field_kind(struct gl_str name)
 	return GL_TK_METRIC;
 }
 
-/* Whether the fields are a header: all field names, one of them known. */
+/*
+ * Whether the fields are a header: all field names, one of them nvidia-smi's
+ * own (timestamp, uuid, pci.bus_id or a vocabulary field).
+ */
 static int is_header(const struct gl_str *f, size_t n)
 {
 	int known = 0;
@@ -116,7 +119,8 @@ static int is_header(const struct gl_str *f, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (header_field(f[i], &name) < 0)
 			return 0;
-		known |= field_kind(name) != GL_TK_METRIC ||
+		/* "name" or "index" alone are any CSV's ("name,value") */
+		known |= tok_is(name, "timestamp") || tok_is(name, "uuid") || tok_is(name, "pci.bus_id") ||
 			 gl_vocab_lookup(GL_VOCAB_NVSMI, name.p, name.len, NULL) != NULL;
 	}
 	return known;

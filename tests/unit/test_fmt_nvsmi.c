@@ -92,6 +92,13 @@ static void test_missing_and_bad_values(void **state)
 	parse("2025-13-16 garbage, 5 %, 5 MiB, 3", &rec);
 	assert_int_equal(rec.kind, GL_REC_REJECT);
 	assert_string_equal(rec.reason, "timestamp: not YYYY/MM/DD HH:MM:SS.mmm");
+	/* a CSV of someone else: "name" alone does not make nvidia-smi's header */
+	gl_parse_ctx_release(&ctx);
+	gl_parse_ctx_init(&ctx);
+	parse("name,value", &rec);
+	assert_int_equal(rec.kind, GL_REC_FOREIGN);
+	parse("foo,1", &rec);
+	assert_int_equal(rec.kind, GL_REC_FOREIGN);
 	/* another format's line is not ours */
 	parse("{\"level\": \"INFO\"}", &rec);
 	assert_int_equal(rec.kind, GL_REC_FOREIGN);
