@@ -318,6 +318,8 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 
 		ctx.day_us = 0;
 		ctx.last_tod_us = -1;
+		/* each format reads the lines from the start, with no state of another */
+		ctx.state_len = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (!lines[i].len)
 				continue;
@@ -327,6 +329,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 			switch (rec.kind) {
 			case GL_REC_EVENT:
 			case GL_REC_MEM:
+			case GL_REC_SAMPLES:
 				good++;
 				break;
 			case GL_REC_REJECT:

@@ -210,11 +210,11 @@ static void test_detect_foreign_json_and_csv(void **state)
 		"    }\n"
 		"  ]\n"
 		"}\n";
-	/* nvidia-smi --query-gpu ... --format=csv */
+	/* a CSV of no known tool (nvidia-smi's CSV is format nvsmi: test_fmt_nvsmi.c) */
 	static const char csv[] =
-		"timestamp, name, utilization.gpu [%], memory.used [MiB]\n"
-		"2025/11/16 09:12:19.950, NVIDIA A100-SXM4-40GB, 87 %, 30211 MiB\n"
-		"2025/11/16 09:12:20.951, NVIDIA A100-SXM4-40GB, 91 %, 30211 MiB\n";
+		"epoch_s,host,load\n"
+		"1763284339,node1,0.87\n"
+		"1763284340,node1,0.91\n";
 	static const char text[] = "Hello world\nthis is a README\n";
 	/* a JSON array of objects */
 	static const char array[] = "[{\"a\": 1}, {\"a\": 2}]\n";
@@ -359,7 +359,7 @@ static void test_detect_mixed(void **state)
 
 static void test_find(void **state)
 {
-	static const char *const names[] = {"envlog", "json", "pylog", "rmmcsv", "rmmlog"};
+	static const char *const names[] = {"dcgmi", "dmon", "envlog", "json", "nvsmi", "pmon", "pylog", "rmmcsv", "rmmlog"};
 	size_t n = 0;
 
 	(void)state;
