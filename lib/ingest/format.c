@@ -217,8 +217,13 @@ int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us)
 	return ctx->day_us + tod_us;
 }
 
-/* A clean line: at least this many bytes, none of them NUL or control. */
-#define CLEAN_MIN 8
+/*
+ * A clean line: at least this many bytes, all printable ASCII or tab.
+ * Random binary data almost never holds one (0.37^16 for a given run of
+ * 16 bytes), where a shorter or looser rule made a core dump pass for text
+ * now and then.
+ */
+#define CLEAN_MIN 16
 
 /*
  * Binary content: the magic number of a common binary file; or not one
@@ -268,6 +273,8 @@ static const char *binary_reason(const struct gl_str *lines, size_t n, int nul_d
 				dirty = 1;
 			} else if (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != 0x1b) {
 				ctl++;
+				dirty = 1;
+			} else if (c >= 0x7f || (c < 0x20 && c != '\t')) {
 				dirty = 1;
 			}
 		}
