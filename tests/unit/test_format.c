@@ -330,7 +330,7 @@ static void test_detect_mixed(void **state)
 
 static void test_find(void **state)
 {
-	static const char *const names[] = {"envlog", "json", "kineto", "pylog", "rmmcsv", "rmmlog"};
+	static const char *const names[] = {"envlog", "gpufl", "json", "kineto", "pylog", "rmmcsv", "rmmlog"};
 	size_t n = 0;
 
 	(void)state;
