@@ -76,6 +76,7 @@
 #include "json_scan.h"
 #include "jsonstream.h"
 #include "tracetail.h"
+#include "../util/hash.h"
 
 #define KIN_UNIT_MAX (1u << 20)		/* an element over 1 MiB is rejected */
 #define KIN_MAP 4096			/* launch calls remembered (direct-mapped by correlation) */
@@ -148,6 +149,16 @@ struct kin {
 	struct astack stacks[2][KIN_TIDS];	/* per category (user_annotation, gpu_user_annotation), per thread */
 	uint64_t stack_clock;
 	char reason[160];
+	/*
+	 * The last line's result when it was one ingest parses a second time
+	 * (records.c's classify() tries the other formats on anything but an
+	 * event, then parses again): the same line must not be fed twice.
+	 */
+	int again;
+	uint64_t again_hash;
+	size_t again_len;
+	struct gl_rec again_rec;
+	int again_hold;
 };
 
 static void kin_free(void *p)
@@ -791,6 +802,14 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		rec->reason = "out of memory";
 		return;
 	}
+	if (k->again) {
+		k->again = 0;
+		if (len == k->again_len && gl_hash64(line, len, 0) == k->again_hash) {
+			*rec = k->again_rec;
+			ctx->hold = k->again_hold;
+			return;
+		}
+	}
 	if (k->js.err) {
 		snprintf(k->reason, sizeof(k->reason), "Kineto trace broken earlier: %s", k->js.err);
 		rec->kind = GL_REC_REJECT;
@@ -853,6 +872,12 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 	} else {
 		rec->kind = GL_REC_NONE;
 	}
+	if (rec->kind == GL_REC_REJECT || rec->kind == GL_REC_SPAN) {
+		k->again = 1;
+		k->again_hash = gl_hash64(line, len, 0);
+		k->again_len = len;
+		k->again_rec = *rec;
+	}
 	/* a unit half read, a kernel held, or a document not yet known keeps the line unclaimed */
 	ctx->hold = k->js.in_unit || k->js.key_capture || k->held >= 0 || !k->known;
 	if (!ctx->hold) {
@@ -861,6 +886,7 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		memcpy(ctx->state, &k->st, sizeof(k->st));
 		ctx->state_len = sizeof(k->st);
 	}
+	k->again_hold = ctx->hold;
 }
 
 /* --- prepare: baseTimeNanoseconds from the end of the document ------------- */

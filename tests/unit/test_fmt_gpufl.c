@@ -353,6 +353,30 @@ static void test_scope_nesting(void **state)
 	assert_int_equal(rec.kind, GL_REC_REJECT);
 }
 
+/*
+ * Ingest parses a line again after trying other formats on it (anything but
+ * an event): the second parse gives the same span, not a scope taken twice.
+ */
+static void test_parse_again(void **state)
+{
+	const char *end = "{\"type\":\"scope_end\",\"pid\":1,\"name\":\"inner\",\"ts_ns\":1765000000000003000}";
+	struct gl_rec rec;
+
+	(void)state;
+	parse("{\"type\":\"scope_begin\",\"pid\":1,\"name\":\"outer\",\"ts_ns\":1765000000000000000}", &rec);
+	parse("{\"type\":\"scope_begin\",\"pid\":1,\"name\":\"inner\",\"ts_ns\":1765000000000001000}", &rec);
+	for (int i = 0; i < 2; i++) {
+		parse(end, &rec);
+		assert_int_equal(rec.kind, GL_REC_SPAN);
+		gl_test_assert_str(rec.span.path, "outer|inner");
+		NEAR(rec.span.dur_us, 2.0, 1e-12);
+	}
+	parse("{\"type\":\"scope_end\",\"pid\":1,\"name\":\"outer\",\"ts_ns\":1765000000000004000}", &rec);
+	gl_test_assert_str(rec.span.path, "outer");
+	parse(end, &rec);	/* now truly a second end: no begin is open */
+	assert_int_equal(rec.kind, GL_REC_REJECT);
+}
+
 /* Without prepare, a monotonic file's first record is placed at the modification time. */
 static void test_monotonic_without_prepare(void **state)
 {
@@ -398,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_end_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scope_nesting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monotonic_without_prepare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_gzip, setup, teardown),
 	};

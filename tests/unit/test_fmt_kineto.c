@@ -402,6 +402,36 @@ static void test_annotation_nesting(void **state)
 	assert_int_equal(k, 6);
 }
 
+/* Ingest parses a span or reject line again: the same result, the line not fed twice. */
+static void test_parse_again(void **state)
+{
+	static const char *const doc[] = {
+		"{", "\"traceEvents\": [",
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"a\", \"tid\": 1, \"ts\": 0, \"dur\": 100},",
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\", \"ts\": 1x, \"dur\": 2},",
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"b\", \"tid\": 1, \"ts\": 5, \"dur\": 1}",
+		"]}",
+	};
+	struct gl_rec rec;
+
+	(void)state;
+	feed(doc, 2, &(struct tally){0}, NULL);
+	for (int i = 0; i < 2; i++) {
+		gl_test_parse(&gl_fmt_kineto, &ctx, doc[2], &rec);
+		assert_int_equal(rec.kind, GL_REC_SPAN);
+		gl_test_assert_str(rec.span.path, "a");
+	}
+	for (int i = 0; i < 2; i++) {
+		gl_test_parse(&gl_fmt_kineto, &ctx, doc[3], &rec);
+		assert_int_equal(rec.kind, GL_REC_REJECT);
+	}
+	gl_test_parse(&gl_fmt_kineto, &ctx, doc[4], &rec);
+	assert_int_equal(rec.kind, GL_REC_SPAN);
+	gl_test_assert_str(rec.span.path, "a|b");
+	gl_test_parse(&gl_fmt_kineto, &ctx, doc[5], &rec);
+	assert_int_equal(rec.kind, GL_REC_NONE);
+}
+
 /* A bad element is one reject; a structural break rejects the rest, with reasons. */
 static void test_corrupt(void **state)
 {
@@ -572,6 +602,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_pairing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_nesting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_from_state, setup, teardown),
