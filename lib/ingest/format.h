@@ -222,8 +222,8 @@ struct gl_parse_ctx {
 	 * spans many lines). The position before the first line of an unbroken
 	 * run of such lines is the furthest a run may claim as stored, and
 	 * state[] is kept as of that position (a format changes state only on
-	 * lines that end with hold 0). Ingest does not act on it yet: see
-	 * gpulog-ingest(1), BUGS.
+	 * lines that end with hold 0). records.c does not read it yet; until
+	 * it does, such lines are claimed like GL_REC_NONE lines.
 	 */
 	int hold;
 	/*
