@@ -23,6 +23,17 @@ struct gl_str {
 	size_t len;
 };
 
+/* What wrote an event: a service log line, or a profiler trace. */
+enum gl_ev_source {
+	GL_SRC_LOG = 0,			/* a log line (JSON, text); the default */
+	GL_SRC_GPUFL,			/* GPUFlight client NDJSON */
+	GL_SRC_KINETO,			/* PyTorch profiler (Kineto) trace */
+	GL_SRC_NSYS,			/* nsys stats cuda_gpu_trace CSV */
+};
+
+/* The source's short name ("log", "gpufl", "kineto", "nsys"). */
+const char *gl_ev_source_name(enum gl_ev_source src);
+
 /*
  * One log record, normalized. Absent numbers are NAN (doubles) or -1
  * (counts); absent strings have p == NULL. Units are in the names.
@@ -43,10 +54,44 @@ struct gl_event {
 	int64_t error_count;		/* gpu_metrics.error_count; -1 absent */
 	int64_t recovery_attempts;	/* gpu_metrics.recovery_attempts; -1 absent */
 	int anomaly;			/* gpu_metrics.performance_anomaly: -1 absent, 0, 1 */
+	/*
+	 * Kernel-trace fields (profiler traces: gpufl, Kineto, nsys). Absent:
+	 * NAN, -1, p NULL. A trace kernel has ts_us = its GPU start and
+	 * dur_us = its GPU duration, like a service's kernel timing.
+	 */
+	double launch_overhead_us;	/* CPU time of the launch call (gpufl api_exit_ns - api_start_ns; Kineto cudaLaunchKernel dur) */
+	double queue_us;		/* launch call's end to GPU start, >= 0 */
+	double occupancy;		/* achieved occupancy 0..1 (gpufl occupancy; Kineto "est. achieved occupancy %" / 100) */
+	struct gl_str device;		/* GPU as text: "0", a uuid or a name */
+	struct gl_str stream;		/* CUDA stream as text: "7" */
+	struct gl_str grid;		/* "128,1,1" */
+	struct gl_str block;		/* "256,1,1" */
+	int64_t registers;		/* registers per thread */
+	int64_t shared_mem_bytes;	/* static + dynamic shared memory per block */
+	int64_t corr_id;		/* CUPTI correlation id */
+	struct gl_str scope;		/* enclosing user scopes, outermost first, '|'-separated: "timestep|solve" */
+	struct gl_str stack;		/* call stack, '|'-separated */
+	enum gl_ev_source source;	/* where the event came from (a service log, a profiler) */
 };
 
-/* Sets every field of ev to "absent". */
+/* Sets every field of ev to "absent" (source GL_SRC_LOG). */
 void gl_event_init(struct gl_event *ev);
+
+/*
+ * A timed span: one closed user scope of a profiler trace (gpufl
+ * scope_begin/scope_end, Kineto user_annotation / record_function).
+ */
+struct gl_span {
+	int64_t start_us;		/* UTC µs */
+	double dur_us;
+	struct gl_str name;		/* the scope's own name: "solve" */
+	struct gl_str path;		/* enclosing scopes and itself, '|'-separated: "timestep|solve" */
+	int depth;			/* 0 for an outermost scope */
+	struct gl_str device;		/* GPU as text, p NULL: not per device */
+	enum gl_ev_source source;
+};
+
+void gl_span_init(struct gl_span *sp);
 
 enum gl_mem_action {
 	GL_MEM_ALLOC = 0,		/* "allocate" */
@@ -88,12 +133,14 @@ enum gl_rec_kind {
 	GL_REC_CONT,		/* continues the previous record (traceback, wrapped message) */
 	GL_REC_REJECT,		/* a line of this format, but malformed: rec->reason says why */
 	GL_REC_SAMPLES,		/* only metric samples: rec->samples[0..n_samples) */
+	GL_REC_SPAN,		/* rec->span is filled (samples may come with it) */
 };
 
 struct gl_rec {
 	enum gl_rec_kind kind;
 	struct gl_event ev;
 	struct gl_memev mem;
+	struct gl_span span;	/* GL_REC_SPAN */
 	const char *reason;	/* GL_REC_REJECT: static string or ctx scratch */
 	/*
 	 * Metric samples of this line (from gl_ctx_samples()); with
@@ -169,6 +216,24 @@ struct gl_parse_ctx {
 	 */
 	unsigned char state[GL_PARSE_STATE_MAX];
 	size_t state_len;
+	/*
+	 * Set by the format after each line: 1 when the line belongs to a
+	 * record the format is still assembling (an event of a Kineto trace
+	 * spans many lines). The position before the first line of an unbroken
+	 * run of such lines is the furthest a run may claim as stored, and
+	 * state[] is kept as of that position (a format changes state only on
+	 * lines that end with hold 0). records.c does not read it yet; until
+	 * it does, such lines are claimed like GL_REC_NONE lines.
+	 */
+	int hold;
+	/*
+	 * A format's heap memory for the file being parsed (Kineto's element
+	 * buffer and correlation map): the format allocates it on first use
+	 * and sets priv_free; gl_parse_ctx_release() frees it. Never stored:
+	 * what must outlive a run goes into state[].
+	 */
+	void *priv;
+	void (*priv_free)(void *priv);
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
@@ -244,6 +309,17 @@ struct gl_format {
 	 */
 	void (*parse)(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		      struct gl_rec *rec);
+	/*
+	 * Optional (NULL: none). Called by ingest once before the first line
+	 * of a file that starts a new stream, with the file's path and
+	 * ctx->file_mtime_us set: a format whose times are relative (gpufl's
+	 * monotonic ts_ns, nsys' session-relative starts) or whose time base
+	 * is written after the events (Kineto's baseTimeNanoseconds) reads what
+	 * it needs from the file (plain or gzip) and keeps it in ctx->state.
+	 * Returns 0, or -1 when the file cannot be read (the lines are then
+	 * parsed without it).
+	 */
+	int (*prepare)(struct gl_parse_ctx *ctx, const char *path);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

@@ -1,6 +1,7 @@
 # Real logs from ../shared/realdata (when present): every RMM sample is read
-# without a single reject; the formats gpulog does not store (GPU flight
-# recorder NDJSON, inference receipts) are skipped, not rejected.
+# without a single reject; GPU flight recorder NDJSON is read (fmt_gpufl.c:
+# its init and shutdown lines are events), inference receipts are skipped,
+# not rejected.
 . tests/cli/lib.sh
 [ -d "$REALDATA/rmm" ] || skip "no real data at $REALDATA"
 
@@ -19,7 +20,10 @@ expect_eq "failures carry their size" "$errs" \
 if [ -d "$REALDATA/gpufl" ]; then
 	out=$("$INGEST" --db $T/db2 "$REALDATA/gpufl" "$REALDATA/bitnet-rs" 2>&1) || fail "ingest gpufl: $out"
 	expect_eq "gpufl rejects" 0 "$(q $T/db2 'select count(*) from rejects')"
-	n=$(find "$REALDATA/gpufl" "$REALDATA/bitnet-rs" -type f | wc -l | tr -d ' ')
+	n=$(find "$REALDATA/bitnet-rs" -type f | wc -l | tr -d ' ')
 	expect_eq "skipped" "$n" "$(q $T/db2 "select count(*) from files where status = 'skipped'")"
+	# every gpufl file opens with init and closes with shutdown
+	n=$(cat $(find "$REALDATA/gpufl" -type f) | grep -c '"type":"\(init\|shutdown\)"')
+	expect_eq "gpufl init/shutdown events" "$n" "$(q $T/db2 "select count(*) from events")"
 fi
 exit 0
