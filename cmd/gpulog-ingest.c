@@ -111,6 +111,8 @@ static void summary(const struct gl_ingest_stats *st)
 		grouped(st->lines_stored, a), grouped(st->lines_rejected, b),
 		grouped(st->lines_continued, c), st->elapsed_s, (double)st->lines_read / secs,
 		(double)st->bytes_uncompressed / 1e6 / secs);
+	fprintf(stderr, PROG ": %s metric samples stored; %s events marked as duplicates\n",
+		grouped(st->samples_stored, a), grouped(st->events_duplicate, b));
 }
 
 int main(int argc, char **argv)

@@ -105,6 +105,8 @@ struct gl_ingest_stats {
 	uint64_t bytes_done;		/* raw bytes read so far (progress) */
 	uint64_t lines_read;		/* new lines read */
 	uint64_t lines_stored;		/* events + memory events stored */
+	uint64_t samples_stored;	/* metric samples stored */
+	uint64_t events_duplicate;	/* events stored marked as duplicates (events.dup_of) */
 	uint64_t lines_rejected;	/* malformed lines kept in the rejects table */
 	uint64_t lines_continued;	/* continuation lines appended to a record */
 	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */
@@ -117,6 +119,7 @@ struct gl_ingest_opts {
 	size_t npaths;
 	const char *format;		/* force this format for all inputs; NULL: detect */
 	const char *host;		/* label stored with every event; NULL: none */
+	const char *tz_name;		/* zone of naive timestamps (IANA name); NULL: UTC */
 	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
 	/*
 	 * Called from the calling thread about every 100 ms and once at the

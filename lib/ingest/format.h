@@ -78,6 +78,7 @@ struct gl_sample {
 	double value;
 	struct gl_str device;		/* GPU index as text ("0"), else uuid or name; p NULL: not per device */
 	struct gl_str labels;		/* JSON object text of further labels ({"uuid":"GPU-..","name":".."}); p NULL: none */
+	int ts_estimated;		/* 1: ts_us placed, not read (config start + interval_s, a monotonic clock) */
 };
 
 enum gl_rec_kind {

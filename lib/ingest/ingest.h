@@ -30,6 +30,7 @@ struct gl_producer {
 	const struct gl_format *forced;	/* --format, or NULL: detect */
 	int64_t run_id;
 	int64_t now_us;
+	const char *tz_name;		/* --timezone: zone of naive times; NULL: UTC */
 	struct gl_batch *b;		/* the batch being filled */
 	/* Hands p->b to the writer and puts an empty batch in p->b.
 	 * Returns GL_OK, or a negative code when the run is aborting. */
