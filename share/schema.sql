@@ -141,7 +141,10 @@ CREATE TABLE events (
 	dup_of            INTEGER	-- v3: NULL for an original, else id of the first identical record
 );
 -- rec_hash covers ts_us, level, component, host, kernel, message, metadata
--- and the numeric fields: everything but where the record was read. A
+-- and the numeric fields: everything but where the record was read (a
+-- component the record does not name, taken from the file name, is left
+-- out; rows stored before version 3 were hashed with their stored
+-- component when the database was migrated). A
 -- record identical to one already stored from another stream (the service
 -- writes each GPU error to both gpu.log and error.log) is stored with
 -- dup_of = the id of the first; count originals with "dup_of IS NULL".

@@ -38,6 +38,7 @@ struct gl_bev {
 	int64_t file_id;
 	struct gl_str path;
 	uint64_t line;			/* 1-based line of the record's first line */
+	int comp_from_path;		/* ev.component is the file's, the record names none */
 };
 
 struct gl_bmem {

@@ -264,6 +264,7 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 
 	x->ev = *e;
 	x->ev.component = gl_batch_str(b, e->component.p ? e->component : cstr(st->component));
+	x->comp_from_path = !e->component.p;
 	x->ev.message = gl_batch_str(b, e->message);
 	x->ev.kernel = gl_batch_str(b, e->kernel);
 	x->ev.metadata = gl_batch_str(b, e->metadata);

@@ -1247,8 +1247,19 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 	const struct gl_event *e = &b->ev;
 	sqlite3_stmt *s = st->ins_ev;
 	int64_t comp, kern, pid, dup = 0;
-	uint64_t h = gl_store_rec_hash(e, host);
+	uint64_t h;
 	int rc;
+
+	/* The record as written: a component taken from the file name is not
+	 * part of it (the same line in gpu.log and error.log is one record). */
+	if (b->comp_from_path) {
+		struct gl_event own = *e;
+
+		own.component = (struct gl_str){NULL, 0};
+		h = gl_store_rec_hash(&own, host);
+	} else {
+		h = gl_store_rec_hash(e, host);
+	}
 
 	if ((rc = name_id(st, e->component, &comp, err)) != GL_OK ||
 	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK ||
