@@ -964,6 +964,8 @@ static void test_load(void **state)
 	b->op[b->nop - 1].u.stream.has_tod = 1;
 	b->op[b->nop - 1].u.stream.day_us = 20408LL * GL_US_PER_DAY;
 	b->op[b->nop - 1].u.stream.last_tod_us = 33139950313LL;
+	/* a format's parse state: bytes, NUL included */
+	b->op[b->nop - 1].u.stream.parse_state = gl_batch_str(b, (struct gl_str){"hd\0r", 4});
 	for (int k = 3; k >= 1; k--) {
 		struct gl_bop *o = op(b, GL_BOP_CHECKPOINT);
 
@@ -1024,6 +1026,9 @@ static void test_load(void **state)
 		assert_true(s.stream[si].cp[k].hash == (uint64_t)(k + 1) * 0x1111);
 	}
 	assert_int_equal(gl_state_stream_by_head(&s, 4096, 0x4444), si);
+	assert_int_equal(s.stream[si].parse_state_len, 4);
+	assert_memory_equal(s.stream[si].parse_state, "hd\0r", 4);
+	assert_int_equal(s.stream[gl_state_stream_by_id(&s, 1)].parse_state_len, 0);
 
 	/* files: the old row lost its path, the new one has it */
 	assert_int_equal(gl_state_file_by_path(&s, "/logs/gpu.log"), -1);
