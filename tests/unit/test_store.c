@@ -230,9 +230,9 @@ static void test_create(void **state)
 		tables += strcmp(types[i], "table") == 0;
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
-	 * checkpoints files events mem_events rejects */
-	assert_int_equal(tables, 9);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 9);
+	 * checkpoints paths files events mem_events series samples rejects */
+	assert_int_equal(tables, 12);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -896,7 +896,7 @@ static void test_put_transactional(void **state)
 	gl_batch_reset(b);
 	add_event(b, "newcomp", "lost", 10)->ev.kernel = S(b, "newkernel");
 	add_event(b, "gpu", "lost too", 11);
-	b->mem[b->nmem++] = (struct gl_bmem){{TS0, 1, GL_MEM_FREE, 1, 1, 0}, 1, 1, 12};
+	b->mem[b->nmem++] = (struct gl_bmem){.m = {TS0, 1, GL_MEM_FREE, 1, 1, 0}, .stream_id = 1, .file_id = 1, .line = 12};
 	add_stream_op(b, 2, "other", "/logs/other.log", (struct gl_pos){10, 1, 7}, run);
 	add_file_op(b, 10, "/logs/dup.log", 2);
 	add_file_op(b, 11, "/logs/dup.log", 2);
