@@ -248,7 +248,7 @@ static void test_create(void **state)
 	/* opening again works and creates nothing twice */
 	st = open_ok();
 	gl_store_close(st);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 9);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
 	gl_store_close(NULL);
