@@ -614,6 +614,7 @@ static struct gl_bev *add_event(struct gl_batch *b, const char *comp, const char
 {
 	struct gl_bev *e = &b->ev[b->nev++];
 
+	memset(e, 0, sizeof(*e));
 	gl_event_init(&e->ev);
 	if (comp)
 		e->ev.component = S(b, comp);
