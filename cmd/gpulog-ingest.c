@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpulog.h"
@@ -34,6 +35,8 @@ static void usage(FILE *to)
 		"  --format NAME     read every input as format NAME (default: detect per file)\n"
 		"  --list-formats    list the known formats and exit\n"
 		"  --host NAME       label stored with every event of this run\n"
+		"  --timezone ZONE   zone of timestamps written without one (IANA name or UTC;\n"
+		"                    default UTC)\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
 		"  -q, --quiet       print only errors\n"
 		"  -h, --help        show this help and exit\n"
@@ -42,6 +45,22 @@ static void usage(FILE *to)
 		"Exit status: 0 all inputs read (rejected lines are data, not failure);\n"
 		"1 some input could not be read (the others were stored); 2 usage error or\n"
 		"unusable database. See gpulog-ingest(1).\n");
+}
+
+#define ZONEINFO "/usr/share/zoneinfo"
+
+/* An IANA zone name the system knows: a file under ZONEINFO (or UTC). */
+static int zone_ok(const char *zone)
+{
+	char path[1024];
+	struct stat sb;
+
+	if (strcmp(zone, "UTC") == 0)
+		return 1;
+	if (!*zone || zone[0] == '/' || strstr(zone, "..") ||
+	    snprintf(path, sizeof(path), ZONEINFO "/%s", zone) >= (int)sizeof(path))
+		return 0;
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -122,6 +141,7 @@ int main(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"list-formats", no_argument, NULL, 'L'},
 		{"host", required_argument, NULL, 'H'},
+		{"timezone", required_argument, NULL, 'Z'},
 		{"no-wait", no_argument, NULL, 'W'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -157,6 +177,14 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			o.nowait = 1;
+			break;
+		case 'Z':
+			if (!zone_ok(optarg)) {
+				fprintf(stderr, PROG ": unknown time zone '%s' (not in %s)\n", optarg,
+					ZONEINFO);
+				return EXIT_USAGE;
+			}
+			o.tz_name = optarg;
 			break;
 		case 'q':
 			u.quiet = 1;
