@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpulog.h"
@@ -35,6 +36,8 @@ static void usage(FILE *to)
 		"  --format NAME     read every input as format NAME (default: detect per file)\n"
 		"  --list-formats    list the known formats and exit\n"
 		"  --host NAME       label stored with every event of this run\n"
+		"  --timezone ZONE   zone of timestamps written without one (IANA name or UTC;\n"
+		"                    default UTC)\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
 		"  --max-rejects N   store at most N rejected lines per file and run; count\n"
 		"                    the rest (default 10000)\n"
@@ -45,6 +48,22 @@ static void usage(FILE *to)
 		"Exit status: 0 all inputs read (rejected lines are data, not failure);\n"
 		"1 some input could not be read (the others were stored); 2 usage error or\n"
 		"unusable database. See gpulog-ingest(1).\n");
+}
+
+#define ZONEINFO "/usr/share/zoneinfo"
+
+/* An IANA zone name the system knows: a file under ZONEINFO (or UTC). */
+static int zone_ok(const char *zone)
+{
+	char path[1024];
+	struct stat sb;
+
+	if (strcmp(zone, "UTC") == 0)
+		return 1;
+	if (!*zone || zone[0] == '/' || strstr(zone, "..") ||
+	    snprintf(path, sizeof(path), ZONEINFO "/%s", zone) >= (int)sizeof(path))
+		return 0;
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -171,6 +190,8 @@ static void summary(const struct gl_ingest_stats *st)
 			PROG ": %s rejected lines counted, not stored: %llu files over --max-rejects\n",
 			grouped(st->lines_rejected_unstored, a),
 			(unsigned long long)st->files_rejects_capped);
+	fprintf(stderr, PROG ": %s metric samples stored; %s events marked as duplicates\n",
+		grouped(st->samples_stored, a), grouped(st->events_duplicate, b));
 }
 
 int main(int argc, char **argv)
@@ -180,6 +201,7 @@ int main(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"list-formats", no_argument, NULL, 'L'},
 		{"host", required_argument, NULL, 'H'},
+		{"timezone", required_argument, NULL, 'Z'},
 		{"no-wait", no_argument, NULL, 'W'},
 		{"max-rejects", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -231,6 +253,14 @@ int main(int argc, char **argv)
 			o.max_rejects = n;
 			break;
 		}
+		case 'Z':
+			if (!zone_ok(optarg)) {
+				fprintf(stderr, PROG ": unknown time zone '%s' (not in %s)\n", optarg,
+					ZONEINFO);
+				return EXIT_USAGE;
+			}
+			o.tz_name = optarg;
+			break;
 		case 'q':
 			u.quiet = 1;
 			break;

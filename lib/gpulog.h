@@ -108,6 +108,8 @@ struct gl_ingest_stats {
 	uint64_t lines_rejected;	/* malformed lines (stored and counted only) */
 	uint64_t lines_rejected_unstored; /* of those, past max_rejects: counted, not stored */
 	uint64_t files_rejects_capped;	/* files that reached max_rejects in this run */
+	uint64_t samples_stored;	/* metric samples stored */
+	uint64_t events_duplicate;	/* events stored marked as duplicates (events.dup_of) */
 	uint64_t lines_continued;	/* continuation lines appended to a record */
 	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */
 	double elapsed_s;
@@ -121,6 +123,7 @@ struct gl_ingest_opts {
 	size_t npaths;
 	const char *format;		/* force this format for all inputs; NULL: detect */
 	const char *host;		/* label stored with every event; NULL: none */
+	const char *tz_name;		/* zone of naive timestamps (IANA name); NULL: UTC */
 	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
 	/* Rejected lines stored per file and run; the file's further ones are
 	 * only counted. 0: GL_MAX_REJECTS_DEFAULT. */

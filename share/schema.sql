@@ -1,4 +1,7 @@
--- gpulog database schema, version 2 (version 1 had no rejects.ts_us).
+-- gpulog database schema, version 3. Version 2 had no samples/series, no
+-- paths (rows named their file through files, whose rows are reused), no
+-- events.rec_hash/dup_of and no streams.parse_state; version 1 also had no
+-- rejects.ts_us.
 --
 -- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
 -- (0x67706867) and PRAGMA user_version = the schema version.
@@ -65,7 +68,8 @@ CREATE TABLE streams (
 	day_us      INTEGER,		-- time-of-day formats: UTC midnight of the current day
 	last_tod_us INTEGER,		-- time-of-day formats: last time of day seen
 	created_run INTEGER REFERENCES runs(id),
-	updated_run INTEGER REFERENCES runs(id)
+	updated_run INTEGER REFERENCES runs(id),
+	parse_state BLOB		-- a format's per-stream state (a CSV header's columns); v3
 );
 CREATE INDEX streams_head ON streams (head_hash);
 
@@ -79,6 +83,15 @@ CREATE TABLE checkpoints (
 	hash      INTEGER NOT NULL,
 	PRIMARY KEY (stream_id, bytes)
 ) WITHOUT ROWID;
+
+-- Every path a line was ever read from. Append-only: a row is never changed
+-- or reused, so a row's path_id says where it was read even after that file
+-- was rotated away, deleted, or its name taken by another file (files rows
+-- follow files, and are reused; paths rows are not). Schema version 3.
+CREATE TABLE paths (
+	id   INTEGER PRIMARY KEY,
+	path TEXT NOT NULL UNIQUE	-- absolute path as it was read
+);
 
 -- Files as last seen. path is NULL once the file was renamed or removed.
 CREATE TABLE files (
@@ -122,9 +135,22 @@ CREATE TABLE events (
 	metadata          TEXT,		-- JSON object: "metadata", or fields of text formats
 	stream_id         INTEGER NOT NULL REFERENCES streams(id),
 	line              INTEGER NOT NULL,
-	file_id           INTEGER REFERENCES files(id)	-- the file it was read from
+	file_id           INTEGER REFERENCES files(id),	-- the file it was read from (row may be reused)
+	path_id           INTEGER REFERENCES paths(id),	-- where it was read (v3; never reused)
+	rec_hash          INTEGER,	-- 64-bit hash of the record (v3), see below
+	dup_of            INTEGER	-- v3: NULL for an original, else id of the first identical record
 );
-CREATE INDEX events_ts ON events (ts_us);
+-- rec_hash covers ts_us, level, component, host, kernel, message, metadata
+-- and the numeric fields: everything but where the record was read (a
+-- component the record does not name, taken from the file name, is left
+-- out; rows stored before version 3 were hashed with their stored
+-- component when the database was migrated). A
+-- record identical to one already stored from another stream (the service
+-- writes each GPU error to both gpu.log and error.log) is stored with
+-- dup_of = the id of the first; count originals with "dup_of IS NULL".
+-- Identical records within one stream are all originals. The probe at
+-- ingest uses this index (ts_us first, so it also serves time windows).
+CREATE INDEX events_ts ON events (ts_us, rec_hash);
 CREATE INDEX events_kernel_ts ON events (kernel_id, ts_us) WHERE kernel_id IS NOT NULL;
 
 -- RAPIDS RMM memory events (logging_resource_adaptor CSV rows).
@@ -139,9 +165,40 @@ CREATE TABLE mem_events (
 	host_id     INTEGER REFERENCES names(id),
 	stream_id   INTEGER NOT NULL REFERENCES streams(id),
 	line        INTEGER NOT NULL,
-	file_id     INTEGER REFERENCES files(id)
+	file_id     INTEGER REFERENCES files(id),
+	path_id     INTEGER REFERENCES paths(id)	-- v3: where it was read
 );
 CREATE INDEX mem_events_ts ON mem_events (ts_us);
+
+-- Metric series: one per metric, device, host, source format and labels.
+-- Absent device/host/labels are NULL; the unique index treats NULL as a
+-- value so a series is found once.
+CREATE TABLE series (
+	id        INTEGER PRIMARY KEY,
+	metric_id INTEGER NOT NULL REFERENCES names(id),	-- canonical name, unit in it (gpu.power_w)
+	device    TEXT,			-- GPU index as text ("0"), else uuid or name
+	host_id   INTEGER REFERENCES names(id),	-- --host label (or the config's host)
+	source    TEXT NOT NULL,	-- format name that read it (nvidia-smi-csv, json, ...)
+	labels    TEXT			-- JSON object of further labels ({"uuid": "GPU-..."})
+);
+CREATE UNIQUE INDEX series_key ON series
+	(metric_id, ifnull(device, ''), ifnull(host_id, 0), source, ifnull(labels, ''));
+
+-- Metric samples (schema version 3): a number a source measured at a time.
+CREATE TABLE samples (
+	id           INTEGER PRIMARY KEY,
+	ts_us        INTEGER NOT NULL,	-- UTC µs
+	series_id    INTEGER NOT NULL REFERENCES series(id),
+	value        REAL NOT NULL,
+	ts_estimated INTEGER NOT NULL DEFAULT 0,	-- 1: time placed, not read (start + interval_s, a monotonic clock)
+	stream_id    INTEGER NOT NULL REFERENCES streams(id),
+	line         INTEGER NOT NULL,	-- line in its stream/file (1-based)
+	file_id      INTEGER REFERENCES files(id),
+	path_id      INTEGER REFERENCES paths(id)	-- where it was read
+);
+-- All samples of a window in time order; one series over a window.
+CREATE INDEX samples_ts ON samples (ts_us);
+CREATE INDEX samples_series_ts ON samples (series_id, ts_us);
 
 -- Lines that could not be parsed, and damage found in files. A reject is
 -- data: the run goes on. excerpt holds the first 1 KiB of the line.
@@ -157,7 +214,8 @@ CREATE TABLE rejects (
 	reason    TEXT NOT NULL,
 	length    INTEGER,		-- full length of the line in bytes
 	excerpt   BLOB,
-	ts_us     INTEGER		-- schema version 2
+	ts_us     INTEGER,		-- schema version 2
+	path_id   INTEGER REFERENCES paths(id)	-- v3: where it was read
 );
 CREATE INDEX rejects_ts ON rejects (ts_us);
 
@@ -168,12 +226,13 @@ SELECT e.id,
        e.ts_us, l.name AS level, c.name AS component, h.name AS host,
        k.name AS kernel, e.dur_us, e.exec_ms, e.mem_mb, e.alloc_mb, e.peak_mb,
        e.util_pct, e.error_count, e.recovery_attempts, e.anomaly,
-       e.message, e.metadata, f.path, e.line
+       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of
 FROM events e
 JOIN levels l ON l.id = e.level
 LEFT JOIN names c ON c.id = e.component_id
 LEFT JOIN names h ON h.id = e.host_id
 LEFT JOIN names k ON k.id = e.kernel_id
+LEFT JOIN paths p ON p.id = e.path_id
 LEFT JOIN files f ON f.id = e.file_id;
 
 -- Kernel timings at a glance (all time; gpulog-report does windows).
@@ -199,15 +258,27 @@ SELECT m.id,
        m.ts_us, m.thread,
        CASE m.action WHEN 0 THEN 'allocate' WHEN 1 THEN 'free' ELSE 'allocate failure' END AS action,
        printf('0x%x', m.ptr) AS ptr, m.size_bytes, printf('0x%x', m.cuda_stream) AS cuda_stream,
-       f.path, m.line
-FROM mem_events m LEFT JOIN files f ON f.id = m.file_id;
+       ifnull(p.path, f.path) AS path, m.line
+FROM mem_events m LEFT JOIN paths p ON p.id = m.path_id LEFT JOIN files f ON f.id = m.file_id;
 
 -- Rejected lines with their file.
 CREATE VIEW v_rejects AS
 SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,
-       f.path, r.line, r.offset, r.reason, r.length,
+       ifnull(p.path, f.path) AS path, r.line, r.offset, r.reason, r.length,
        CAST(r.excerpt AS TEXT) AS excerpt, r.run_id
-FROM rejects r LEFT JOIN files f ON f.id = r.file_id;
+FROM rejects r LEFT JOIN paths p ON p.id = r.path_id LEFT JOIN files f ON f.id = r.file_id;
+
+-- Samples with their series resolved and an ISO 8601 time.
+CREATE VIEW v_samples AS
+SELECT s.id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_us / 1e6, 'unixepoch') AS time,
+       s.ts_us, m.name AS metric, s.value, r.device, h.name AS host, r.source,
+       r.labels, s.ts_estimated, p.path, s.line, s.series_id
+FROM samples s
+JOIN series r ON r.id = s.series_id
+JOIN names m ON m.id = r.metric_id
+LEFT JOIN names h ON h.id = r.host_id
+LEFT JOIN paths p ON p.id = s.path_id;
 
 -- Files with what was made of them.
 CREATE VIEW v_files AS

@@ -21,22 +21,40 @@
 
 #define GL_BATCH_ARENA (6u << 20)	/* bytes of strings per batch */
 #define GL_BATCH_ROWS 8192		/* events + memory events per batch */
+#define GL_BATCH_SAMPLES 16384		/* metric samples per batch */
 #define GL_BATCH_REJECTS 1024
 #define GL_BATCH_OPS 512
 #define GL_BATCH_NOTICES 64
 #define GL_EXCERPT_MAX 1024		/* bytes of a rejected line kept */
 
+/*
+ * Every row carries the path it was read from (in the arena; rows of one
+ * file in one batch share one copy), so the store can name it in the
+ * append-only paths table: files rows are reused, paths rows never.
+ */
 struct gl_bev {
 	struct gl_event ev;
 	int64_t stream_id;
 	int64_t file_id;
+	struct gl_str path;
 	uint64_t line;			/* 1-based line of the record's first line */
+	int comp_from_path;		/* ev.component is the file's, the record names none */
 };
 
 struct gl_bmem {
 	struct gl_memev m;
 	int64_t stream_id;
 	int64_t file_id;
+	struct gl_str path;
+	uint64_t line;
+};
+
+struct gl_bsample {
+	struct gl_sample s;		/* strings in the arena */
+	const char *source;		/* static: the format's name */
+	int64_t stream_id;
+	int64_t file_id;
+	struct gl_str path;
 	uint64_t line;
 };
 
@@ -44,6 +62,7 @@ struct gl_brej {
 	int64_t ts_us;			/* the last record's time before it, or GL_TS_NONE */
 	int64_t stream_id;		/* 0: none (damage found before any stream) */
 	int64_t file_id;
+	struct gl_str path;		/* {NULL,0}: none */
 	uint64_t line;			/* 0: not a line (file damage) */
 	uint64_t offset;
 	uint64_t length;
@@ -69,6 +88,7 @@ struct gl_bstream {
 	int64_t day_us;
 	int64_t last_tod_us;
 	int64_t created_run;
+	struct gl_str parse_state;	/* bytes of gl_parse_ctx.state at pos; p NULL: none */
 };
 
 struct gl_bfile {
@@ -112,6 +132,8 @@ struct gl_batch {
 	size_t nev;
 	struct gl_bmem *mem;
 	size_t nmem;
+	struct gl_bsample *samp;
+	size_t nsamp;
 	struct gl_brej *rej;
 	size_t nrej;
 	struct gl_bop *op;
@@ -124,6 +146,8 @@ struct gl_batch {
 	uint64_t files_skipped, files_failed, files_damaged;
 	uint64_t rejects_unstored, files_rejects_capped;
 	int last;			/* the producer is done after this batch */
+	uint64_t gen;			/* incremented by each reset: arena copies of older
+					 * generations are gone */
 };
 
 struct gl_batch *gl_batch_new(void);
@@ -137,7 +161,8 @@ struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s);
 /* Free arena bytes. */
 size_t gl_batch_room(const struct gl_batch *b);
 
-/* 1 when any fixed capacity is reached and the batch must be sent. */
+/* 1 when any fixed capacity is reached and the batch must be sent (the
+ * samples array counts as full when it cannot take GL_BATCH_SAMPLES / 8 more). */
 int gl_batch_full(const struct gl_batch *b);
 
 #endif

@@ -6,7 +6,7 @@
  * In: one line. A record starts with the date:
  *     2025-09-09 14:30:22,123 - performance_monitor - WARNING - cpu_usage (91.30) exceeds threshold (85.00)
  *     2025-09-09 14:30:22.123 - WARNING - disk almost full
- * asctime has no zone and is taken as UTC; a comma (Python's default) or a
+ * asctime has no zone: it is in the zone of --timezone (default UTC); a comma (Python's default) or a
  * dot stands before the milliseconds. A traceback or a message with
  * newlines goes on in lines that do not start with a date; they continue
  * the record (GL_FMT_MULTILINE):
@@ -89,7 +89,7 @@ static void pylog_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		rec->reason = "asctime: not YYYY-MM-DD HH:MM:SS,mmm";
 		return;
 	}
-	ev->ts_us = ts;
+	ev->ts_us = gl_ctx_naive_to_utc(ctx, ts);
 	s2 = find_sep(line, len, (size_t)(s1 - line) + SEP_LEN);
 	s3 = s2 ? find_sep(line, len, (size_t)(s2 - line) + SEP_LEN) : NULL;
 	/* name - LEVEL - message */

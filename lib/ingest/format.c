@@ -119,9 +119,8 @@ void gl_parse_ctx_release(struct gl_parse_ctx *ctx)
  */
 static pthread_mutex_t tz_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int64_t gl_ctx_naive_to_utc(const struct gl_parse_ctx *ctx, int64_t naive_us)
+static int64_t naive_to_utc(const char *zone, int64_t naive_us)
 {
-	const char *zone = ctx->tz_name;
 	int64_t secs = naive_us / GL_US_PER_S, frac = naive_us % GL_US_PER_S;
 	char *old = NULL;
 	struct tm tm;
@@ -154,6 +153,23 @@ int64_t gl_ctx_naive_to_utc(const struct gl_parse_ctx *ctx, int64_t naive_us)
 	if (utc == (time_t)-1)
 		return naive_us;
 	return (int64_t)utc * GL_US_PER_S + frac;
+}
+
+int64_t gl_ctx_naive_to_utc(struct gl_parse_ctx *ctx, int64_t naive_us)
+{
+	const char *zone = ctx->tz_name;
+	int64_t minute = naive_us / (60 * GL_US_PER_S) - (naive_us % (60 * GL_US_PER_S) < 0);
+	int64_t start;
+
+	if (!zone || !*zone || !strcmp(zone, "UTC") || !strcmp(zone, "Etc/UTC"))
+		return naive_us;
+	if (ctx->tz_cached != zone || ctx->tz_minute != minute) {
+		start = minute * 60 * GL_US_PER_S;
+		ctx->tz_offset_us = naive_to_utc(zone, start) - start;
+		ctx->tz_minute = minute;
+		ctx->tz_cached = zone;
+	}
+	return naive_us + ctx->tz_offset_us;
 }
 
 struct gl_sample *gl_ctx_samples(struct gl_parse_ctx *ctx, size_t n)

@@ -123,6 +123,7 @@ struct gl_sample {
 	double value;
 	struct gl_str device;		/* GPU index as text ("0"), else uuid or name; p NULL: not per device */
 	struct gl_str labels;		/* JSON object text of further labels ({"uuid":"GPU-..","name":".."}); p NULL: none */
+	int ts_estimated;		/* 1: ts_us placed, not read (config start + interval_s, a monotonic clock) */
 };
 
 enum gl_rec_kind {
@@ -234,6 +235,10 @@ struct gl_parse_ctx {
 	 */
 	void *priv;
 	void (*priv_free)(void *priv);
+	/* gl_ctx_naive_to_utc()'s cache: the offset of one naive minute */
+	int64_t tz_minute;		/* naive µs / 60 s of the cached minute */
+	int64_t tz_offset_us;		/* UTC - naive in that minute */
+	const char *tz_cached;		/* the zone it was computed for; NULL: none yet */
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
@@ -271,9 +276,12 @@ struct gl_sample *gl_ctx_samples(struct gl_parse_ctx *ctx, size_t n);
 /*
  * A naive wall-clock time (read as if it were UTC: the µs since 1970 of
  * the written date and time) in ctx's zone (tz_name; NULL or "UTC": none),
- * turned into true UTC µs.
+ * turned into true UTC µs. A time in the hour a clock skips (02:30 on a
+ * spring-forward night) is read as if the clock had not been moved (03:30
+ * local); one in the hour it repeats takes the C library's choice. The
+ * offset is cached per naive minute (zones change offset on whole minutes).
  */
-int64_t gl_ctx_naive_to_utc(const struct gl_parse_ctx *ctx, int64_t naive_us);
+int64_t gl_ctx_naive_to_utc(struct gl_parse_ctx *ctx, int64_t naive_us);
 
 /* Bytes of the line's scratch reserve still free. */
 size_t gl_ctx_scratch_left(const struct gl_parse_ctx *ctx);

@@ -106,6 +106,7 @@ static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
 	st->lines_read += b->lines_read;
 	st->lines_continued += b->lines_continued;
 	st->lines_stored += b->nev + b->nmem;
+	st->samples_stored += b->nsamp;
 	for (size_t i = 0; i < b->nrej; i++)
 		if (b->rej[i].line)
 			st->lines_rejected++;
@@ -185,6 +186,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	q.prod.max_rejects = o->max_rejects ? o->max_rejects : GL_MAX_REJECTS_DEFAULT;
 	q.prod.run_id = run_id;
 	q.prod.now_us = gl_time_now_us();
+	q.prod.tz_name = o->tz_name && strcmp(o->tz_name, "UTC") != 0 ? o->tz_name : NULL;
 	q.prod.send = pipe_send;
 	q.prod.pipe = &q;
 	q.found = &found;
@@ -265,6 +267,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	st->bytes_done = atomic_load(&q.prod.bytes_done) + atomic_load(&q.prod.bytes_current);
 	st->files_done = atomic_load(&q.prod.files_done);
 	st->elapsed_s = seconds_since(&t0);
+	st->events_duplicate = gl_store_duplicates(store);
 	if ((rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)
 		goto out;
 	if (o->progress)

@@ -31,6 +31,7 @@ struct gl_producer {
 	uint64_t max_rejects;		/* rejected lines stored per file */
 	int64_t run_id;
 	int64_t now_us;
+	const char *tz_name;		/* --timezone: zone of naive times; NULL: UTC */
 	struct gl_batch *b;		/* the batch being filled */
 	/* Hands p->b to the writer and puts an empty batch in p->b.
 	 * Returns GL_OK, or a negative code when the run is aborting. */

@@ -13,9 +13,18 @@
 
 enum identity { ID_NEW, ID_CONTINUE, ID_COPY };
 
+/* A metric sample held with a pending record: strings as offsets into its buf. */
+struct pend_sample {
+	struct gl_sample s;	/* strings rebuilt at flush */
+	size_t metric_off, device_off, labels_off;
+	int has_device, has_labels;
+};
+
 /* A multi-line record being assembled (continuation lines appended). */
 struct pending {
 	int active;
+	struct pend_sample *samp;	/* the samples of its first line */
+	size_t nsamp, capsamp;
 	struct gl_event ev;	/* strings point into buf, rebuilt at flush */
 	size_t comp_off, comp_len, kern_off, kern_len, meta_off, meta_len, msg_off;
 	int has_comp, has_kern, has_meta;
@@ -44,6 +53,18 @@ struct job {
 	uint64_t new_lines;
 	int64_t last_ts;		/* time of the last record stored, for rejects */
 	uint64_t nrejected;		/* rejected lines stored from this file in this run */
+	/* this file's path in the batch being filled (rows share one copy) */
+	struct gl_str bpath;
+	const struct gl_batch *bpath_b;
+	uint64_t bpath_gen;
+	/*
+	 * The parse state as it was before the line in hand: a batch sent
+	 * while a line is handled claims the position before that line, so
+	 * it must carry the state before it too.
+	 */
+	int in_line;
+	unsigned char prev_state[GL_PARSE_STATE_MAX];
+	size_t prev_state_len;
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -52,8 +73,8 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 /* Arena bytes the state ops of one file take at most: path, first path,
- * component and note. */
-#define GL_STATE_ROOM (3 * 4096 + 2048)
+ * component, note, parse state, and the rows' copy of the path. */
+#define GL_STATE_ROOM (4 * 4096 + 2048 + GL_PARSE_STATE_MAX)
 
 /* records.c: lines into batch rows, and the state that makes them final */
 /* Makes sure the batch can take a file's state ops (sending it if not). */

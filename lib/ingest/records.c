@@ -126,6 +126,14 @@ void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const cha
 		op->u.stream.day_us = st->day_us;
 		op->u.stream.last_tod_us = st->last_tod_us;
 		op->u.stream.created_run = st->created_run;
+		{
+			const unsigned char *ps = j->in_line ? j->prev_state : j->ctx.state;
+			size_t pn = j->in_line ? j->prev_state_len : j->ctx.state_len;
+
+			gl_state_set_parse_state(p->state, j->si, ps, pn);
+			op->u.stream.parse_state = pn ? gl_batch_str(b, (struct gl_str){(const char *)ps, pn})
+						      : (struct gl_str){NULL, 0};
+		}
 		if (checkpoint && at.bytes) {
 			gl_state_add_checkpoint(p->state, j->si, at);
 			op = &b->op[b->nop++];
@@ -190,6 +198,19 @@ static int room(struct job *j, size_t bytes)
 	return GL_OK;
 }
 
+/* This file's path in the current batch, copied once per batch. */
+static struct gl_str job_path(struct job *j)
+{
+	struct gl_batch *b = j->p->b;
+
+	if (!j->bpath.p || j->bpath_b != b || j->bpath_gen != b->gen) {
+		j->bpath = gl_batch_str(b, cstr(j->f->path));
+		j->bpath_b = b;
+		j->bpath_gen = b->gen;
+	}
+	return j->bpath;
+}
+
 int gl_job_room_for_state(struct job *j)
 {
 	return room(j, 0);
@@ -235,6 +256,7 @@ int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length
 	r->ts_us = j->last_ts;
 	r->stream_id = j->si >= 0 ? j->p->state->stream[j->si].id : 0;
 	r->file_id = j->p->state->file[j->fi].id;
+	r->path = job_path(j);
 	r->line = line;
 	r->offset = offset;
 	r->length = length;
@@ -249,27 +271,87 @@ static size_t ev_bytes(const struct gl_event *e, const char *dflt)
 	       (dflt ? strlen(dflt) : 0);
 }
 
-static int add_event(struct job *j, const struct gl_event *e, uint64_t line)
+static size_t samples_bytes(const struct gl_sample *v, size_t n)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += v[i].metric.len + v[i].device.len + v[i].labels.len;
+	return t;
+}
+
+/* Puts ev into the batch; the caller made room. */
+static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 {
 	struct gl_sstream *st = &j->p->state->stream[j->si];
-	int rc = room(j, ev_bytes(e, st->component));
-	struct gl_batch *b;
-	struct gl_bev *x;
+	struct gl_batch *b = j->p->b;
+	struct gl_bev *x = &b->ev[b->nev++];
 
-	if (rc != GL_OK)
-		return rc;
-	b = j->p->b;
-	x = &b->ev[b->nev++];
 	x->ev = *e;
 	x->ev.component = gl_batch_str(b, e->component.p ? e->component : cstr(st->component));
+	x->comp_from_path = !e->component.p;
 	x->ev.message = gl_batch_str(b, e->message);
 	x->ev.kernel = gl_batch_str(b, e->kernel);
 	x->ev.metadata = gl_batch_str(b, e->metadata);
 	x->stream_id = st->id;
 	x->file_id = j->p->state->file[j->fi].id;
+	x->path = job_path(j);
 	x->line = line;
 	if (e->ts_us != GL_TS_NONE)
 		j->last_ts = e->ts_us;
+}
+
+/* A string of a sample, copied once when samples share it (one device
+ * and label set for all fields of a row). */
+static struct gl_str sample_str(struct gl_batch *b, struct gl_str s, struct gl_str *last_src,
+				struct gl_str *last_copy)
+{
+	if (!s.p)
+		return s;
+	if (s.p == last_src->p && s.len == last_src->len)
+		return *last_copy;
+	*last_src = s;
+	*last_copy = gl_batch_str(b, s);
+	return *last_copy;
+}
+
+/* Puts v[0..n) into the batch; the caller made room. */
+static void put_samples(struct job *j, const struct gl_sample *v, size_t n, uint64_t line)
+{
+	struct gl_batch *b = j->p->b;
+	struct gl_str src[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}}, cp[3];
+
+	for (size_t i = 0; i < n; i++) {
+		struct gl_bsample *x = &b->samp[b->nsamp++];
+
+		x->s = v[i];
+		x->s.metric = sample_str(b, v[i].metric, &src[0], &cp[0]);
+		x->s.device = sample_str(b, v[i].device, &src[1], &cp[1]);
+		x->s.labels = sample_str(b, v[i].labels, &src[2], &cp[2]);
+		x->source = j->fmt->name;
+		x->stream_id = j->p->state->stream[j->si].id;
+		x->file_id = j->p->state->file[j->fi].id;
+		x->path = job_path(j);
+		x->line = line;
+		j->last_ts = v[i].ts_us;
+	}
+}
+
+/*
+ * One record: an event (may be NULL) and its samples, with one room check
+ * for both, so that a batch sent for room never holds half of a line.
+ */
+static int add_record(struct job *j, const struct gl_event *e, const struct gl_sample *v,
+		      size_t n, uint64_t line)
+{
+	const char *dflt = j->p->state->stream[j->si].component;
+	int rc = room(j, (e ? ev_bytes(e, dflt) : 0) + samples_bytes(v, n));
+
+	if (rc != GL_OK)
+		return rc;
+	if (e)
+		put_event(j, e, line);
+	put_samples(j, v, n, line);
 	return GL_OK;
 }
 
@@ -287,6 +369,7 @@ static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 	j->last_ts = m->ts_us;
 	x->stream_id = j->p->state->stream[j->si].id;
 	x->file_id = j->p->state->file[j->fi].id;
+	x->path = job_path(j);
 	x->line = line;
 	return GL_OK;
 }
@@ -325,8 +408,16 @@ int gl_job_flush(struct job *j)
 		return GL_OK;
 	/* Room first, while the record still counts as not committed: a batch
 	 * sent now must not claim its lines. */
-	if ((rc = room(j, pd->len + strlen(j->p->state->stream[j->si].component))) != GL_OK)
+	if ((rc = room(j, pd->len * (1 + pd->nsamp) +
+			      strlen(j->p->state->stream[j->si].component))) != GL_OK)
 		return rc;
+	for (size_t i = 0; i < pd->nsamp; i++) {
+		struct pend_sample *ps = &pd->samp[i];
+
+		ps->s.metric.p = pd->buf + ps->metric_off;
+		ps->s.device.p = ps->has_device ? pd->buf + ps->device_off : NULL;
+		ps->s.labels.p = ps->has_labels ? pd->buf + ps->labels_off : NULL;
+	}
 	pd->ev.component = pd->has_comp ? (struct gl_str){pd->buf + pd->comp_off, pd->comp_len}
 					 : (struct gl_str){NULL, 0};
 	pd->ev.kernel = pd->has_kern ? (struct gl_str){pd->buf + pd->kern_off, pd->kern_len}
@@ -335,15 +426,45 @@ int gl_job_flush(struct job *j)
 				       : (struct gl_str){NULL, 0};
 	pd->ev.message = (struct gl_str){pd->buf + pd->msg_off, pd->len - pd->msg_off};
 	pd->active = 0;
-	return add_event(j, &pd->ev, pd->line);
+	put_event(j, &pd->ev, pd->line);
+	for (size_t i = 0; i < pd->nsamp; i++)
+		put_samples(j, &pd->samp[i].s, 1, pd->line);
+	return GL_OK;
 }
 
-static int pend_start(struct job *j, const struct gl_event *e, uint64_t line, struct gl_pos start)
+/* Keeps the samples of a pending record's first line with it. */
+static int pend_samples(struct pending *pd, const struct gl_sample *v, size_t n)
+{
+	pd->nsamp = 0;
+	if (n > pd->capsamp) {
+		struct pend_sample *a = realloc(pd->samp, n * sizeof(*a));
+
+		if (!a)
+			return -1;
+		pd->samp = a;
+		pd->capsamp = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pend_sample *ps = &pd->samp[pd->nsamp++];
+		int has;
+
+		ps->s = v[i];
+		if (pend_put(pd, v[i].metric, &ps->metric_off, &has) < 0 ||
+		    pend_put(pd, v[i].device, &ps->device_off, &ps->has_device) < 0 ||
+		    pend_put(pd, v[i].labels, &ps->labels_off, &ps->has_labels) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int pend_start(struct job *j, const struct gl_event *e, const struct gl_sample *v,
+		      size_t n, uint64_t line, struct gl_pos start)
 {
 	struct pending *pd = &j->pend;
 	int has_msg;
 
 	pd->len = 0;
+	pd->nsamp = 0;
 	pd->ev = *e;
 	pd->line = line;
 	pd->start = start;
@@ -354,6 +475,8 @@ static int pend_start(struct job *j, const struct gl_event *e, uint64_t line, st
 	pd->comp_len = e->component.len;
 	pd->kern_len = e->kernel.len;
 	pd->meta_len = e->metadata.len;
+	if (pend_samples(pd, v, n) < 0)
+		return GL_ENOMEM;
 	if (pend_put(pd, e->message.p ? e->message : (struct gl_str){"", 0}, &pd->msg_off,
 		     &has_msg) < 0)
 		return GL_ENOMEM;
@@ -368,10 +491,14 @@ static int pend_start(struct job *j, const struct gl_event *e, uint64_t line, st
 static void classify(struct job *j, const char *p, size_t len, struct gl_rec *rec)
 {
 	const struct gl_format *cur = j->fmt;
+	size_t state_len = j->ctx.state_len;
 
 	gl_ctx_begin_line(&j->ctx, len);
+	rec->samples = NULL;
+	rec->n_samples = 0;
 	cur->parse(&j->ctx, p, len, rec);
-	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_MEM || rec->kind == GL_REC_NONE)
+	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_MEM || rec->kind == GL_REC_NONE ||
+	    rec->kind == GL_REC_SAMPLES)
 		return;
 	/*
 	 * Not a record of the current format. Even a line the current format
@@ -386,15 +513,23 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 			if (gl_formats[i] == cur)
 				continue;
 			gl_ctx_begin_line(&j->ctx, len);
+			alt.samples = NULL;
+			alt.n_samples = 0;
 			gl_formats[i]->parse(&j->ctx, p, len, &alt);
-			if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM) {
+			if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM ||
+			    alt.kind == GL_REC_SAMPLES) {
 				*rec = alt;
 				j->fmt = gl_formats[i];
 				return;
 			}
+			/* a trial never changes the stream's parse state */
+			memcpy(j->ctx.state, j->prev_state, state_len);
+			j->ctx.state_len = state_len;
 		}
 		/* scratch may have been reused by the trials: parse again */
 		gl_ctx_begin_line(&j->ctx, len);
+		rec->samples = NULL;
+		rec->n_samples = 0;
 		cur->parse(&j->ctx, p, len, rec);
 	}
 	if (rec->kind == GL_REC_FOREIGN) {
@@ -408,10 +543,11 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
  * Stores one line. j->pos is still the position before the line, so a
  * batch sent from in here never claims this line before its row is in.
  */
+static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno);
+
 int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 {
 	struct gl_batch *b = j->p->b;
-	struct gl_rec rec;
 	char reason[96];
 	size_t bad;
 	int rc;
@@ -442,15 +578,43 @@ int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 			return rc;
 		return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len, reason);
 	}
+	j->prev_state_len = j->ctx.state_len;
+	memcpy(j->prev_state, j->ctx.state, j->ctx.state_len);
+	j->in_line = 1;
+	rc = line_record(j, ln, lineno);
+	j->in_line = 0;
+	return rc;
+}
+
+/* The line after the checks of gl_job_line(): classified and stored. */
+static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno)
+{
+	struct gl_batch *b = j->p->b;
+	struct gl_rec rec;
+	char reason[96];
+	int rc;
+
 	classify(j, ln->p, ln->len, &rec);
+	if ((rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SAMPLES) &&
+	    rec.n_samples > GL_BATCH_SAMPLES / 8) {
+		snprintf(reason, sizeof(reason), "more than %u metric samples in one line (%zu)",
+			 GL_BATCH_SAMPLES / 8, rec.n_samples);
+		rec.kind = GL_REC_REJECT;
+		rec.reason = reason;
+	}
 	switch (rec.kind) {
 	case GL_REC_EVENT:
 		if ((rc = gl_job_flush(j)) != GL_OK)
 			return rc;
 		j->cut = 0;
 		if (j->fmt->flags & GL_FMT_MULTILINE)
-			return pend_start(j, &rec.ev, lineno, j->pos);
-		return add_event(j, &rec.ev, lineno);
+			return pend_start(j, &rec.ev, rec.samples, rec.n_samples, lineno, j->pos);
+		return add_record(j, &rec.ev, rec.samples, rec.n_samples, lineno);
+	case GL_REC_SAMPLES:
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		j->cut = 0;
+		return add_record(j, NULL, rec.samples, rec.n_samples, lineno);
 	case GL_REC_MEM:
 		if ((rc = gl_job_flush(j)) != GL_OK)
 			return rc;

@@ -52,6 +52,7 @@ void gl_state_release(struct gl_state *s)
 		free(s->stream[i].component);
 		free(s->stream[i].first_path);
 		free(s->stream[i].cp);
+		free(s->stream[i].parse_state);
 	}
 	free(s->file);
 	free(s->stream);
@@ -200,7 +201,13 @@ int32_t gl_state_add_stream(struct gl_state *s, const struct gl_sstream *st)
 	n->ncp = n->capcp = 0;
 	n->component = dup_or_null(st->component);
 	n->first_path = dup_or_null(st->first_path);
+	n->parse_state = NULL;
+	n->parse_state_len = 0;
 	s->nstream++;
+	if (st->parse_state_len &&
+	    gl_state_set_parse_state(s, (int32_t)(s->nstream - 1), st->parse_state,
+				     st->parse_state_len) < 0)
+		return -1;
 	if (st->id >= s->next_stream_id)
 		s->next_stream_id = st->id + 1;
 	if (s->nstream * 2 > s->nsbuckets)
@@ -323,4 +330,24 @@ int gl_state_set_path(struct gl_state *s, int32_t fi, const char *path)
 	free(s->file[fi].path);
 	s->file[fi].path = np;
 	return rehash_files(s);
+}
+
+int gl_state_set_parse_state(struct gl_state *s, int32_t si, const void *p, size_t n)
+{
+	struct gl_sstream *st = &s->stream[si];
+
+	if (n == 0) {
+		st->parse_state_len = 0;
+		return 0;
+	}
+	if (n > st->parse_state_len || !st->parse_state) {
+		unsigned char *v = realloc(st->parse_state, n);
+
+		if (!v)
+			return -1;
+		st->parse_state = v;
+	}
+	memcpy(st->parse_state, p, n);
+	st->parse_state_len = n;
+	return 0;
 }

@@ -38,6 +38,8 @@ struct gl_sstream {
 	int has_tod;
 	int64_t day_us, last_tod_us;
 	int64_t created_run;
+	unsigned char *parse_state;	/* the format's state at pos (gl_parse_ctx.state); owned */
+	size_t parse_state_len;		/* 0: none */
 	struct gl_pos *cp;		/* checkpoints, ascending by bytes */
 	size_t ncp, capcp;
 	int32_t next_head, next_id;	/* hash chains */
@@ -60,6 +62,8 @@ void gl_state_release(struct gl_state *s);
 int32_t gl_state_add_file(struct gl_state *s, const struct gl_sfile *f);
 /* Adds a copy of st without checkpoints. Returns its index or -1. */
 int32_t gl_state_add_stream(struct gl_state *s, const struct gl_sstream *st);
+/* Sets stream si's parse state to p[0..n) (n 0: none). Returns 0 or -1 (no memory). */
+int gl_state_set_parse_state(struct gl_state *s, int32_t si, const void *p, size_t n);
 /* Appends a checkpoint to stream index si (kept ascending; same bytes replaces). */
 int gl_state_add_checkpoint(struct gl_state *s, int32_t si, struct gl_pos pos);
 

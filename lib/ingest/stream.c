@@ -175,6 +175,8 @@ static int prescan_day(struct job *j)
 		if (ln.truncated || gl_line_blank(ln.p, ln.len))
 			continue;
 		gl_ctx_begin_line(&c, ln.len);
+		rec.samples = NULL;
+		rec.n_samples = 0;
 		j->fmt->parse(&c, ln.p, ln.len, &rec);
 	}
 	j->ctx.day_us = mday - c.day_us;
@@ -364,6 +366,19 @@ static int new_stream(struct job *j, const struct gl_format *fmt)
 	return GL_OK;
 }
 
+/* A stream continues: the time-of-day clock and the format's own state
+ * as they were after its last stored line. */
+static void restore_stream(struct job *j, const struct gl_sstream *st)
+{
+	if (st->has_tod) {
+		j->ctx.day_us = st->day_us;
+		j->ctx.last_tod_us = st->last_tod_us;
+	}
+	j->ctx.state_len = st->parse_state_len <= GL_PARSE_STATE_MAX ? st->parse_state_len : 0;
+	if (j->ctx.state_len)
+		memcpy(j->ctx.state, st->parse_state, j->ctx.state_len);
+}
+
 static const struct gl_format *stream_format(const struct gl_sstream *st)
 {
 	const struct gl_format *f = gl_format_find(st->format);
@@ -391,6 +406,7 @@ static int finish(struct job *j, int rc)
 	gl_reader_close(j->r);
 	gl_parse_ctx_release(&j->ctx);
 	free(j->pend.buf);
+	free(j->pend.samp);
 	atomic_store(&p->bytes_current, 0);
 	atomic_fetch_add(&p->bytes_done, (uint64_t)j->f->size);
 	atomic_fetch_add(&p->files_done, 1);
@@ -413,6 +429,8 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	j.status = "read";
 	j.last_ts = GL_TS_NONE;
 	gl_parse_ctx_init(&j.ctx);
+	j.ctx.file_mtime_us = f->mtime_ns / 1000;
+	j.ctx.tz_name = p->tz_name;
 
 	/* Make sure a whole file's state ops fit in this batch. */
 	if (gl_batch_full(p->b) && (rc = p->send(p)) != GL_OK)
@@ -503,10 +521,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 			j.last_cp = j.pos.bytes;
 			s->file[j.fi].stream_id = s->stream[si].id;
 			j.fmt = stream_format(&s->stream[si]);
-			if (s->stream[si].has_tod) {
-				j.ctx.day_us = s->stream[si].day_us;
-				j.ctx.last_tod_us = s->stream[si].last_tod_us;
-			}
+			restore_stream(&j, &s->stream[si]);
 			rc = read_lines(&j);
 			if (j.new_lines)
 				p->b->files_grown++;
@@ -527,10 +542,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		j.last_cp = st->pos.bytes;
 		s->file[j.fi].stream_id = st->id;
 		j.fmt = stream_format(st);
-		if (st->has_tod) {
-			j.ctx.day_us = st->day_us;
-			j.ctx.last_tod_us = st->last_tod_us;
-		}
+		restore_stream(&j, st);
 		j.damaged = 0;
 		rc = read_lines(&j);
 		if (j.new_lines)

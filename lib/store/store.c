@@ -34,6 +34,16 @@ struct name_slot {
 	size_t len;
 };
 
+/*
+ * An in-memory map from bytes to the id of their row, loaded at open and
+ * kept in step with the table: names (components, kernels, hosts,
+ * metrics), paths, and series (keyed by series_key()).
+ */
+struct intern {
+	struct name_slot *v;
+	size_t n, cap;		/* cap: power of two */
+};
+
 /* A WAL longer than this is checkpointed (in the background). */
 #define GL_CHECKPOINT_BYTES_WAL (16 << 20)
 /*
@@ -68,9 +78,15 @@ struct gl_store {
 	int lock_fd;
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name;
-	struct name_slot *names;
-	size_t nnames, capnames;	/* capnames: power of two */
+		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe;
+	struct intern names, paths, series;
+	/* the last path looked up: rows of one file in a batch share its copy */
+	const char *last_path;
+	size_t last_path_len;
+	int64_t last_path_id;
+	char *key;		/* series_key() buffer */
+	size_t keycap;
+	uint64_t duplicates;	/* events marked dup_of since open */
 };
 
 static int db_err(struct gl_store *st, struct gl_err *err, const char *what)
@@ -186,7 +202,171 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"       f.path, r.line, r.offset, r.reason, r.length,"
 	"       CAST(r.excerpt AS TEXT) AS excerpt, r.run_id"
 	" FROM rejects r LEFT JOIN files f ON f.id = r.file_id;",
+	/*
+	 * 2 -> 3: metric samples and series; the append-only paths table
+	 * (rows read so far get the path their file row has now: the best
+	 * that is known of them); per-stream parse state; record hashes and
+	 * duplicates (marked by mark_old_duplicates() after this).
+	 */
+	"CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);"
+	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
+	"ALTER TABLE streams ADD COLUMN parse_state BLOB;"
+	"ALTER TABLE events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
+	"ALTER TABLE events ADD COLUMN rec_hash INTEGER;"
+	"ALTER TABLE events ADD COLUMN dup_of INTEGER;"
+	"ALTER TABLE mem_events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
+	"ALTER TABLE rejects ADD COLUMN path_id INTEGER REFERENCES paths(id);"
+	"CREATE TEMP TABLE file_path AS SELECT f.id AS file_id, p.id AS path_id"
+	" FROM files f JOIN paths p ON p.path = f.path;"
+	"CREATE INDEX temp.file_path_id ON file_path (file_id);"
+	"UPDATE events SET path_id = (SELECT path_id FROM file_path WHERE file_id = events.file_id),"
+	" rec_hash = gl_rec_hash(ts_us, level,"
+	"  (SELECT name FROM names WHERE id = events.component_id),"
+	"  (SELECT name FROM names WHERE id = events.host_id),"
+	"  (SELECT name FROM names WHERE id = events.kernel_id), message, metadata, dur_us, exec_ms,"
+	"  mem_mb, alloc_mb, peak_mb, util_pct, error_count, recovery_attempts, anomaly);"
+	"UPDATE mem_events SET path_id = (SELECT path_id FROM file_path WHERE file_id = mem_events.file_id);"
+	"UPDATE rejects SET path_id = (SELECT path_id FROM file_path WHERE file_id = rejects.file_id);"
+	"DROP TABLE temp.file_path;"
+	"DROP INDEX events_ts;"
+	"CREATE INDEX events_ts ON events (ts_us, rec_hash);"
+	"CREATE TABLE series (id INTEGER PRIMARY KEY, metric_id INTEGER NOT NULL REFERENCES names(id),"
+	" device TEXT, host_id INTEGER REFERENCES names(id), source TEXT NOT NULL, labels TEXT);"
+	"CREATE UNIQUE INDEX series_key ON series"
+	" (metric_id, ifnull(device, ''), ifnull(host_id, 0), source, ifnull(labels, ''));"
+	"CREATE TABLE samples (id INTEGER PRIMARY KEY, ts_us INTEGER NOT NULL,"
+	" series_id INTEGER NOT NULL REFERENCES series(id), value REAL NOT NULL,"
+	" ts_estimated INTEGER NOT NULL DEFAULT 0, stream_id INTEGER NOT NULL REFERENCES streams(id),"
+	" line INTEGER NOT NULL, file_id INTEGER REFERENCES files(id),"
+	" path_id INTEGER REFERENCES paths(id));"
+	"CREATE INDEX samples_ts ON samples (ts_us);"
+	"CREATE INDEX samples_series_ts ON samples (series_id, ts_us);"
+	"DROP VIEW v_events; DROP VIEW v_mem_events; DROP VIEW v_rejects;"
+	"CREATE VIEW v_events AS"
+	" SELECT e.id, strftime('%Y-%m-%dT%H:%M:%fZ', e.ts_us / 1e6, 'unixepoch') AS time,"
+	"       e.ts_us, l.name AS level, c.name AS component, h.name AS host,"
+	"       k.name AS kernel, e.dur_us, e.exec_ms, e.mem_mb, e.alloc_mb, e.peak_mb,"
+	"       e.util_pct, e.error_count, e.recovery_attempts, e.anomaly,"
+	"       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of"
+	" FROM events e JOIN levels l ON l.id = e.level"
+	" LEFT JOIN names c ON c.id = e.component_id LEFT JOIN names h ON h.id = e.host_id"
+	" LEFT JOIN names k ON k.id = e.kernel_id LEFT JOIN paths p ON p.id = e.path_id"
+	" LEFT JOIN files f ON f.id = e.file_id;"
+	"CREATE VIEW v_mem_events AS"
+	" SELECT m.id, strftime('%Y-%m-%dT%H:%M:%fZ', m.ts_us / 1e6, 'unixepoch') AS time,"
+	"       m.ts_us, m.thread,"
+	"       CASE m.action WHEN 0 THEN 'allocate' WHEN 1 THEN 'free' ELSE 'allocate failure' END AS action,"
+	"       printf('0x%x', m.ptr) AS ptr, m.size_bytes, printf('0x%x', m.cuda_stream) AS cuda_stream,"
+	"       ifnull(p.path, f.path) AS path, m.line"
+	" FROM mem_events m LEFT JOIN paths p ON p.id = m.path_id LEFT JOIN files f ON f.id = m.file_id;"
+	"CREATE VIEW v_rejects AS"
+	" SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,"
+	"       ifnull(p.path, f.path) AS path, r.line, r.offset, r.reason, r.length,"
+	"       CAST(r.excerpt AS TEXT) AS excerpt, r.run_id"
+	" FROM rejects r LEFT JOIN paths p ON p.id = r.path_id LEFT JOIN files f ON f.id = r.file_id;"
+	"CREATE VIEW v_samples AS"
+	" SELECT s.id, strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_us / 1e6, 'unixepoch') AS time,"
+	"       s.ts_us, m.name AS metric, s.value, r.device, h.name AS host, r.source,"
+	"       r.labels, s.ts_estimated, p.path, s.line, s.series_id"
+	" FROM samples s JOIN series r ON r.id = s.series_id JOIN names m ON m.id = r.metric_id"
+	" LEFT JOIN names h ON h.id = r.host_id LEFT JOIN paths p ON p.id = s.path_id;",
 };
+
+/*
+ * The rule for duplicates, applied to the rows of one (ts_us, rec_hash)
+ * group in id order (ids[0..n), streams[0..n)): a row is a duplicate of
+ * the first earlier original of another stream; else it is an original.
+ * Sets dup[i] (0: original). The ingest probe (put_event) applies the same
+ * rule one row at a time.
+ */
+static void dup_rule(const int64_t *ids, const int64_t *streams, int64_t *dup, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		dup[i] = 0;
+		for (size_t k = 0; k < i && !dup[i]; k++)
+			if (!dup[k] && streams[k] != streams[i])
+				dup[i] = ids[k];
+	}
+}
+
+/*
+ * After the 2 -> 3 migration: marks duplicates among the rows stored
+ * before, group by group. Only groups with rows of two streams or more
+ * are read (one pass over the events_ts index finds them).
+ */
+static int mark_old_duplicates(struct gl_store *st, struct gl_err *err)
+{
+	sqlite3_stmt *g = NULL, *r = NULL, *u = NULL;
+	int64_t *ids = NULL, *streams = NULL, *dup = NULL;
+	size_t cap = 0;
+	int rc = GL_OK, sr;
+
+	if ((rc = db_exec(st, "CREATE TEMP TABLE dup_groups AS SELECT ts_us, rec_hash FROM events"
+			  " WHERE ts_us IS NOT NULL GROUP BY ts_us, rec_hash"
+			  " HAVING count(DISTINCT stream_id) > 1", err)) != GL_OK)
+		return rc;
+	if (sqlite3_prepare_v2(st->db, "SELECT ts_us, rec_hash FROM temp.dup_groups", -1, &g, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "SELECT id, stream_id FROM events INDEXED BY events_ts"
+			       " WHERE ts_us = ?1 AND rec_hash = ?2 ORDER BY id", -1, &r, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "UPDATE events SET dup_of = ?2 WHERE id = ?1", -1, &u, NULL) !=
+		    SQLITE_OK) {
+		rc = db_err(st, err, "cannot migrate database");
+		goto out;
+	}
+	while (rc == GL_OK && (sr = sqlite3_step(g)) == SQLITE_ROW) {
+		size_t n = 0;
+
+		sqlite3_bind_int64(r, 1, sqlite3_column_int64(g, 0));
+		sqlite3_bind_int64(r, 2, sqlite3_column_int64(g, 1));
+		while (sqlite3_step(r) == SQLITE_ROW) {
+			if (n == cap) {
+				size_t c = cap ? cap * 2 : 16;
+				int64_t *a = realloc(ids, c * sizeof(*a)), *b2, *d;
+
+				if (a)
+					ids = a;
+				b2 = a ? realloc(streams, c * sizeof(*b2)) : NULL;
+				if (b2)
+					streams = b2;
+				d = b2 ? realloc(dup, c * sizeof(*d)) : NULL;
+				if (!d) {
+					rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+					break;
+				}
+				dup = d;
+				cap = c;
+			}
+			ids[n] = sqlite3_column_int64(r, 0);
+			streams[n++] = sqlite3_column_int64(r, 1);
+		}
+		sqlite3_reset(r);
+		if (rc != GL_OK)
+			break;
+		dup_rule(ids, streams, dup, n);
+		for (size_t i = 0; i < n && rc == GL_OK; i++) {
+			if (!dup[i])
+				continue;
+			sqlite3_bind_int64(u, 1, ids[i]);
+			sqlite3_bind_int64(u, 2, dup[i]);
+			if (sqlite3_step(u) != SQLITE_DONE)
+				rc = db_err(st, err, "cannot migrate database");
+			sqlite3_reset(u);
+		}
+	}
+	if (rc == GL_OK && sr != SQLITE_DONE)
+		rc = db_err(st, err, "cannot migrate database");
+out:
+	sqlite3_finalize(g);
+	sqlite3_finalize(r);
+	sqlite3_finalize(u);
+	free(ids);
+	free(streams);
+	free(dup);
+	if (rc == GL_OK)
+		rc = db_exec(st, "DROP TABLE temp.dup_groups", err);
+	return rc;
+}
 
 static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 {
@@ -226,7 +406,9 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		if ((rc = db_exec(st, "BEGIN", err)) != GL_OK)
 			return rc;
 		snprintf(sql, sizeof(sql), "PRAGMA user_version=%lld", (long long)ver + 1);
-		if ((rc = db_exec(st, migrations[ver], err)) != GL_OK || (rc = db_exec(st, sql, err)) != GL_OK ||
+		if ((rc = db_exec(st, migrations[ver], err)) != GL_OK ||
+		    (ver == 2 && (rc = mark_old_duplicates(st, err)) != GL_OK) ||
+		    (rc = db_exec(st, sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
@@ -249,28 +431,31 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	if ((rc = prepare(st, &st->ins_ev,
 			  "INSERT INTO events (ts_us, level, component_id, host_id, kernel_id, dur_us,"
 			  " exec_ms, mem_mb, alloc_mb, peak_mb, util_pct, error_count,"
-			  " recovery_attempts, anomaly, message, metadata, stream_id, line, file_id)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			  " recovery_attempts, anomaly, message, metadata, stream_id, line, file_id,"
+			  " path_id, rec_hash, dup_of)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
 			  "INSERT INTO mem_events (ts_us, thread, action, ptr, size_bytes, cuda_stream,"
-			  " host_id, stream_id, line, file_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+			  " host_id, stream_id, line, file_id, path_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_rej,
 			  "INSERT INTO rejects (run_id, file_id, stream_id, line, offset, reason,"
-			  " length, excerpt, ts_us) VALUES (?,?,?,?,?,?,?,?,?)",
+			  " length, excerpt, ts_us, path_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->put_stream,
 			  "INSERT INTO streams (id, format, component, first_path, bytes, lines, hash,"
-			  " head_bytes, head_hash, day_us, last_tod_us, created_run, updated_run)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+			  " head_bytes, head_hash, day_us, last_tod_us, created_run, updated_run,"
+			  " parse_state)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
 			  " format=excluded.format, bytes=excluded.bytes, lines=excluded.lines,"
 			  " hash=excluded.hash, head_bytes=excluded.head_bytes,"
 			  " head_hash=excluded.head_hash, day_us=excluded.day_us,"
-			  " last_tod_us=excluded.last_tod_us, updated_run=excluded.updated_run",
+			  " last_tod_us=excluded.last_tod_us, updated_run=excluded.updated_run,"
+			  " parse_state=excluded.parse_state",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->put_cp,
@@ -292,20 +477,35 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 		return rc;
 	if ((rc = prepare(st, &st->unpath, "UPDATE files SET path = NULL WHERE id = ?", err)) != GL_OK)
 		return rc;
+	if ((rc = prepare(st, &st->ins_path, "INSERT INTO paths (path) VALUES (?)", err)) != GL_OK)
+		return rc;
+	if ((rc = prepare(st, &st->ins_series,
+			  "INSERT INTO series (metric_id, host_id, device, source, labels)"
+			  " VALUES (?,?,?,?,?)", err)) != GL_OK)
+		return rc;
+	if ((rc = prepare(st, &st->ins_sample,
+			  "INSERT INTO samples (ts_us, series_id, value, ts_estimated, stream_id, line,"
+			  " file_id, path_id) VALUES (?,?,?,?,?,?,?,?)", err)) != GL_OK)
+		return rc;
+	/* The duplicate probe: an index lookup on (ts_us, rec_hash), never a scan. */
+	if ((rc = prepare(st, &st->dup_probe,
+			  "SELECT id FROM events INDEXED BY events_ts WHERE ts_us = ?1 AND rec_hash = ?2"
+			  " AND stream_id <> ?3 AND dup_of IS NULL ORDER BY id LIMIT 1", err)) != GL_OK)
+		return rc;
 	return prepare(st, &st->ins_name, "INSERT INTO names (name) VALUES (?)", err);
 }
 
-/* --- interned names ------------------------------------------------- */
+/* --- interned names, paths and series ---------------------------------- */
 
-static int names_grow(struct gl_store *st)
+static int intern_grow(struct intern *t)
 {
-	size_t cap = st->capnames ? st->capnames * 2 : 1024;
+	size_t cap = t->cap ? t->cap * 2 : 1024;
 	struct name_slot *v = calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < st->capnames; i++) {
-		struct name_slot *o = &st->names[i];
+	for (size_t i = 0; i < t->cap; i++) {
+		struct name_slot *o = &t->v[i];
 
 		if (!o->id)
 			continue;
@@ -315,32 +515,32 @@ static int names_grow(struct gl_store *st)
 			j = (j + 1) & (cap - 1);
 		v[j] = *o;
 	}
-	free(st->names);
-	st->names = v;
-	st->capnames = cap;
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
 	return 0;
 }
 
-static struct name_slot *names_slot(struct gl_store *st, const char *p, size_t len, uint64_t h)
+static struct name_slot *intern_slot(struct intern *t, const char *p, size_t len, uint64_t h)
 {
-	size_t j = h & (st->capnames - 1);
+	size_t j = h & (t->cap - 1);
 
-	while (st->names[j].id) {
-		struct name_slot *s = &st->names[j];
+	while (t->v[j].id) {
+		struct name_slot *s = &t->v[j];
 
 		if (s->hash == h && s->len == len && memcmp(s->name, p, len) == 0)
 			return s;
-		j = (j + 1) & (st->capnames - 1);
+		j = (j + 1) & (t->cap - 1);
 	}
-	return &st->names[j];
+	return &t->v[j];
 }
 
-static int names_add(struct gl_store *st, const char *p, size_t len, int64_t id)
+static int intern_add(struct intern *t, const char *p, size_t len, int64_t id)
 {
-	if ((st->nnames + 1) * 2 > st->capnames && names_grow(st) < 0)
+	if ((t->n + 1) * 2 > t->cap && intern_grow(t) < 0)
 		return -1;
 	uint64_t h = gl_hash64(p, len, 7);
-	struct name_slot *s = names_slot(st, p, len, h);
+	struct name_slot *s = intern_slot(t, p, len, h);
 
 	if (s->id)
 		return 0;
@@ -352,63 +552,268 @@ static int names_add(struct gl_store *st, const char *p, size_t len, int64_t id)
 	s->len = len;
 	s->hash = h;
 	s->id = id;
-	st->nnames++;
+	t->n++;
 	return 0;
 }
 
-static void names_clear(struct gl_store *st)
+/* The id of p[0..len) in t, or 0. */
+static int64_t intern_find(struct intern *t, const char *p, size_t len)
 {
-	for (size_t i = 0; i < st->capnames; i++)
-		free(st->names[i].name);
-	free(st->names);
-	st->names = NULL;
-	st->nnames = st->capnames = 0;
+	return intern_slot(t, p, len, gl_hash64(p, len, 7))->id;
 }
 
-static int names_load(struct gl_store *st, struct gl_err *err)
+static void intern_clear(struct intern *t)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->v[i].name);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
 
-	names_clear(st);
-	if (names_grow(st) < 0)
-		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (sqlite3_prepare_v2(st->db, "SELECT id, name FROM names", -1, &s, NULL) != SQLITE_OK)
-		return db_err(st, err, "cannot read names");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (names_add(st, (const char *)sqlite3_column_text(s, 1),
-			      (size_t)sqlite3_column_bytes(s, 1), sqlite3_column_int64(s, 0)) < 0) {
-			sqlite3_finalize(s);
-			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-		}
+/*
+ * The key of a series in st->key: metric id, host id, then device, source
+ * and labels, each as a presence byte, a length and the bytes. Returns its
+ * length, or 0 when memory runs out.
+ */
+static size_t series_key(struct gl_store *st, int64_t metric_id, int64_t host_id,
+			 struct gl_str device, struct gl_str source, struct gl_str labels)
+{
+	size_t need = 16 + 3 * 9 + device.len + source.len + labels.len, n = 0;
+	const struct gl_str part[3] = {device, source, labels};
+
+	if (need > st->keycap) {
+		char *v = realloc(st->key, need);
+
+		if (!v)
+			return 0;
+		st->key = v;
+		st->keycap = need;
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot read names");
+	memcpy(st->key, &metric_id, 8);
+	memcpy(st->key + 8, &host_id, 8);
+	n = 16;
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t len = part[i].len;
+
+		st->key[n++] = part[i].p != NULL;
+		memcpy(st->key + n, &len, 8);
+		n += 8;
+		if (part[i].len)
+			memcpy(st->key + n, part[i].p, part[i].len);
+		n += part[i].len;
+	}
+	return n;
 }
 
-/* The id of name s, inserting it when new; 0 for an absent s. */
-static int name_id(struct gl_store *st, struct gl_str s, int64_t *id, struct gl_err *err)
+static struct gl_str col_str(sqlite3_stmt *s, int i)
+{
+	struct gl_str v = {NULL, 0};
+
+	if (sqlite3_column_type(s, i) != SQLITE_NULL) {
+		v.p = (const char *)sqlite3_column_text(s, i);
+		v.len = (size_t)sqlite3_column_bytes(s, i);
+	}
+	return v;
+}
+
+/* Loads names, paths and series into memory (again, after a rollback). */
+static int interns_load(struct gl_store *st, struct gl_err *err)
+{
+	static const char *const sql[3] = {
+		"SELECT id, name FROM names",
+		"SELECT id, path FROM paths",
+		"SELECT id, metric_id, host_id, device, source, labels FROM series",
+	};
+	struct intern *t[3] = {&st->names, &st->paths, &st->series};
+	sqlite3_stmt *s = NULL;
+	int rc = SQLITE_DONE;
+
+	st->last_path = NULL;
+	for (int k = 0; k < 3; k++) {
+		intern_clear(t[k]);
+		if (intern_grow(t[k]) < 0)
+			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		if (sqlite3_prepare_v2(st->db, sql[k], -1, &s, NULL) != SQLITE_OK)
+			return db_err(st, err, "cannot read names");
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const char *p;
+			size_t len;
+
+			if (k < 2) {
+				p = (const char *)sqlite3_column_text(s, 1);
+				len = (size_t)sqlite3_column_bytes(s, 1);
+			} else {
+				len = series_key(st, sqlite3_column_int64(s, 1),
+						 sqlite3_column_int64(s, 2), col_str(s, 3),
+						 col_str(s, 4), col_str(s, 5));
+				p = st->key;
+			}
+			if ((k == 2 && !len) || intern_add(t[k], p, len, sqlite3_column_int64(s, 0)) < 0) {
+				sqlite3_finalize(s);
+				return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+			}
+		}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_DONE)
+			return db_err(st, err, "cannot read names");
+	}
+	return GL_OK;
+}
+
+/* The id of s in table t through statement ins ("INSERT ... VALUES (?)"),
+ * inserting it when new; 0 for an absent s. */
+static int intern_id(struct gl_store *st, struct intern *t, sqlite3_stmt *ins, struct gl_str s,
+		     int64_t *id, struct gl_err *err)
 {
 	*id = 0;
 	if (!s.p)
 		return GL_OK;
-	uint64_t h = gl_hash64(s.p, s.len, 7);
-	struct name_slot *slot = names_slot(st, s.p, s.len, h);
-
-	if (slot->id) {
-		*id = slot->id;
+	if ((*id = intern_find(t, s.p, s.len)) != 0)
 		return GL_OK;
-	}
-	sqlite3_bind_text(st->ins_name, 1, s.p, (int)s.len, SQLITE_STATIC);
-	if (sqlite3_step(st->ins_name) != SQLITE_DONE) {
-		sqlite3_reset(st->ins_name);
+	sqlite3_bind_text(ins, 1, s.p, (int)s.len, SQLITE_STATIC);
+	if (sqlite3_step(ins) != SQLITE_DONE) {
+		sqlite3_reset(ins);
 		return db_err(st, err, "cannot store name");
 	}
-	sqlite3_reset(st->ins_name);
+	sqlite3_reset(ins);
 	*id = sqlite3_last_insert_rowid(st->db);
-	if (names_add(st, s.p, s.len, *id) < 0)
+	if (intern_add(t, s.p, s.len, *id) < 0)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	return GL_OK;
+}
+
+static int name_id(struct gl_store *st, struct gl_str s, int64_t *id, struct gl_err *err)
+{
+	return intern_id(st, &st->names, st->ins_name, s, id, err);
+}
+
+/* The paths row of a batch row's path; rows of one file share the pointer. */
+static int path_id(struct gl_store *st, struct gl_str s, int64_t *id, struct gl_err *err)
+{
+	int rc;
+
+	if (s.p && s.p == st->last_path && s.len == st->last_path_len) {
+		*id = st->last_path_id;
+		return GL_OK;
+	}
+	if ((rc = intern_id(st, &st->paths, st->ins_path, s, id, err)) != GL_OK)
+		return rc;
+	st->last_path = s.p;
+	st->last_path_len = s.len;
+	st->last_path_id = *id;
+	return GL_OK;
+}
+
+/* --- record hash ------------------------------------------------------ */
+
+static void hash_str(struct gl_hash *h, struct gl_str s)
+{
+	unsigned char tag = s.p != NULL;
+	uint64_t len = s.len;
+
+	gl_hash_update(h, &tag, 1);
+	if (!s.p)
+		return;
+	gl_hash_update(h, &len, 8);
+	gl_hash_update(h, s.p, s.len);
+}
+
+static void hash_int(struct gl_hash *h, int present, int64_t v)
+{
+	unsigned char tag = (unsigned char)(present != 0);
+
+	gl_hash_update(h, &tag, 1);
+	if (present)
+		gl_hash_update(h, &v, 8);
+}
+
+static void hash_real(struct gl_hash *h, double v)
+{
+	unsigned char tag = !isnan(v);
+
+	gl_hash_update(h, &tag, 1);
+	if (tag) {
+		if (v == 0)
+			v = 0;	/* -0.0 and 0.0 are one value */
+		gl_hash_update(h, &v, 8);
+	}
+}
+
+uint64_t gl_store_rec_hash(const struct gl_event *e, struct gl_str host)
+{
+	struct gl_hash h;
+
+	gl_hash_init(&h, 0x7265635f68617368ULL);
+	hash_int(&h, e->ts_us != GL_TS_NONE, e->ts_us);
+	hash_int(&h, 1, (int64_t)e->level);
+	hash_str(&h, e->component);
+	hash_str(&h, host);
+	hash_str(&h, e->kernel);
+	hash_str(&h, e->message);
+	hash_str(&h, e->metadata);
+	hash_real(&h, e->dur_us);
+	hash_real(&h, e->exec_ms);
+	hash_real(&h, e->mem_mb);
+	hash_real(&h, e->alloc_mb);
+	hash_real(&h, e->peak_mb);
+	hash_real(&h, e->util_pct);
+	hash_int(&h, e->error_count >= 0, e->error_count);
+	hash_int(&h, e->recovery_attempts >= 0, e->recovery_attempts);
+	hash_int(&h, e->anomaly >= 0, e->anomaly);
+	return gl_hash_final(&h);
+}
+
+static struct gl_str value_str(sqlite3_value *v)
+{
+	struct gl_str s = {NULL, 0};
+
+	if (sqlite3_value_type(v) != SQLITE_NULL) {
+		s.p = (const char *)sqlite3_value_text(v);
+		s.len = (size_t)sqlite3_value_bytes(v);
+		if (!s.p)
+			s.p = "";
+	}
+	return s;
+}
+
+static double value_real(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_NULL ? NAN : sqlite3_value_double(v);
+}
+
+static int64_t value_count(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : sqlite3_value_int64(v);
+}
+
+/*
+ * SQL gl_rec_hash(ts_us, level, component, host, kernel, message, metadata,
+ * dur_us, exec_ms, mem_mb, alloc_mb, peak_mb, util_pct, error_count,
+ * recovery_attempts, anomaly): gl_store_rec_hash() of a stored row, for the
+ * migration of rows stored before version 3.
+ */
+static void sql_rec_hash(sqlite3_context *c, int n, sqlite3_value **a)
+{
+	struct gl_event e;
+
+	(void)n;
+	gl_event_init(&e);
+	e.ts_us = sqlite3_value_type(a[0]) == SQLITE_NULL ? GL_TS_NONE : sqlite3_value_int64(a[0]);
+	e.level = (enum gl_level)sqlite3_value_int(a[1]);
+	e.component = value_str(a[2]);
+	e.kernel = value_str(a[4]);
+	e.message = value_str(a[5]);
+	e.metadata = value_str(a[6]);
+	e.dur_us = value_real(a[7]);
+	e.exec_ms = value_real(a[8]);
+	e.mem_mb = value_real(a[9]);
+	e.alloc_mb = value_real(a[10]);
+	e.peak_mb = value_real(a[11]);
+	e.util_pct = value_real(a[12]);
+	e.error_count = value_count(a[13]);
+	e.recovery_attempts = value_count(a[14]);
+	e.anomaly = (int)value_count(a[15]);
+	sqlite3_result_int64(c, (int64_t)gl_store_rec_hash(&e, value_str(a[3])));
 }
 
 /* --- open / close --------------------------------------------------- */
@@ -574,6 +979,11 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 	/* Another SQLite client (not an ingest: those wait on the flock above)
 	 * holding a write lock: with --no-wait, fail promptly. */
 	sqlite3_busy_timeout(st->db, nowait ? 1000 : 60000);
+	if (sqlite3_create_function(st->db, "gl_rec_hash", 16, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    NULL, sql_rec_hash, NULL, NULL) != SQLITE_OK) {
+		rc = db_err(st, err, "cannot open database");
+		goto out;
+	}
 	if ((rc = create_or_migrate(st, fresh, err)) != GL_OK)
 		goto out;
 	if ((rc = db_exec(st,
@@ -583,7 +993,7 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		goto out;
 	if ((rc = prepare_all(st, err)) != GL_OK)
 		goto out;
-	if ((rc = names_load(st, err)) != GL_OK)
+	if ((rc = interns_load(st, err)) != GL_OK)
 		goto out;
 	rc = checkpointer_start(st, err);
 out:
@@ -608,6 +1018,10 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->put_file);
 	sqlite3_finalize(st->unpath);
 	sqlite3_finalize(st->ins_name);
+	sqlite3_finalize(st->ins_path);
+	sqlite3_finalize(st->ins_series);
+	sqlite3_finalize(st->ins_sample);
+	sqlite3_finalize(st->dup_probe);
 	if (st->db) {
 		/* Fold the WAL back so that the file alone is the database. */
 		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
@@ -615,7 +1029,10 @@ void gl_store_close(struct gl_store *st)
 	}
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
-	names_clear(st);
+	intern_clear(&st->names);
+	intern_clear(&st->paths);
+	intern_clear(&st->series);
+	free(st->key);
 	free(st->path);
 	free(st);
 }
@@ -636,7 +1053,7 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id, format, component, first_path, bytes, lines, hash,"
-			       " head_bytes, head_hash, day_us, last_tod_us, created_run"
+			       " head_bytes, head_hash, day_us, last_tod_us, created_run, parse_state"
 			       " FROM streams ORDER BY id",
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_err(st, err, "cannot read ingest state");
@@ -658,6 +1075,8 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 		x.day_us = sqlite3_column_int64(q, 9);
 		x.last_tod_us = sqlite3_column_int64(q, 10);
 		x.created_run = sqlite3_column_int64(q, 11);
+		x.parse_state = (unsigned char *)sqlite3_column_blob(q, 12);
+		x.parse_state_len = x.parse_state ? (size_t)sqlite3_column_bytes(q, 12) : 0;
 		if (gl_state_add_stream(s, &x) < 0) {
 			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto out;
@@ -825,16 +1244,44 @@ static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 }
 
 static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
-		     struct gl_err *err)
+		     struct gl_str host, struct gl_err *err)
 {
 	const struct gl_event *e = &b->ev;
 	sqlite3_stmt *s = st->ins_ev;
-	int64_t comp, kern;
+	int64_t comp, kern, pid, dup = 0;
+	uint64_t h;
 	int rc;
 
+	/* The record as written: a component taken from the file name is not
+	 * part of it (the same line in gpu.log and error.log is one record). */
+	if (b->comp_from_path) {
+		struct gl_event own = *e;
+
+		own.component = (struct gl_str){NULL, 0};
+		h = gl_store_rec_hash(&own, host);
+	} else {
+		h = gl_store_rec_hash(e, host);
+	}
+
 	if ((rc = name_id(st, e->component, &comp, err)) != GL_OK ||
-	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK)
+	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK ||
+	    (rc = path_id(st, b->path, &pid, err)) != GL_OK)
 		return rc;
+	if (e->ts_us != GL_TS_NONE) {
+		sqlite3_stmt *q = st->dup_probe;
+
+		sqlite3_bind_int64(q, 1, e->ts_us);
+		sqlite3_bind_int64(q, 2, (int64_t)h);
+		sqlite3_bind_int64(q, 3, b->stream_id);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW)
+			dup = sqlite3_column_int64(q, 0);
+		sqlite3_reset(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return db_err(st, err, "cannot store");
+		if (dup)
+			st->duplicates++;
+	}
 	if (e->ts_us != GL_TS_NONE)
 		sqlite3_bind_int64(s, 1, e->ts_us);
 	sqlite3_bind_int(s, 2, (int)e->level);
@@ -855,6 +1302,9 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 	sqlite3_bind_int64(s, 17, b->stream_id);
 	sqlite3_bind_int64(s, 18, (int64_t)b->line);
 	bind_id(s, 19, b->file_id);
+	bind_id(s, 20, pid);
+	sqlite3_bind_int64(s, 21, (int64_t)h);
+	bind_id(s, 22, dup);
 	return step(st, s, err);
 }
 
@@ -862,7 +1312,11 @@ static int put_mem(struct gl_store *st, const struct gl_bmem *b, int64_t host_id
 		   struct gl_err *err)
 {
 	sqlite3_stmt *s = st->ins_mem;
+	int64_t pid;
+	int rc;
 
+	if ((rc = path_id(st, b->path, &pid, err)) != GL_OK)
+		return rc;
 	sqlite3_bind_int64(s, 1, b->m.ts_us);
 	sqlite3_bind_int64(s, 2, b->m.thread);
 	sqlite3_bind_int(s, 3, (int)b->m.action);
@@ -873,6 +1327,49 @@ static int put_mem(struct gl_store *st, const struct gl_bmem *b, int64_t host_id
 	sqlite3_bind_int64(s, 8, b->stream_id);
 	sqlite3_bind_int64(s, 9, (int64_t)b->line);
 	bind_id(s, 10, b->file_id);
+	bind_id(s, 11, pid);
+	return step(st, s, err);
+}
+
+static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t host_id,
+		      struct gl_err *err)
+{
+	const struct gl_sample *x = &b->s;
+	struct gl_str source = {b->source, strlen(b->source)};
+	sqlite3_stmt *s;
+	int64_t metric, series, pid;
+	size_t klen;
+	int rc;
+
+	if ((rc = name_id(st, x->metric, &metric, err)) != GL_OK ||
+	    (rc = path_id(st, b->path, &pid, err)) != GL_OK)
+		return rc;
+	klen = series_key(st, metric, host_id, x->device, source, x->labels);
+	if (!klen)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	series = intern_find(&st->series, st->key, klen);
+	if (!series) {
+		s = st->ins_series;
+		sqlite3_bind_int64(s, 1, metric);
+		bind_id(s, 2, host_id);
+		bind_str(s, 3, x->device);
+		bind_str(s, 4, source);
+		bind_str(s, 5, x->labels);
+		if ((rc = step(st, s, err)) != GL_OK)
+			return rc;
+		series = sqlite3_last_insert_rowid(st->db);
+		if (intern_add(&st->series, st->key, klen, series) < 0)
+			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	s = st->ins_sample;
+	sqlite3_bind_int64(s, 1, x->ts_us);
+	sqlite3_bind_int64(s, 2, series);
+	sqlite3_bind_double(s, 3, x->value);
+	sqlite3_bind_int(s, 4, x->ts_estimated != 0);
+	sqlite3_bind_int64(s, 5, b->stream_id);
+	sqlite3_bind_int64(s, 6, (int64_t)b->line);
+	bind_id(s, 7, b->file_id);
+	bind_id(s, 8, pid);
 	return step(st, s, err);
 }
 
@@ -880,7 +1377,11 @@ static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_
 		      struct gl_err *err)
 {
 	sqlite3_stmt *s = st->ins_rej;
+	int64_t pid;
+	int rc;
 
+	if ((rc = path_id(st, r->path, &pid, err)) != GL_OK)
+		return rc;
 	sqlite3_bind_int64(s, 1, run_id);
 	bind_id(s, 2, r->file_id);
 	bind_id(s, 3, r->stream_id);
@@ -892,6 +1393,7 @@ static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_
 		sqlite3_bind_blob(s, 8, r->excerpt.p, (int)r->excerpt.len, SQLITE_STATIC);
 	if (r->ts_us != GL_TS_NONE)
 		sqlite3_bind_int64(s, 9, r->ts_us);
+	bind_id(s, 10, pid);
 	return step(st, s, err);
 }
 
@@ -920,6 +1422,9 @@ static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 		}
 		sqlite3_bind_int64(s, 12, x->created_run);
 		sqlite3_bind_int64(s, 13, run_id);
+		if (x->parse_state.p)
+			sqlite3_bind_blob(s, 14, x->parse_state.p, (int)x->parse_state.len,
+					  SQLITE_STATIC);
 		return step(st, s, err);
 	}
 	case GL_BOP_CHECKPOINT:
@@ -962,19 +1467,21 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		 struct gl_err *err)
 {
 	int64_t host_id = 0;
+	struct gl_str h = {host, host ? strlen(host) : 0};
+	uint64_t dups = st->duplicates;
 	int rc;
 
 	if ((rc = db_exec(st, "BEGIN IMMEDIATE", err)) != GL_OK)
 		return rc;
-	if (host) {
-		struct gl_str h = {host, strlen(host)};
-
-		rc = name_id(st, h, &host_id, err);
-	}
+	/* Batch strings are new memory: no pointer of an earlier batch counts. */
+	st->last_path = NULL;
+	rc = name_id(st, h, &host_id, err);
 	for (size_t i = 0; i < b->nev && rc == GL_OK; i++)
-		rc = put_event(st, &b->ev[i], host_id, err);
+		rc = put_event(st, &b->ev[i], host_id, h, err);
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
+	for (size_t i = 0; i < b->nsamp && rc == GL_OK; i++)
+		rc = put_sample(st, &b->samp[i], host_id, err);
 	for (size_t i = 0; i < b->nrej && rc == GL_OK; i++)
 		rc = put_reject(st, &b->rej[i], run_id, err);
 	for (size_t i = 0; i < b->nop && rc == GL_OK; i++)
@@ -986,7 +1493,13 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		/* Names inserted in the rolled-back transaction are gone again. */
 		struct gl_err ignored;
 
-		names_load(st, &ignored);
+		st->duplicates = dups;
+		interns_load(st, &ignored);
 	}
 	return rc;
+}
+
+uint64_t gl_store_duplicates(const struct gl_store *st)
+{
+	return st->duplicates;
 }

@@ -13,7 +13,7 @@
 #include "../ingest/state.h"
 
 #define GL_APPLICATION_ID 1735420007	/* 0x67706867 (header bytes 68..71: "gphg") */
-#define GL_SCHEMA_VERSION 2
+#define GL_SCHEMA_VERSION 3
 #define GL_STR_(x) #x
 #define GL_STR(x) GL_STR_(x)
 
@@ -53,5 +53,15 @@ int gl_store_run_end(struct gl_store *st, int64_t run_id, const struct gl_ingest
  */
 int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id,
 		 const char *host, struct gl_err *err);
+
+/* Events stored as duplicates (events.dup_of set) since st was opened. */
+uint64_t gl_store_duplicates(const struct gl_store *st);
+
+/*
+ * The 64-bit hash of a normalized record (events.rec_hash): its time,
+ * level, component, host, kernel, message, metadata and numeric fields, not
+ * where it was read. host may be absent ({NULL, 0}).
+ */
+uint64_t gl_store_rec_hash(const struct gl_event *ev, struct gl_str host);
 
 #endif

@@ -101,6 +101,7 @@ static void fix_release(struct fix *x)
 {
 	gl_parse_ctx_release(&x->j.ctx);
 	free(x->j.pend.buf);
+	free(x->j.pend.samp);
 	gl_batch_free(x->p.b);
 	gl_state_release(&x->s);
 	free(x->pos);
@@ -694,10 +695,148 @@ static void test_commit_multiline_batches(void **state)
 	fix_release(&x);
 }
 
+/* --- metric samples and per-stream parse state -------------------------- */
+
+/*
+ * A format made for this test: "#base N" sets its state (a 32-bit count)
+ * to N and stores nothing; any other line is one sample whose value is the
+ * count before the line, and the count goes up by one. So the state at
+ * every line boundary is known independently from the lines fed.
+ */
+static void counter_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
+			  struct gl_rec *rec)
+{
+	uint32_t c = 0;
+	struct gl_sample *sm;
+
+	if (ctx->state_len == sizeof(c))
+		memcpy(&c, ctx->state, sizeof(c));
+	if (len > 6 && memcmp(line, "#base ", 6) == 0) {
+		c = (uint32_t)strtoul(line + 6, NULL, 10);
+		memcpy(ctx->state, &c, sizeof(c));
+		ctx->state_len = sizeof(c);
+		rec->kind = GL_REC_NONE;
+		return;
+	}
+	sm = gl_ctx_samples(ctx, 1);
+	assert_non_null(sm);
+	sm->ts_us = 1000;
+	sm->metric = (struct gl_str){"t.count", 7};
+	sm->device = (struct gl_str){"0", 1};
+	sm->value = c;
+	rec->samples = sm;
+	rec->n_samples = 1;
+	rec->kind = GL_REC_SAMPLES;
+	c++;
+	memcpy(ctx->state, &c, sizeof(c));
+	ctx->state_len = sizeof(c);
+}
+
+static const struct gl_format counter_fmt = {"counter", "test", 0, counter_parse};
+
+/* base + count after line n of test_samples_state's input (0: no state yet) */
+static uint32_t counter_after(uint64_t n)
+{
+	/* line 1 is "#base 100"; every later line counts one */
+	return n == 0 ? 0 : 100 + (uint32_t)(n - 1);
+}
+
+static int counter_send(struct gl_producer *p)
+{
+	struct fix *x = p->pipe;
+	struct gl_batch *b = p->b;
+	const struct gl_bop *so = NULL;
+
+	for (size_t i = 0; i < b->nop; i++)
+		if (b->op[i].kind == GL_BOP_STREAM)
+			so = &b->op[i];
+	assert_non_null(so);
+	uint64_t at = so->u.stream.pos.lines;
+	uint32_t c;
+
+	/* the state sent is the state at the claimed position, not after the
+	 * line in hand */
+	assert_int_equal(so->u.stream.parse_state.len, sizeof(c));
+	memcpy(&c, so->u.stream.parse_state.p, sizeof(c));
+	assert_int_equal(c, counter_after(at));
+	for (size_t i = 0; i < b->nsamp; i++) {
+		const struct gl_bsample *sm = &b->samp[i];
+
+		/* each sample once: after the last claim, within this one */
+		assert_true(sm->line > x->max_claimed && sm->line <= at);
+		assert_true(sm->s.value == (double)counter_after(sm->line - 1));
+		assert_str(sm->s.metric, "t.count");
+		assert_str(sm->s.device, "0");
+		assert_str(sm->path, x->path);
+		assert_string_equal(sm->source, "counter");
+		x->rows_seen++;
+	}
+	x->max_claimed = at;
+	x->nsent++;
+	gl_batch_reset(b);
+	return GL_OK;
+}
+
+static void test_samples_state(void **state)
+{
+	enum { N = 40000 };
+	struct fix x;
+	char line[32];
+
+	(void)state;
+	fix_init(&x, "json");
+	x.j.fmt = &counter_fmt;
+	x.p.send = counter_send;
+	x.p.forced = &counter_fmt;	/* no trial of other formats */
+	feed(&x, "#base 100");
+	for (int i = 0; i < N; i++) {
+		snprintf(line, sizeof(line), "%d", i);
+		feed(&x, line);
+	}
+	/* 40000 samples: batches are full at GL_BATCH_SAMPLES * 7 / 8 */
+	assert_true(x.nsent >= 2);
+	/* the rest, with the state after the last line, as the file's end does */
+	gl_job_put_state(&x.j, x.j.pos, 0, "read");
+	counter_send(&x.p);
+	assert_int_equal(x.rows_seen, N);
+	assert_int_equal(x.s.stream[x.j.si].parse_state_len, 4);
+	uint32_t c;
+
+	memcpy(&c, x.s.stream[x.j.si].parse_state, 4);
+	assert_int_equal(c, 100 + N);
+	fix_release(&x);
+}
+
+/* An event and its samples go into one batch: a batch sent for room never
+ * holds half of a line. */
+static void test_event_samples_together(void **state)
+{
+	struct fix x;
+
+	(void)state;
+	fix_init(&x, "json");
+	feed(&x, "{\"timestamp\": \"2025-11-16T10:00:00Z\", \"message\": \"m\", \"memory_usage_mb\": 5,"
+		 " \"gpu_metrics\": {\"gpu_utilization_percent\": 50}}");
+	assert_int_equal(x.p.b->nev, 1);
+	assert_int_equal(x.p.b->nsamp, 2);
+	assert_str(x.p.b->samp[0].s.metric, "gpu.memory_used_mib");
+	assert_true(x.p.b->samp[0].s.value == 5);
+	assert_str(x.p.b->samp[1].s.metric, "gpu.utilization_pct");
+	assert_true(x.p.b->samp[1].s.value == 50);
+	assert_int_equal(x.p.b->samp[1].s.ts_us, 1763287200000000LL);
+	assert_int_equal(x.p.b->samp[0].line, 1);
+	/* rows of one file share one copy of its path */
+	assert_ptr_equal(x.p.b->samp[0].path.p, x.p.b->ev[0].path.p);
+	assert_str(x.p.b->ev[0].path, x.path);
+	fix_release(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_blank),
+		cmocka_unit_test(test_samples_state),
+		cmocka_unit_test(test_event_samples_together),
 		cmocka_unit_test(test_json_events),
 		cmocka_unit_test(test_reject_malformed),
 		cmocka_unit_test(test_invalid_utf8),

@@ -230,9 +230,9 @@ static void test_create(void **state)
 		tables += strcmp(types[i], "table") == 0;
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
-	 * checkpoints files events mem_events rejects */
-	assert_int_equal(tables, 9);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 9);
+	 * checkpoints paths files events mem_events series samples rejects */
+	assert_int_equal(tables, 12);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -248,7 +248,7 @@ static void test_create(void **state)
 	/* opening again works and creates nothing twice */
 	st = open_ok();
 	gl_store_close(st);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 9);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
 	gl_store_close(NULL);
@@ -614,6 +614,7 @@ static struct gl_bev *add_event(struct gl_batch *b, const char *comp, const char
 {
 	struct gl_bev *e = &b->ev[b->nev++];
 
+	memset(e, 0, sizeof(*e));
 	gl_event_init(&e->ev);
 	if (comp)
 		e->ev.component = S(b, comp);
@@ -896,7 +897,7 @@ static void test_put_transactional(void **state)
 	gl_batch_reset(b);
 	add_event(b, "newcomp", "lost", 10)->ev.kernel = S(b, "newkernel");
 	add_event(b, "gpu", "lost too", 11);
-	b->mem[b->nmem++] = (struct gl_bmem){{TS0, 1, GL_MEM_FREE, 1, 1, 0}, 1, 1, 12};
+	b->mem[b->nmem++] = (struct gl_bmem){.m = {TS0, 1, GL_MEM_FREE, 1, 1, 0}, .stream_id = 1, .file_id = 1, .line = 12};
 	add_stream_op(b, 2, "other", "/logs/other.log", (struct gl_pos){10, 1, 7}, run);
 	add_file_op(b, 10, "/logs/dup.log", 2);
 	add_file_op(b, 11, "/logs/dup.log", 2);
@@ -964,6 +965,8 @@ static void test_load(void **state)
 	b->op[b->nop - 1].u.stream.has_tod = 1;
 	b->op[b->nop - 1].u.stream.day_us = 20408LL * GL_US_PER_DAY;
 	b->op[b->nop - 1].u.stream.last_tod_us = 33139950313LL;
+	/* a format's parse state: bytes, NUL included */
+	b->op[b->nop - 1].u.stream.parse_state = gl_batch_str(b, (struct gl_str){"hd\0r", 4});
 	for (int k = 3; k >= 1; k--) {
 		struct gl_bop *o = op(b, GL_BOP_CHECKPOINT);
 
@@ -1024,6 +1027,9 @@ static void test_load(void **state)
 		assert_true(s.stream[si].cp[k].hash == (uint64_t)(k + 1) * 0x1111);
 	}
 	assert_int_equal(gl_state_stream_by_head(&s, 4096, 0x4444), si);
+	assert_int_equal(s.stream[si].parse_state_len, 4);
+	assert_memory_equal(s.stream[si].parse_state, "hd\0r", 4);
+	assert_int_equal(s.stream[gl_state_stream_by_id(&s, 1)].parse_state_len, 0);
 
 	/* files: the old row lost its path, the new one has it */
 	assert_int_equal(gl_state_file_by_path(&s, "/logs/gpu.log"), -1);

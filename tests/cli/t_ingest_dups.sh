@@ -1,0 +1,68 @@
+# Each record once (issue 7): an identical record found in two files is
+# stored twice and the second is marked events.dup_of = the first's id.
+# Expected values are counted from the lines this script writes.
+. tests/cli/lib.sh
+
+d=$T/logs; mkdir -p $d; db=$T/db
+err='{"timestamp": "2025-11-16T10:00:00.000001Z", "level": "ERROR", "component": "gpu", "message": "CUDA out of memory", "gpu_metrics": {"error_count": 3}}'
+other='{"timestamp": "2025-11-16T10:00:01.000000Z", "level": "INFO", "component": "gpu", "message": "tick"}'
+# first LINE: a first line of its own, so that no file is taken for a
+# rotated copy of another (streams are identified by content).
+first() { echo "{\"timestamp\": \"2025-11-16T09:00:00Z\", \"level\": \"INFO\", \"message\": \"start $1\"}"; }
+# The service writes each GPU error to gpu.log and to error.log.
+{ first gpu; echo "$err"; echo "$other"; } > $d/gpu.log
+{ first error; echo "$err"; } > $d/error.log
+# The same plain line in two more files; and in one file the same text at
+# two different times (two records, neither a duplicate).
+line='{"timestamp": "2025-11-16T10:00:02Z", "level": "WARN", "message": "slow"}'
+{ first a; echo "$line"; } > $d/a.log
+{ first b; echo "$line"; } > $d/b.log
+{ first c; echo '{"timestamp": "2025-11-16T10:00:03Z", "level": "WARN", "message": "again"}'
+  echo '{"timestamp": "2025-11-16T10:00:04Z", "level": "WARN", "message": "again"}'; } > $d/c.log
+touch -d '1 hour ago' $d/*.log
+
+out=$("$INGEST" --db $db $d 2>&1) || fail "ingest: $out"
+# 12 lines stored (5 first lines + 7); 2 duplicates (gpu.log's error, b.log's line).
+expect_eq "events" 12 "$(q $db 'select count(*) from events')"
+expect_eq "duplicates" 2 "$(q $db 'select count(*) from events where dup_of is not null')"
+echo "$out" | grep -q "2 events marked as duplicates" || fail "summary: $out"
+# Files are read in path order: a.log, b.log, c.log, error.log, gpu.log.
+expect_eq "error.log's error is the original" "error.log|gpu.log" \
+	"$(q $db "select o.path, d.path from v_events d join v_events o on o.id = d.dup_of
+		  where d.message = 'CUDA out of memory'" | sed "s|$d/||g")"
+expect_eq "a.log's line is the original" "a.log|b.log" \
+	"$(q $db "select o.path, d.path from v_events d join v_events o on o.id = d.dup_of
+		  where d.message = 'slow'" | sed "s|$d/||g")"
+expect_eq "same text, other times: originals" 2 \
+	"$(q $db "select count(*) from events where message = 'again' and dup_of is null")"
+# What a report counts: each record once.
+expect_eq "originals" 10 "$(q $db 'select count(*) from v_events where dup_of is null')"
+# The hash leaves out the file and line: both copies hash alike.
+expect_eq "one hash per mirrored pair" 1 \
+	"$(q $db "select count(distinct rec_hash) from events where message = 'CUDA out of memory'")"
+
+# A re-run stores and marks nothing new; a later copy of the error in a
+# third file is marked too, against the first original.
+out=$("$INGEST" --db $db $d 2>&1) || fail "re-run: $out"
+echo "$out" | grep -q "0 events marked as duplicates" || fail "re-run summary: $out"
+expect_eq "events after re-run" 12 "$(q $db 'select count(*) from events')"
+{ first worker; echo "$err"; } > $d/worker.log
+touch -d '1 hour ago' $d/worker.log
+ingest $db $d || fail "third run"
+expect_eq "third copy points at the original" \
+	"$(q $db "select id from events where message = 'CUDA out of memory' and dup_of is null")" \
+	"$(q $db "select dup_of from v_events where message = 'CUDA out of memory' and path like '%worker.log'")"
+expect_eq "duplicates after the third copy" 3 "$(q $db 'select count(*) from events where dup_of is not null')"
+
+# Identical records within one file at the same time are all originals
+# (a loop that logs the same thing twice in a microsecond).
+mkdir $T/same; { first x; echo "$line"; echo "$line"; } > $T/same/x.log
+touch -d '1 hour ago' $T/same/x.log
+ingest $T/db2 $T/same || fail "same-file run"
+expect_eq "same file, same time: no duplicates" "3|0" \
+	"$(q $T/db2 'select count(*), count(dup_of) from events')"
+
+# The probe is an index lookup, never a scan of events.
+plan=$(q $db "explain query plan select id from events indexed by events_ts where ts_us = 1 and rec_hash = 2 and stream_id <> 3 and dup_of is null order by id limit 1")
+echo "$plan" | grep -q "USING INDEX events_ts (ts_us=? AND rec_hash=?)" || fail "probe plan: $plan"
+exit 0
