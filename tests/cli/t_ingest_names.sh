@@ -13,7 +13,7 @@ touch -d '1 hour ago' "$T/logs/$name"
 grep -q "$esc" $T/err && fail "an ESC byte reached stderr: $(cat -v $T/err)"
 grep -q "$(printf '\007')" $T/err && fail "a BEL byte reached stderr"
 grep -q "$(printf '\302\233')" $T/err && fail "a C1 CSI reached stderr"
-expect_eq "lines on stderr (one notice, two summary lines)" 3 "$(wc -l < $T/err)"
+expect_eq "lines on stderr (one notice, three summary lines)" 4 "$(wc -l < $T/err)"
 expect_eq "fake summary lines" 1 "$(grep -c '^gpulog-ingest: [0-9]* files:' $T/err)"
 grep -qF "x\\ngpulog-ingest: 0 files: fake\\x1b[2J\\x1b]0;title\\x07\\\\b\\xc2\\x9b31m.log" $T/err ||
 	fail "the name is not shown escaped: $(cat -v $T/err)"
