@@ -291,6 +291,7 @@ int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_e
 	nav(f, l);
 	fputs("<main>\n", f);
 	verdict(f, rep);
+	int charts = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct gl_section *s = l->items[i];
 
@@ -300,9 +301,11 @@ int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_e
 		if (s->emit_html)
 			s->emit_html(rep, gl_report_section_state(rep, i), f);
 		fputs("</div>\n", f);
-		section_charts(f, s, out);
+		charts += section_charts(f, s, out);
 		fputs("</div>\n</section>\n", f);
 	}
+	if (!charts)
+		fputs("<p class=\"muted\">No charts were written (--no-charts).</p>\n", f);
 	fputs("<p class=\"muted\">Written by ", f);
 	gl_html_text(f, rep->generator ? rep->generator : "gpulog-report");
 	fputs(" ", f);

@@ -52,7 +52,7 @@ static void test_refuses(void **state)
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
 	assert_string_equal(err.cause, "not a gpulog database");
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;");
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 4;");
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENEWER);
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 0;");

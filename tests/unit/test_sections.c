@@ -213,7 +213,12 @@ static void test_hand_fixture_and_boundaries(void **state)
 	near(t->r2, 1, 1e-12);
 	assert_true(t->p_value == 0);
 	assert_int_equal(t->verdict, GL_VERDICT_DEGRADING);
-	near(t->change_pct, 14400.0 / 10 * 100, 1e-9);
+	/* the change over the series' own span (0 to 3 min: 10 -> 40 us), not the window's */
+	near(t->change_pct, (40.0 - 10) / 10 * 100, 1e-9);
+	near(t->span_s, 180, 0);
+	assert_true(t->first_ts_us == T0 && t->last_ts_us == T0 + 3 * MIN_US);
+	assert_true(r.window.data_first_ts_us == T0);
+	assert_true(r.window.data_last_ts_us == T0 + 4 * MIN_US);
 
 	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
 	near(r.memory.peak_mib, 200, 0);
@@ -223,7 +228,8 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_int_equal(r.errors.errors, 1);
 	assert_int_equal(r.errors.warnings, 1);
 	near(r.errors.per_1000_events, 200, 0);
-	near(r.errors.per_hour, 1.0 / 24, 1e-15);
+	/* one error in the data's span of 4 minutes: 15 per hour (not 1/24 of the day) */
+	near(r.errors.per_hour, 15, 1e-12);
 	assert_int_equal(r.errors.n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
@@ -583,7 +589,7 @@ static void test_message_shape(void **state)
 		{"cudaFree(0x7f3a2c000000) failed", "cudaFree(<hex>) failed"},
 		{"cannot open /data/shard-17.bin: No such file",
 		 "cannot open <path> No such file"},
-		{"conv2d layer 3 took 12 ms", "conv2d layer <num> took <num> ms"},
+		{"conv2d layer 3 took 12 ms", "conv2d layer <num> took <dur>"},
 		{"batch 12,345 done\nTraceback line 2", "batch <num> done"},
 		{"alloc 512MB", "alloc <size>"},
 	};
