@@ -216,7 +216,8 @@ struct gl_report_errors {
 	/*
 	 * gpu_metrics.error_count and recovery_attempts are running totals of
 	 * the logging process, copied into every line: their increase over the
-	 * window is summed over the sources (log streams), never the values. A
+	 * window is summed over the sources (a component on a host within one
+	 * log stream), never the values. A
 	 * value below the previous one of its source is a restart: a new run
 	 * whose value counts in full (Prometheus' increase(), no extrapolation).
 	 */

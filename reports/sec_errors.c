@@ -30,11 +30,15 @@ struct shape {
 };
 
 /*
- * One source of the running counters: a component on a host (the lines of
- * gpu.log, rotated or not, are one source; another host is another process).
+ * One source of the running counters: a component on a host within one log
+ * stream (a file and its rotated names). Another file is another series even
+ * for the same component: a service's error.log may carry other values than
+ * its gpu.log, and interleaving them would read every alternation as a
+ * restart.
  */
 struct source {
-	uint64_t key;			/* component_id << 32 | host_id, + 1; 0: empty */
+	int64_t id[3];			/* stream, component, host */
+	bool used;
 	int64_t last[2];		/* error_count, recovery_attempts; -1: none yet */
 };
 
@@ -234,7 +238,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 /* The source of ev, added when new; NULL when out of memory. */
 static struct source *source_of(struct errors *b, const struct gl_query_event *ev)
 {
-	uint64_t key = ((uint64_t)ev->component_id << 32 | (uint32_t)ev->host_id) + 1;
+	const int64_t id[3] = {ev->stream_id, ev->component_id, ev->host_id};
 
 	if ((b->n_src + 1) * 2 > b->src_cap) {
 		size_t cap = b->src_cap ? b->src_cap * 2 : 64;
@@ -243,10 +247,10 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 		if (!t)
 			return NULL;
 		for (size_t i = 0; i < b->src_cap; i++) {
-			if (!b->src[i].key)
+			if (!b->src[i].used)
 				continue;
-			size_t j = (size_t)gl_hash64(&b->src[i].key, sizeof(key), 3) & (cap - 1);
-			while (t[j].key)
+			size_t j = (size_t)gl_hash64(b->src[i].id, sizeof(id), 3) & (cap - 1);
+			while (t[j].used)
 				j = (j + 1) & (cap - 1);
 			t[j] = b->src[i];
 		}
@@ -254,11 +258,11 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 		b->src = t;
 		b->src_cap = cap;
 	}
-	size_t i = (size_t)gl_hash64(&key, sizeof(key), 3) & (b->src_cap - 1);
-	while (b->src[i].key && b->src[i].key != key)
+	size_t i = (size_t)gl_hash64(id, sizeof(id), 3) & (b->src_cap - 1);
+	while (b->src[i].used && memcmp(b->src[i].id, id, sizeof(id)))
 		i = (i + 1) & (b->src_cap - 1);
-	if (!b->src[i].key) {
-		b->src[i] = (struct source){key, {-1, -1}};
+	if (!b->src[i].used) {
+		b->src[i] = (struct source){{id[0], id[1], id[2]}, true, {-1, -1}};
 		b->n_src++;
 	}
 	return &b->src[i];

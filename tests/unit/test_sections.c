@@ -659,7 +659,8 @@ static void test_mirrored_records_once(void **state)
 
 /*
  * error_count and recovery_attempts are running totals: the increase per
- * source (component + host), a drop is a restart whose value counts in full.
+ * source (a component on a host in one log stream), a drop is a restart whose
+ * value counts in full.
  */
 static void test_counters_with_restart(void **state)
 {
@@ -686,12 +687,20 @@ static void test_counters_with_restart(void **state)
 	set_last(&f, "error_count = 41, recovery_attempts = 8");
 	/* NULL counters are not zeros: no restart */
 	ev(&f, T0 + 100 * 1000000LL, 3, "gpu", NULL, NAN, NAN, NULL);
+	/* the same component in another file (error.log) is its own series: 50 -> 52 */
+	assert_int_equal(sqlite3_exec(f.db, "INSERT INTO streams(id, first_path, bytes, lines, hash,"
+					    " head_bytes, head_hash) VALUES (2, 'e', 0, 0, 0, 0, 0)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	ev(&f, T0 + 20 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
+	set_last(&f, "error_count = 50, stream_id = 2");
+	ev(&f, T0 + 150 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
+	set_last(&f, "error_count = 52, stream_id = 2");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.error_count, 6 + 1);
-	assert_int_equal(r.errors.error_count_max, 41);
+	assert_int_equal(r.errors.error_count, 6 + 1 + 2);
+	assert_int_equal(r.errors.error_count_max, 52);
 	assert_int_equal(r.errors.recovery_attempts, 2 + 1);
 	assert_int_equal(r.errors.recovery_attempts_max, 101);
-	assert_int_equal(r.errors.counter_sources, 2);
+	assert_int_equal(r.errors.counter_sources, 3);
 	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
 	gl_report_release(&r);
 	fx_close(&f);
