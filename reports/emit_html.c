@@ -81,17 +81,18 @@ static const char style[] =
 	".fig{border:1px solid #ddd;border-radius:6px;padding:.5em .8em;min-width:11em;flex:1 1 11em}"
 	".fig .v{font-size:1.35em;font-weight:bold;overflow-wrap:anywhere}.fig .l{color:#555;font-size:.85em}"
 	".row{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}"
-	".row>.tbl{flex:1 1 40em;min-width:0;overflow-x:auto}"
-	".row>.charts{flex:1 1 38em;min-width:0}"
+	".row>.tbl{flex:1 1 52em;min-width:0;overflow-x:auto}"
+	".row>.charts{flex:1 1 30em;max-width:48em;min-width:0}"
 	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
 	"th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
-	"th{background:#f3f3f3}td.k{max-width:40em;overflow-wrap:anywhere;"
+	"th{background:#f3f3f3}td.k{max-width:40em;min-width:9em;overflow-wrap:break-word;"
 	"font-family:'DejaVu Sans Mono',monospace;font-size:.9em}"
 	".critical{color:#a00;font-weight:bold}.warning{color:#b35c00;font-weight:bold}"
 	".muted{color:#666}figure{margin:.6em 0}img{max-width:100%;height:auto;"
 	"border:1px solid #eee}"
 	"@media (max-width:700px){main{padding:0 .5em}table{font-size:.8em}"
+	"nav{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap}"
 	".row>.tbl,.row>.charts{flex-basis:100%}}"
 	"@media print{nav{display:none}body{font-size:10pt}section{break-inside:auto}"
 	"figure,.status,.figs{break-inside:avoid}.row{display:block}a{color:inherit}}\n";
@@ -203,7 +204,9 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	fig_end(f, "memory in use: peak and trend");
 	if (rep->memory.rmm.events) {
 		fig_begin(f);
-		fprintf(f, "%llu B", (unsigned long long)rep->memory.rmm.leaked_bytes);
+		char b[40];
+
+		fputs(gl_text_bytes((double)rep->memory.rmm.leaked_bytes, b, sizeof(b)), f);
 		fig_end(f, "RMM bytes still allocated at the end");
 	}
 	fputs("</div>\n", f);

@@ -141,7 +141,7 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 			if (rep->trends[i].series == GL_TREND_KERNEL &&
 			    rep->trends[i].verdict == GL_VERDICT_DEGRADING)
 				rc = add_alert(cx, r, rep->trends[i].kernel, rep->trends[i].change_pct,
-					       "duration trend over the window", "%");
+					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
 		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
