@@ -1,6 +1,7 @@
 /*
  * emit_png.c - the chart emitter: the report model plus the series of
- * series.c in, six PNG files out, into out->dir:
+ * series.c in, PNG files out, into out->dir. Each section that has charts
+ * (section.h) asks for its own through gl_png_draw; these are the six:
  *
  *   kernel_performance_timeline.png      durations of the top kernels over time
  *   kernel_performance_distribution.png  one histogram per top kernel
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "emit_png.h"
+#include "section.h"
 #include "util/timeutil.h"
 
 #define TITLE_MAX 512
@@ -117,16 +119,20 @@ static const struct gl_report_trend *find_trend(const struct gl_report *rep,
 	return NULL;
 }
 
-/* The fitted line over the window; t in days since the window start. */
+/*
+ * The fitted line over its own points only (first to last sample), never
+ * across the empty parts of the window; t in days since the window start.
+ */
 static void fit_of(const struct gl_report_trend *tr, const struct gl_series *s,
 		   struct gl_chart_fit *f)
 {
-	double days = (double)(s->until_us - s->since_us) / (double)GL_US_PER_DAY;
+	double d0 = (double)(tr->first_ts_us - s->since_us) / (double)GL_US_PER_DAY;
+	double d1 = (double)(tr->last_ts_us - s->since_us) / (double)GL_US_PER_DAY;
 
-	f->t0_us = s->since_us;
-	f->t1_us = s->until_us;
-	f->y0 = tr->intercept;
-	f->y1 = tr->intercept + tr->slope_per_day * days;
+	f->t0_us = tr->first_ts_us;
+	f->t1_us = tr->last_ts_us;
+	f->y0 = tr->intercept + tr->slope_per_day * d0;
+	f->y1 = tr->intercept + tr->slope_per_day * d1;
 }
 
 static int chart_memory(const char *path, const struct gl_report *rep, const struct gl_series *s,
@@ -308,36 +314,48 @@ static int chart_baseline(const char *path, const struct gl_report *rep,
 			     " %", vn, 2, rows, n, &o->chart, err);
 }
 
-int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
-		const struct gl_emit_png_opts *opts, struct gl_err *err)
+int gl_png_draw(const char *name, const struct gl_report *rep, const struct gl_series *s,
+		struct gl_output *out, const struct gl_emit_png_opts *opts, struct gl_err *err)
 {
 	static const struct gl_emit_png_opts defaults;
 	const struct gl_emit_png_opts *o = opts ? opts : &defaults;
 	struct target t;
+	int rc;
+
+	if (!out->dir)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "charts need an output directory");
+	if ((rc = target_init(&t, out, name, err)) != GL_OK)
+		return rc;
+	if (!strcmp(name, GL_PNG_TIMELINE))
+		rc = chart_timeline(t.tmp, s, o, err);
+	else if (!strcmp(name, GL_PNG_DISTRIBUTION))
+		rc = chart_distribution(t.tmp, s, o, err);
+	else if (!strcmp(name, GL_PNG_MEMORY))
+		rc = chart_memory(t.tmp, rep, s, o, err);
+	else if (!strcmp(name, GL_PNG_ERRORS))
+		rc = chart_errors(t.tmp, s, o, err);
+	else if (!strcmp(name, GL_PNG_TRENDS))
+		rc = chart_trends(t.tmp, s, o, err);
+	else if (!strcmp(name, GL_PNG_BASELINE))
+		rc = chart_baseline(t.tmp, rep, s, o, err);
+	else
+		rc = gl_err_set(err, GL_EUSAGE, name, 0, NULL, "no such chart");
+	return target_commit(&t, out, rc, err);
+}
+
+int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
+		const struct gl_emit_png_opts *opts, struct gl_err *err)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
 	int rc = GL_OK;
 
 	if (!out->dir)
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
 				  "charts need an output directory");
-	for (int c = 0; c < 6 && rc == GL_OK; c++) {
-		static const char *const names[6] = {
-			GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_MEMORY,
-			GL_PNG_ERRORS, GL_PNG_TRENDS, GL_PNG_BASELINE,
-		};
-
-		rc = target_init(&t, out, names[c], err);
-		if (rc != GL_OK)
-			break;
-		switch (c) {
-		case 0: rc = chart_timeline(t.tmp, s, o, err); break;
-		case 1: rc = chart_distribution(t.tmp, s, o, err); break;
-		case 2: rc = chart_memory(t.tmp, rep, s, o, err); break;
-		case 3: rc = chart_errors(t.tmp, s, o, err); break;
-		case 4: rc = chart_trends(t.tmp, s, o, err); break;
-		default: rc = chart_baseline(t.tmp, rep, s, o, err); break;
-		}
-		rc = target_commit(&t, out, rc, err);
-	}
+	for (size_t i = 0; i < l->n && rc == GL_OK; i++)
+		if (l->items[i]->chart)
+			rc = l->items[i]->chart(rep, gl_report_section_state(rep, i), s, out, opts,
+						err);
 	return rc;
 }
 

@@ -27,11 +27,16 @@ struct gl_emit_png_opts {
 };
 
 /*
- * Writes the six charts into out->dir (required) and records their paths
- * in out. opts may be NULL. Stops at the first chart that fails.
+ * Writes the charts of every section of rep's table (section.h) into
+ * out->dir (required) and records their paths in out. opts may be NULL.
+ * Stops at the first chart that fails.
  */
 int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
 		const struct gl_emit_png_opts *opts, struct gl_err *err);
+
+/* Draws the chart named name (one of GL_PNG_*) into out->dir; for the sections. */
+int gl_png_draw(const char *name, const struct gl_report *rep, const struct gl_series *s,
+		struct gl_output *out, const struct gl_emit_png_opts *opts, struct gl_err *err);
 
 /*
  * Writes out->dir/index.html: one self-contained page (no external asset,

@@ -3,6 +3,8 @@
  */
 #include "report.h"
 
+#include "section.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,11 @@ void gl_report_release(struct gl_report *rep)
 	for (size_t i = 0; i < rep->n_kernels; i++)
 		free(rep->kernels[i].kernel);
 	free(rep->kernels);
+	for (size_t i = 0; i < rep->n_operations; i++) {
+		free(rep->operations[i].operation);
+		free(rep->operations[i].component);
+	}
+	free(rep->operations);
 	for (size_t i = 0; i < rep->n_trends; i++)
 		free(rep->trends[i].kernel);
 	free(rep->trends);
@@ -51,7 +58,39 @@ void gl_report_release(struct gl_report *rep)
 	free(rep->baseline.kernels);
 	free_strings(rep->baseline.new_kernels, rep->baseline.n_new_kernels);
 	free_strings(rep->baseline.vanished_kernels, rep->baseline.n_vanished_kernels);
+	if (rep->sec_state) {
+		const struct gl_section_list *l = gl_report_sections(rep);
+
+		for (size_t i = 0; i < l->n; i++) {
+			if (rep->sec_state[i] && l->items[i]->release)
+				l->items[i]->release(rep->sec_state[i]);
+			free(rep->sec_state[i]);
+		}
+		free(rep->sec_state);
+	}
 	memset(rep, 0, sizeof(*rep));
+}
+
+const struct gl_section_list *gl_report_sections(const struct gl_report *rep)
+{
+	return rep->sections ? rep->sections : &gl_sections;
+}
+
+const void *gl_report_section_state(const struct gl_report *rep, size_t i)
+{
+	return rep->sec_state ? rep->sec_state[i] : NULL;
+}
+
+const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
+						 enum gl_trend_series series, const char *name)
+{
+	for (size_t i = 0; i < rep->n_trends; i++) {
+		const struct gl_report_trend *t = &rep->trends[i];
+
+		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
+			return t;
+	}
+	return NULL;
 }
 
 const char *gl_verdict_name(enum gl_verdict v)
@@ -77,9 +116,9 @@ const char *gl_severity_name(enum gl_severity s)
 
 const char *gl_trend_series_name(enum gl_trend_series s)
 {
-	static const char *const names[] = {"kernel", "memory", "errors"};
+	static const char *const names[] = {"kernel", "memory", "errors", "operation"};
 
-	return (unsigned)s < 3 ? names[s] : "";
+	return (unsigned)s < 4 ? names[s] : "";
 }
 
 const char *gl_anomaly_method_name(enum gl_anomaly_method m)

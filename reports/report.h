@@ -36,6 +36,12 @@ struct gl_report_window {
 	int64_t since_us;	/* inclusive */
 	int64_t until_us;	/* exclusive */
 	double days;		/* (until_us - since_us) / 1 day */
+	/*
+	 * The data's own span: the first and last event of the window (after
+	 * filters, duplicates left out); GL_TS_NONE when the window is empty.
+	 * Rates per hour and the charts' time axes use this span.
+	 */
+	int64_t data_first_ts_us, data_last_ts_us;
 };
 
 struct gl_report_summary {
@@ -47,6 +53,7 @@ struct gl_report_summary {
 	int64_t last_ts_us;
 	uint64_t rejected_lines;	/* rejects in the window (schema 1: all rejects) */
 	uint64_t files;			/* rows of table files, whole database */
+	uint64_t duplicates;		/* mirrored records left out of every count (dup_of set) */
 };
 
 /* One kernel's durations in the window (events.dur_us). */
@@ -62,10 +69,28 @@ struct gl_report_kernel {
 	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
 };
 
+/*
+ * One operation: records with an execution time and no kernel, named by
+ * metadata.operation, else by the message ("Operation layout_step completed
+ * in 2.38ms"), else by the component.
+ */
+struct gl_report_operation {
+	char *operation;
+	char *component;		/* of its first record; "" when none */
+	uint64_t count;
+	double min_ms, max_ms, mean_ms;
+	double stddev_ms;		/* sample (n - 1); NAN for one sample */
+	double p50_ms, p95_ms, p99_ms;	/* linear interpolation */
+	double total_ms;
+	double mean_throughput;		/* mean metadata.throughput; NAN when none */
+	uint64_t throughput_n;		/* records with metadata.throughput */
+};
+
 enum gl_trend_series {
 	GL_TREND_KERNEL,	/* duration of one kernel, µs */
 	GL_TREND_MEMORY,	/* events.mem_mb, MiB */
 	GL_TREND_ERRORS,	/* ERROR and CRITICAL events per hour */
+	GL_TREND_OPERATION,	/* duration of one operation, ms */
 };
 
 enum gl_verdict {
@@ -78,14 +103,21 @@ enum gl_verdict {
 /* A least-squares line y = intercept + slope * t, t in days since window start. */
 struct gl_report_trend {
 	enum gl_trend_series series;
-	char *kernel;			/* GL_TREND_KERNEL: the kernel; else NULL */
+	char *kernel;			/* the kernel (GL_TREND_KERNEL) or operation; else NULL */
 	const char *unit;		/* "us", "MiB", "errors/h" (static) */
 	uint64_t n;			/* points fitted */
 	double slope_per_day;		/* unit per day; NAN when all t are equal */
 	double intercept;		/* fitted value at the window start */
 	double r2;			/* NAN when all y are equal */
 	double p_value;			/* two-sided t-test of the slope; NAN: n < 3 or no spread */
-	double change_pct;		/* fit(until) against fit(since), %; NAN if fit(since) <= 0 */
+	/*
+	 * fit(last sample) against fit(first sample), %: the change over the
+	 * series' own span, never extrapolated to the window's edges. NAN when
+	 * fit(first) <= 0 or the slope is undefined.
+	 */
+	double change_pct;
+	double span_s;			/* last sample - first sample, seconds */
+	int64_t first_ts_us, last_ts_us;	/* first and last sample; GL_TS_NONE: none */
 	enum gl_verdict verdict;
 };
 
@@ -180,8 +212,22 @@ struct gl_report_errors {
 	size_t n_top_messages;
 	uint64_t shapes;		/* distinct shapes counted */
 	uint64_t shapes_overflow;	/* messages not counted by shape: table full */
-	uint64_t recovery_attempts;	/* sum of events.recovery_attempts */
-	uint64_t events_with_recovery;	/* events with recovery_attempts > 0 */
+	uint64_t mirrored;		/* mirrored ERROR+ records left out (see summary.duplicates) */
+	/*
+	 * gpu_metrics.error_count and recovery_attempts are running totals of
+	 * the logging process, copied into every line: their increase over the
+	 * window is summed over the sources (a component on a host within one
+	 * log stream), never the values. A
+	 * value below the previous one of its source is a restart: a new run
+	 * whose value counts in full (Prometheus' increase(), no extrapolation).
+	 */
+	uint64_t recovery_attempts;	/* increase over the window, all sources */
+	uint64_t recovery_attempts_max;	/* largest value seen */
+	uint64_t error_count;		/* increase over the window, all sources */
+	uint64_t error_count_max;	/* largest value seen */
+	uint64_t counter_sources;	/* sources that carried either counter */
+	uint64_t counter_restarts;	/* drops seen (a new run each) */
+	uint64_t sink_components;	/* components whose records were all ERROR+ */
 };
 
 enum gl_severity {
@@ -229,6 +275,8 @@ struct gl_report_baseline {
 	size_t n_vanished_kernels;
 };
 
+struct gl_section_list;
+
 struct gl_report {
 	const char *generator;		/* "gpulog-report" (static) */
 	const char *version;		/* GL_VERSION (static) */
@@ -237,7 +285,9 @@ struct gl_report {
 	struct gl_report_summary summary;
 	struct gl_report_kernel *kernels;	/* by total_us, largest first */
 	size_t n_kernels;
-	struct gl_report_trend *trends;	/* kernels (by name), then memory, errors */
+	struct gl_report_operation *operations;	/* by total_ms, largest first */
+	size_t n_operations;
+	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
 	struct gl_report_anomalies anomalies;
 	struct gl_report_memory memory;
@@ -245,6 +295,9 @@ struct gl_report {
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;
 	struct gl_report_baseline baseline;
+	/* The sections (section.h): NULL means the default table. */
+	const struct gl_section_list *sections;
+	void **sec_state;		/* per section, owned; NULL when not built */
 };
 
 /* Frees everything rep owns and zeroes it. rep may be NULL. */
@@ -278,6 +331,10 @@ typedef int (*gl_emit_fn)(const struct gl_report *rep, struct gl_output *out,
 int gl_emit_json(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_csv(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+
+/* The trend of series (and name for kernels and operations), or NULL. */
+const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
+						 enum gl_trend_series series, const char *name);
 
 /* Frees out->paths. */
 void gl_output_release(struct gl_output *out);

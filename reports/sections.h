@@ -1,10 +1,15 @@
 /*
  * sections.h - builds a struct gl_report from a gpulog database. In: an
- * open query handle, the window and filters, the configuration. Out: every
- * section of the report model (report.h). Two passes over the database:
- * the kernel samples of the preceding window (baseline), then every event
- * of the window in time order (all other sections, and the chart series
- * when asked for), then the RMM rows.
+ * open query handle, the window and filters, the configuration, the table
+ * of sections (section.h). Out: every section of the report model
+ * (report.h). Passes over the database: each section's begin (the baseline
+ * reads the kernel samples of the preceding window there), then every event
+ * of the window in time order, handed to every section (and to the chart
+ * series when asked for), then the RMM rows.
+ *
+ * Mirrored records (schema 3: events.dup_of set, the same record read from
+ * two files) reach no section: they are counted in summary.duplicates and,
+ * when ERROR or worse, errors.mirrored.
  */
 #ifndef GL_SECTIONS_H
 #define GL_SECTIONS_H
@@ -30,6 +35,8 @@ struct gl_report_params {
 	 * The caller releases it in every case. NULL: no chart series.
 	 */
 	struct gl_series *series;
+	/* The sections to build; NULL: gl_sections (section.h). Borrowed; must outlive rep. */
+	const struct gl_section_list *sections;
 };
 
 /* Fills rep (zeroed first); on failure rep is released. */
@@ -40,9 +47,19 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 /*
  * Replaces the variable parts of a log message by placeholders, so that
  * "cudaMalloc failed for 512 MiB at 0x7f3a2c000000" and "... 1.5 GiB at
- * 0x7f..." count as one: <hex>, <size>, <path>, <num>. Only the first line
- * is used. Writes at most n bytes (NUL included) to out; returns its length.
+ * 0x7f..." count as one: <hex>, <size> (a number with a size unit), <dur>
+ * (a number with a time unit, "109.6us", "462.72μs", or a duration such as
+ * "1h2m3s"), <num> (a plain number, or one with another unit: "45 %",
+ * "70.77 W", "1024 tokens/s", "2x"), <path>. Only the first line is used.
+ * Writes at most n bytes (NUL included) to out; returns its length.
  */
 size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n);
+
+/*
+ * "Operation X completed in Y ms" (also "Y s", "Y us", "Y µs", "Y ns"; the
+ * unit may be glued): copies X to name (n bytes) and the time in ms to *ms
+ * (NAN when no time follows). False when the message has another shape.
+ */
+bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms);
 
 #endif

@@ -18,6 +18,7 @@ struct gl_query {
 	char **names;		/* names[id], NULL where no such id */
 	size_t n_names;		/* max id + 1 */
 	int64_t version;	/* PRAGMA user_version */
+	bool has_dup_of;	/* events.dup_of exists (schema 3) */
 };
 
 static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
@@ -116,6 +117,13 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		goto out;
 	}
 	q->version = version;
+	int64_t dup_col = 0;
+	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
+		       &dup_col) != SQLITE_OK) {
+		rc = db_error(q, err, "cannot read the events table");
+		goto out;
+	}
+	q->has_dup_of = dup_col > 0;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -151,26 +159,50 @@ static double col_double(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* A counter column: -1 when NULL (or negative: not a count). */
+static int64_t col_count(sqlite3_stmt *st, int i)
+{
+	int64_t v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return -1;
+	v = sqlite3_column_int64(st, i);
+	return v < 0 ? -1 : v;
+}
+
+bool gl_query_has_dup_of(const struct gl_query *q)
+{
+	return q->has_dup_of;
+}
+
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
 {
-	/* The message is read only where a report uses it (WARN and above). */
-	static const char all_sql[] =
-		"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb,"
-		" anomaly, recovery_attempts, CASE WHEN level >= 4 THEN message END"
-		" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
-		" ORDER BY ts_us, id";
-	static const char kernel_sql[] =
-		"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb,"
-		" anomaly, recovery_attempts, NULL"
-		" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
-		" AND kernel_id IS NOT NULL AND dur_us IS NOT NULL ORDER BY ts_us, id";
+	/*
+	 * Text is read only where a report uses it (see query.h): reading every
+	 * message of 10M kernel lines would double the report's time.
+	 */
+#define EV_COLS(dup)                                                                       \
+	"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,"   \
+	" recovery_attempts, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"                \
+	" (exec_ms IS NOT NULL OR message LIKE 'Operation %')) THEN message END,"          \
+	" error_count, stream_id, exec_ms,"                                                 \
+	" CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL THEN metadata END, " dup      \
+	" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+	static const char *const sql[2][2] = {
+		{EV_COLS("NULL") " ORDER BY ts_us, id",
+		 EV_COLS("NULL") " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL ORDER BY ts_us, id"},
+		{EV_COLS("dup_of") " ORDER BY ts_us, id",
+		 EV_COLS("dup_of") " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"
+				   " AND dup_of IS NULL ORDER BY ts_us, id"},
+	};
+#undef EV_COLS
 	sqlite3_stmt *st = NULL;
 	struct gl_query_event ev;
 	int rc;
 
-	if (sqlite3_prepare_v2(q->db, flags & GL_QUERY_KERNELS_ONLY ? kernel_sql : all_sql, -1,
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][(flags & GL_QUERY_KERNELS_ONLY) != 0], -1,
 			       &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
@@ -186,9 +218,15 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		ev.dur_us = col_double(st, 5);
 		ev.mem_mb = col_double(st, 6);
 		ev.anomaly = sqlite3_column_int(st, 7);
-		ev.recovery_attempts = sqlite3_column_int64(st, 8);
+		ev.recovery_attempts = col_count(st, 8);
 		ev.message = (const char *)sqlite3_column_text(st, 9);
 		ev.message_len = (size_t)sqlite3_column_bytes(st, 9);
+		ev.error_count = col_count(st, 10);
+		ev.stream_id = sqlite3_column_int64(st, 11);
+		ev.exec_ms = col_double(st, 12);
+		ev.metadata = (const char *)sqlite3_column_text(st, 13);
+		ev.metadata_len = (size_t)sqlite3_column_bytes(st, 13);
+		ev.dup_of = sqlite3_column_int64(st, 14);
 		rc = fn(arg, &ev);
 		if (rc != 0) {
 			sqlite3_finalize(st);

@@ -7,6 +7,7 @@
 #ifndef GL_QUERY_H
 #define GL_QUERY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gpulog.h"
@@ -35,7 +36,13 @@ const char *gl_query_name(const struct gl_query *q, int64_t id);
 /* Name ids run from 0 to gl_query_name_slots(q) - 1. */
 size_t gl_query_name_slots(const struct gl_query *q);
 
-/* One events row. Ids are 0 when the column is NULL. */
+/*
+ * One events row. Ids are 0 when the column is NULL.
+ *
+ * Text columns are read only where a report uses them: message for WARN and
+ * above and for operation candidates (no kernel, and an execution time or a
+ * message beginning "Operation "); metadata for operation candidates only.
+ */
 struct gl_query_event {
 	int64_t ts_us;
 	int level;			/* enum gl_level */
@@ -45,10 +52,23 @@ struct gl_query_event {
 	double dur_us;			/* NAN when NULL */
 	double mem_mb;			/* NAN when NULL */
 	int anomaly;			/* events.anomaly; 0 when NULL */
-	int64_t recovery_attempts;	/* 0 when NULL */
-	const char *message;		/* only for WARN and above, else NULL; valid during the call */
+	int64_t recovery_attempts;	/* gpu_metrics.recovery_attempts (running total); -1: NULL */
+	int64_t error_count;		/* gpu_metrics.error_count (running total); -1: NULL */
+	int64_t stream_id;		/* the log stream the row was read from (a counter's source) */
+	double exec_ms;			/* execution_time_ms; NAN when NULL */
+	int64_t dup_of;			/* schema 3: id of the identical first record; 0: original */
+	const char *message;		/* see above, else NULL; valid during the call */
 	size_t message_len;
+	const char *metadata;		/* JSON object text, see above, else NULL */
+	size_t metadata_len;
 };
+
+/*
+ * Does the events table have the dup_of column (schema 3: a mirrored record,
+ * the same record found in two files, points at the first)? Looked up once
+ * at open.
+ */
+bool gl_query_has_dup_of(const struct gl_query *q);
 
 /* Kernel rows only (kernel_id and dur_us not NULL), for the baseline. */
 #define GL_QUERY_KERNELS_ONLY 1u

@@ -10,8 +10,9 @@ PNGCHECK=$BUILD/bench/pngcheck
 cp -r fixtures/sample-logs $T/logs
 touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/*
 "$INGEST" -q --db $T/db $T/logs 2>/dev/null || [ $? -eq 1 ] || fail "ingest"
-pngs="kernel_performance_timeline.png kernel_performance_distribution.png memory_usage_trend.png
-error_rate.png kernel_trends.png baseline_comparison.png"
+# in the order of the sections (index.html shows each chart next to its section's table)
+pngs="kernel_performance_timeline.png kernel_performance_distribution.png kernel_trends.png
+memory_usage_trend.png error_rate.png baseline_comparison.png"
 
 # --no-charts: the report files only
 "$REPORT" --db $T/db --until 2025-11-17 --days 7 --format json --output-dir $T/n --no-charts \

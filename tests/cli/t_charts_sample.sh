@@ -24,8 +24,9 @@ done >> $T/logs/gpu.log
 expect_eq "script kernel stored" 6 \
 	"$(q $T/db "select count(*) from v_events where kernel = '<script>alert(1)</script>'")"
 
-pngs="kernel_performance_timeline.png kernel_performance_distribution.png memory_usage_trend.png
-error_rate.png kernel_trends.png baseline_comparison.png"
+# in the order of the sections (index.html shows each chart next to its section's table)
+pngs="kernel_performance_timeline.png kernel_performance_distribution.png kernel_trends.png
+memory_usage_trend.png error_rate.png baseline_comparison.png"
 for d in a b; do
 	"$REPORT" --db $T/db --until 2025-11-17 --days 7 --format json --output-dir $T/$d \
 		>$T/$d.out || fail "report $d"

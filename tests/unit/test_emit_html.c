@@ -160,9 +160,10 @@ static void test_page(void **state)
 	assert_int_equal(count(h, "<b>data</b>"), 0);
 	assert_non_null(strstr(h, "softmax_\xC3\xBCnic\xC3\xB8" "de_\xE6\x97\xA5\xE6\x9C\xAC"));
 	/* Six images, each a data: URI of the PNG next to the page, byte for byte. */
+	/* in the order of the sections, each next to its table */
 	static const char *const files[6] = {
-		GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_MEMORY,
-		GL_PNG_ERRORS, GL_PNG_TRENDS, GL_PNG_BASELINE,
+		GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, GL_PNG_TRENDS,
+		GL_PNG_MEMORY, GL_PNG_ERRORS, GL_PNG_BASELINE,
 	};
 	const char *p = h;
 

@@ -78,11 +78,11 @@ static void test_run(void **state)
 	/* p95 of 500, 700 = 690 >= 600: one warning */
 	assert_int_equal(res.alerts[1], 1);
 	assert_int_equal(res.alerts[2], 0);
-	/* report.json, then the six charts and index.html next to it */
+	/* report.json, then the six charts in the order of the sections, and index.html */
 	static const char *const files[8] = {
 		"report.json", "kernel_performance_timeline.png",
-		"kernel_performance_distribution.png", "memory_usage_trend.png", "error_rate.png",
-		"kernel_trends.png", "baseline_comparison.png", "index.html",
+		"kernel_performance_distribution.png", "kernel_trends.png", "memory_usage_trend.png",
+		"error_rate.png", "baseline_comparison.png", "index.html",
 	};
 	assert_int_equal(res.n_paths, 8);
 	for (int i = 0; i < 8; i++) {

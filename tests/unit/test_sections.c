@@ -213,7 +213,12 @@ static void test_hand_fixture_and_boundaries(void **state)
 	near(t->r2, 1, 1e-12);
 	assert_true(t->p_value == 0);
 	assert_int_equal(t->verdict, GL_VERDICT_DEGRADING);
-	near(t->change_pct, 14400.0 / 10 * 100, 1e-9);
+	/* the change over the series' own span (0 to 3 min: 10 -> 40 us), not the window's */
+	near(t->change_pct, (40.0 - 10) / 10 * 100, 1e-9);
+	near(t->span_s, 180, 0);
+	assert_true(t->first_ts_us == T0 && t->last_ts_us == T0 + 3 * MIN_US);
+	assert_true(r.window.data_first_ts_us == T0);
+	assert_true(r.window.data_last_ts_us == T0 + 4 * MIN_US);
 
 	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
 	near(r.memory.peak_mib, 200, 0);
@@ -223,7 +228,8 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_int_equal(r.errors.errors, 1);
 	assert_int_equal(r.errors.warnings, 1);
 	near(r.errors.per_1000_events, 200, 0);
-	near(r.errors.per_hour, 1.0 / 24, 1e-15);
+	/* one error in the data's span of 4 minutes: 15 per hour (not 1/24 of the day) */
+	near(r.errors.per_hour, 15, 1e-12);
 	assert_int_equal(r.errors.n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
@@ -583,7 +589,7 @@ static void test_message_shape(void **state)
 		{"cudaFree(0x7f3a2c000000) failed", "cudaFree(<hex>) failed"},
 		{"cannot open /data/shard-17.bin: No such file",
 		 "cannot open <path> No such file"},
-		{"conv2d layer 3 took 12 ms", "conv2d layer <num> took <num> ms"},
+		{"conv2d layer 3 took 12 ms", "conv2d layer <num> took <dur>"},
 		{"batch 12,345 done\nTraceback line 2", "batch <num> done"},
 		{"alloc 512MB", "alloc <size>"},
 	};
@@ -595,6 +601,275 @@ static void test_message_shape(void **state)
 	/* output bounded */
 	gl_message_shape("0123456789", 10, out, 4);
 	assert_true(strlen(out) <= 3);
+}
+
+/* Sets columns of the row inserted last ("error_count = 3, exec_ms = 2.5"). */
+static void set_last(struct fx *f, const char *assignments)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "UPDATE events SET %s WHERE id = (SELECT max(id) FROM events)",
+		 assignments);
+	assert_int_equal(sqlite3_exec(f->db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/*
+ * Schema 3: the same GPU error in gpu.log and error.log is one event; the
+ * mirror (dup_of set) is in no count, rate or statistic.
+ */
+static void test_mirrored_records_once(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	assert_int_equal(sqlite3_exec(f.db, "ALTER TABLE events ADD COLUMN rec_hash INTEGER;"
+					    "ALTER TABLE events ADD COLUMN dup_of INTEGER;"
+					    "PRAGMA user_version = 3;", NULL, NULL, NULL),
+			 SQLITE_OK);
+	/* 3 originals: INFO kernel, ERROR, ERROR; mirrors of both errors and of the kernel line */
+	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 10, NAN, NULL);
+	ev(&f, T0 + 2 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 2.00 GiB");
+	ev(&f, T0 + 2 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 2.00 GiB");
+	set_last(&f, "dup_of = 2");
+	ev(&f, T0 + 3 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	ev(&f, T0 + 3 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	set_last(&f, "dup_of = 4");
+	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 1000, NAN, NULL);
+	set_last(&f, "dup_of = 1");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(r.summary.events, 3);
+	assert_int_equal(r.summary.duplicates, 3);
+	assert_int_equal(r.errors.errors, 2);
+	assert_int_equal(r.errors.mirrored, 2);
+	assert_int_equal(r.errors.n_by_component, 1);
+	assert_int_equal(r.errors.by_component[0].count, 2);
+	assert_int_equal(r.errors.n_top_messages, 1);
+	assert_int_equal(r.errors.top_messages[0].count, 2);
+	/* the mirrored kernel line (1000 us) is not a timing */
+	assert_int_equal(kernel(&r, "k")->count, 1);
+	near(kernel(&r, "k")->max_us, 10, 0);
+	/* 2 errors over the data's span of 2 minutes: 60 per hour */
+	near(r.errors.per_hour, 60, 1e-12);
+	near(r.errors.per_1000_events, 2000.0 / 3, 1e-12);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/*
+ * error_count and recovery_attempts are running totals: the increase per
+ * source (a component on a host in one log stream), a drop is a restart whose
+ * value counts in full.
+ */
+static void test_counters_with_restart(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	/* gpu: 5 6 6 9 | restart | 0 2 -> (1 + 0 + 3) + 0 + 2 = 6; largest 9 */
+	const int gpu_err[] = {5, 6, 6, 9, 0, 2};
+	/* gpu recovery 100 100 101 101 | 1 | 1 -> 1 + 1 = 2 ; perf: 7 8 -> 1 */
+	const int gpu_rec[] = {100, 100, 101, 101, 1, 1};
+	char set[128];
+
+	fx_open(&f);
+	for (int i = 0; i < 6; i++) {
+		ev(&f, T0 + i * MIN_US, 3, "gpu", "k", 10, NAN, NULL);
+		snprintf(set, sizeof(set), "error_count = %d, recovery_attempts = %d", gpu_err[i],
+			 gpu_rec[i]);
+		set_last(&f, set);
+	}
+	/* another component interleaved: its own source */
+	ev(&f, T0 + 30 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
+	set_last(&f, "error_count = 40, recovery_attempts = 7");
+	ev(&f, T0 + 90 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
+	set_last(&f, "error_count = 41, recovery_attempts = 8");
+	/* NULL counters are not zeros: no restart */
+	ev(&f, T0 + 100 * 1000000LL, 3, "gpu", NULL, NAN, NAN, NULL);
+	/* the same component in another file (error.log) is its own series: 50 -> 52 */
+	assert_int_equal(sqlite3_exec(f.db, "INSERT INTO streams(id, first_path, bytes, lines, hash,"
+					    " head_bytes, head_hash) VALUES (2, 'e', 0, 0, 0, 0, 0)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	ev(&f, T0 + 20 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
+	set_last(&f, "error_count = 50, stream_id = 2");
+	ev(&f, T0 + 150 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
+	set_last(&f, "error_count = 52, stream_id = 2");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(r.errors.error_count, 6 + 1 + 2);
+	assert_int_equal(r.errors.error_count_max, 52);
+	assert_int_equal(r.errors.recovery_attempts, 2 + 1);
+	assert_int_equal(r.errors.recovery_attempts_max, 101);
+	assert_int_equal(r.errors.counter_sources, 3);
+	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/* Operations from a JSON line (metadata.operation), a text line (message) and the component. */
+static void test_operations(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* JSON: metadata.operation, execution_time_ms, throughput */
+	ev(&f, T0 + 1 * MIN_US, 3, "performance", NULL, NAN, NAN,
+	   "Operation layout_step completed in 2.38ms");
+	set_last(&f, "exec_ms = 2.38, metadata = '{\"operation\": \"layout_step\","
+		     " \"duration_ms\": 2.38, \"throughput\": 400}'");
+	ev(&f, T0 + 2 * MIN_US, 3, "performance", NULL, NAN, NAN,
+	   "Operation layout_step completed in 3.62ms");
+	set_last(&f, "exec_ms = 3.62, metadata = '{\"operation\": \"layout_step\","
+		     " \"throughput\": 300}'");
+	/* pylog / envlog: only the message; seconds and microseconds */
+	ev(&f, T0 + 3 * MIN_US, 3, "performance", NULL, NAN, NAN,
+	   "Operation layout_step completed in 0.004 s");
+	ev(&f, T0 + 4 * MIN_US, 3, "performance", NULL, NAN, NAN,
+	   "Operation solve completed in 1500us");
+	/* a server request: execution time, no name -> the component */
+	ev(&f, T0 + 5 * MIN_US, 3, "server", NULL, NAN, NAN, "GET /api/v1/analyze 200 9.8 ms");
+	set_last(&f, "exec_ms = 9.8, metadata = '{\"route\": \"/api/v1/analyze\"}'");
+	/* a kernel line with an execution time is not an operation */
+	ev(&f, T0 + 6 * MIN_US, 3, "gpu", "k", 580, NAN, "Kernel k executed in 580us");
+	set_last(&f, "exec_ms = 0.58");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+
+	assert_int_equal(r.n_operations, 3);
+	/* by total: server 9.8, layout_step 2.38 + 3.62 + 4 = 10, solve 1.5 */
+	assert_string_equal(r.operations[0].operation, "layout_step");
+	assert_string_equal(r.operations[0].component, "performance");
+	assert_int_equal(r.operations[0].count, 3);
+	near(r.operations[0].total_ms, 10, 1e-12);
+	near(r.operations[0].mean_ms, 10.0 / 3, 1e-12);
+	near(r.operations[0].min_ms, 2.38, 1e-12);
+	near(r.operations[0].max_ms, 4, 1e-12);
+	near(r.operations[0].p50_ms, 3.62, 1e-12);
+	/* sorted 2.38 3.62 4: p95 h = 1.9 -> 3.62 + 0.9 * 0.38 */
+	near(r.operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
+	/* sd of 2.38 3.62 4: mean 3.3333, squares 0.9093 0.0821 0.4444 -> sqrt(1.43573/2) */
+	near(r.operations[0].stddev_ms,
+	     sqrt((pow(2.38 - 10.0 / 3, 2) + pow(3.62 - 10.0 / 3, 2) + pow(4 - 10.0 / 3, 2)) / 2),
+	     1e-12);
+	near(r.operations[0].mean_throughput, 350, 0);
+	assert_string_equal(r.operations[1].operation, "server");
+	near(r.operations[1].total_ms, 9.8, 0);
+	assert_true(isnan(r.operations[1].mean_throughput));
+	assert_string_equal(r.operations[2].operation, "solve");
+	near(r.operations[2].total_ms, 1.5, 1e-12);
+	/* one trend per operation; layout_step 2.38 -> 4 over 2 minutes is on no line */
+	const struct gl_report_trend *t = trend(&r, GL_TREND_OPERATION, "layout_step");
+	assert_int_equal(t->n, 3);
+	near(t->span_s, 120, 0);
+	assert_string_equal(t->unit, "ms");
+	gl_report_release(&r);
+	fx_close(&f);
+
+	char name[64];
+	double ms;
+	const char *m1 = "Operation x completed in 12 ms";
+	const char *m2 = "Operation y completed in 462.72\xCE\xBCs";
+	assert_true(gl_operation_parse_message(m1, strlen(m1), name, sizeof(name), &ms));
+	assert_string_equal(name, "x");
+	near(ms, 12, 0);
+	assert_true(gl_operation_parse_message(m2, strlen(m2), name, sizeof(name), &ms));
+	assert_string_equal(name, "y");
+	near(ms, 0.46272, 1e-15);
+	assert_false(gl_operation_parse_message("Operations done", 15, name, sizeof(name), &ms));
+}
+
+/*
+ * A component whose records are all ERROR+ (a service's error.log under its
+ * own name) gets no per-component rate alert; its errors count overall.
+ */
+static void test_error_sink(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	struct gl_report_config cfg;
+	struct gl_err err;
+
+	fx_open(&f);
+	for (int i = 0; i < 60; i++)
+		ev(&f, T0 + i * MIN_US, 5, "errsink", NULL, NAN, NAN, "failure");
+	for (int i = 0; i < 60; i++)
+		ev(&f, T0 + i * MIN_US + 1, i < 30 ? 5 : 3, "worker", NULL, NAN, NAN,
+		   i < 30 ? "failure" : NULL);
+	assert_int_equal(gl_config_parse("{\"errors\": {\"min_events_for_rate\": 10},"
+					 " \"alerts\": [{\"rule\": \"error_rate_per_1000\","
+					 " \"warning\": 100}]}", "t", &cfg, &err), GL_OK);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
+	assert_int_equal(r.errors.errors, 90);
+	assert_int_equal(r.errors.sink_components, 1);
+	/* worker: 30 of 60 -> 500 per 1,000: one alert, on worker only */
+	assert_int_equal(r.n_alerts, 1);
+	assert_string_equal(r.alerts[0].subject, "worker");
+	near(r.alerts[0].value, 500, 0);
+	gl_report_release(&r);
+	gl_config_release(&cfg);
+	fx_close(&f);
+}
+
+/* A 5-minute run in a one-day window: the trend over the run, the rate per hour of the run. */
+static void test_short_run_in_long_window(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* a stable kernel with noise +-1 around 100 us, every 10 s from 10:00 to 10:05 */
+	for (int i = 0; i <= 30; i++)
+		ev(&f, T0 + 10 * 3600 * 1000000LL + i * 10 * 1000000LL, i % 10 == 0 ? 5 : 3, "svc",
+		   "stable", 100 + (i % 2 ? 1 : -1), NAN, i % 10 == 0 ? "boom" : NULL);
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	const struct gl_report_trend *t = trend(&r, GL_TREND_KERNEL, "stable");
+	near(t->span_s, 300, 0);
+	/* fit over the run: |change| stays tiny (the old extrapolation gave hundreds of %) */
+	assert_true(fabs(t->change_pct) < 2);
+	assert_int_equal(t->verdict, GL_VERDICT_STABLE);
+	/* 4 errors (i = 0, 10, 20, 30) in 300 s: 48 per hour */
+	assert_int_equal(r.errors.errors, 4);
+	near(r.errors.per_hour, 48, 1e-12);
+	near((double)(r.window.data_last_ts_us - r.window.data_first_ts_us), 300e6, 0);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+static void test_message_shape_units(void **state)
+{
+	(void)state;
+	char out[256];
+	/* real lines of the GPU analytics service and of nvidia-smi / inference logs */
+	static const char *const cases[][2] = {
+		{"performance anomaly in reduce_sum_64M: 109.6us",
+		 "performance anomaly in reduce_sum_64M: <dur>"},
+		{"Kernel spring_kernel executed in 462.72\xCE\xBCs",
+		 "Kernel spring_kernel executed in <dur>"},
+		{"Kernel spring_kernel executed in 93.80\xC2\xB5s",
+		 "Kernel spring_kernel executed in <dur>"},
+		{"Operation layout_step completed in 2.38ms",
+		 "Operation layout_step completed in <dur>"},
+		{"job finished after 1h2m3s", "job finished after <dur>"},
+		{"retry in 2m30s (attempt 3)", "retry in <dur> (attempt <num>)"},
+		{"GPU utilization 45 % at 70.77 W, 1410 MHz",
+		 "GPU utilization <num> at <num>, <num>"},
+		{"temperature 71C", "temperature <num>"},
+		{"allocated 1.5GiB", "allocated <size>"},
+		{"Avg generation throughput: 1024 tokens/s", "Avg generation throughput: <num>"},
+		{"speedup 2.5x over baseline", "speedup <num> over baseline"},
+		{"timeout after 30 s", "timeout after <dur>"},
+		/* words that start with digits stay words */
+		{"3rd pass on 2d grid", "3rd pass on 2d grid"},
+		{"reduce_sum_64M done", "reduce_sum_64M done"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gl_message_shape(cases[i][0], strlen(cases[i][0]), out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
 }
 
 int main(void)
@@ -610,6 +885,12 @@ int main(void)
 		cmocka_unit_test(test_anomalies_in_report),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
+		cmocka_unit_test(test_message_shape_units),
+		cmocka_unit_test(test_mirrored_records_once),
+		cmocka_unit_test(test_counters_with_restart),
+		cmocka_unit_test(test_operations),
+		cmocka_unit_test(test_error_sink),
+		cmocka_unit_test(test_short_run_in_long_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

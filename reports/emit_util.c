@@ -1,0 +1,363 @@
+/*
+ * emit_util.c - the cell writers of emit_util.h, shared by the sections'
+ * emitters (reports/sec_*.c) and the document emitters (emit_*.c).
+ */
+#include "emit_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_png.h"
+#include "util/timeutil.h"
+
+/* ---- JSON ---- */
+
+void gl_jb_set(struct gl_jb *jb, json_t *obj, const char *key, json_t *v)
+{
+	if (!obj || !v || json_object_set_new(obj, key, v) != 0)
+		jb->failed = 1;
+}
+
+void gl_jb_append(struct gl_jb *jb, json_t *arr, json_t *v)
+{
+	if (!arr || !v || json_array_append_new(arr, v) != 0)
+		jb->failed = 1;
+}
+
+json_t *gl_jb_done(struct gl_jb *jb, json_t *o)
+{
+	if (jb->failed || !o) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *gl_json_num(double d)
+{
+	return isfinite(d) ? json_real(d) : json_null();
+}
+
+json_t *gl_json_u64(uint64_t v)
+{
+	return json_integer((json_int_t)(v > (uint64_t)INT64_MAX ? INT64_MAX : v));
+}
+
+json_t *gl_json_ts(int64_t us)
+{
+	char buf[40];
+
+	return us == GL_TS_NONE ? json_null() : json_string(gl_time_format(us, buf));
+}
+
+/* Log content is usually UTF-8; bytes that are not become '?' so the document stays valid. */
+json_t *gl_json_str(const char *s)
+{
+	json_t *v;
+	char *copy;
+
+	if (!s)
+		return json_null();
+	if ((v = json_string(s)) != NULL)
+		return v;
+	if (!(copy = strdup(s)))
+		return NULL;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	v = json_string(copy);
+	free(copy);
+	return v;
+}
+
+json_t *gl_json_counts(struct gl_jb *jb, const struct gl_report_count *c, size_t n)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < n; i++)
+		gl_jb_set(jb, o, c[i].name, gl_json_u64(c[i].count));
+	return o;
+}
+
+json_t *gl_json_levels(struct gl_jb *jb, const uint64_t *by_level, int from)
+{
+	json_t *o = json_object();
+
+	for (int l = from; o && l <= GL_LEVEL_CRITICAL; l++)
+		gl_jb_set(jb, o, l ? gl_level_name((enum gl_level)l) : "NONE", gl_json_u64(by_level[l]));
+	return o;
+}
+
+/* ---- CSV ---- */
+
+void gl_csv_text(FILE *fp, const char *s)
+{
+	bool defuse, quote;
+
+	if (!s)
+		s = "";
+	defuse = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+	quote = defuse || strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		fputc('"', fp);
+	if (defuse)
+		fputc('\'', fp);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', fp);
+		fputc(*p, fp);
+	}
+	if (quote)
+		fputc('"', fp);
+}
+
+void gl_csv_num(FILE *fp, double d)
+{
+	if (isfinite(d))
+		fprintf(fp, "%.15g", d);
+}
+
+void gl_csv_u64(FILE *fp, uint64_t v)
+{
+	fprintf(fp, "%llu", (unsigned long long)v);
+}
+
+void gl_csv_ts(FILE *fp, int64_t us)
+{
+	char buf[40];
+
+	if (us != GL_TS_NONE)
+		fputs(gl_time_format(us, buf), fp);
+}
+
+void gl_csv_sep(FILE *fp)
+{
+	fputc(',', fp);
+}
+
+void gl_csv_eol(FILE *fp)
+{
+	fputs("\r\n", fp);
+}
+
+static void kv_head(FILE *fp, const char *key, const char *name)
+{
+	gl_csv_text(fp, key);
+	gl_csv_sep(fp);
+	gl_csv_text(fp, name);
+	gl_csv_sep(fp);
+}
+
+void gl_csv_kv_u64(FILE *fp, const char *key, const char *name, uint64_t v)
+{
+	kv_head(fp, key, name);
+	gl_csv_u64(fp, v);
+	gl_csv_eol(fp);
+}
+
+void gl_csv_kv_num(FILE *fp, const char *key, const char *name, double v)
+{
+	kv_head(fp, key, name);
+	gl_csv_num(fp, v);
+	gl_csv_eol(fp);
+}
+
+void gl_csv_kv_text(FILE *fp, const char *key, const char *name, const char *v)
+{
+	kv_head(fp, key, name);
+	gl_csv_text(fp, v);
+	gl_csv_eol(fp);
+}
+
+void gl_csv_kv_ts(FILE *fp, const char *key, int64_t us)
+{
+	char buf[40];
+
+	gl_csv_kv_text(fp, key, "", us == GL_TS_NONE ? "" : gl_time_format(us, buf));
+}
+
+/* ---- text ---- */
+
+/* Bytes of s that fit in w code points; *cols gets the code points used. */
+static size_t fit_utf8(const char *s, size_t w, size_t *cols)
+{
+	size_t i = 0, c = 0;
+
+	while (s[i] && c < w) {
+		i++;
+		while (((unsigned char)s[i] & 0xC0) == 0x80)
+			i++;
+		c++;
+	}
+	*cols = c;
+	return i;
+}
+
+static size_t cols_of(const char *s)
+{
+	size_t c = 0;
+
+	for (; *s; s++)
+		c += ((unsigned char)*s & 0xC0) != 0x80;
+	return c;
+}
+
+/* Writes s left-aligned in exactly w columns; control characters become '?'. */
+void gl_text_cell(FILE *fp, const char *s, size_t w)
+{
+	size_t cols, n;
+
+	if (!s)
+		s = "";
+	if (cols_of(s) > w) {
+		n = fit_utf8(s, w - 1, &cols);
+		cols++;
+	} else {
+		n = fit_utf8(s, w, &cols);
+	}
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], fp);
+	if (n < strlen(s))
+		fputc('~', fp);
+	for (; cols < w; cols++)
+		fputc(' ', fp);
+}
+
+/* The last cell of a line: cut like put_cell, never padded. */
+void gl_text_last(FILE *fp, const char *s, size_t w)
+{
+	size_t n = cols_of(s ? s : "");
+
+	gl_text_cell(fp, s, n < w ? n : w);
+}
+
+/* A number in at most 9 columns: 123.4, 12.3k, 1.23M, or "-". */
+const char *gl_text_num(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (fabs(v) >= 1e9)
+		snprintf(buf, n, "%.3gG", v / 1e9);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, n, "%.3gM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, n, "%.1fk", v / 1e3);
+	else if (v == floor(v))
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.1f", v);
+	return buf;
+}
+
+const char *gl_text_pct(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f", v);
+	return buf;
+}
+
+const char *gl_text_p(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2g", v);
+	return buf;
+}
+
+const char *gl_text_bytes(double v, char *buf, size_t n)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	int u = 0;
+
+	if (!isfinite(v))
+		return snprintf(buf, n, "-"), buf;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+const char *gl_text_ts(int64_t us, char *buf)
+{
+	if (us == GL_TS_NONE)
+		return strcpy(buf, "-");
+	gl_time_format(us - us % GL_US_PER_S, buf);
+	return buf;
+}
+
+void gl_text_heading(FILE *fp, const char *title)
+{
+	size_t n = strlen(title);
+
+	fprintf(fp, "\n%s\n", title);
+	for (size_t i = 0; i < n; i++)
+		fputc('-', fp);
+	fputc('\n', fp);
+}
+
+/* ---- HTML ---- */
+
+void gl_html_text(FILE *f, const char *s)
+{
+	char buf[512];
+
+	/* Escape in pieces; a piece never ends inside an entity. */
+	while (s && *s) {
+		size_t take = 0;
+		char piece[96];
+
+		while (s[take] && take < sizeof(piece) - 1)
+			take++;
+		memcpy(piece, s, take);
+		piece[take] = '\0';
+		gl_html_escape(piece, buf, sizeof(buf));
+		fputs(buf, f);
+		s += take;
+	}
+}
+
+/* A number, or a dash for "no value" (NAN, infinities). */
+void gl_html_num(FILE *f, double v, enum gl_html_num k)
+{
+	if (!isfinite(v)) {
+		fputs("&ndash;", f);
+		return;
+	}
+	switch (k) {
+	case GL_HTML_G3: fprintf(f, "%.3g", v); break;
+	case GL_HTML_G4: fprintf(f, "%.4g", v); break;
+	case GL_HTML_SIGNED_G4: fprintf(f, "%+.4g", v); break;
+	case GL_HTML_F1: fprintf(f, "%.1f", v); break;
+	case GL_HTML_F3: fprintf(f, "%.3f", v); break;
+	default: fprintf(f, "%+.1f", v); break;
+	}
+}
+
+void gl_html_when(FILE *f, int64_t ts_us)
+{
+	char b[40];
+
+	if (ts_us == GL_TS_NONE) {
+		fputs("&ndash;", f);
+		return;
+	}
+	gl_time_format(ts_us, b);
+	fputs(b, f);
+}
+
+void gl_html_counts(FILE *f, const char *what, const struct gl_report_count *c, size_t n)
+{
+	fprintf(f, "<table><tr><th>%s</th><th>events</th></tr>\n", what);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<tr><td class=\"k\">", f);
+		gl_html_text(f, c[i].name && *c[i].name ? c[i].name : "(none)");
+		fprintf(f, "</td><td class=\"n\">%llu</td></tr>\n", (unsigned long long)c[i].count);
+	}
+	fputs("</table>\n", f);
+}

@@ -1,0 +1,307 @@
+/*
+ * sec_alerts.c - the alerts section: the rules of the configuration
+ * (config.h) judged against every other section once they are finished
+ * (finish_last), critical first.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+
+/* What the per-component rule needs: events and ERROR+ events per component id. */
+struct alerts {
+	uint64_t *comp_events, *comp_errors;
+	size_t n_ids;
+};
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct alerts *a = st;
+
+	a->n_ids = cx->n_ids;
+	a->comp_events = calloc(cx->n_ids, sizeof(uint64_t));
+	a->comp_errors = calloc(cx->n_ids, sizeof(uint64_t));
+	return a->comp_events && a->comp_errors ? GL_OK : gl_section_oom(cx->err);
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct alerts *a = st;
+	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < a->n_ids
+			    ? (size_t)ev->component_id : 0;
+
+	(void)cx;
+	a->comp_events[cs]++;
+	a->comp_errors[cs] += ev->level >= GL_LEVEL_ERROR;
+	return GL_OK;
+}
+
+/*
+ * An alert's value for a reader: "14.6%", "1234.5 us", "128.0 MiB", "750",
+ * not "62.7477%" or "1.34218e+08". unit: "%", " us", "bytes" or "" (a
+ * count or a rate).
+ */
+static void alert_value(double v, const char *unit, char *buf, size_t n)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+
+	if (!strcmp(unit, "bytes")) {
+		size_t u = 0;
+
+		while (fabs(v) >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+			v /= 1024;
+			u++;
+		}
+		snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	} else if (!strcmp(unit, "%")) {
+		snprintf(buf, n, "%.1f%%", v);
+	} else if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, n, "%.0f%s", v, unit);
+	} else {
+		snprintf(buf, n, "%.1f%s", v, unit);
+	}
+}
+
+static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule, const char *subject,
+		     double value, const char *what, const char *unit)
+{
+	struct gl_report *rep = cx->rep;
+	int sev = -1;
+	char msg[512];
+
+	if (isnan(value) || fnmatch(rule->match, subject, 0) != 0)
+		return GL_OK;
+	for (int s = GL_SEVERITY_CRITICAL; s >= GL_SEVERITY_INFO && sev < 0; s--)
+		if (rule->has[s] && value >= rule->threshold[s])
+			sev = s;
+	if (sev < 0)
+		return GL_OK;
+	struct gl_report_alert *al = realloc(rep->alerts, (rep->n_alerts + 1) * sizeof(*al));
+	if (!al)
+		return gl_section_oom(cx->err);
+	rep->alerts = al;
+	al = &rep->alerts[rep->n_alerts];
+	char vt[64], tt[64];
+
+	alert_value(value, unit, vt, sizeof(vt));
+	alert_value(rule->threshold[sev], unit, tt, sizeof(tt));
+	snprintf(msg, sizeof(msg), "%s: %s %s (%s at %s)", subject, what, vt,
+		 gl_severity_name((enum gl_severity)sev), tt);
+	*al = (struct gl_report_alert){
+		.severity = (enum gl_severity)sev,
+		.rule = strdup(gl_rule_kind_name(rule->kind)),
+		.subject = strdup(subject),
+		.value = value,
+		.threshold = rule->threshold[sev],
+		.message = strdup(msg),
+	};
+	rep->n_alerts++;
+	if (!al->rule || !al->subject || !al->message)
+		return gl_section_oom(cx->err);
+	return GL_OK;
+}
+
+static int cmp_alert(const void *pa, const void *pb)
+{
+	const struct gl_report_alert *a = pa, *b = pb;
+	int c;
+
+	if (a->severity != b->severity)
+		return a->severity < b->severity ? 1 : -1;
+	if ((c = strcmp(a->rule, b->rule)) != 0)
+		return c;
+	return strcmp(a->subject, b->subject);
+}
+
+static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const struct gl_alert_rule *r)
+{
+	struct gl_report *rep = cx->rep;
+	int rc = GL_OK;
+
+	switch (r->kind) {
+	case GL_RULE_KERNEL_P95_US:
+		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
+			rc = add_alert(cx, r, rep->kernels[i].kernel, rep->kernels[i].p95_us,
+				       "p95 duration", " us");
+		break;
+	case GL_RULE_KERNEL_MEAN_CHANGE_PCT:
+		for (size_t i = 0; i < rep->baseline.n_kernels && rc == GL_OK; i++)
+			if (rep->baseline.kernels[i].verdict == GL_BASELINE_REGRESSION)
+				rc = add_alert(cx, r, rep->baseline.kernels[i].kernel,
+					       rep->baseline.kernels[i].mean_change_pct,
+					       "mean duration against the preceding window", "%");
+		break;
+	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
+		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++)
+			if (rep->trends[i].series == GL_TREND_KERNEL &&
+			    rep->trends[i].verdict == GL_VERDICT_DEGRADING)
+				rc = add_alert(cx, r, rep->trends[i].kernel, rep->trends[i].change_pct,
+					       "duration trend over the data's span", "%");
+		break;
+	case GL_RULE_KERNEL_ANOMALY_PCT:
+		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
+			rc = add_alert(cx, r, rep->kernels[i].kernel,
+				       (double)rep->kernels[i].anomalies * 100.0 /
+					       (double)rep->kernels[i].count,
+				       "anomalous samples", "%");
+		break;
+	case GL_RULE_ERROR_RATE_PER_1000:
+		for (size_t i = 0; i < a->n_ids && rc == GL_OK; i++) {
+			/*
+			 * A handful of events gives a rate that means nothing; a
+			 * component whose records are all errors (a service's
+			 * error.log under its own name) is an error sink, whose rate
+			 * is 1,000 every night and says nothing: its errors count in
+			 * the overall rate (errors_per_hour) only.
+			 */
+			if (a->comp_events[i] && a->comp_events[i] >= cx->cfg->min_events_for_rate &&
+			    a->comp_errors[i] < a->comp_events[i])
+				rc = add_alert(cx, r, gl_section_name(cx, (int64_t)i),
+					       (double)a->comp_errors[i] * 1000.0 /
+						       (double)a->comp_events[i],
+					       "errors per 1,000 events", "");
+		}
+		break;
+	case GL_RULE_ERRORS_PER_HOUR:
+		rc = add_alert(cx, r, "errors", rep->errors.per_hour, "errors per hour", "");
+		break;
+	case GL_RULE_MEMORY_TREND_CHANGE_PCT:
+		if (rep->memory.verdict == GL_VERDICT_LEAK ||
+		    rep->memory.verdict == GL_VERDICT_DEGRADING)
+			rc = add_alert(cx, r, "memory",
+				       gl_report_trend_of(rep, GL_TREND_MEMORY, NULL)->change_pct,
+				       "memory in use rose over the data's span by", "%");
+		break;
+	case GL_RULE_RMM_LEAKED_BYTES:
+		if (rep->memory.rmm.events)
+			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.leaked_bytes,
+				       "still allocated at the window's end:", "bytes");
+		break;
+	case GL_RULE_RMM_ALLOCATION_FAILURES:
+		if (rep->memory.rmm.events)
+			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.allocation_failures,
+				       "allocation failures", "");
+		break;
+	case GL_RULE_COUNT:
+		break;
+	}
+	return rc;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct gl_report *rep = cx->rep;
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < cx->cfg->n_rules && rc == GL_OK; i++)
+		rc = eval_rule(cx, st, &cx->cfg->rules[i]);
+	if (rc == GL_OK && rep->n_alerts)
+		qsort(rep->alerts, rep->n_alerts, sizeof(*rep->alerts), cmp_alert);
+	return rc;
+}
+
+static void release(void *st)
+{
+	struct alerts *a = st;
+
+	free(a->comp_events);
+	free(a->comp_errors);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	struct gl_jb jb_ = {0}, *jb = &jb_;
+	json_t *a = json_array();
+
+	(void)st;
+
+	for (size_t i = 0; a && i < r->n_alerts; i++) {
+		const struct gl_report_alert *al = &r->alerts[i];
+		json_t *o = json_object();
+
+		gl_jb_set(jb, o, "severity", gl_json_str(gl_severity_name(al->severity)));
+		gl_jb_set(jb, o, "rule", gl_json_str(al->rule));
+		gl_jb_set(jb, o, "subject", gl_json_str(al->subject));
+		gl_jb_set(jb, o, "value", gl_json_num(al->value));
+		gl_jb_set(jb, o, "threshold", gl_json_num(al->threshold));
+		gl_jb_set(jb, o, "message", gl_json_str(al->message));
+		gl_jb_append(jb, a, o);
+	}
+	return gl_jb_done(jb, a);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	(void)st;
+	fputs("severity,rule,subject,value,threshold,message", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < r->n_alerts; i++) {
+		const struct gl_report_alert *a = &r->alerts[i];
+
+		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
+		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
+		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	(void)st;
+	if (!r->n_alerts)
+		fprintf(fp, "none\n");
+	for (size_t i = 0; i < r->n_alerts && i < r->top; i++) {
+		gl_text_cell(fp, gl_severity_name(r->alerts[i].severity), 9);
+		gl_text_last(fp, r->alerts[i].message, GL_TEXT_WIDTH - 9);
+		fputc('\n', fp);
+	}
+	if (r->n_alerts > r->top)
+		fprintf(fp, "(%zu more alerts)\n", r->n_alerts - r->top);
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	(void)st;
+	if (rep->n_alerts == 0) {
+		fputs("<p>No alert fired.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>value</th>"
+	      "<th>threshold</th><th>message</th></tr>\n", f);
+	for (size_t i = 0; i < rep->n_alerts; i++) {
+		const struct gl_report_alert *a = &rep->alerts[i];
+		const char *sev = gl_severity_name(a->severity);
+
+		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", sev, sev);
+		gl_html_text(f, a->rule);
+		fputs("</td><td class=\"k\">", f);
+		gl_html_text(f, a->subject);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, a->value, GL_HTML_G4);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, a->threshold, GL_HTML_G4);
+		fputs("</td><td>", f);
+		gl_html_text(f, a->message);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+const struct gl_section gl_sec_alerts = {
+	.name = "alerts",
+	.title = "Alerts",
+	.state_size = sizeof(struct alerts),
+	.finish_last = true,
+	.begin = begin,
+	.collect = collect,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};

@@ -1,0 +1,266 @@
+/*
+ * sec_anomalies.c - the anomalies section: each kernel timing judged
+ * against the timings of the same kernel before it (moving window, mean and
+ * standard deviation or median and MAD, stats.h), the largest ones listed;
+ * also the count of events the logs flagged themselves. Fills
+ * kernels[].anomalies (the kernels section finishes first).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "stats/stats.h"
+
+struct kdet {
+	const char *name;
+	struct gl_anomaly *det;
+	uint64_t anomalies;
+};
+
+struct anomalies {
+	struct kdet **by_id;
+	int64_t *ids;
+	size_t n, n_ids;
+	struct gl_report_anomaly *top;	/* kernel: borrowed from the names until finish */
+	size_t n_top, cap_top;
+};
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct anomalies *a = st;
+	struct gl_report_anomalies *r = &cx->rep->anomalies;
+
+	r->method = cx->cfg->anomaly_method;
+	r->k = cx->cfg->anomaly_k;
+	r->window = cx->cfg->anomaly_window;
+	r->min_samples = cx->cfg->anomaly_min_samples;
+	a->n_ids = cx->n_ids;
+	a->cap_top = cx->p->top;
+	a->by_id = calloc(cx->n_ids, sizeof(*a->by_id));
+	a->ids = calloc(cx->n_ids, sizeof(*a->ids));
+	a->top = calloc(a->cap_top ? a->cap_top : 1, sizeof(*a->top));
+	return a->by_id && a->ids && a->top ? GL_OK : gl_section_oom(cx->err);
+}
+
+static void keep(struct anomalies *a, struct gl_report_anomaly x)
+{
+	size_t min = 0;
+
+	if (a->n_top < a->cap_top) {
+		a->top[a->n_top++] = x;
+		return;
+	}
+	for (size_t i = 1; i < a->cap_top; i++)
+		if (a->top[i].z < a->top[min].z)
+			min = i;
+	if (x.z > a->top[min].z)
+		a->top[min] = x;
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct anomalies *a = st;
+	struct gl_report_anomalies *r = &cx->rep->anomalies;
+	struct kdet *k;
+	double c, s, z;
+
+	if (ev->anomaly == 1)
+		r->flagged_by_logs++;
+	if (!cx->kernel_sample || (uint64_t)ev->kernel_id >= a->n_ids)
+		return GL_OK;
+	if (!(k = a->by_id[ev->kernel_id])) {
+		struct gl_anomaly_params ap = {
+			.robust = cx->cfg->anomaly_method == GL_ANOMALY_MAD,
+			.k = cx->cfg->anomaly_k,
+			.window = cx->cfg->anomaly_window,
+			.min_samples = cx->cfg->anomaly_min_samples,
+		};
+
+		if (!(k = calloc(1, sizeof(*k))))
+			return gl_section_oom(cx->err);
+		a->by_id[ev->kernel_id] = k;
+		a->ids[a->n++] = ev->kernel_id;
+		k->name = gl_section_name(cx, ev->kernel_id);
+		if (!(k->det = gl_anomaly_new(&ap)))
+			return gl_section_oom(cx->err);
+	}
+	int v = gl_anomaly_push(k->det, ev->dur_us, &c, &s, &z);
+	if (v >= 0)
+		r->judged++;
+	if (v == 1) {
+		k->anomalies++;
+		r->total++;
+		keep(a, (struct gl_report_anomaly){ev->ts_us, k->name, ev->dur_us, c, s, z});
+	}
+	return GL_OK;
+}
+
+static int cmp_anomaly(const void *pa, const void *pb)
+{
+	const struct gl_report_anomaly *a = pa, *b = pb;
+
+	if (a->z != b->z)
+		return a->z < b->z ? 1 : -1;
+	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct anomalies *a = st;
+	struct gl_report *rep = cx->rep;
+
+	for (size_t j = 0; j < rep->n_kernels; j++)
+		for (size_t i = 0; i < a->n; i++)
+			if (!strcmp(a->by_id[a->ids[i]]->name, rep->kernels[j].kernel)) {
+				rep->kernels[j].anomalies = a->by_id[a->ids[i]]->anomalies;
+				break;
+			}
+	qsort(a->top, a->n_top, sizeof(*a->top), cmp_anomaly);
+	/* items point at the kernel names of rep->kernels, which outlive them */
+	for (size_t i = 0; i < a->n_top; i++)
+		for (size_t j = 0; j < rep->n_kernels; j++)
+			if (!strcmp(rep->kernels[j].kernel, a->top[i].kernel)) {
+				a->top[i].kernel = rep->kernels[j].kernel;
+				break;
+			}
+	rep->anomalies.items = a->top;
+	rep->anomalies.n_items = a->n_top;
+	a->top = NULL;
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct anomalies *a = st;
+
+	for (size_t i = 0; i < a->n; i++) {
+		gl_anomaly_free(a->by_id[a->ids[i]]->det);
+		free(a->by_id[a->ids[i]]);
+	}
+	free(a->by_id);
+	free(a->ids);
+	free(a->top);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	const struct gl_report_anomalies *an = &r->anomalies;
+	struct gl_jb jb = {0};
+	json_t *o = json_object(), *by = json_object(), *items = json_array();
+
+	(void)st;
+	gl_jb_set(&jb, o, "method", gl_json_str(gl_anomaly_method_name(an->method)));
+	gl_jb_set(&jb, o, "k", gl_json_num(an->k));
+	gl_jb_set(&jb, o, "window", gl_json_u64(an->window));
+	gl_jb_set(&jb, o, "min_samples", gl_json_u64(an->min_samples));
+	gl_jb_set(&jb, o, "judged", gl_json_u64(an->judged));
+	gl_jb_set(&jb, o, "total", gl_json_u64(an->total));
+	gl_jb_set(&jb, o, "flagged_by_logs", gl_json_u64(an->flagged_by_logs));
+	for (size_t i = 0; by && i < r->n_kernels; i++)
+		if (r->kernels[i].anomalies)
+			gl_jb_set(&jb, by, r->kernels[i].kernel, gl_json_u64(r->kernels[i].anomalies));
+	for (size_t i = 0; items && i < an->n_items; i++) {
+		const struct gl_report_anomaly *x = &an->items[i];
+		json_t *it = json_object();
+
+		gl_jb_set(&jb, it, "ts", gl_json_ts(x->ts_us));
+		gl_jb_set(&jb, it, "kernel", gl_json_str(x->kernel));
+		gl_jb_set(&jb, it, "value_us", gl_json_num(x->value_us));
+		gl_jb_set(&jb, it, "mean_us", gl_json_num(x->mean_us));
+		gl_jb_set(&jb, it, "stddev_us", gl_json_num(x->stddev_us));
+		gl_jb_set(&jb, it, "z", gl_json_num(x->z));
+		gl_jb_append(&jb, items, it);
+	}
+	gl_jb_set(&jb, o, "by_kernel", by);
+	gl_jb_set(&jb, o, "items", items);
+	return gl_jb_done(&jb, o);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	(void)st;
+	fputs("ts,kernel,value_us,mean_us,stddev_us,z", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < r->anomalies.n_items; i++) {
+		const struct gl_report_anomaly *a = &r->anomalies.items[i];
+
+		gl_csv_ts(fp, a->ts_us);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, a->kernel);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, a->value_us);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, a->mean_us);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, a->stddev_us);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, a->z);
+		gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_anomalies *an = &r->anomalies;
+	char a[40], b[40];
+
+	(void)st;
+	fprintf(fp, "%llu of %llu judged samples (%s, k = %g, window %u); %llu flagged by the logs\n",
+		(unsigned long long)an->total, (unsigned long long)an->judged,
+		gl_anomaly_method_name(an->method), an->k, an->window,
+		(unsigned long long)an->flagged_by_logs);
+	for (size_t i = 0; i < an->n_items && i < 5; i++) {
+		fprintf(fp, "  %s  ", gl_text_ts(an->items[i].ts_us, a));
+		gl_text_cell(fp, an->items[i].kernel, 34);
+		fprintf(fp, " %9s us  z %.1f\n", gl_text_num(an->items[i].value_us, b, sizeof(b)),
+			an->items[i].z);
+	}
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_report_anomalies *an = &rep->anomalies;
+
+	(void)st;
+	fprintf(f, "<p>%llu anomalous of %llu judged kernel timings (%s, k = %g, window %u); "
+		"%llu events flagged by the logs themselves.</p>\n",
+		(unsigned long long)an->total, (unsigned long long)an->judged,
+		gl_anomaly_method_name(an->method), an->k, an->window,
+		(unsigned long long)an->flagged_by_logs);
+	if (an->n_items == 0)
+		return;
+	fputs("<table><tr><th>when</th><th>kernel</th><th>µs</th><th>centre µs</th>"
+	      "<th>spread µs</th><th>z</th></tr>\n", f);
+	for (size_t i = 0; i < an->n_items; i++) {
+		const struct gl_report_anomaly *x = &an->items[i];
+
+		fputs("<tr><td>", f);
+		gl_html_when(f, x->ts_us);
+		fputs("</td><td class=\"k\">", f);
+		gl_html_text(f, x->kernel);
+		const double v[4] = {x->value_us, x->mean_us, x->stddev_us, x->z};
+		for (int j = 0; j < 4; j++) {
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, v[j], GL_HTML_G4);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+const struct gl_section gl_sec_anomalies = {
+	.name = "anomalies",
+	.title = "Anomalies",
+	.state_size = sizeof(struct anomalies),
+	.begin = begin,
+	.collect = collect,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};

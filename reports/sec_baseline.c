@@ -1,0 +1,358 @@
+/*
+ * sec_baseline.c - the baseline section: each kernel against the preceding
+ * window of equal length (its own row source: the kernel timings of that
+ * window, read in begin), mean and p95 change, Welch's t-test; kernels new
+ * in this window or gone from it. Reads the kernels section's results.
+ * Chart: the change of mean and p95 by kernel.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_png.h"
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "stats/stats.h"
+
+struct before {
+	const char *name;	/* borrowed from the query's names */
+	double *dur;
+	size_t n, cap;
+	struct gl_stats_desc d;
+};
+
+struct baseline {
+	struct gl_section_ctx *cx;
+	struct before **by_id;
+	int64_t *ids;
+	size_t n, n_ids;
+};
+
+static int on_before(void *arg, const struct gl_query_event *ev)
+{
+	struct baseline *b = arg;
+	struct gl_section_ctx *cx = b->cx;
+	struct before *k;
+
+	/* the same filters as the window's kernels; mirrored rows are not read */
+	if (!gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
+	    isnan(ev->dur_us) || (uint64_t)ev->kernel_id >= b->n_ids)
+		return 0;
+	if (!(k = b->by_id[ev->kernel_id])) {
+		if (!(k = calloc(1, sizeof(*k))))
+			return gl_section_oom(cx->err);
+		k->name = gl_section_name(cx, ev->kernel_id);
+		b->by_id[ev->kernel_id] = k;
+		b->ids[b->n++] = ev->kernel_id;
+	}
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 64;
+		double *d = realloc(k->dur, cap * sizeof(*d));
+
+		if (!d)
+			return gl_section_oom(cx->err);
+		k->dur = d;
+		k->cap = cap;
+	}
+	k->dur[k->n++] = ev->dur_us;
+	cx->rep->baseline.samples++;
+	return 0;
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct baseline *b = st;
+	struct gl_report_baseline *r = &cx->rep->baseline;
+	int64_t len = cx->p->until_us - cx->p->since_us;
+	int rc;
+
+	b->cx = cx;
+	b->n_ids = cx->n_ids;
+	b->by_id = calloc(cx->n_ids, sizeof(*b->by_id));
+	b->ids = calloc(cx->n_ids, sizeof(*b->ids));
+	if (!b->by_id || !b->ids)
+		return gl_section_oom(cx->err);
+	r->until_us = cx->p->since_us;
+	r->since_us = cx->p->since_us - len;
+	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
+			     cx->err);
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < b->n; i++) {
+		struct before *k = b->by_id[b->ids[i]];
+
+		gl_stats_describe(k->dur, k->n, &k->d);
+		free(k->dur);
+		k->dur = NULL;
+	}
+	return GL_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_bk(const void *a, const void *b)
+{
+	return strcmp(((const struct gl_report_baseline_kernel *)a)->kernel,
+		      ((const struct gl_report_baseline_kernel *)b)->kernel);
+}
+
+static const struct gl_report_kernel *kernel_now(const struct gl_report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->n_kernels; i++)
+		if (!strcmp(rep->kernels[i].kernel, name))
+			return &rep->kernels[i];
+	return NULL;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct baseline *b = st;
+	struct gl_report *rep = cx->rep;
+	struct gl_report_baseline *r = &rep->baseline;
+	size_t nk = rep->n_kernels;
+
+	r->kernels = calloc(nk ? nk : 1, sizeof(*r->kernels));
+	r->new_kernels = calloc(nk ? nk : 1, sizeof(char *));
+	r->vanished_kernels = calloc(b->n ? b->n : 1, sizeof(char *));
+	if (!r->kernels || !r->new_kernels || !r->vanished_kernels)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < b->n; i++) {
+		struct before *k = b->by_id[b->ids[i]];
+
+		if (!kernel_now(rep, k->name) &&
+		    !(r->vanished_kernels[r->n_vanished_kernels++] = strdup(k->name)))
+			return gl_section_oom(cx->err);
+	}
+	for (size_t i = 0; i < nk; i++) {
+		const struct gl_report_kernel *c = &rep->kernels[i];
+		const struct before *o = NULL;
+
+		for (size_t j = 0; j < b->n && !o; j++)
+			if (!strcmp(b->by_id[b->ids[j]]->name, c->kernel))
+				o = b->by_id[b->ids[j]];
+		if (!o) {
+			if (!(r->new_kernels[r->n_new_kernels++] = strdup(c->kernel)))
+				return gl_section_oom(cx->err);
+			continue;
+		}
+		struct gl_report_baseline_kernel *bk = &r->kernels[r->n_kernels];
+
+		if (!(bk->kernel = strdup(c->kernel)))
+			return gl_section_oom(cx->err);
+		r->n_kernels++;
+		bk->count_before = o->d.n;
+		bk->count = c->count;
+		bk->mean_before_us = o->d.mean;
+		bk->mean_us = c->mean_us;
+		bk->p95_before_us = o->d.p95;
+		bk->p95_us = c->p95_us;
+		bk->mean_change_pct = o->d.mean > 0 ? (c->mean_us - o->d.mean) / o->d.mean * 100 : NAN;
+		bk->p95_change_pct = o->d.p95 > 0 ? (c->p95_us - o->d.p95) / o->d.p95 * 100 : NAN;
+		bk->p_value = gl_stats_welch_p(o->d.mean, o->d.var, o->d.n, c->mean_us,
+					       c->stddev_us * c->stddev_us, c->count);
+		bk->verdict = GL_BASELINE_UNCHANGED;
+		if (!isnan(bk->p_value) && bk->p_value < cx->cfg->baseline_p_value &&
+		    (isnan(bk->mean_change_pct) ||
+		     fabs(bk->mean_change_pct) >= cx->cfg->baseline_min_change_pct))
+			bk->verdict = c->mean_us > o->d.mean ? GL_BASELINE_REGRESSION
+							      : GL_BASELINE_IMPROVEMENT;
+	}
+	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), cmp_bk);
+	qsort(r->new_kernels, r->n_new_kernels, sizeof(char *), cmp_str);
+	qsort(r->vanished_kernels, r->n_vanished_kernels, sizeof(char *), cmp_str);
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct baseline *b = st;
+
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->by_id[b->ids[i]]->dur);
+		free(b->by_id[b->ids[i]]);
+	}
+	free(b->by_id);
+	free(b->ids);
+}
+
+static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		gl_jb_append(jb, a, gl_json_str(s[i]));
+	return a;
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	const struct gl_report_baseline *b = &r->baseline;
+	struct gl_jb jb_ = {0}, *jb = &jb_;
+	json_t *o = json_object(), *ks = json_array();
+
+	(void)st;
+
+	gl_jb_set(jb, o, "since", gl_json_ts(b->since_us));
+	gl_jb_set(jb, o, "until", gl_json_ts(b->until_us));
+	gl_jb_set(jb, o, "samples", gl_json_u64(b->samples));
+	for (size_t i = 0; i < b->n_kernels; i++) {
+		const struct gl_report_baseline_kernel *k = &b->kernels[i];
+		json_t *x = json_object();
+
+		gl_jb_set(jb, x, "kernel", gl_json_str(k->kernel));
+		gl_jb_set(jb, x, "count_before", gl_json_u64(k->count_before));
+		gl_jb_set(jb, x, "count", gl_json_u64(k->count));
+		gl_jb_set(jb, x, "mean_before_us", gl_json_num(k->mean_before_us));
+		gl_jb_set(jb, x, "mean_us", gl_json_num(k->mean_us));
+		gl_jb_set(jb, x, "mean_change_pct", gl_json_num(k->mean_change_pct));
+		gl_jb_set(jb, x, "p95_before_us", gl_json_num(k->p95_before_us));
+		gl_jb_set(jb, x, "p95_us", gl_json_num(k->p95_us));
+		gl_jb_set(jb, x, "p95_change_pct", gl_json_num(k->p95_change_pct));
+		gl_jb_set(jb, x, "p_value", gl_json_num(k->p_value));
+		gl_jb_set(jb, x, "verdict", gl_json_str(gl_baseline_verdict_name(k->verdict)));
+		gl_jb_append(jb, ks, x);
+	}
+	gl_jb_set(jb, o, "kernels", ks);
+	gl_jb_set(jb, o, "new_kernels", names(jb, b->new_kernels, b->n_new_kernels));
+	gl_jb_set(jb, o, "vanished_kernels", names(jb, b->vanished_kernels, b->n_vanished_kernels));
+	return gl_jb_done(jb, o);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_baseline *b = &r->baseline;
+
+	(void)st;
+
+	fputs("kernel,count_before,count,mean_before_us,mean_us,mean_change_pct,p95_before_us,"
+	      "p95_us,p95_change_pct,p_value,verdict", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < b->n_kernels; i++) {
+		const struct gl_report_baseline_kernel *k = &b->kernels[i];
+
+		gl_csv_text(fp, k->kernel), gl_csv_sep(fp), gl_csv_u64(fp, k->count_before), gl_csv_sep(fp);
+		gl_csv_u64(fp, k->count), gl_csv_sep(fp), gl_csv_num(fp, k->mean_before_us), gl_csv_sep(fp);
+		gl_csv_num(fp, k->mean_us), gl_csv_sep(fp), gl_csv_num(fp, k->mean_change_pct), gl_csv_sep(fp);
+		gl_csv_num(fp, k->p95_before_us), gl_csv_sep(fp), gl_csv_num(fp, k->p95_us), gl_csv_sep(fp);
+		gl_csv_num(fp, k->p95_change_pct), gl_csv_sep(fp), gl_csv_num(fp, k->p_value), gl_csv_sep(fp);
+		gl_csv_text(fp, gl_baseline_verdict_name(k->verdict)), gl_csv_eol(fp);
+	}
+	/* kernels in one window only: counts, nothing to compare */
+	for (size_t i = 0; i < b->n_new_kernels; i++)
+		gl_csv_text(fp, b->new_kernels[i]), fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);
+	for (size_t i = 0; i < b->n_vanished_kernels; i++)
+		gl_csv_text(fp, b->vanished_kernels[i]), fputs(",,0,,,,,,,,vanished", fp), gl_csv_eol(fp);
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	char a[40], b[40], c[40], d[40];
+
+	(void)st;
+	const struct gl_report_baseline *bl = &r->baseline;
+	size_t changed = 0;
+	for (size_t i = 0; i < bl->n_kernels; i++)
+		changed += bl->kernels[i].verdict != GL_BASELINE_UNCHANGED;
+	fprintf(fp, "%zu kernels compared, %zu changed, %zu new, %zu vanished\n", bl->n_kernels,
+		changed, bl->n_new_kernels, bl->n_vanished_kernels);
+	for (size_t i = 0, k = 0; i < bl->n_kernels && k < r->top; i++) {
+		const struct gl_report_baseline_kernel *x = &bl->kernels[i];
+
+		if (x->verdict == GL_BASELINE_UNCHANGED)
+			continue;
+		k++;
+		fprintf(fp, "  ");
+		gl_text_cell(fp, x->kernel, 34);
+		fprintf(fp, " %-11s mean %s -> %s us (%s%%)  p %s\n",
+			gl_baseline_verdict_name(x->verdict), gl_text_num(x->mean_before_us, a, sizeof(a)),
+			gl_text_num(x->mean_us, b, sizeof(b)), gl_text_pct(x->mean_change_pct, c, sizeof(c)),
+			gl_text_p(x->p_value, d, sizeof(d)));
+	}
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_report_baseline *b = &rep->baseline;
+
+	(void)st;
+	fputs("<p>Previous window ", f);
+	gl_html_when(f, b->since_us);
+	fputs(" to ", f);
+	gl_html_when(f, b->until_us);
+	fprintf(f, ", %llu kernel samples.</p>\n", (unsigned long long)b->samples);
+	if (b->n_kernels > 0) {
+		fputs("<table><tr><th>kernel</th><th>mean µs before</th><th>mean µs</th>"
+		      "<th>mean change %</th><th>p95 change %</th><th>p (Welch)</th>"
+		      "<th>verdict</th></tr>\n", f);
+		for (size_t i = 0; i < b->n_kernels; i++) {
+			const struct gl_report_baseline_kernel *k = &b->kernels[i];
+
+			fputs("<tr><td class=\"k\">", f);
+			gl_html_text(f, k->kernel);
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, k->mean_before_us, GL_HTML_G4);
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, k->mean_us, GL_HTML_G4);
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, k->mean_change_pct, GL_HTML_PCT);
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, k->p95_change_pct, GL_HTML_PCT);
+			fputs("</td><td class=\"n\">", f);
+			gl_html_num(f, k->p_value, GL_HTML_G3);
+			fprintf(f, "</td><td%s>%s</td></tr>\n",
+				k->verdict == GL_BASELINE_REGRESSION ? " class=\"warning\"" : "",
+				gl_baseline_verdict_name(k->verdict));
+		}
+		fputs("</table>\n", f);
+	}
+	const struct {
+		const char *what;
+		char **names;
+		size_t n;
+	} lists[2] = {
+		{"New in this window", b->new_kernels, b->n_new_kernels},
+		{"Gone since the previous window", b->vanished_kernels, b->n_vanished_kernels},
+	};
+
+	for (int l = 0; l < 2; l++) {
+		if (lists[l].n == 0)
+			continue;
+		fprintf(f, "<p>%s:</p>\n<ul>\n", lists[l].what);
+		for (size_t i = 0; i < lists[l].n; i++) {
+			fputs("<li class=\"k\">", f);
+			gl_html_text(f, lists[l].names[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+}
+
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	(void)st;
+	return gl_png_draw(GL_PNG_BASELINE, rep, s, out, o, err);
+}
+
+static const char *const charts[] = {GL_PNG_BASELINE, NULL};
+static const char *const alts[] = {"Change of mean and p95 against the previous window"};
+
+const struct gl_section gl_sec_baseline = {
+	.name = "baseline",
+	.title = "Against the preceding window",
+	.state_size = sizeof(struct baseline),
+	.begin = begin,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
+};

@@ -1,0 +1,604 @@
+/*
+ * sec_errors.c - the errors section: WARN and above by level and component,
+ * errors per hour of the data's span and per 1,000 events, the most frequent
+ * message shapes (a bounded hash table), mirrored error records left out,
+ * components that are error sinks, and the process counters error_count and
+ * recovery_attempts read as counters. Chart: errors per hour (day) by
+ * component.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_png.h"
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "util/hash.h"
+#include "util/timeutil.h"
+
+#define US_PER_HOUR (3600LL * GL_US_PER_S)
+#define SAMPLE_MAX 512
+
+struct shape {
+	uint64_t hash;			/* 0: empty slot */
+	char *text;
+	char *sample;
+	uint64_t count;
+	int64_t first_ts_us, last_ts_us;
+};
+
+/*
+ * One source of the running counters: a component on a host within one log
+ * stream (a file and its rotated names). Another file is another series even
+ * for the same component: a service's error.log may carry other values than
+ * its gpu.log, and interleaving them would read every alternation as a
+ * restart.
+ */
+struct source {
+	int64_t id[3];			/* stream, component, host */
+	bool used;
+	int64_t last[2];		/* error_count, recovery_attempts; -1: none yet */
+};
+
+struct counter {
+	uint64_t increase, max;
+};
+
+struct errors {
+	uint64_t *comp_warn, *comp_events, *comp_errors;	/* per component id */
+	size_t n_ids;
+	struct shape *shapes;
+	size_t shape_cap, n_shapes;
+	struct source *src;
+	size_t src_cap, n_src;
+	struct counter ctr[2];
+};
+
+static bool is_word(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+/* Length of one of units at s when a word ends after it, else 0. */
+static size_t unit_in(const char *const *units, size_t n_units, const char *s, const char *end)
+{
+	for (size_t i = 0; i < n_units; i++) {
+		size_t n = strlen(units[i]);
+
+		if ((size_t)(end - s) >= n && strncmp(s, units[i], n) == 0 &&
+		    (s + n == end || !is_word((unsigned char)s[n]) ||
+		     !is_word((unsigned char)units[i][n - 1])))
+			return n;
+	}
+	return 0;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sizes: "512 MiB", "1.5GiB", "64 bytes". */
+static const char *const size_units[] = {
+	"bytes", "byte", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "B",
+};
+
+/* Times; "μs" is U+03BC, "µs" U+00B5: both are written by real services. */
+static const char *const time_units[] = {
+	"seconds", "second", "secs", "sec", "\xCE\xBCs", "\xC2\xB5s", "us", "ns", "ms",
+	"minutes", "min", "hours", "s", "h",
+};
+
+/* Other units: the number is variable, the unit is not worth keeping apart. */
+static const char *const other_units[] = {
+	"tokens/s", "tok/s", "it/s", "req/s", "fps", "GHz", "MHz", "kHz", "Hz", "GB/s", "MB/s",
+	"\xC2\xB0" "C", "%", "W", "V", "C", "x",
+};
+
+/*
+ * A compound duration at s: "1h2m3s", "2m30s", "1d4h", "3m" (one or more
+ * number-unit pairs, unit d h m s ms us ns, glued). Length, or 0.
+ */
+static size_t duration_len(const char *s, const char *end)
+{
+	const char *p = s;
+	int parts = 0;
+
+	while (p < end && isdigit((unsigned char)*p)) {
+		const char *q = p;
+
+		while (q < end && (isdigit((unsigned char)*q) || *q == '.'))
+			q++;
+		if (q < end - 1 && (q[1] == 's') && strchr("mun", *q))
+			q += 2;
+		else if (q < end && strchr("dhms", *q))
+			q++;
+		else
+			break;
+		p = q;
+		parts++;
+	}
+	if (parts < 2 || (p < end && is_word((unsigned char)*p)))
+		return 0;
+	return (size_t)(p - s);
+}
+
+/*
+ * Real lines and their shapes:
+ *   "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total)"
+ *   "CUDA out of memory. Tried to allocate <size> (GPU <num>; <size> total)"
+ *   "performance anomaly in reduce_sum_64M: 109.6us"
+ *   "performance anomaly in reduce_sum_64M: <dur>"
+ *   "Kernel spring_kernel executed in 462.72μs" -> "Kernel spring_kernel executed in <dur>"
+ *   "GPU utilization 45 % at 70.77 W" -> "GPU utilization <num> at <num>"
+ */
+size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
+{
+	const char *s = msg, *end = msg;
+	size_t o = 0;
+
+	if (n == 0)
+		return 0;
+	while (end < msg + len && *end != '\n' && *end != '\r')
+		end++;
+#define PUT(str)                                                                   \
+	do {                                                                       \
+		const char *p_ = (str);                                           \
+		while (*p_ && o + 1 < n)                                           \
+			out[o++] = *p_++;                                          \
+	} while (0)
+	while (s < end && o + 1 < n) {
+		unsigned char c = (unsigned char)*s;
+		bool word_start = s == msg || !is_word((unsigned char)s[-1]);
+		size_t u;
+
+		if (word_start && c == '0' && s + 2 < end && (s[1] == 'x' || s[1] == 'X') &&
+		    isxdigit((unsigned char)s[2])) {
+			s += 2;
+			while (s < end && isxdigit((unsigned char)*s))
+				s++;
+			PUT("<hex>");
+		} else if (c == '/' && (s == msg || strchr(" \t'\"(=:[", s[-1])) && s + 1 < end &&
+			   !isspace((unsigned char)s[1])) {
+			while (s < end && !isspace((unsigned char)*s) && !strchr("'\"),;]", *s))
+				s++;
+			PUT("<path>");
+		} else if (word_start && isdigit(c) && (u = duration_len(s, end)) > 0) {
+			s += u;
+			PUT("<dur>");
+		} else if (word_start && isdigit(c)) {
+			const char *t = s;
+
+			while (t < end && (isdigit((unsigned char)*t) || *t == '.' || *t == ','))
+				t++;
+			while (t > s && (t[-1] == '.' || t[-1] == ','))
+				t--;
+			const char *v = t;
+			while (v < end && *v == ' ')
+				v++;
+			if ((u = unit_in(size_units, N_OF(size_units), v, end)) > 0) {
+				s = v + u;
+				PUT("<size>");
+			} else if ((u = unit_in(time_units, N_OF(time_units), v, end)) > 0) {
+				s = v + u;
+				PUT("<dur>");
+			} else if ((u = unit_in(other_units, N_OF(other_units), v, end)) > 0) {
+				s = v + u;
+				PUT("<num>");
+			} else if (t < end && is_word((unsigned char)*t)) {
+				/* "3rd", "2d", "0abc": part of a word, keep it */
+				while (s < end && is_word((unsigned char)*s) && o + 1 < n)
+					out[o++] = *s++;
+			} else {
+				s = t;
+				PUT("<num>");
+			}
+		} else {
+			out[o++] = (char)c;
+			s++;
+		}
+	}
+#undef PUT
+	out[o] = '\0';
+	return o;
+}
+
+static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct gl_query_event *ev)
+{
+	char buf[256];
+	size_t len = gl_message_shape(ev->message, ev->message_len, buf, sizeof(buf));
+	uint64_t h = gl_hash64(buf, len, 0x5eed) | 1;
+	size_t i = (size_t)h & (b->shape_cap - 1);
+
+	while (b->shapes[i].hash && (b->shapes[i].hash != h || strcmp(b->shapes[i].text, buf)))
+		i = (i + 1) & (b->shape_cap - 1);
+	struct shape *sh = &b->shapes[i];
+	if (!sh->hash) {
+		if (b->n_shapes >= cx->cfg->max_shapes) {
+			cx->rep->errors.shapes_overflow++;
+			return 0;
+		}
+		size_t sl = ev->message_len < SAMPLE_MAX ? ev->message_len : SAMPLE_MAX;
+		/* do not cut a UTF-8 sequence in two */
+		while (sl > 0 && sl < ev->message_len &&
+		       ((unsigned char)ev->message[sl] & 0xC0) == 0x80)
+			sl--;
+		sh->text = strdup(buf);
+		sh->sample = strndup(ev->message, sl);
+		if (!sh->text || !sh->sample)
+			return gl_section_oom(cx->err);
+		sh->hash = h;
+		sh->first_ts_us = ev->ts_us;
+		b->n_shapes++;
+	}
+	sh->count++;
+	sh->last_ts_us = ev->ts_us;
+	return 0;
+}
+
+/* The source of ev, added when new; NULL when out of memory. */
+static struct source *source_of(struct errors *b, const struct gl_query_event *ev)
+{
+	const int64_t id[3] = {ev->stream_id, ev->component_id, ev->host_id};
+
+	if ((b->n_src + 1) * 2 > b->src_cap) {
+		size_t cap = b->src_cap ? b->src_cap * 2 : 64;
+		struct source *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < b->src_cap; i++) {
+			if (!b->src[i].used)
+				continue;
+			size_t j = (size_t)gl_hash64(b->src[i].id, sizeof(id), 3) & (cap - 1);
+			while (t[j].used)
+				j = (j + 1) & (cap - 1);
+			t[j] = b->src[i];
+		}
+		free(b->src);
+		b->src = t;
+		b->src_cap = cap;
+	}
+	size_t i = (size_t)gl_hash64(id, sizeof(id), 3) & (b->src_cap - 1);
+	while (b->src[i].used && memcmp(b->src[i].id, id, sizeof(id)))
+		i = (i + 1) & (b->src_cap - 1);
+	if (!b->src[i].used) {
+		b->src[i] = (struct source){{id[0], id[1], id[2]}, true, {-1, -1}};
+		b->n_src++;
+	}
+	return &b->src[i];
+}
+
+/*
+ * A running total's next value v from source s: the increase since the
+ * previous value; a drop is a restart and v counts in full, as in
+ * Prometheus' increase(). The first value of a source is its base.
+ */
+static void counter_add(struct gl_report_errors *e, struct counter *c, int64_t *last, int64_t v)
+{
+	if ((uint64_t)v > c->max)
+		c->max = (uint64_t)v;
+	if (*last >= 0) {
+		if (v >= *last) {
+			c->increase += (uint64_t)(v - *last);
+		} else {
+			c->increase += (uint64_t)v;
+			e->counter_restarts++;
+		}
+	}
+	*last = v;
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct errors *b = st;
+
+	b->n_ids = cx->n_ids;
+	b->shape_cap = 16;
+	while (b->shape_cap < (size_t)cx->cfg->max_shapes * 2)
+		b->shape_cap *= 2;
+	b->shapes = calloc(b->shape_cap, sizeof(*b->shapes));
+	b->comp_warn = calloc(cx->n_ids, sizeof(uint64_t));
+	b->comp_events = calloc(cx->n_ids, sizeof(uint64_t));
+	b->comp_errors = calloc(cx->n_ids, sizeof(uint64_t));
+	return b->shapes && b->comp_warn && b->comp_events && b->comp_errors
+		       ? GL_OK : gl_section_oom(cx->err);
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct errors *b = st;
+	struct gl_report_errors *e = &cx->rep->errors;
+	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < b->n_ids
+			    ? (size_t)ev->component_id : 0;
+
+	b->comp_events[cs]++;
+	if (ev->error_count >= 0 || ev->recovery_attempts >= 0) {
+		struct source *s = source_of(b, ev);
+
+		if (!s)
+			return gl_section_oom(cx->err);
+		if (ev->error_count >= 0)
+			counter_add(e, &b->ctr[0], &s->last[0], ev->error_count);
+		if (ev->recovery_attempts >= 0)
+			counter_add(e, &b->ctr[1], &s->last[1], ev->recovery_attempts);
+	}
+	if (ev->level < GL_LEVEL_WARN)
+		return GL_OK;
+	e->by_level[ev->level]++;
+	if (ev->level >= GL_LEVEL_ERROR) {
+		e->errors++;
+		b->comp_errors[cs]++;
+	} else {
+		e->warnings++;
+	}
+	b->comp_warn[cs]++;
+	if (ev->message && count_shape(cx, b, ev) != 0)
+		return GL_ENOMEM;
+	return GL_OK;
+}
+
+static int cmp_shape(const void *pa, const void *pb)
+{
+	const struct shape *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	if (a->first_ts_us != b->first_ts_us)
+		return a->first_ts_us < b->first_ts_us ? -1 : 1;
+	return strcmp(a->text, b->text);
+}
+
+static int finish_shapes(struct gl_section_ctx *cx, struct errors *b)
+{
+	struct gl_report_errors *e = &cx->rep->errors;
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->shape_cap; i++)
+		if (b->shapes[i].hash)
+			b->shapes[n++] = b->shapes[i];
+	for (size_t i = n; i < b->shape_cap; i++)
+		b->shapes[i] = (struct shape){0};
+	qsort(b->shapes, n, sizeof(*b->shapes), cmp_shape);
+	e->shapes = n;
+	size_t top = n < cx->p->top ? n : cx->p->top;
+	e->top_messages = calloc(top ? top : 1, sizeof(*e->top_messages));
+	if (!e->top_messages)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < top; i++) {
+		struct gl_report_shape *s = &e->top_messages[i];
+
+		s->shape = b->shapes[i].text;
+		s->sample = b->shapes[i].sample;
+		b->shapes[i].text = b->shapes[i].sample = NULL;
+		s->count = b->shapes[i].count;
+		s->first_ts_us = b->shapes[i].first_ts_us;
+		s->last_ts_us = b->shapes[i].last_ts_us;
+	}
+	e->n_top_messages = top;
+	return GL_OK;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct errors *b = st;
+	struct gl_report *rep = cx->rep;
+	struct gl_report_errors *e = &rep->errors;
+	const struct gl_report_window *w = &rep->window;
+	double hours = w->data_first_ts_us == GL_TS_NONE
+			       ? 0 : (double)(w->data_last_ts_us - w->data_first_ts_us) / US_PER_HOUR;
+
+	/* per hour of the data's own span: 234 errors in 5 minutes are 2,808/h, not 9.8/h */
+	e->per_hour = hours > 0 ? (double)e->errors / hours : NAN;
+	e->per_1000_events = rep->summary.events
+		? (double)e->errors * 1000.0 / (double)rep->summary.events : NAN;
+	e->error_count = b->ctr[0].increase;
+	e->error_count_max = b->ctr[0].max;
+	e->recovery_attempts = b->ctr[1].increase;
+	e->recovery_attempts_max = b->ctr[1].max;
+	e->counter_sources = b->n_src;
+	for (size_t i = 0; i < b->n_ids; i++)
+		e->sink_components += b->comp_events[i] && b->comp_errors[i] == b->comp_events[i];
+	int rc = finish_shapes(cx, b);
+	return rc == GL_OK ? gl_section_component_counts(cx, b->comp_warn, &e->by_component,
+							  &e->n_by_component) : rc;
+}
+
+static void release(void *st)
+{
+	struct errors *b = st;
+
+	for (size_t i = 0; b->shapes && i < b->shape_cap; i++) {
+		free(b->shapes[i].text);
+		free(b->shapes[i].sample);
+	}
+	free(b->shapes);
+	free(b->comp_warn);
+	free(b->comp_events);
+	free(b->comp_errors);
+	free(b->src);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	const struct gl_report_errors *e = &r->errors;
+	struct gl_jb jb_ = {0}, *jb = &jb_;
+	json_t *o = json_object(), *top = json_array();
+
+	(void)st;
+
+	gl_jb_set(jb, o, "errors", gl_json_u64(e->errors));
+	gl_jb_set(jb, o, "warnings", gl_json_u64(e->warnings));
+	gl_jb_set(jb, o, "by_component", gl_json_counts(jb, e->by_component, e->n_by_component));
+	gl_jb_set(jb, o, "by_level", gl_json_levels(jb, e->by_level, GL_LEVEL_WARN));
+	gl_jb_set(jb, o, "per_1000_events", gl_json_num(e->per_1000_events));
+	gl_jb_set(jb, o, "per_hour", gl_json_num(e->per_hour));
+	for (size_t i = 0; i < e->n_top_messages; i++) {
+		const struct gl_report_shape *s = &e->top_messages[i];
+		json_t *m = json_object();
+
+		gl_jb_set(jb, m, "shape", gl_json_str(s->shape));
+		gl_jb_set(jb, m, "count", gl_json_u64(s->count));
+		gl_jb_set(jb, m, "first_ts", gl_json_ts(s->first_ts_us));
+		gl_jb_set(jb, m, "last_ts", gl_json_ts(s->last_ts_us));
+		gl_jb_set(jb, m, "sample", gl_json_str(s->sample));
+		gl_jb_append(jb, top, m);
+	}
+	gl_jb_set(jb, o, "top_messages", top);
+	gl_jb_set(jb, o, "shapes", gl_json_u64(e->shapes));
+	gl_jb_set(jb, o, "shapes_overflow", gl_json_u64(e->shapes_overflow));
+	gl_jb_set(jb, o, "mirrored", gl_json_u64(e->mirrored));
+	gl_jb_set(jb, o, "sink_components", gl_json_u64(e->sink_components));
+	gl_jb_set(jb, o, "recovery_attempts", gl_json_u64(e->recovery_attempts));
+	gl_jb_set(jb, o, "recovery_attempts_max", gl_json_u64(e->recovery_attempts_max));
+	gl_jb_set(jb, o, "error_count", gl_json_u64(e->error_count));
+	gl_jb_set(jb, o, "error_count_max", gl_json_u64(e->error_count_max));
+	gl_jb_set(jb, o, "counter_sources", gl_json_u64(e->counter_sources));
+	gl_jb_set(jb, o, "counter_restarts", gl_json_u64(e->counter_restarts));
+	return gl_jb_done(jb, o);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_errors *e = &r->errors;
+
+	(void)st;
+
+	fputs("key,name,value,first_ts,last_ts,sample", fp);
+	gl_csv_eol(fp);
+#define ROW_END fputs(",,,", fp)
+	gl_csv_text(fp, "errors"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->errors), ROW_END, gl_csv_eol(fp);
+	gl_csv_text(fp, "warnings"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->warnings), ROW_END, gl_csv_eol(fp);
+	for (size_t i = 0; i < e->n_by_component; i++) {
+		gl_csv_text(fp, "by_component"), gl_csv_sep(fp), gl_csv_text(fp, e->by_component[i].name), gl_csv_sep(fp);
+		gl_csv_u64(fp, e->by_component[i].count), ROW_END, gl_csv_eol(fp);
+	}
+	for (int l = GL_LEVEL_WARN; l <= GL_LEVEL_CRITICAL; l++) {
+		gl_csv_text(fp, "by_level"), gl_csv_sep(fp), gl_csv_text(fp, gl_level_name((enum gl_level)l)), gl_csv_sep(fp);
+		gl_csv_u64(fp, e->by_level[l]), ROW_END, gl_csv_eol(fp);
+	}
+	gl_csv_text(fp, "per_1000_events"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_num(fp, e->per_1000_events), ROW_END, gl_csv_eol(fp);
+	gl_csv_text(fp, "per_hour"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_num(fp, e->per_hour), ROW_END, gl_csv_eol(fp);
+	gl_csv_text(fp, "shapes"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->shapes), ROW_END, gl_csv_eol(fp);
+	gl_csv_text(fp, "shapes_overflow"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->shapes_overflow), ROW_END, gl_csv_eol(fp);
+	const struct {
+		const char *key;
+		uint64_t v;
+	} more[] = {
+		{"mirrored", e->mirrored},
+		{"sink_components", e->sink_components},
+		{"recovery_attempts", e->recovery_attempts},
+		{"recovery_attempts_max", e->recovery_attempts_max},
+		{"error_count", e->error_count},
+		{"error_count_max", e->error_count_max},
+		{"counter_sources", e->counter_sources},
+		{"counter_restarts", e->counter_restarts},
+	};
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		gl_csv_text(fp, more[i].key), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, more[i].v), ROW_END, gl_csv_eol(fp);
+#undef ROW_END
+	for (size_t i = 0; i < e->n_top_messages; i++) {
+		const struct gl_report_shape *s = &e->top_messages[i];
+
+		gl_csv_text(fp, "top_messages"), gl_csv_sep(fp), gl_csv_text(fp, s->shape), gl_csv_sep(fp);
+		gl_csv_u64(fp, s->count), gl_csv_sep(fp), gl_csv_ts(fp, s->first_ts_us), gl_csv_sep(fp);
+		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	char a[40], b[40];
+
+	(void)st;
+	const struct gl_report_errors *er = &r->errors;
+	fprintf(fp, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour\n",
+		(unsigned long long)er->errors, (unsigned long long)er->warnings,
+		gl_text_num(er->per_1000_events, a, sizeof(a)), gl_text_num(er->per_hour, b, sizeof(b)));
+	if (er->mirrored)
+		fprintf(fp, "%llu mirrored error records counted once\n",
+			(unsigned long long)er->mirrored);
+	if (er->counter_sources)
+		fprintf(fp, "counters (increase over the window): %llu errors (largest value %llu), "
+			"%llu recovery attempts (largest %llu)\n",
+			(unsigned long long)er->error_count, (unsigned long long)er->error_count_max,
+			(unsigned long long)er->recovery_attempts,
+			(unsigned long long)er->recovery_attempts_max);
+	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
+		fprintf(fp, "%8llu  ", (unsigned long long)er->top_messages[i].count);
+		gl_text_last(fp, er->top_messages[i].shape, GL_TEXT_WIDTH - 10);
+		fputc('\n', fp);
+	}
+
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_report_errors *e = &rep->errors;
+
+	(void)st;
+
+	fprintf(f, "<p>%llu errors (ERROR and CRITICAL), %llu warnings; ",
+		(unsigned long long)e->errors, (unsigned long long)e->warnings);
+	gl_html_num(f, e->per_hour, GL_HTML_G3);
+	fputs(" errors per hour, ", f);
+	gl_html_num(f, e->per_1000_events, GL_HTML_G3);
+	fputs(" per 1,000 events.", f);
+	if (e->mirrored)
+		fprintf(f, " %llu mirrored error records (the same record in two files) counted once.",
+			(unsigned long long)e->mirrored);
+	if (e->counter_sources)
+		fprintf(f, " Counters, increase over the window: %llu errors (largest value %llu), "
+			"%llu recovery attempts (largest %llu).",
+			(unsigned long long)e->error_count, (unsigned long long)e->error_count_max,
+			(unsigned long long)e->recovery_attempts,
+			(unsigned long long)e->recovery_attempts_max);
+	fputs("</p>\n", f);
+	if (e->n_by_component > 0)
+		gl_html_counts(f, "component (WARN and above)", e->by_component, e->n_by_component);
+	if (e->n_top_messages == 0)
+		return;
+	fputs("<table><tr><th>count</th><th>message shape</th><th>first</th><th>last</th>"
+	      "<th>first message</th></tr>\n", f);
+	for (size_t i = 0; i < e->n_top_messages; i++) {
+		const struct gl_report_shape *s = &e->top_messages[i];
+
+		fprintf(f, "<tr><td class=\"n\">%llu</td><td class=\"k\">",
+			(unsigned long long)s->count);
+		gl_html_text(f, s->shape);
+		fputs("</td><td>", f);
+		gl_html_when(f, s->first_ts_us);
+		fputs("</td><td>", f);
+		gl_html_when(f, s->last_ts_us);
+		fputs("</td><td class=\"k\">", f);
+		gl_html_text(f, s->sample);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	(void)st;
+	return gl_png_draw(GL_PNG_ERRORS, rep, s, out, o, err);
+}
+
+static const char *const charts[] = {GL_PNG_ERRORS, NULL};
+static const char *const alts[] = {"Errors per hour (per day for long windows) by component"};
+
+const struct gl_section gl_sec_errors = {
+	.name = "errors",
+	.title = "Errors",
+	.state_size = sizeof(struct errors),
+	.begin = begin,
+	.collect = collect,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
+};

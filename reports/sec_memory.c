@@ -1,0 +1,427 @@
+/*
+ * sec_memory.c - the memory section: memory in use from the log events
+ * (events.mem_mb: peak, last, verdict of its trend) and the RAPIDS RMM
+ * allocations replayed over the window (table mem_events, its own row
+ * source: collect_mem): outstanding bytes, peak, what is still allocated at
+ * the end, size quantiles and histogram. Memory: a table of outstanding
+ * allocations plus one double per allocation size. Chart: memory in use
+ * with its fit, RMM outstanding bytes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_png.h"
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "series.h"
+#include "stats/stats.h"
+#include "util/hash.h"
+#include "util/timeutil.h"
+
+struct rmm_slot {
+	uint64_t ptr;
+	uint64_t size_bytes;
+	int64_t ts_us;
+	bool used;
+};
+
+struct memory {
+	struct rmm_slot *rmm;
+	size_t rmm_cap, rmm_used;
+	double *sizes;
+	size_t n_sizes, cap_sizes;
+	uint64_t outstanding;
+};
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct gl_report_memory *m = &cx->rep->memory;
+
+	(void)st;
+	m->peak_mib = m->last_mib = NAN;
+	m->peak_ts_us = m->last_ts_us = GL_TS_NONE;
+	m->rmm.peak_ts_us = GL_TS_NONE;
+	m->rmm.histogram = calloc(GL_REPORT_SIZE_BUCKETS, sizeof(struct gl_report_bucket));
+	return m->rmm.histogram ? GL_OK : gl_section_oom(cx->err);
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct gl_report_memory *m = &cx->rep->memory;
+
+	(void)st;
+	if (isnan(ev->mem_mb))
+		return GL_OK;
+	m->samples++;
+	if (isnan(m->peak_mib) || ev->mem_mb > m->peak_mib) {
+		m->peak_mib = ev->mem_mb;
+		m->peak_ts_us = ev->ts_us;
+	}
+	m->last_mib = ev->mem_mb;
+	m->last_ts_us = ev->ts_us;
+	return GL_OK;
+}
+
+static struct rmm_slot *rmm_find(struct memory *b, uint64_t ptr)
+{
+	size_t i = (size_t)(gl_hash64(&ptr, sizeof(ptr), 7) & (b->rmm_cap - 1));
+
+	while (b->rmm[i].used && b->rmm[i].ptr != ptr)
+		i = (i + 1) & (b->rmm_cap - 1);
+	return &b->rmm[i];
+}
+
+/* Backward-shift deletion keeps linear probing correct without tombstones. */
+static void rmm_remove(struct memory *b, struct rmm_slot *slot)
+{
+	size_t mask = b->rmm_cap - 1, i = (size_t)(slot - b->rmm), j = i;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!b->rmm[j].used)
+			break;
+		size_t home = (size_t)(gl_hash64(&b->rmm[j].ptr, sizeof(uint64_t), 7) & mask);
+		/* can the entry at j move to i? only if home is not in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			b->rmm[i] = b->rmm[j];
+			i = j;
+		}
+	}
+	b->rmm[i].used = false;
+	b->rmm_used--;
+}
+
+static int rmm_grow(struct memory *b)
+{
+	struct rmm_slot *old = b->rmm;
+	size_t old_cap = b->rmm_cap, cap = old_cap ? old_cap * 2 : 1024;
+
+	b->rmm = calloc(cap, sizeof(*b->rmm));
+	if (!b->rmm) {
+		b->rmm = old;
+		return -1;
+	}
+	b->rmm_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].used)
+			*rmm_find(b, old[i].ptr) = old[i];
+	free(old);
+	return 0;
+}
+
+static int rmm_row(struct gl_section_ctx *cx, struct memory *b, const struct gl_query_mem *m)
+{
+	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+
+	r->events++;
+	if (m->action == 2) {
+		r->allocation_failures++;
+		return 0;
+	}
+	if (m->action == 1) {
+		struct rmm_slot *s = b->rmm_cap ? rmm_find(b, m->ptr) : NULL;
+
+		r->frees++;
+		if (!s || !s->used) {
+			r->unmatched_frees++;
+			return 0;
+		}
+		b->outstanding -= s->size_bytes;
+		rmm_remove(b, s);
+		return 0;
+	}
+	if (m->action != 0)
+		return 0;
+	r->allocations++;
+	if ((b->rmm_used + 1) * 2 > b->rmm_cap && rmm_grow(b) != 0)
+		return gl_section_oom(cx->err);
+	struct rmm_slot *s = rmm_find(b, m->ptr);
+	if (s->used) {
+		/* allocated twice without a free in between: the free was lost */
+		b->outstanding -= s->size_bytes;
+	} else {
+		b->rmm_used++;
+	}
+	*s = (struct rmm_slot){m->ptr, m->size_bytes, m->ts_us, true};
+	b->outstanding += m->size_bytes;
+	if (b->outstanding > r->peak_outstanding_bytes || r->peak_ts_us == GL_TS_NONE) {
+		r->peak_outstanding_bytes = b->outstanding;
+		r->peak_ts_us = m->ts_us;
+	}
+	if (b->n_sizes == b->cap_sizes) {
+		size_t cap = b->cap_sizes ? b->cap_sizes * 2 : 256;
+		double *d = realloc(b->sizes, cap * sizeof(*d));
+
+		if (!d)
+			return gl_section_oom(cx->err);
+		b->sizes = d;
+		b->cap_sizes = cap;
+	}
+	b->sizes[b->n_sizes++] = (double)m->size_bytes;
+	r->histogram[m->size_bytes ? 64 - __builtin_clzll(m->size_bytes) : 0].count++;
+	return 0;
+}
+
+static int collect_mem(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m)
+{
+	struct memory *b = st;
+	int rc = rmm_row(cx, b, m);
+
+	if (rc == GL_OK && cx->p->series)
+		gl_series_rmm(cx->p->series, m->ts_us, b->outstanding);
+	return rc;
+}
+
+static int cmp_leak(const void *pa, const void *pb)
+{
+	const struct gl_report_leak *a = pa, *b = pb;
+
+	if (a->size_bytes != b->size_bytes)
+		return a->size_bytes < b->size_bytes ? 1 : -1;
+	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
+}
+
+static int rmm_finish(struct gl_section_ctx *cx, struct memory *b)
+{
+	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+	struct gl_report_bucket *all = r->histogram;
+	struct gl_stats_desc d;
+	size_t nl = 0, nh = 0;
+
+	gl_stats_describe(b->sizes, b->n_sizes, &d);
+	r->size_min_bytes = d.min;
+	r->size_p50_bytes = d.p50;
+	r->size_p90_bytes = d.p90;
+	r->size_p99_bytes = d.p99;
+	r->size_max_bytes = d.max;
+	/* keep the non-empty buckets only */
+	for (size_t i = 0; i < GL_REPORT_SIZE_BUCKETS; i++)
+		if (all[i].count)
+			all[nh++] = (struct gl_report_bucket){i ? 1ULL << (i - 1) : 0, all[i].count};
+	r->n_histogram = nh;
+	if (b->rmm_used == 0)
+		return GL_OK;
+	struct gl_report_leak *l = malloc(b->rmm_used * sizeof(*l));
+	if (!l)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < b->rmm_cap; i++) {
+		if (!b->rmm[i].used)
+			continue;
+		l[nl++] = (struct gl_report_leak){b->rmm[i].ts_us, b->rmm[i].ptr,
+						   b->rmm[i].size_bytes};
+		r->leaked_bytes += b->rmm[i].size_bytes;
+	}
+	r->leaked_allocations = nl;
+	qsort(l, nl, sizeof(*l), cmp_leak);
+	r->n_leaks = nl < cx->p->top ? nl : cx->p->top;
+	r->leaks = l;
+	return GL_OK;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	const struct gl_report_trend *t = gl_report_trend_of(cx->rep, GL_TREND_MEMORY, NULL);
+
+	cx->rep->memory.verdict = t ? t->verdict : GL_VERDICT_STABLE;
+	return rmm_finish(cx, st);
+}
+
+static void release(void *st)
+{
+	struct memory *b = st;
+
+	free(b->rmm);
+	free(b->sizes);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_rmm *rm = &m->rmm;
+	json_t *o = json_object(), *ro = json_object(), *leaks = json_array(),
+	       *q = json_object(), *hist = json_array();
+	char ptr[32];
+	struct gl_jb jb_ = {0}, *jb = &jb_;
+
+	(void)st;
+
+	gl_jb_set(jb, o, "samples", gl_json_u64(m->samples));
+	gl_jb_set(jb, o, "peak_mib", gl_json_num(m->peak_mib));
+	gl_jb_set(jb, o, "peak_ts", gl_json_ts(m->peak_ts_us));
+	gl_jb_set(jb, o, "last_mib", gl_json_num(m->last_mib));
+	gl_jb_set(jb, o, "last_ts", gl_json_ts(m->last_ts_us));
+	gl_jb_set(jb, o, "verdict", gl_json_str(gl_verdict_name(m->verdict)));
+	gl_jb_set(jb, ro, "events", gl_json_u64(rm->events));
+	gl_jb_set(jb, ro, "allocations", gl_json_u64(rm->allocations));
+	gl_jb_set(jb, ro, "frees", gl_json_u64(rm->frees));
+	gl_jb_set(jb, ro, "allocation_failures", gl_json_u64(rm->allocation_failures));
+	gl_jb_set(jb, ro, "unmatched_frees", gl_json_u64(rm->unmatched_frees));
+	gl_jb_set(jb, ro, "peak_outstanding_bytes", gl_json_u64(rm->peak_outstanding_bytes));
+	gl_jb_set(jb, ro, "peak_ts", gl_json_ts(rm->peak_ts_us));
+	gl_jb_set(jb, ro, "leaked_allocations", gl_json_u64(rm->leaked_allocations));
+	gl_jb_set(jb, ro, "leaked_bytes", gl_json_u64(rm->leaked_bytes));
+	for (size_t i = 0; i < rm->n_leaks; i++) {
+		json_t *l = json_object();
+
+		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)rm->leaks[i].ptr);
+		gl_jb_set(jb, l, "ts", gl_json_ts(rm->leaks[i].ts_us));
+		gl_jb_set(jb, l, "ptr", json_string(ptr));
+		gl_jb_set(jb, l, "size_bytes", gl_json_u64(rm->leaks[i].size_bytes));
+		gl_jb_append(jb, leaks, l);
+	}
+	gl_jb_set(jb, ro, "leaks", leaks);
+	gl_jb_set(jb, q, "min", gl_json_num(rm->size_min_bytes));
+	gl_jb_set(jb, q, "p50", gl_json_num(rm->size_p50_bytes));
+	gl_jb_set(jb, q, "p90", gl_json_num(rm->size_p90_bytes));
+	gl_jb_set(jb, q, "p99", gl_json_num(rm->size_p99_bytes));
+	gl_jb_set(jb, q, "max", gl_json_num(rm->size_max_bytes));
+	gl_jb_set(jb, ro, "size_quantiles_bytes", q);
+	for (size_t i = 0; i < rm->n_histogram; i++) {
+		json_t *h = json_object();
+
+		gl_jb_set(jb, h, "lo_bytes", gl_json_u64(rm->histogram[i].lo_bytes));
+		gl_jb_set(jb, h, "count", gl_json_u64(rm->histogram[i].count));
+		gl_jb_append(jb, hist, h);
+	}
+	gl_jb_set(jb, ro, "size_histogram", hist);
+	gl_jb_set(jb, o, "rmm", ro);
+	return gl_jb_done(jb, o);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_rmm *rm = &m->rmm;
+	char ptr[32], lo[32];
+
+	(void)st;
+
+	fputs("key,name,value", fp);
+	gl_csv_eol(fp);
+	gl_csv_kv_u64(fp, "samples", "", m->samples);
+	gl_csv_kv_num(fp, "peak_mib", "", m->peak_mib);
+	gl_csv_kv_ts(fp, "peak_ts", m->peak_ts_us);
+	gl_csv_kv_num(fp, "last_mib", "", m->last_mib);
+	gl_csv_kv_ts(fp, "last_ts", m->last_ts_us);
+	gl_csv_kv_text(fp, "verdict", "", gl_verdict_name(m->verdict));
+	gl_csv_kv_u64(fp, "rmm.events", "", rm->events);
+	gl_csv_kv_u64(fp, "rmm.allocations", "", rm->allocations);
+	gl_csv_kv_u64(fp, "rmm.frees", "", rm->frees);
+	gl_csv_kv_u64(fp, "rmm.allocation_failures", "", rm->allocation_failures);
+	gl_csv_kv_u64(fp, "rmm.unmatched_frees", "", rm->unmatched_frees);
+	gl_csv_kv_u64(fp, "rmm.peak_outstanding_bytes", "", rm->peak_outstanding_bytes);
+	gl_csv_kv_ts(fp, "rmm.peak_ts", rm->peak_ts_us);
+	gl_csv_kv_u64(fp, "rmm.leaked_allocations", "", rm->leaked_allocations);
+	gl_csv_kv_u64(fp, "rmm.leaked_bytes", "", rm->leaked_bytes);
+	for (size_t i = 0; i < rm->n_leaks; i++) {
+		char when[40];
+
+		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)rm->leaks[i].ptr);
+		gl_csv_kv_u64(fp, "rmm.leaks.size_bytes", ptr, rm->leaks[i].size_bytes);
+		gl_csv_kv_text(fp, "rmm.leaks.ts", ptr, gl_time_format(rm->leaks[i].ts_us, when));
+	}
+	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "min", rm->size_min_bytes);
+	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p50", rm->size_p50_bytes);
+	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p90", rm->size_p90_bytes);
+	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p99", rm->size_p99_bytes);
+	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "max", rm->size_max_bytes);
+	for (size_t i = 0; i < rm->n_histogram; i++) {
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)rm->histogram[i].lo_bytes);
+		gl_csv_kv_u64(fp, "rmm.size_histogram", lo, rm->histogram[i].count);
+	}
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	char a[40], b[40], c[40], d[40];
+
+	(void)st;
+	const struct gl_report_memory *m = &r->memory;
+	if (m->samples)
+		fprintf(fp, "in use: peak %s MiB at %s, last %s MiB at %s, %s\n",
+			gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
+			gl_text_num(m->last_mib, c, sizeof(c)), gl_text_ts(m->last_ts_us, d),
+			gl_verdict_name(m->verdict));
+	else
+		fprintf(fp, "in use: no samples\n");
+	if (m->rmm.events) {
+		fprintf(fp, "RMM: %llu allocations, %llu frees, %llu failures; peak %s at %s\n",
+			(unsigned long long)m->rmm.allocations, (unsigned long long)m->rmm.frees,
+			(unsigned long long)m->rmm.allocation_failures,
+			gl_text_bytes((double)m->rmm.peak_outstanding_bytes, a, sizeof(a)),
+			gl_text_ts(m->rmm.peak_ts_us, b));
+		fprintf(fp, "RMM: %llu allocations (%s) outstanding at the end\n",
+			(unsigned long long)m->rmm.leaked_allocations,
+			gl_text_bytes((double)m->rmm.leaked_bytes, a, sizeof(a)));
+		for (size_t i = 0; i < m->rmm.n_leaks && i < 5; i++)
+			fprintf(fp, "  0x%llx  %s  since %s\n", (unsigned long long)m->rmm.leaks[i].ptr,
+				gl_text_bytes((double)m->rmm.leaks[i].size_bytes, a, sizeof(a)),
+				gl_text_ts(m->rmm.leaks[i].ts_us, b));
+	}
+
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_report_memory *m = &rep->memory;
+	const struct gl_report_rmm *r = &m->rmm;
+
+	(void)st;
+
+	fputs("<table>\n", f);
+	fprintf(f, "<tr><th>samples</th><td class=\"n\">%llu</td></tr>\n<tr><th>peak MiB</th>"
+		"<td class=\"n\">", (unsigned long long)m->samples);
+	gl_html_num(f, m->peak_mib, GL_HTML_F1);
+	fputs(" at ", f);
+	gl_html_when(f, m->samples ? m->peak_ts_us : GL_TS_NONE);
+	fputs("</td></tr>\n<tr><th>last MiB</th><td class=\"n\">", f);
+	gl_html_num(f, m->last_mib, GL_HTML_F1);
+	fprintf(f, "</td></tr>\n<tr><th>verdict</th><td>%s</td></tr>\n</table>\n",
+		gl_verdict_name(m->verdict));
+	if (r->events == 0) {
+		fputs("<p>No RMM events in this window.</p>\n", f);
+		return;
+	}
+	fprintf(f, "<table><tr><th>RMM events</th><td class=\"n\">%llu</td></tr>\n"
+		"<tr><th>allocations</th><td class=\"n\">%llu</td></tr>\n"
+		"<tr><th>frees</th><td class=\"n\">%llu</td></tr>\n"
+		"<tr><th>allocation failures</th><td class=\"n\">%llu</td></tr>\n"
+		"<tr><th>peak outstanding bytes</th><td class=\"n\">%llu</td></tr>\n"
+		"<tr><th>outstanding at the end</th><td class=\"n\">%llu allocations, %llu bytes"
+		"</td></tr>\n</table>\n",
+		(unsigned long long)r->events, (unsigned long long)r->allocations,
+		(unsigned long long)r->frees, (unsigned long long)r->allocation_failures,
+		(unsigned long long)r->peak_outstanding_bytes,
+		(unsigned long long)r->leaked_allocations, (unsigned long long)r->leaked_bytes);
+}
+
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	(void)st;
+	return gl_png_draw(GL_PNG_MEMORY, rep, s, out, o, err);
+}
+
+static const char *const charts[] = {GL_PNG_MEMORY, NULL};
+static const char *const alts[] = {
+	"Memory in use over time with the fitted trend; RMM outstanding bytes"};
+
+const struct gl_section gl_sec_memory = {
+	.name = "memory",
+	.title = "Memory",
+	.state_size = sizeof(struct memory),
+	.begin = begin,
+	.collect = collect,
+	.collect_mem = collect_mem,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
+};

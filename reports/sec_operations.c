@@ -1,0 +1,388 @@
+/*
+ * sec_operations.c - the operations section: records with an execution time
+ * and no kernel (a service's performance.log), grouped by operation:
+ * count, min, max, mean, standard deviation, p50/p95/p99 and total in ms,
+ * mean throughput; one trend per operation (series "operation").
+ *
+ * The name comes from metadata.operation, else from the message, else the
+ * component. Real lines of the GPU analytics service:
+ *   {"component": "performance", "message": "Operation layout_step completed in 2.38ms",
+ *    "metadata": {"operation": "layout_step", "duration_ms": 2.38, "throughput": 412.5},
+ *    "execution_time_ms": 2.38}
+ *   2025-11-14 08:57:23,986 - performance - INFO - Operation layout_step completed in 2.38 ms
+ * The time is execution_time_ms, else metadata.duration_ms, else the
+ * message's "in 2.38ms" / "in 1.2 s" / "in 350us".
+ * Memory: one double per operation record (for the percentiles).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "stats/stats.h"
+#include "util/hash.h"
+
+#define OPS_MAX 4096		/* distinct operations; more go to "(other)" */
+#define NAME_MAX_BYTES 200
+
+struct op {
+	char *name;
+	char *component;
+	double *ms;
+	size_t n, cap;
+	double tp_sum;
+	uint64_t tp_n;
+	struct gl_fit_acc fit;
+	int64_t first_ts_us, last_ts_us;
+};
+
+struct operations {
+	struct op *ops;		/* open addressing by name; name NULL: empty */
+	size_t cap, n;
+};
+
+bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms)
+{
+	static const char head[] = "Operation ", mid[] = " completed in ";
+	const char *end = msg + len, *x, *p;
+
+	*ms = NAN;
+	if (len < sizeof(head) || strncmp(msg, head, sizeof(head) - 1) != 0)
+		return false;
+	x = msg + sizeof(head) - 1;
+	for (p = x; p + sizeof(mid) - 1 <= end; p++)
+		if (!strncmp(p, mid, sizeof(mid) - 1))
+			break;
+	if (p + sizeof(mid) - 1 > end || p == x || (size_t)(p - x) >= n)
+		return false;
+	memcpy(name, x, (size_t)(p - x));
+	name[p - x] = '\0';
+	p += sizeof(mid) - 1;
+	char num[48];
+	size_t k = 0;
+	while (p < end && k + 1 < sizeof(num) && (isdigit((unsigned char)*p) || *p == '.'))
+		num[k++] = *p++;
+	num[k] = '\0';
+	while (p < end && *p == ' ')
+		p++;
+	if (k == 0)
+		return true;
+	double v = strtod(num, NULL);
+	size_t rest = (size_t)(end - p);
+	/* the unit ends the word: "ms", "ms." but not "msec-ish" */
+#define UNIT(u) (rest >= sizeof(u) - 1 && !strncmp(p, u, sizeof(u) - 1) && \
+		 (rest == sizeof(u) - 1 || !isalnum((unsigned char)p[sizeof(u) - 1])))
+	if (UNIT("ms"))
+		*ms = v;
+	else if (UNIT("us") || UNIT("\xC2\xB5s") || UNIT("\xCE\xBCs"))
+		*ms = v / 1000;
+	else if (UNIT("ns"))
+		*ms = v / 1e6;
+	else if (UNIT("s"))
+		*ms = v * 1000;
+#undef UNIT
+	return true;
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct operations *o = st;
+
+	o->cap = 64;
+	o->ops = calloc(o->cap, sizeof(*o->ops));
+	return o->ops ? GL_OK : gl_section_oom(cx->err);
+}
+
+static struct op *find(struct operations *o, const char *name)
+{
+	size_t i = (size_t)gl_hash64(name, strlen(name), 11) & (o->cap - 1);
+
+	while (o->ops[i].name && strcmp(o->ops[i].name, name))
+		i = (i + 1) & (o->cap - 1);
+	return &o->ops[i];
+}
+
+static int grow(struct operations *o)
+{
+	struct operations g = {calloc(o->cap * 2, sizeof(*o->ops)), o->cap * 2, o->n};
+
+	if (!g.ops)
+		return -1;
+	for (size_t i = 0; i < o->cap; i++)
+		if (o->ops[i].name)
+			*find(&g, o->ops[i].name) = o->ops[i];
+	free(o->ops);
+	*o = g;
+	return 0;
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct operations *o = st;
+	char name[NAME_MAX_BYTES] = "";
+	double ms = ev->exec_ms, msg_ms = NAN, tp = NAN;
+	json_t *meta = NULL;
+
+	if (ev->kernel_id > 0 || (!ev->message && !ev->metadata))
+		return GL_OK;
+	if (ev->metadata && (meta = json_loadb(ev->metadata, ev->metadata_len, 0, NULL))) {
+		json_t *v = json_object_get(meta, "operation");
+
+		if (json_is_string(v) && json_string_length(v) > 0)
+			snprintf(name, sizeof(name), "%s", json_string_value(v));
+		if (isnan(ms) && json_is_number(v = json_object_get(meta, "duration_ms")))
+			ms = json_number_value(v);
+		if (json_is_number(v = json_object_get(meta, "throughput")))
+			tp = json_number_value(v);
+		json_decref(meta);
+	}
+	char msg_name[NAME_MAX_BYTES];
+	if (ev->message && gl_operation_parse_message(ev->message, ev->message_len, msg_name,
+						      sizeof(msg_name), &msg_ms) && !name[0])
+		memcpy(name, msg_name, sizeof(name));
+	if (isnan(ms))
+		ms = msg_ms;
+	if (!isfinite(ms))
+		return GL_OK;
+	if (!name[0])
+		snprintf(name, sizeof(name), "%s", gl_section_name(cx, ev->component_id));
+	if ((o->n + 1) * 2 > o->cap && grow(o) != 0)
+		return gl_section_oom(cx->err);
+	const char *key = name;
+	struct op *p = find(o, key);
+	if (!p->name && o->n >= OPS_MAX)
+		p = find(o, key = "(other)");
+	if (!p->name) {
+		p->name = strdup(key);
+		p->component = strdup(gl_section_name(cx, ev->component_id));
+		if (!p->name || !p->component)
+			return gl_section_oom(cx->err);
+		gl_fit_acc_init(&p->fit);
+		p->first_ts_us = ev->ts_us;
+		o->n++;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		double *d = realloc(p->ms, cap * sizeof(*d));
+
+		if (!d)
+			return gl_section_oom(cx->err);
+		p->ms = d;
+		p->cap = cap;
+	}
+	p->ms[p->n++] = ms;
+	p->last_ts_us = ev->ts_us;
+	gl_fit_acc_add(&p->fit, gl_section_days(cx, ev->ts_us), ms);
+	if (isfinite(tp)) {
+		p->tp_sum += tp;
+		p->tp_n++;
+	}
+	return GL_OK;
+}
+
+static int cmp_total(const void *pa, const void *pb)
+{
+	const struct gl_report_operation *a = pa, *b = pb;
+
+	if (a->total_ms != b->total_ms)
+		return a->total_ms < b->total_ms ? 1 : -1;
+	return strcmp(a->operation, b->operation);
+}
+
+static int cmp_op_name(const void *pa, const void *pb)
+{
+	return strcmp((*(struct op *const *)pa)->name, (*(struct op *const *)pb)->name);
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct operations *o = st;
+	struct gl_report *rep = cx->rep;
+	struct op **by_name = malloc((o->n ? o->n : 1) * sizeof(*by_name));
+	struct gl_report_trend *t;
+	size_t k = 0;
+
+	rep->operations = calloc(o->n ? o->n : 1, sizeof(*rep->operations));
+	if (!by_name || !rep->operations) {
+		free(by_name);
+		return gl_section_oom(cx->err);
+	}
+	for (size_t i = 0; i < o->cap; i++)
+		if (o->ops[i].name)
+			by_name[k++] = &o->ops[i];
+	qsort(by_name, k, sizeof(*by_name), cmp_op_name);
+	t = gl_section_add_trends(rep, k);
+	for (size_t i = 0; t && i < k; i++) {
+		struct op *p = by_name[i];
+		struct gl_report_operation *r = &rep->operations[rep->n_operations++];
+		struct gl_stats_desc d;
+
+		gl_section_trend(cx, &p->fit, p->first_ts_us, p->last_ts_us, &t[i]);
+		t[i].series = GL_TREND_OPERATION;
+		t[i].unit = "ms";
+		gl_stats_describe(p->ms, p->n, &d);
+		r->operation = strdup(p->name);
+		r->component = strdup(p->component);
+		t[i].kernel = strdup(p->name);
+		if (!r->operation || !r->component || !t[i].kernel) {
+			free(by_name);
+			return gl_section_oom(cx->err);
+		}
+		r->count = p->n;
+		r->min_ms = d.min;
+		r->max_ms = d.max;
+		r->mean_ms = d.mean;
+		r->stddev_ms = d.sd;
+		r->p50_ms = d.p50;
+		r->p95_ms = d.p95;
+		r->p99_ms = d.p99;
+		r->total_ms = d.sum;
+		r->throughput_n = p->tp_n;
+		r->mean_throughput = p->tp_n ? p->tp_sum / (double)p->tp_n : NAN;
+	}
+	free(by_name);
+	if (!t)
+		return gl_section_oom(cx->err);
+	qsort(rep->operations, rep->n_operations, sizeof(*rep->operations), cmp_total);
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct operations *o = st;
+
+	for (size_t i = 0; o->ops && i < o->cap; i++) {
+		free(o->ops[i].name);
+		free(o->ops[i].component);
+		free(o->ops[i].ms);
+	}
+	free(o->ops);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	struct gl_jb jb = {0};
+	json_t *a = json_array();
+
+	(void)st;
+	for (size_t i = 0; a && i < r->n_operations; i++) {
+		const struct gl_report_operation *x = &r->operations[i];
+		json_t *o = json_object();
+
+		gl_jb_set(&jb, o, "operation", gl_json_str(x->operation));
+		gl_jb_set(&jb, o, "component", gl_json_str(x->component));
+		gl_jb_set(&jb, o, "count", gl_json_u64(x->count));
+		gl_jb_set(&jb, o, "min_ms", gl_json_num(x->min_ms));
+		gl_jb_set(&jb, o, "max_ms", gl_json_num(x->max_ms));
+		gl_jb_set(&jb, o, "mean_ms", gl_json_num(x->mean_ms));
+		gl_jb_set(&jb, o, "stddev_ms", gl_json_num(x->stddev_ms));
+		gl_jb_set(&jb, o, "p50_ms", gl_json_num(x->p50_ms));
+		gl_jb_set(&jb, o, "p95_ms", gl_json_num(x->p95_ms));
+		gl_jb_set(&jb, o, "p99_ms", gl_json_num(x->p99_ms));
+		gl_jb_set(&jb, o, "total_ms", gl_json_num(x->total_ms));
+		gl_jb_set(&jb, o, "mean_throughput", gl_json_num(x->mean_throughput));
+		gl_jb_append(&jb, a, o);
+	}
+	return gl_jb_done(&jb, a);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	(void)st;
+	fputs("operation,component,count,min_ms,max_ms,mean_ms,stddev_ms,p50_ms,p95_ms,p99_ms,"
+	      "total_ms,mean_throughput", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < r->n_operations; i++) {
+		const struct gl_report_operation *x = &r->operations[i];
+		const double v[] = {x->min_ms, x->max_ms, x->mean_ms, x->stddev_ms, x->p50_ms,
+				    x->p95_ms, x->p99_ms, x->total_ms, x->mean_throughput};
+
+		gl_csv_text(fp, x->operation);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, x->component);
+		gl_csv_sep(fp);
+		gl_csv_u64(fp, x->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			gl_csv_sep(fp);
+			gl_csv_num(fp, v[j]);
+		}
+		gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	char a[40], b[40], c[40], d[40], e[40], f[40];
+
+	(void)st;
+	if (!r->n_operations) {
+		fprintf(fp, "no operations\n");
+		return;
+	}
+	gl_text_cell(fp, "operation (ms)", 26);
+	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s\n", "count", "mean", "min", "max", "p95", "p99",
+		"total");
+	for (size_t i = 0; i < r->n_operations && i < r->top; i++) {
+		const struct gl_report_operation *x = &r->operations[i];
+
+		gl_text_cell(fp, x->operation, 26);
+		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s\n", (unsigned long long)x->count,
+			gl_text_num(x->mean_ms, a, sizeof(a)), gl_text_num(x->min_ms, b, sizeof(b)),
+			gl_text_num(x->max_ms, c, sizeof(c)), gl_text_num(x->p95_ms, d, sizeof(d)),
+			gl_text_num(x->p99_ms, e, sizeof(e)), gl_text_num(x->total_ms, f, sizeof(f)));
+	}
+	if (r->n_operations > r->top)
+		fprintf(fp, "(%zu more operations)\n", r->n_operations - r->top);
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	(void)st;
+	if (rep->n_operations == 0) {
+		fputs("<p>No operation timings in this window.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>operation</th><th>component</th><th>count</th><th>mean ms</th>"
+	      "<th>min ms</th><th>max ms</th><th>p95 ms</th><th>p99 ms</th><th>total s</th>"
+	      "<th>throughput</th></tr>\n", f);
+	for (size_t i = 0; i < rep->n_operations; i++) {
+		const struct gl_report_operation *x = &rep->operations[i];
+		const double v[5] = {x->mean_ms, x->min_ms, x->max_ms, x->p95_ms, x->p99_ms};
+
+		fputs("<tr><td class=\"k\">", f);
+		gl_html_text(f, x->operation);
+		fputs("</td><td>", f);
+		gl_html_text(f, x->component);
+		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)x->count);
+		for (int j = 0; j < 5; j++) {
+			fputs("<td class=\"n\">", f);
+			gl_html_num(f, v[j], GL_HTML_G4);
+			fputs("</td>", f);
+		}
+		fputs("<td class=\"n\">", f);
+		gl_html_num(f, x->total_ms / 1e3, GL_HTML_G4);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, x->mean_throughput, GL_HTML_G4);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+const struct gl_section gl_sec_operations = {
+	.name = "operations",
+	.title = "Operations by total time (ms)",
+	.state_size = sizeof(struct operations),
+	.begin = begin,
+	.collect = collect,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};

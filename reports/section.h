@@ -1,0 +1,143 @@
+/*
+ * section.h - one report section behind one interface. Each section
+ * (summary, kernels, trends, ...) lives in its own file reports/sec_<name>.c
+ * and is one entry of a table (gl_sections in sections.c). The driver
+ * (gl_report_build) and every emitter loop over that table:
+ *
+ *   build    begin -> collect (each event of the window, one ordered pass)
+ *            -> collect_mem (each RMM row, one ordered pass) -> finish
+ *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
+ *            html: <section id="<name>"> with the section's charts next to its
+ *            table; png: chart() writes the files listed in charts[]
+ *
+ * Adding a section is one file defining a `const struct gl_section
+ * gl_sec_<name>` and one entry in the table.
+ *
+ * Row sources. The driver makes one ordered pass per row source and hands
+ * each row to every section that has the hook for that source: events
+ * (collect), RMM rows (collect_mem). A later row source (metric samples of
+ * table samples, trace spans) hooks in the same way: a function in
+ * lib/store/query.h streaming that table's rows of the window in time order,
+ * a `collect_<source>` member below, and one more pass in gl_report_build()
+ * that calls it for each section that has it; sections without the hook are
+ * not touched and no other section changes.
+ *
+ * Where results live. The core sections fill their part of struct gl_report
+ * (report.h), which tests and the charts read directly. A section may also
+ * keep its results in its own state (state_size bytes, zeroed by the
+ * driver): that state stays with the report until gl_report_release() and is
+ * handed to the section's emitters as st. Emitters never see another
+ * section's state. Emitters get st == NULL when the report was not built by
+ * gl_report_build (a hand-made model in a test); the core sections read only
+ * rep.
+ *
+ * Order. finish() runs in table order, so a section may read what earlier
+ * sections finished (trends reads the kernels); finish_last sections run
+ * after all others (alerts judges every section). Output follows table order.
+ */
+#ifndef GL_SECTION_H
+#define GL_SECTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "report.h"
+#include "store/query.h"
+
+struct json_t;			/* jansson's json_t */
+struct gl_series;
+struct gl_emit_png_opts;
+struct gl_report_params;
+
+/* What the driver shares with every section while the report is built. */
+struct gl_section_ctx {
+	struct gl_query *q;
+	const struct gl_report_params *p;
+	const struct gl_report_config *cfg;
+	struct gl_report *rep;
+	struct gl_err *err;
+	size_t n_ids;			/* name ids run from 0 to n_ids - 1 */
+	/* The current event: a kernel timing the kernel filter (--kernel) keeps. */
+	bool kernel_sample;
+	signed char *kern_ok, *comp_ok, *host_ok;	/* per id: 0 unknown, 1 kept, -1 not */
+};
+
+struct gl_section {
+	const char *name;		/* JSON key, <name>.csv, HTML id */
+	const char *title;		/* heading of the text block and the HTML section */
+	size_t state_size;		/* bytes of state (0: none) */
+	bool finish_last;		/* finish after every other section */
+	/* Build; each hook optional; returns GL_OK or an enum gl_code with cx->err set. */
+	int (*begin)(struct gl_section_ctx *cx, void *st);
+	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
+	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
+	int (*finish)(struct gl_section_ctx *cx, void *st);
+	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
+	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
+	struct json_t *(*emit_json)(const struct gl_report *rep, const void *st);
+	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
+	void (*emit_text)(const struct gl_report *rep, const void *st, FILE *fp);
+	void (*emit_html)(const struct gl_report *rep, const void *st, FILE *fp);
+	/* Optional: draws the files of charts[] (file names, NULL-terminated) into out->dir. */
+	int (*chart)(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		     struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err);
+	const char *const *charts;
+	const char *const *chart_alts;	/* one description per chart, for <img alt> */
+};
+
+/* The sections of a report; rep->sections, or the default table when NULL. */
+struct gl_section_list {
+	const struct gl_section *const *items;
+	size_t n;
+};
+
+/* The default table: summary, kernels, operations, trends, anomalies, memory, errors,
+ * alerts, baseline. */
+extern const struct gl_section_list gl_sections;
+
+/* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
+const struct gl_section_list *gl_report_sections(const struct gl_report *rep);
+const void *gl_report_section_state(const struct gl_report *rep, size_t i);
+
+/* ---- for section files ----------------------------------------------- */
+
+/* GL_ENOMEM with "out of memory". */
+int gl_section_oom(struct gl_err *err);
+
+/* The name of id ("" for id 0 or an unknown id); valid until the query closes. */
+const char *gl_section_name(const struct gl_section_ctx *cx, int64_t id);
+
+/* Does ev pass the --component and --host globs (cached)? */
+bool gl_section_event_ok(struct gl_section_ctx *cx, const struct gl_query_event *ev);
+
+/* Does kernel id pass the --kernel globs (cached)? */
+bool gl_section_kernel_ok(struct gl_section_ctx *cx, int64_t kernel_id);
+
+/* Days from the window's start to ts_us. */
+double gl_section_days(const struct gl_section_ctx *cx, int64_t ts_us);
+
+/* Counts per component id (cx->n_ids of them) -> named counts sorted by name. */
+int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *counts,
+				struct gl_report_count **out, size_t *n_out);
+
+/*
+ * A trend from a least-squares accumulator over (days since the window's
+ * start, value), whose first and last points were at first_ts_us and
+ * last_ts_us: slope, fit, change between the fitted values at the first and
+ * the last point (never extrapolated), span and verdict.
+ */
+struct gl_fit_acc;
+void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
+		      int64_t first_ts_us, int64_t last_ts_us, struct gl_report_trend *t);
+
+/* Appends n zeroed trends to rep->trends; returns the first, NULL when out of memory. */
+struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
+
+extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
+	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
+	gl_sec_baseline;
+
+#endif

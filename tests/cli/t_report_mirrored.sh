@@ -1,0 +1,52 @@
+#!/bin/sh
+# gpulog-report on a tree where every GPU error is written to both gpu.log
+# and error.log (the analytics service's log_gpu_error): with schema 3's
+# events.dup_of marking the mirror, each error counts once. The database is
+# prepared here the way the ingest side marks mirrors (ALTER TABLE + UPDATE
+# with sqlite3, user_version 3); expected counts follow from the lines written.
+. tests/cli/lib.sh
+
+mkdir -p $T/logs
+e1='{"timestamp": "2025-11-16T10:00:05.000000Z", "level": "ERROR", "component": "gpu", "message": "CUDA out of memory. Tried to allocate 2.00 GiB", "gpu_metrics": {"error_count": 1, "recovery_attempts": 1}}'
+e2='{"timestamp": "2025-11-16T10:03:05.000000Z", "level": "ERROR", "component": "gpu", "message": "CUDA out of memory. Tried to allocate 1.50 GiB", "gpu_metrics": {"error_count": 2, "recovery_attempts": 2}}'
+{
+	genlines run 36000 3
+	echo "$e1"
+	echo "$e2"
+} > $T/logs/gpu.log
+{
+	echo "$e1"
+	echo "$e2"
+	echo '{"timestamp": "2025-11-16T10:04:00.000000Z", "level": "WARNING", "component": "gpu", "message": "ECC error corrected"}'
+} > $T/logs/error.log
+"$INGEST" -q --db $T/db $T/logs || fail "ingest"
+
+report() {
+	"$REPORT" --db $T/db --since 2025-11-16 --days 1 --format json --output-dir $T/$1 \
+		--no-charts >/dev/null || fail "report $1"
+}
+jq_num() { sed -n "s/^    \"$2\": \\([0-9]*\\),*\$/\\1/p" $T/$1/report.json | head -n 1; }
+
+# schema 2: no dup_of, both copies count (the defect the issue describes)
+report v2
+expect_eq "v2 events" 8 "$(jq_num v2 events)"
+expect_eq "v2 errors" 4 "$(jq_num v2 errors)"
+
+# mark each record identical to an earlier one as its mirror
+sqlite3 $T/db "ALTER TABLE events ADD COLUMN rec_hash INTEGER;
+	ALTER TABLE events ADD COLUMN dup_of INTEGER;
+	UPDATE events SET dup_of = (SELECT min(o.id) FROM events o WHERE o.id < events.id
+		AND o.ts_us = events.ts_us AND o.level = events.level
+		AND o.message = events.message);
+	PRAGMA user_version = 3;" || fail "prepare schema 3"
+expect_eq "rows kept" 8 "$(q $T/db 'select count(*) from events')"
+report v3
+expect_eq "events" 6 "$(jq_num v3 events)"
+expect_eq "duplicates" 2 "$(jq_num v3 duplicates)"
+expect_eq "errors" 2 "$(jq_num v3 errors)"
+expect_eq "mirrored" 2 "$(jq_num v3 mirrored)"
+expect_eq "warnings" 1 "$(jq_num v3 warnings)"
+# the counters: 1 -> 2 in gpu.log is an increase of 1, whatever the mirror says
+expect_eq "error_count" 1 "$(jq_num v3 error_count)"
+expect_eq "recovery_attempts" 1 "$(jq_num v3 recovery_attempts)"
+exit 0
