@@ -51,6 +51,13 @@ struct gl_bmem {
 
 struct gl_bsample {
 	struct gl_sample s;		/* strings in the arena */
+	/*
+	 * 1 + the index in ev[] of the event the sample came with (a JSON
+	 * record's memory_usage_mb, a gpufl init's device readings); 0: none.
+	 * A sample of an event the store marks as a mirror of another file's
+	 * record is not stored again: one record, one sample.
+	 */
+	size_t ev_plus1;
 	const char *source;		/* static: the format's name */
 	int64_t stream_id;
 	int64_t file_id;

@@ -268,6 +268,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	st->files_done = atomic_load(&q.prod.files_done);
 	st->elapsed_s = seconds_since(&t0);
 	st->events_duplicate = gl_store_duplicates(store);
+	st->samples_stored = gl_store_samples(store);
 	if ((rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)
 		goto out;
 	if (o->progress)

@@ -315,8 +315,10 @@ static struct gl_str sample_str(struct gl_batch *b, struct gl_str s, struct gl_s
 	return *last_copy;
 }
 
-/* Puts v[0..n) into the batch; the caller made room. */
-static void put_samples(struct job *j, const struct gl_sample *v, size_t n, uint64_t line)
+/* Puts v[0..n) into the batch; the caller made room. with_event: they came
+ * with the event put last. */
+static void put_samples(struct job *j, const struct gl_sample *v, size_t n, uint64_t line,
+			int with_event)
 {
 	struct gl_batch *b = j->p->b;
 	struct gl_str src[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}}, cp[3];
@@ -333,6 +335,7 @@ static void put_samples(struct job *j, const struct gl_sample *v, size_t n, uint
 		x->file_id = j->p->state->file[j->fi].id;
 		x->path = job_path(j);
 		x->line = line;
+		x->ev_plus1 = with_event ? b->nev : 0;
 		j->last_ts = v[i].ts_us;
 	}
 }
@@ -351,7 +354,7 @@ static int add_record(struct job *j, const struct gl_event *e, const struct gl_s
 		return rc;
 	if (e)
 		put_event(j, e, line);
-	put_samples(j, v, n, line);
+	put_samples(j, v, n, line, e != NULL);
 	return GL_OK;
 }
 
@@ -428,7 +431,7 @@ int gl_job_flush(struct job *j)
 	pd->active = 0;
 	put_event(j, &pd->ev, pd->line);
 	for (size_t i = 0; i < pd->nsamp; i++)
-		put_samples(j, &pd->samp[i].s, 1, pd->line);
+		put_samples(j, &pd->samp[i].s, 1, pd->line, 1);
 	return GL_OK;
 }
 

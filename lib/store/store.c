@@ -87,6 +87,9 @@ struct gl_store {
 	char *key;		/* series_key() buffer */
 	size_t keycap;
 	uint64_t duplicates;	/* events marked dup_of since open */
+	uint64_t samples;	/* samples stored since open */
+	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
+	size_t ev_dup_cap;
 };
 
 static int db_err(struct gl_store *st, struct gl_err *err, const char *what)
@@ -133,6 +136,26 @@ static uint32_t be32(const unsigned char *p)
  * is not ours is never opened read-write (SQLite could roll back a hot
  * journal or switch it to WAL). Sets *fresh for an empty file.
  */
+/*
+ * A run killed while it created the database leaves a half-written file and
+ * its hot journal (path-journal, not empty): SQLite's next open rolls the
+ * file back to empty. Until then its header says nothing.
+ */
+static int hot_journal(const char *path)
+{
+	char j[4200];
+	struct stat sb;
+
+	if (snprintf(j, sizeof(j), "%s-journal", path) >= (int)sizeof(j))
+		return 0;
+	return stat(j, &sb) == 0 && sb.st_size > 0;
+}
+
+/*
+ * Sets *fresh to 1 for an empty file (to be created), 2 for one whose
+ * creation was interrupted (see hot_journal(); to be rolled back, then
+ * created), else 0 for a gpulog database. Refuses other files untouched.
+ */
 static int check_header(int fd, const char *path, int *fresh, struct gl_err *err)
 {
 	unsigned char h[100];
@@ -147,6 +170,10 @@ static int check_header(int fd, const char *path, int *fresh, struct gl_err *err
 	n = pread(fd, h, sizeof(h), 0);
 	if (n < 0)
 		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot read database");
+	if ((n < (ssize_t)sizeof(h) || be32(h + 68) != GL_APPLICATION_ID) && hot_journal(path)) {
+		*fresh = 2;
+		return GL_OK;
+	}
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
 		return gl_err_set(err, GL_ENOTGPULOG, path, 0,
 				  "not an SQLite database; the file was left untouched",
@@ -937,6 +964,34 @@ static void checkpointer_stop(struct gl_store *st)
 	ck->started = 0;
 }
 
+/*
+ * An interrupted creation (check_header's fresh 2), under our lock: one
+ * read through SQLite rolls the hot journal back, which leaves the file
+ * empty, and the creation starts again. A file that is still no gpulog
+ * database after the rollback is refused as ever.
+ */
+static int roll_back_creation(const char *path, int fd, int *fresh, struct gl_err *err)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gl_err_set(err, GL_EDB, path, 0, db ? sqlite3_errmsg(db) : "out of memory",
+				"cannot recover database");
+		sqlite3_close(db);
+		return rc;
+	}
+	sqlite3_close(db);
+	if ((rc = check_header(fd, path, fresh, err)) != GL_OK)
+		return rc;
+	if (*fresh == 2)
+		return gl_err_set(err, GL_ENOTGPULOG, path, 0,
+				  "not a gpulog database, even after rolling back its journal",
+				  "refusing database");
+	return GL_OK;
+}
+
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		  void (*waiting)(void *), void *arg, struct gl_err *err)
 {
@@ -963,6 +1018,8 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		goto out;
 	/* The holder we waited for may have created it meanwhile. */
 	if ((rc = check_header(st->lock_fd, path, &fresh, err)) != GL_OK)
+		goto out;
+	if (fresh == 2 && (rc = roll_back_creation(path, st->lock_fd, &fresh, err)) != GL_OK)
 		goto out;
 	/*
 	 * One connection used by one thread at a time: SQLite's per-call
@@ -1033,6 +1090,7 @@ void gl_store_close(struct gl_store *st)
 	intern_clear(&st->paths);
 	intern_clear(&st->series);
 	free(st->key);
+	free(st->ev_dup);
 	free(st->path);
 	free(st);
 }
@@ -1244,7 +1302,7 @@ static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 }
 
 static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
-		     struct gl_str host, struct gl_err *err)
+		     struct gl_str host, unsigned char *is_dup, struct gl_err *err)
 {
 	const struct gl_event *e = &b->ev;
 	sqlite3_stmt *s = st->ins_ev;
@@ -1282,6 +1340,7 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 		if (dup)
 			st->duplicates++;
 	}
+	*is_dup = dup != 0;
 	if (e->ts_us != GL_TS_NONE)
 		sqlite3_bind_int64(s, 1, e->ts_us);
 	sqlite3_bind_int(s, 2, (int)e->level);
@@ -1370,7 +1429,9 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 	sqlite3_bind_int64(s, 6, (int64_t)b->line);
 	bind_id(s, 7, b->file_id);
 	bind_id(s, 8, pid);
-	return step(st, s, err);
+	if ((rc = step(st, s, err)) == GL_OK)
+		st->samples++;
+	return rc;
 }
 
 static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_id,
@@ -1468,7 +1529,7 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 {
 	int64_t host_id = 0;
 	struct gl_str h = {host, host ? strlen(host) : 0};
-	uint64_t dups = st->duplicates;
+	uint64_t dups = st->duplicates, samples = st->samples;
 	int rc;
 
 	if ((rc = db_exec(st, "BEGIN IMMEDIATE", err)) != GL_OK)
@@ -1476,12 +1537,22 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	/* Batch strings are new memory: no pointer of an earlier batch counts. */
 	st->last_path = NULL;
 	rc = name_id(st, h, &host_id, err);
+	if (rc == GL_OK && b->nev > st->ev_dup_cap) {
+		unsigned char *d = realloc(st->ev_dup, b->nev);
+
+		if (!d)
+			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		else
+			st->ev_dup = d, st->ev_dup_cap = b->nev;
+	}
 	for (size_t i = 0; i < b->nev && rc == GL_OK; i++)
-		rc = put_event(st, &b->ev[i], host_id, h, err);
+		rc = put_event(st, &b->ev[i], host_id, h, &st->ev_dup[i], err);
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
+	/* The samples of a mirror (an event marked dup_of) are the original's. */
 	for (size_t i = 0; i < b->nsamp && rc == GL_OK; i++)
-		rc = put_sample(st, &b->samp[i], host_id, err);
+		if (!b->samp[i].ev_plus1 || !st->ev_dup[b->samp[i].ev_plus1 - 1])
+			rc = put_sample(st, &b->samp[i], host_id, err);
 	for (size_t i = 0; i < b->nrej && rc == GL_OK; i++)
 		rc = put_reject(st, &b->rej[i], run_id, err);
 	for (size_t i = 0; i < b->nop && rc == GL_OK; i++)
@@ -1494,6 +1565,7 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		struct gl_err ignored;
 
 		st->duplicates = dups;
+		st->samples = samples;
 		interns_load(st, &ignored);
 	}
 	return rc;
@@ -1502,4 +1574,9 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 uint64_t gl_store_duplicates(const struct gl_store *st)
 {
 	return st->duplicates;
+}
+
+uint64_t gl_store_samples(const struct gl_store *st)
+{
+	return st->samples;
 }

@@ -57,6 +57,9 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id,
 /* Events stored as duplicates (events.dup_of set) since st was opened. */
 uint64_t gl_store_duplicates(const struct gl_store *st);
 
+/* Samples stored since st was opened (the samples of a mirror are not). */
+uint64_t gl_store_samples(const struct gl_store *st);
+
 /*
  * The 64-bit hash of a normalized record (events.rec_hash): its time,
  * level, component, host, kernel, message, metadata and numeric fields, not

@@ -62,6 +62,20 @@ ingest $T/db2 $T/same || fail "same-file run"
 expect_eq "same file, same time: no duplicates" "3|0" \
 	"$(q $T/db2 'select count(*), count(dup_of) from events')"
 
+# One record, one sample: the figures of a mirror are not stored again
+# (gpu.log and error.log hold the same record with memory_usage_mb 2048.5
+# and gpu_utilization_percent 91; gpu.log first a record of its own).
+mkdir $T/fig
+rec='{"timestamp": "2025-11-16T12:00:00Z", "level": "ERROR", "component": "gpu", "message": "OOM", "memory_usage_mb": 2048.5, "gpu_metrics": {"gpu_utilization_percent": 91}}'
+{ echo '{"timestamp": "2025-11-16T11:59:59Z", "level": "INFO", "component": "gpu", "message": "ok", "memory_usage_mb": 100}'; echo "$rec"; } > $T/fig/gpu.log
+echo "$rec" > $T/fig/error.log
+touch -d '1 hour ago' $T/fig/*.log
+out=$("$INGEST" --db $T/db3 $T/fig 2>&1) || fail "figures run: $out"
+expect_eq "events and mirrors" "3|1" "$(q $T/db3 'select count(*), count(dup_of) from events')"
+expect_eq "samples: the record's two once, the other's one (2048.5 + 100 MiB)" "3|2148.5" \
+	"$(q $T/db3 "select count(*), sum(value) filter (where metric = 'gpu.memory_used_mib') from v_samples")"
+echo "$out" | grep -q "3 metric samples stored; 1 events marked as duplicates" || fail "summary: $out"
+
 # The probe is an index lookup, never a scan of events.
 plan=$(q $db "explain query plan select id from events indexed by events_ts where ts_us = 1 and rec_hash = 2 and stream_id <> 3 and dup_of is null order by id limit 1")
 echo "$plan" | grep -q "USING INDEX events_ts (ts_us=? AND rec_hash=?)" || fail "probe plan: $plan"

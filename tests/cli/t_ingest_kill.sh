@@ -17,7 +17,7 @@ expect_eq "reference events" 260001 "$(wc -l < $T/ref.txt | tr -d ' ')"
 # Kill after various delays; several kills in a row before a run completes.
 for delays in "0.05" "0.2" "0.4 0.3" "0.7 0.1 0.5" "1.0" "0.02 0.02 0.02"; do
 	db=$T/k.db
-	rm -f $db $db-wal $db-shm
+	rm -f $db $db-wal $db-shm $db-journal
 	for d in $delays; do
 		"$INGEST" -q --db $db $T/logs &
 		pid=$!
@@ -36,4 +36,21 @@ for delays in "0.05" "0.2" "0.4 0.3" "0.7 0.1 0.5" "1.0" "0.02 0.02 0.02"; do
 	expect_eq "continuation kept ($delays)" 1 \
 		"$(q $db "select count(*) from events where message like 'start%File \"x.py\", line 1'")"
 done
+# Killed while creating the database: the half-written file and its hot
+# journal are rolled back and the database created again, never refused
+# as "not a gpulog database".
+hot=0
+for d in 0.001 0.002 0.003 0.004 0.005 0.006 0.008 0.010 0.012 0.015 0.020 0.025 0.030 0.040; do
+	db=$T/c.db
+	rm -f $db $db-wal $db-shm $db-journal
+	"$INGEST" -q --db $db $T/logs/gpu.log &
+	pid=$!
+	sleep $d
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	[ -s $db-journal ] && hot=$((hot + 1))
+	out=$("$INGEST" -q --db $db $T/logs/gpu.log 2>&1) || fail "after a kill at ${d}s during creation: $out"
+	expect_eq "events after a kill at ${d}s" 60000 "$(q $db 'select count(*) from events')"
+done
+echo "kills during creation that left a hot journal: $hot of 14"
 exit 0

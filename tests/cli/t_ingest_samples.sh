@@ -48,7 +48,7 @@ awk 'BEGIN { for (i = 0; i < 150000; i++)
 touch -d '1 hour ago' $T/big/gpu.log
 for delays in "0.1" "0.3 0.2" "0.6"; do
 	kdb=$T/k.db
-	rm -f $kdb $kdb-wal $kdb-shm
+	rm -f $kdb $kdb-wal $kdb-shm $kdb-journal
 	for w in $delays; do
 		"$INGEST" -q --db $kdb $T/big &
 		pid=$!
