@@ -19,7 +19,11 @@
  *     holds the stream (tail_matches), so a shorter file that differs only
  *     there is not mistaken for a copy;
  *   - a file truncated in place and written again (copytruncate) no longer
- *     matches its old stream and is read from its start as a new one.
+ *     matches its old stream and is read from its start as a new one --
+ *     unless it keeps the inode and the first lines of the stream it held
+ *     (RMM's CSV re-created, a log rewritten by `head -n 500`): the store's
+ *     per-line hashes say exactly how many lines it still shares, and only
+ *     what follows is read (ID_BRANCH, see identify.c).
  * Cheap cases come first: the same path with the same stat data and the
  * same first 4 KiB is unchanged (nothing read); the same inode under
  * another name is a rename; a plain file that grew, whose 4 KiB before the
