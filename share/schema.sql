@@ -69,7 +69,8 @@ CREATE TABLE streams (
 	last_tod_us INTEGER,		-- time-of-day formats: last time of day seen
 	created_run INTEGER REFERENCES runs(id),
 	updated_run INTEGER REFERENCES runs(id),
-	parse_state BLOB		-- a format's per-stream state (a CSV header's columns); v3
+	parse_state BLOB,		-- a format's per-stream state (a CSV header's columns); v3
+	lines_hashed INTEGER NOT NULL DEFAULT 0	-- v3: 1 when stream_lines holds every line's hash
 );
 CREATE INDEX streams_head ON streams (head_hash);
 
@@ -83,6 +84,19 @@ CREATE TABLE checkpoints (
 	hash      INTEGER NOT NULL,
 	PRIMARY KEY (stream_id, bytes)
 ) WITHOUT ROWID;
+
+-- The hash of every line of a stream (lines_hashed = 1), 8 bytes a line
+-- (native byte order), in chunks of 4,096 lines: line first_line + i has
+-- the hash at bytes 8i..8i+7. A file that no longer continues its stream
+-- (truncated in place and written again) is compared with them line by
+-- line to find exactly where it departs; checkpoints, a MiB apart, cannot.
+-- Streams stored before schema version 3 have none (lines_hashed = 0).
+CREATE TABLE stream_lines (
+	stream_id  INTEGER NOT NULL REFERENCES streams(id),
+	first_line INTEGER NOT NULL,	-- 1 + 4096 k
+	hashes     BLOB NOT NULL,
+	PRIMARY KEY (stream_id, first_line)
+);
 
 -- Every path a line was ever read from. Append-only: a row is never changed
 -- or reused, so a row's path_id says where it was read even after that file

@@ -26,6 +26,7 @@
 #define GL_BATCH_OPS 512
 #define GL_BATCH_NOTICES 64
 #define GL_EXCERPT_MAX 1024		/* bytes of a rejected line kept */
+#define GL_LINES_CHUNK 4096		/* line hashes per stream_lines row */
 
 /*
  * Every row carries the path it was read from (in the arena; rows of one
@@ -96,6 +97,7 @@ struct gl_bstream {
 	int64_t last_tod_us;
 	int64_t created_run;
 	struct gl_str parse_state;	/* bytes of gl_parse_ctx.state at pos; p NULL: none */
+	int lines_hashed;		/* stream_lines holds the hash of each of its lines */
 };
 
 struct gl_bfile {
@@ -117,6 +119,7 @@ enum gl_bop_kind {
 	GL_BOP_CHECKPOINT,		/* add a checkpoint */
 	GL_BOP_FILE,			/* insert or update a file */
 	GL_BOP_UNPATH,			/* a file's path now belongs to another file */
+	GL_BOP_LINES,			/* hashes of a stream's next lines */
 };
 
 struct gl_bop {
@@ -129,6 +132,12 @@ struct gl_bop {
 		} cp;
 		struct gl_bfile file;
 		int64_t unpath_id;
+		struct {
+			int64_t stream_id;
+			uint64_t first;		/* line number of the first hash */
+			uint64_t n;
+			const char *hashes;	/* n * 8 bytes in the arena */
+		} lines;
 	} u;
 };
 

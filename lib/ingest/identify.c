@@ -133,12 +133,72 @@ static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
 }
 
 /*
+ * How many first lines of the file agree with stream si, line by line
+ * against the stream's stored line hashes, given that its first
+ * from.lines lines do (a checkpoint both passed). *whole: the file ended
+ * with every line agreeing (a shorter copy). Rewinds and reads the file;
+ * the caller rewinds it again. Returns 0, or -1 when the hashes cannot be
+ * read (the caller decides as without them).
+ */
+static int agree_lines(struct job *j, int32_t si, struct gl_pos from, uint64_t *agree,
+		       int *whole)
+{
+	const struct gl_sstream *st = &j->p->state->stream[si];
+	uint64_t *h = malloc(GL_LINES_CHUNK * sizeof(*h));
+	uint64_t n = 0, have = 0, used = 0;
+	struct gl_line ln;
+	struct gl_err e;
+	int r = 1;
+
+	*whole = 0;
+	if (!h || gl_reader_rewind(j->r, &e) != GL_OK) {
+		free(h);
+		return -1;
+	}
+	while (n < from.lines && (r = gl_job_next_line(j, &ln)) == 1)
+		n++;
+	while (r == 1 && n < st->pos.lines) {
+		if ((r = gl_job_next_line(j, &ln)) != 1)
+			break;
+		if (used == have) {
+			uint64_t want = min_u64(GL_LINES_CHUNK, st->pos.lines - n);
+
+			if (j->p->line_hashes(j->p, st->id, n + 1, want, h, &have) != GL_OK ||
+			    !have) {
+				free(h);
+				return -1;
+			}
+			used = 0;
+		}
+		if (h[used] != ln.hash)
+			break;
+		used++;
+		n++;
+	}
+	free(h);
+	*whole = r <= 0;
+	*agree = n;
+	return 0;
+}
+
+/*
  * Which stream does the reader's content continue? Reads from the start:
  * every stream with the same first line is a candidate (however many: logs
  * that open with the same banner every day share it), dropped at the first
  * checkpoint or end it does not pass with the same hash. On ID_CONTINUE
  * the reader stands right after the stream's end and j->pos is that end;
- * otherwise the reader is rewound.
+ * otherwise the reader is rewound (ID_BRANCH: j->pos.lines is the number
+ * of first lines the file shares with the stream).
+ *
+ * A file that ends inside a stream, or departs from it between two
+ * checkpoints, is compared line by line with the stream's stored line
+ * hashes (streams from before schema version 3 have none: then the
+ * residual doubt of tail_matches() remains). A shorter file that agrees
+ * to its end is a copy. One that departs is a new stream -- and when it is
+ * the very file (the same inode) that held the stream, truncated in place
+ * and written again (RAPIDS RMM re-creates its CSV so; `head -n 500`
+ * rewritten into a log), the lines it still shares are not stored again:
+ * ID_BRANCH.
  */
 enum identity gl_job_identify(struct job *j, int32_t *si_out)
 {
@@ -146,6 +206,7 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 	struct cand {
 		int32_t si;
 		size_t cpi;
+		struct gl_pos ok;	/* the last point both passed with equal hashes */
 	} *c = NULL;
 	size_t nc = 0, cap = 0;
 	enum identity id = ID_NEW;
@@ -155,6 +216,11 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 	struct gl_line ln;
 	struct gl_err e;
 	int r;
+	/* the stream the file was attached to, where it stopped agreeing */
+	const int64_t attached = j->fi >= 0 ? s->file[j->fi].stream_id : 0;
+	const int hashes = j->p->line_hashes != NULL;
+	int32_t att_si = -1;
+	struct gl_pos att_ok = {0, 0, 0};
 
 	while ((r = gl_job_next_line(j, &ln)) == 1) {
 		gl_pos_advance(&pos, &ln);
@@ -177,6 +243,7 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 					k++;
 				c[nc].si = si;
 				c[nc].cpi = k;
+				c[nc].ok = pos;
 				nc++;
 			}
 			head_zone = 0;
@@ -191,6 +258,8 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 			}
 			if (alive && c[k].cpi < st->ncp && st->cp[c[k].cpi].bytes == pos.bytes) {
 				alive = st->cp[c[k].cpi].hash == pos.hash;
+				if (alive)
+					c[k].ok = pos;
 				c[k].cpi++;
 			}
 			if (alive && st->pos.bytes < pos.bytes)
@@ -217,10 +286,15 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 					alive = 0;
 				}
 			}
-			if (alive)
+			if (alive) {
 				k++;
-			else
+			} else {
+				if (st->id == attached && fallback != c[k].si) {
+					att_si = c[k].si;
+					att_ok = c[k].ok;
+				}
 				c[k] = c[--nc];
+			}
 		}
 		if (!nc && !head_zone)
 			break;
@@ -229,15 +303,30 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 	 * The file ended inside known streams, every checkpoint on the way
 	 * equal: an older, shorter (or damaged) copy of what is stored --
 	 * unless it differs after the last checkpoint it passed. That part is
-	 * compared with a file on disk that holds the stream.
+	 * compared with the stream's line hashes, or without them with a file
+	 * on disk that holds the stream.
 	 */
 	for (size_t k = 0; r <= 0 && k < nc; k++) {
-		if (tail_matches(j, c[k].si, pos)) {
-			j->pos = pos;
-			*si_out = c[k].si;
-			id = ID_COPY;
-			goto out;
+		const struct gl_sstream *st = &s->stream[c[k].si];
+		uint64_t agree;
+		int whole;
+
+		if (hashes && st->lines_hashed &&
+		    agree_lines(j, c[k].si, c[k].ok, &agree, &whole) == 0) {
+			if (!whole) {
+				if (st->id == attached) {
+					att_si = c[k].si;
+					att_ok = c[k].ok;
+				}
+				continue;
+			}
+		} else if (!tail_matches(j, c[k].si, pos)) {
+			continue;
 		}
+		j->pos = pos;
+		*si_out = c[k].si;
+		id = ID_COPY;
+		goto out;
 	}
 	j->damaged = 0;
 	if (gl_reader_rewind(j->r, &e) != GL_OK)
@@ -247,6 +336,21 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 		*si_out = fallback;
 		id = ID_CONTINUE;
 		goto out;
+	}
+	if (att_si >= 0 && hashes && s->stream[att_si].lines_hashed) {
+		uint64_t agree;
+		int whole;
+
+		if (agree_lines(j, att_si, att_ok, &agree, &whole) == 0 && !whole && agree > 0) {
+			j->damaged = 0;
+			if (gl_reader_rewind(j->r, &e) != GL_OK)
+				goto out;
+			j->pos = (struct gl_pos){0, agree, 0};
+			*si_out = att_si;
+			id = ID_BRANCH;
+			goto out;
+		}
+		j->damaged = 0;
 	}
 	gl_reader_rewind(j->r, &e);
 	j->pos = (struct gl_pos){0, 0, 0};

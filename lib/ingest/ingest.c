@@ -34,6 +34,7 @@ struct pipe {
 	struct gl_producer prod;
 	const struct gl_found_list *found;
 	int prod_rc;
+	struct gl_store *store;
 };
 
 static int pipe_send(struct gl_producer *p)
@@ -52,6 +53,32 @@ static int pipe_send(struct gl_producer *p)
 	pthread_mutex_unlock(&q->mu);
 	gl_batch_reset(p->b);
 	return aborted ? GL_EDB : GL_OK;
+}
+
+/*
+ * The writer is idle once every batch but the producer's own is free again:
+ * then the database holds all that was sent and the producer may read it
+ * (the connection is serialized; the writer does not touch it while idle).
+ */
+static int pipe_line_hashes(struct gl_producer *p, int64_t stream_id, uint64_t first,
+			    uint64_t n, uint64_t *out, uint64_t *got)
+{
+	struct pipe *q = p->pipe;
+	struct gl_batch *b = p->b;
+	struct gl_err e;
+	int aborted, rc;
+
+	if ((b->nev || b->nmem || b->nsamp || b->nrej || b->nop || b->nnotice) &&
+	    (rc = p->send(p)) != GL_OK)
+		return rc;
+	pthread_mutex_lock(&q->mu);
+	while (q->nfree < GL_PIPE_BATCHES - 1 && !q->abort)
+		pthread_cond_wait(&q->cv, &q->mu);
+	aborted = q->abort;
+	pthread_mutex_unlock(&q->mu);
+	if (aborted)
+		return GL_EDB;
+	return gl_store_line_hashes(q->store, stream_id, first, n, out, got, &e);
 }
 
 static void *producer_main(void *arg)
@@ -188,6 +215,8 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	q.prod.now_us = gl_time_now_us();
 	q.prod.tz_name = o->tz_name && strcmp(o->tz_name, "UTC") != 0 ? o->tz_name : NULL;
 	q.prod.send = pipe_send;
+	q.prod.line_hashes = pipe_line_hashes;
+	q.store = store;
 	q.prod.pipe = &q;
 	q.found = &found;
 	atomic_init(&q.prod.bytes_done, 0);

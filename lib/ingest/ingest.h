@@ -36,6 +36,14 @@ struct gl_producer {
 	/* Hands p->b to the writer and puts an empty batch in p->b.
 	 * Returns GL_OK, or a negative code when the run is aborting. */
 	int (*send)(struct gl_producer *p);
+	/*
+	 * Reads the stored hashes of lines first..first+n-1 of a stream into
+	 * out (*got of them), after everything sent so far is committed. For
+	 * the rare file that no longer continues its stream; NULL: not
+	 * available (identity falls back to checkpoints alone).
+	 */
+	int (*line_hashes)(struct gl_producer *p, int64_t stream_id, uint64_t first, uint64_t n,
+			   uint64_t *out, uint64_t *got);
 	void *pipe;			/* ingest.c's queue */
 	atomic_uint_fast64_t bytes_done;	/* raw bytes of files finished */
 	atomic_uint_fast64_t bytes_current;	/* raw bytes read of the file in hand */

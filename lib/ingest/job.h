@@ -11,7 +11,12 @@
 #include "ingest.h"
 #include "reader.h"
 
-enum identity { ID_NEW, ID_CONTINUE, ID_COPY };
+/*
+ * ID_BRANCH: the file starts with lines of a stream it was attached to (the
+ * same inode) and then departs from it (truncated in place and written
+ * again): a new stream whose first j->branch_lines lines are stored already.
+ */
+enum identity { ID_NEW, ID_CONTINUE, ID_COPY, ID_BRANCH };
 
 /* A metric sample held with a pending record: strings as offsets into its buf. */
 struct pend_sample {
@@ -65,6 +70,13 @@ struct job {
 	int in_line;
 	unsigned char prev_state[GL_PARSE_STATE_MAX];
 	size_t prev_state_len;
+	/* hashes of the stream's lines lh_first.. read, not yet in a batch
+	 * (lh_on: the stream keeps line hashes) */
+	int lh_on;
+	uint64_t *lh;
+	size_t lh_n, lh_cap;
+	uint64_t lh_first;
+	uint64_t branch_lines;		/* ID_BRANCH: lines already stored */
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -101,5 +113,9 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out);
 
 /* stream.c */
 int gl_job_next_line(struct job *j, struct gl_line *ln);
+/* Puts the hashes of the stream's lines up to `at` into the batch. */
+void gl_job_put_lines(struct job *j, struct gl_pos at);
+/* Arena bytes the line hashes held by the job take in a batch. */
+size_t gl_job_lines_room(const struct job *j);
 
 #endif

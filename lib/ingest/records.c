@@ -134,6 +134,8 @@ void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const cha
 			op->u.stream.parse_state = pn ? gl_batch_str(b, (struct gl_str){(const char *)ps, pn})
 						      : (struct gl_str){NULL, 0};
 		}
+		op->u.stream.lines_hashed = st->lines_hashed;
+		gl_job_put_lines(j, at);
 		if (checkpoint && at.bytes) {
 			gl_state_add_checkpoint(p->state, j->si, at);
 			op = &b->op[b->nop++];
@@ -193,7 +195,8 @@ int gl_job_send(struct job *j)
  */
 static int room(struct job *j, size_t bytes)
 {
-	if (gl_batch_full(j->p->b) || gl_batch_room(j->p->b) < bytes + GL_STATE_ROOM)
+	if (gl_batch_full(j->p->b) ||
+	    gl_batch_room(j->p->b) < bytes + GL_STATE_ROOM + gl_job_lines_room(j))
 		return gl_job_send(j);
 	return GL_OK;
 }

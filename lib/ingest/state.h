@@ -40,6 +40,7 @@ struct gl_sstream {
 	int64_t created_run;
 	unsigned char *parse_state;	/* the format's state at pos (gl_parse_ctx.state); owned */
 	size_t parse_state_len;		/* 0: none */
+	int lines_hashed;		/* the store has the hash of every line (stream_lines) */
 	struct gl_pos *cp;		/* checkpoints, ascending by bytes */
 	size_t ncp, capcp;
 	int32_t next_head, next_id;	/* hash chains */

@@ -19,7 +19,11 @@
  *     holds the stream (tail_matches), so a shorter file that differs only
  *     there is not mistaken for a copy;
  *   - a file truncated in place and written again (copytruncate) no longer
- *     matches its old stream and is read from its start as a new one.
+ *     matches its old stream and is read from its start as a new one --
+ *     unless it keeps the inode and the first lines of the stream it held
+ *     (RMM's CSV re-created, a log rewritten by `head -n 500`): the store's
+ *     per-line hashes say exactly how many lines it still shares, and only
+ *     what follows is read (ID_BRANCH, see identify.c).
  * Cheap cases come first: the same path with the same stat data and the
  * same first 4 KiB is unchanged (nothing read); the same inode under
  * another name is a rename; a plain file that grew, whose 4 KiB before the
@@ -187,6 +191,71 @@ static int prescan_day(struct job *j)
 	return gl_reader_rewind(j->r, &e) == GL_OK ? GL_OK : GL_EIO;
 }
 
+/* --- line hashes ---------------------------------------------------- */
+
+/* Line hashes held before a batch is sent anyway (512 KiB). */
+#define LH_SEND 65536
+
+size_t gl_job_lines_room(const struct job *j)
+{
+	return j->lh_n * 8;
+}
+
+void gl_job_put_lines(struct job *j, struct gl_pos at)
+{
+	struct gl_batch *b = j->p->b;
+	struct gl_bop *op;
+	size_t n;
+	struct gl_str h;
+
+	if (!j->lh_on || !j->lh_n || at.lines < j->lh_first)
+		return;
+	n = (size_t)min_u64(at.lines - j->lh_first + 1, j->lh_n);
+	h = gl_batch_str(b, (struct gl_str){(const char *)j->lh, n * 8});
+	if (!h.p)
+		return;	/* never: room() keeps the arena space for them */
+	op = &b->op[b->nop++];
+	op->kind = GL_BOP_LINES;
+	op->u.lines.stream_id = j->p->state->stream[j->si].id;
+	op->u.lines.first = j->lh_first;
+	op->u.lines.n = n;
+	op->u.lines.hashes = h.p;
+	memmove(j->lh, j->lh + n, (j->lh_n - n) * sizeof(*j->lh));
+	j->lh_n -= n;
+	j->lh_first += n;
+}
+
+static int lh_add(struct job *j, uint64_t h)
+{
+	if (!j->lh_on)
+		return GL_OK;
+	if (j->lh_n == j->lh_cap) {
+		size_t cap = j->lh_cap ? j->lh_cap * 2 : 1024;
+		uint64_t *v = realloc(j->lh, cap * sizeof(*v));
+
+		if (!v)
+			return GL_ENOMEM;
+		j->lh = v;
+		j->lh_cap = cap;
+	}
+	j->lh[j->lh_n++] = h;
+	return GL_OK;
+}
+
+/* A line of a branch stored already (in the stream the file departed
+ * from): parsed only for the format's state (a CSV header's columns). */
+static void skip_line(struct job *j, const struct gl_line *ln)
+{
+	struct gl_rec rec;
+
+	if (ln->truncated || gl_line_blank(ln->p, ln->len) || memchr(ln->p, '\0', ln->len))
+		return;
+	gl_ctx_begin_line(&j->ctx, ln->len);
+	rec.samples = NULL;
+	rec.n_samples = 0;
+	j->fmt->parse(&j->ctx, ln->p, ln->len, &rec);
+}
+
 /* Reads new lines from the reader's position to the end. */
 static int read_lines(struct job *j)
 {
@@ -194,22 +263,32 @@ static int read_lines(struct job *j)
 	struct gl_line ln;
 	int rc = GL_OK, r;
 
+	j->lh_on = j->p->state->stream[j->si].lines_hashed;
+	j->lh_first = j->pos.lines + 1;
+	j->lh_n = 0;
 	while ((r = gl_job_next_line(j, &ln)) == 1) {
 		struct gl_pos after = j->pos;
 
 		gl_pos_advance(&after, &ln);
-		j->new_lines++;
 		j->p->b->bytes_uncompressed += ln.full_len;
 		st = &j->p->state->stream[j->si];
 		if (j->newstream && !st->head.bytes)
 			gl_state_set_head(j->p->state, j->si, after);
-		if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+		if ((rc = lh_add(j, ln.hash)) != GL_OK)
 			return rc;
+		if (after.lines <= j->branch_lines) {
+			skip_line(j, &ln);
+		} else {
+			j->new_lines++;
+			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+				return rc;
+		}
 		j->pos = after;
 		if ((after.lines & 1023) == 0)
 			atomic_store_explicit(&j->p->bytes_current, gl_reader_raw_offset(j->r),
 					      memory_order_relaxed);
-		if (gl_job_committed(j).bytes >= j->last_cp + GL_CHECKPOINT_BYTES && !j->pend.active &&
+		if ((gl_job_committed(j).bytes >= j->last_cp + GL_CHECKPOINT_BYTES ||
+		     j->lh_n >= LH_SEND) && !j->pend.active &&
 		    (rc = gl_job_send(j)) != GL_OK)
 			return rc;
 	}
@@ -358,6 +437,7 @@ static int new_stream(struct job *j, const struct gl_format *fmt)
 	ns.component = comp;
 	ns.first_path = j->f->path;
 	ns.created_run = j->p->run_id;
+	ns.lines_hashed = 1;
 	j->si = gl_state_add_stream(s, &ns);
 	if (j->si < 0)
 		return GL_ENOMEM;
@@ -407,6 +487,7 @@ static int finish(struct job *j, int rc)
 	gl_parse_ctx_release(&j->ctx);
 	free(j->pend.buf);
 	free(j->pend.samp);
+	free(j->lh);
 	atomic_store(&p->bytes_current, 0);
 	atomic_fetch_add(&p->bytes_done, (uint64_t)j->f->size);
 	atomic_fetch_add(&p->files_done, 1);
@@ -563,6 +644,25 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		s->file[j.fi].stream_id = s->stream[si].id;
 		p->b->files_rotated++;
 		return finish(&j, GL_OK);
+	case ID_BRANCH: {
+		/* Truncated in place and written again: the lines it still shares
+		 * with its old stream are stored; a new stream holds the file, and
+		 * only what follows them is read into it. */
+		const struct gl_format *bf = p->forced ? p->forced : stream_format(&s->stream[si]);
+
+		j.branch_lines = j.pos.lines;
+		if ((rc = new_stream(&j, bf)) != GL_OK)
+			return finish(&j, rc);
+		j.fmt = bf;
+		s->file[j.fi].stream_id = s->stream[j.si].id;
+		if ((bf->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
+			return finish(&j, rc);
+		j.pos = (struct gl_pos){0, 0, 0};
+		j.damaged = 0;
+		rc = read_lines(&j);
+		p->b->files_new++;
+		return finish(&j, rc);
+	}
 	case ID_NEW:
 		break;
 	}

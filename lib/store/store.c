@@ -78,7 +78,7 @@ struct gl_store {
 	int lock_fd;
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe;
+		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe, *get_lines, *set_lines;
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
 	const char *last_path;
@@ -238,6 +238,9 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);"
 	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
 	"ALTER TABLE streams ADD COLUMN parse_state BLOB;"
+	"ALTER TABLE streams ADD COLUMN lines_hashed INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE stream_lines (stream_id INTEGER NOT NULL REFERENCES streams(id),"
+	" first_line INTEGER NOT NULL, hashes BLOB NOT NULL, PRIMARY KEY (stream_id, first_line));"
 	"ALTER TABLE events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
 	"ALTER TABLE events ADD COLUMN rec_hash INTEGER;"
 	"ALTER TABLE events ADD COLUMN dup_of INTEGER;"
@@ -476,13 +479,13 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	if ((rc = prepare(st, &st->put_stream,
 			  "INSERT INTO streams (id, format, component, first_path, bytes, lines, hash,"
 			  " head_bytes, head_hash, day_us, last_tod_us, created_run, updated_run,"
-			  " parse_state)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+			  " parse_state, lines_hashed)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
 			  " format=excluded.format, bytes=excluded.bytes, lines=excluded.lines,"
 			  " hash=excluded.hash, head_bytes=excluded.head_bytes,"
 			  " head_hash=excluded.head_hash, day_us=excluded.day_us,"
 			  " last_tod_us=excluded.last_tod_us, updated_run=excluded.updated_run,"
-			  " parse_state=excluded.parse_state",
+			  " parse_state=excluded.parse_state, lines_hashed=excluded.lines_hashed",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->put_cp,
@@ -518,6 +521,13 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	if ((rc = prepare(st, &st->dup_probe,
 			  "SELECT id FROM events INDEXED BY events_ts WHERE ts_us = ?1 AND rec_hash = ?2"
 			  " AND stream_id <> ?3 AND dup_of IS NULL ORDER BY id LIMIT 1", err)) != GL_OK)
+		return rc;
+	if ((rc = prepare(st, &st->get_lines,
+			  "SELECT hashes FROM stream_lines WHERE stream_id = ? AND first_line = ?",
+			  err)) != GL_OK ||
+	    (rc = prepare(st, &st->set_lines,
+			  "INSERT OR REPLACE INTO stream_lines (stream_id, first_line, hashes)"
+			  " VALUES (?,?,?)", err)) != GL_OK)
 		return rc;
 	return prepare(st, &st->ins_name, "INSERT INTO names (name) VALUES (?)", err);
 }
@@ -1079,6 +1089,8 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->ins_series);
 	sqlite3_finalize(st->ins_sample);
 	sqlite3_finalize(st->dup_probe);
+	sqlite3_finalize(st->get_lines);
+	sqlite3_finalize(st->set_lines);
 	if (st->db) {
 		/* Fold the WAL back so that the file alone is the database. */
 		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
@@ -1111,8 +1123,8 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id, format, component, first_path, bytes, lines, hash,"
-			       " head_bytes, head_hash, day_us, last_tod_us, created_run, parse_state"
-			       " FROM streams ORDER BY id",
+			       " head_bytes, head_hash, day_us, last_tod_us, created_run, parse_state,"
+			       " lines_hashed FROM streams ORDER BY id",
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_err(st, err, "cannot read ingest state");
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
@@ -1135,6 +1147,7 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 		x.created_run = sqlite3_column_int64(q, 11);
 		x.parse_state = (unsigned char *)sqlite3_column_blob(q, 12);
 		x.parse_state_len = x.parse_state ? (size_t)sqlite3_column_bytes(q, 12) : 0;
+		x.lines_hashed = sqlite3_column_int(q, 13);
 		if (gl_state_add_stream(s, &x) < 0) {
 			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto out;
@@ -1290,6 +1303,11 @@ static void bind_count(sqlite3_stmt *s, int i, int64_t v)
 		sqlite3_bind_int64(s, i, v);
 	else
 		sqlite3_bind_null(s, i);
+}
+
+static uint64_t min_lines(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
 }
 
 static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
@@ -1458,6 +1476,83 @@ static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_
 	return step(st, s, err);
 }
 
+/*
+ * Line hashes first..first+n-1 of a stream (8 bytes each at h) into its
+ * chunks of GL_LINES_CHUNK lines: the chunk that holds `first` keeps its
+ * hashes before it and gets the new ones after (a partial last chunk is
+ * rewritten by every batch that adds to it).
+ */
+static int put_lines(struct gl_store *st, int64_t stream_id, uint64_t first,
+		     const unsigned char *h, uint64_t n, struct gl_err *err)
+{
+	unsigned char chunk[GL_LINES_CHUNK * 8];
+
+	while (n) {
+		uint64_t c0 = first - (first - 1) % GL_LINES_CHUNK, keep = first - c0;
+		uint64_t take = min_lines(n, GL_LINES_CHUNK - keep);
+		sqlite3_stmt *s = st->get_lines;
+		int rc;
+
+		if (keep) {
+			sqlite3_bind_int64(s, 1, stream_id);
+			sqlite3_bind_int64(s, 2, (int64_t)c0);
+			rc = sqlite3_step(s);
+			if (rc == SQLITE_ROW && (uint64_t)sqlite3_column_bytes(s, 0) >= keep * 8)
+				memcpy(chunk, sqlite3_column_blob(s, 0), keep * 8);
+			else
+				memset(chunk, 0, keep * 8);	/* never: chunks are written in order */
+			sqlite3_reset(s);
+			sqlite3_clear_bindings(s);
+			if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+				return db_err(st, err, "cannot store");
+		}
+		memcpy(chunk + keep * 8, h, take * 8);
+		s = st->set_lines;
+		sqlite3_bind_int64(s, 1, stream_id);
+		sqlite3_bind_int64(s, 2, (int64_t)c0);
+		sqlite3_bind_blob(s, 3, chunk, (int)((keep + take) * 8), SQLITE_STATIC);
+		if ((rc = step(st, s, err)) != GL_OK)
+			return rc;
+		first += take;
+		h += take * 8;
+		n -= take;
+	}
+	return GL_OK;
+}
+
+int gl_store_line_hashes(struct gl_store *st, int64_t stream_id, uint64_t first, uint64_t n,
+			 uint64_t *out, uint64_t *got, struct gl_err *err)
+{
+	sqlite3_stmt *s = st->get_lines;
+
+	*got = 0;
+	while (n) {
+		uint64_t c0 = first - (first - 1) % GL_LINES_CHUNK, skip = first - c0, have;
+		int rc;
+
+		sqlite3_bind_int64(s, 1, stream_id);
+		sqlite3_bind_int64(s, 2, (int64_t)c0);
+		rc = sqlite3_step(s);
+		have = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_bytes(s, 0) / 8 : 0;
+		if (have > skip) {
+			uint64_t take = min_lines(n, have - skip);
+
+			memcpy(out + *got, (const unsigned char *)sqlite3_column_blob(s, 0) + skip * 8,
+			       take * 8);
+			*got += take;
+			first += take;
+			n -= take;
+		}
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return db_err(st, err, "cannot read ingest state");
+		if (have < skip + 1 || have < GL_LINES_CHUNK)
+			break;	/* the stream's hashes end here */
+	}
+	return GL_OK;
+}
+
 static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 		  struct gl_err *err)
 {
@@ -1486,8 +1581,12 @@ static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 		if (x->parse_state.p)
 			sqlite3_bind_blob(s, 14, x->parse_state.p, (int)x->parse_state.len,
 					  SQLITE_STATIC);
+		sqlite3_bind_int(s, 15, x->lines_hashed);
 		return step(st, s, err);
 	}
+	case GL_BOP_LINES:
+		return put_lines(st, op->u.lines.stream_id, op->u.lines.first,
+				 (const unsigned char *)op->u.lines.hashes, op->u.lines.n, err);
 	case GL_BOP_CHECKPOINT:
 		s = st->put_cp;
 		sqlite3_bind_int64(s, 1, op->u.cp.stream_id);

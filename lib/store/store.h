@@ -54,6 +54,14 @@ int gl_store_run_end(struct gl_store *st, int64_t run_id, const struct gl_ingest
 int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id,
 		 const char *host, struct gl_err *err);
 
+/*
+ * Reads the hashes of lines first..first+n-1 of a stream (stream_lines) into
+ * out; *got says how many were there (fewer: the stream's hashes end, or it
+ * has none, being older than schema version 3).
+ */
+int gl_store_line_hashes(struct gl_store *st, int64_t stream_id, uint64_t first, uint64_t n,
+			 uint64_t *out, uint64_t *got, struct gl_err *err);
+
 /* Events stored as duplicates (events.dup_of set) since st was opened. */
 uint64_t gl_store_duplicates(const struct gl_store *st);
 

@@ -230,9 +230,10 @@ static void test_create(void **state)
 		tables += strcmp(types[i], "table") == 0;
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
-	 * checkpoints paths files events mem_events series samples rejects */
-	assert_int_equal(tables, 12);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
+	 * checkpoints stream_lines paths files events mem_events series
+	 * samples rejects */
+	assert_int_equal(tables, 13);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -248,7 +249,7 @@ static void test_create(void **state)
 	/* opening again works and creates nothing twice */
 	st = open_ok();
 	gl_store_close(st);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
 	gl_store_close(NULL);
@@ -1117,6 +1118,61 @@ static void test_runs(void **state)
  * database file fills while the run goes on. About 320 MiB of events here;
  * the WAL never grows past 128 MiB plus a batch.
  */
+/* Line hashes split across chunks of GL_LINES_CHUNK, the partial last
+ * chunk completed by later batches, read back from any line. */
+static void test_line_hashes(void **state)
+{
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	static uint64_t h[3 * GL_LINES_CHUNK], out[3 * GL_LINES_CHUNK];
+	struct gl_pos pos = {10, 1, 7};
+	struct gl_err err;
+	uint64_t got, first = 1;
+	/* three batches: 100 lines, 4,000 (crossing line 4,096), 5,000 */
+	const uint64_t parts[3] = {100, 4000, 5000};
+	int64_t run;
+
+	(void)state;
+	assert_non_null(b);
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		h[i] = 0x9e3779b97f4a7c15ULL * (i + 1);
+	st = open_ok();
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	for (int k = 0; k < 3; k++) {
+		struct gl_bop *o;
+
+		gl_batch_reset(b);
+		add_stream_op(b, 1, "gpu", "/logs/gpu.log", pos, run);
+		o = op(b, GL_BOP_LINES);
+		o->u.lines.stream_id = 1;
+		o->u.lines.first = first;
+		o->u.lines.n = parts[k];
+		o->u.lines.hashes = gl_batch_str(b, (struct gl_str){(const char *)(h + first - 1),
+								    parts[k] * 8}).p;
+		put_ok(st, b, run, NULL);
+		first += parts[k];
+	}
+	/* 9,100 lines: chunks of 4,096, 4,096 and 908 */
+	assert_int_equal(qi("SELECT count(*) FROM stream_lines WHERE stream_id = 1"), 3);
+	qs_equal("SELECT group_concat(first_line || ':' || length(hashes)) FROM"
+		 " (SELECT * FROM stream_lines ORDER BY first_line)",
+		 "1:32768,4097:32768,8193:7264");
+	assert_int_equal(gl_store_line_hashes(st, 1, 1, 9100, out, &got, &err), GL_OK);
+	assert_int_equal(got, 9100);
+	assert_memory_equal(out, h, 9100 * 8);
+	assert_int_equal(gl_store_line_hashes(st, 1, 4000, 200, out, &got, &err), GL_OK);
+	assert_int_equal(got, 200);
+	assert_memory_equal(out, h + 3999, 200 * 8);
+	/* past the end: only what is there */
+	assert_int_equal(gl_store_line_hashes(st, 1, 9000, 500, out, &got, &err), GL_OK);
+	assert_int_equal(got, 101);
+	assert_memory_equal(out, h + 8999, 101 * 8);
+	assert_int_equal(gl_store_line_hashes(st, 2, 1, 10, out, &got, &err), GL_OK);
+	assert_int_equal(got, 0);
+	gl_store_close(st);
+	gl_batch_free(b);
+}
+
 static void test_wal_bounded(void **state)
 {
 	struct gl_store *st;
@@ -1178,6 +1234,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_line_hashes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
