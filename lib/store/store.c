@@ -400,9 +400,20 @@ out:
 
 static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 {
-	int64_t app = 0, ver = 0;
+	int64_t app = 0, ver = 0, pages = 0;
 	int rc;
 
+	/*
+	 * A run killed just before its creating transaction committed leaves
+	 * the whole new file and the journal that undoes it: the first read
+	 * rolls it back to an empty file, which we (holding the lock) create.
+	 */
+	if (!fresh) {
+		if ((rc = db_exec(st, "SELECT count(*) FROM sqlite_master", err)) != GL_OK ||
+		    (rc = pragma_int(st, "PRAGMA page_count", &pages, err)) != GL_OK)
+			return rc;
+		fresh = pages == 0;
+	}
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
