@@ -192,6 +192,8 @@ static void summary(const struct gl_ingest_stats *st)
 			(unsigned long long)st->files_rejects_capped);
 	fprintf(stderr, PROG ": %s metric samples stored; %s events marked as duplicates\n",
 		grouped(st->samples_stored, a), grouped(st->events_duplicate, b));
+	if (st->spans_stored)
+		fprintf(stderr, PROG ": %s profiler spans stored\n", grouped(st->spans_stored, a));
 }
 
 int main(int argc, char **argv)

@@ -109,6 +109,7 @@ struct gl_ingest_stats {
 	uint64_t lines_rejected_unstored; /* of those, past max_rejects: counted, not stored */
 	uint64_t files_rejects_capped;	/* files that reached max_rejects in this run */
 	uint64_t samples_stored;	/* metric samples stored */
+	uint64_t spans_stored;		/* profiler trace spans (scopes) stored */
 	uint64_t events_duplicate;	/* events stored marked as duplicates (events.dup_of) */
 	uint64_t lines_continued;	/* continuation lines appended to a record */
 	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */

@@ -1,4 +1,5 @@
 -- gpulog database schema, version 3. Version 2 had no samples/series, no
+-- spans, no kernel-trace columns in events, no
 -- paths (rows named their file through files, whose rows are reused), no
 -- events.rec_hash/dup_of and no streams.parse_state; version 1 also had no
 -- rejects.ts_us.
@@ -152,10 +153,26 @@ CREATE TABLE events (
 	file_id           INTEGER REFERENCES files(id),	-- the file it was read from (row may be reused)
 	path_id           INTEGER REFERENCES paths(id),	-- where it was read (v3; never reused)
 	rec_hash          INTEGER,	-- 64-bit hash of the record (v3), see below
-	dup_of            INTEGER	-- v3: NULL for an original, else id of the first identical record
+	dup_of            INTEGER,	-- v3: NULL for an original, else id of the first identical record
+	-- Kernel-trace fields (v3; profiler traces: gpufl, Kineto, nsys; NULL
+	-- for log lines and when the trace did not carry the value):
+	launch_overhead_us REAL,	-- CPU time of the launch call (gpufl api_exit_ns - api_start_ns, Kineto cudaLaunchKernel dur)
+	queue_us          REAL,		-- end of the launch call to GPU start, >= 0
+	occupancy         REAL,		-- achieved occupancy 0..1
+	device            TEXT,		-- GPU as written: "0", a uuid or a name
+	stream            TEXT,		-- CUDA stream as written: "7"
+	grid              TEXT,		-- grid dimensions "x,y,z"
+	block             TEXT,		-- block dimensions "x,y,z"
+	registers         INTEGER,	-- registers per thread
+	shared_mem_bytes  INTEGER,	-- static + dynamic shared memory per block
+	corr_id           INTEGER,	-- CUPTI correlation id
+	scope_id          INTEGER REFERENCES names(id),	-- enclosing user scopes, outermost first: "timestep|solve"
+	stack_id          INTEGER REFERENCES names(id),	-- call stack, '|'-separated
+	source            TEXT		-- the profiler that wrote it: gpufl | kineto | nsys; NULL: a log line
 );
 -- rec_hash covers ts_us, level, component, host, kernel, message, metadata
--- and the numeric fields: everything but where the record was read (a
+-- and the numeric fields (with the kernel-trace fields above, where the
+-- record has them): everything but where the record was read (a
 -- component the record does not name, taken from the file name, is left
 -- out; rows stored before version 3 were hashed with their stored
 -- component when the database was migrated). A
@@ -166,6 +183,25 @@ CREATE TABLE events (
 -- ingest uses this index (ts_us first, so it also serves time windows).
 CREATE INDEX events_ts ON events (ts_us, rec_hash);
 CREATE INDEX events_kernel_ts ON events (kernel_id, ts_us) WHERE kernel_id IS NOT NULL;
+
+-- Timed spans (v3): closed user scopes of profiler traces (gpufl
+-- scope_begin/scope_end, Kineto user_annotation / record_function ranges).
+CREATE TABLE spans (
+	id        INTEGER PRIMARY KEY,
+	start_us  INTEGER NOT NULL,	-- UTC µs
+	dur_us    REAL NOT NULL,
+	name_id   INTEGER REFERENCES names(id),	-- the scope's own name: "solve"
+	scope_id  INTEGER REFERENCES names(id),	-- enclosing scopes and itself, '|'-separated: "timestep|solve"
+	depth     INTEGER NOT NULL,	-- 0 for an outermost scope
+	device    TEXT,			-- GPU as written; NULL: not per device
+	source    TEXT NOT NULL,	-- gpufl | kineto
+	host_id   INTEGER REFERENCES names(id),	-- --host label
+	stream_id INTEGER NOT NULL REFERENCES streams(id),
+	line      INTEGER NOT NULL,	-- line that closed the span in its stream/file (1-based)
+	file_id   INTEGER REFERENCES files(id),
+	path_id   INTEGER REFERENCES paths(id)	-- where it was read
+);
+CREATE INDEX spans_start ON spans (start_us);
 
 -- RAPIDS RMM memory events (logging_resource_adaptor CSV rows).
 CREATE TABLE mem_events (
@@ -240,12 +276,17 @@ SELECT e.id,
        e.ts_us, l.name AS level, c.name AS component, h.name AS host,
        k.name AS kernel, e.dur_us, e.exec_ms, e.mem_mb, e.alloc_mb, e.peak_mb,
        e.util_pct, e.error_count, e.recovery_attempts, e.anomaly,
-       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of
+       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of,
+       e.launch_overhead_us, e.queue_us, e.occupancy, e.device, e.stream, e.grid,
+       e.block, e.registers, e.shared_mem_bytes, e.corr_id, sc.name AS scope,
+       sk.name AS stack, e.source
 FROM events e
 JOIN levels l ON l.id = e.level
 LEFT JOIN names c ON c.id = e.component_id
 LEFT JOIN names h ON h.id = e.host_id
 LEFT JOIN names k ON k.id = e.kernel_id
+LEFT JOIN names sc ON sc.id = e.scope_id
+LEFT JOIN names sk ON sk.id = e.stack_id
 LEFT JOIN paths p ON p.id = e.path_id
 LEFT JOIN files f ON f.id = e.file_id;
 
@@ -292,6 +333,18 @@ FROM samples s
 JOIN series r ON r.id = s.series_id
 JOIN names m ON m.id = r.metric_id
 LEFT JOIN names h ON h.id = r.host_id
+LEFT JOIN paths p ON p.id = s.path_id;
+
+-- Spans with names resolved and an ISO 8601 start.
+CREATE VIEW v_spans AS
+SELECT s.id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', s.start_us / 1e6, 'unixepoch') AS time,
+       s.start_us, s.dur_us, n.name AS name, sc.name AS scope, s.depth, s.device,
+       s.source, h.name AS host, p.path, s.line
+FROM spans s
+LEFT JOIN names n ON n.id = s.name_id
+LEFT JOIN names sc ON sc.id = s.scope_id
+LEFT JOIN names h ON h.id = s.host_id
 LEFT JOIN paths p ON p.id = s.path_id;
 
 -- Files with what was made of them.

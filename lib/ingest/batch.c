@@ -18,10 +18,11 @@ struct gl_batch *gl_batch_new(void)
 	b->ev = malloc(GL_BATCH_ROWS * sizeof(*b->ev));
 	b->mem = malloc(GL_BATCH_ROWS * sizeof(*b->mem));
 	b->samp = malloc(GL_BATCH_SAMPLES * sizeof(*b->samp));
+	b->span = malloc(GL_BATCH_ROWS * sizeof(*b->span));
 	b->rej = malloc(GL_BATCH_REJECTS * sizeof(*b->rej));
 	b->op = malloc(GL_BATCH_OPS * sizeof(*b->op));
 	b->notice = malloc(GL_BATCH_NOTICES * sizeof(*b->notice));
-	if (!b->arena || !b->ev || !b->mem || !b->samp || !b->rej || !b->op || !b->notice) {
+	if (!b->arena || !b->ev || !b->mem || !b->samp || !b->span || !b->rej || !b->op || !b->notice) {
 		gl_batch_free(b);
 		return NULL;
 	}
@@ -36,6 +37,7 @@ void gl_batch_free(struct gl_batch *b)
 	free(b->ev);
 	free(b->mem);
 	free(b->samp);
+	free(b->span);
 	free(b->rej);
 	free(b->op);
 	free(b->notice);
@@ -45,7 +47,7 @@ void gl_batch_free(struct gl_batch *b)
 void gl_batch_reset(struct gl_batch *b)
 {
 	b->used = 0;
-	b->nev = b->nmem = b->nsamp = b->nrej = b->nop = b->nnotice = 0;
+	b->nev = b->nmem = b->nsamp = b->nspan = b->nrej = b->nop = b->nnotice = 0;
 	b->rejects_unstored = b->files_rejects_capped = 0;
 	b->lines_read = b->lines_continued = b->bytes_uncompressed = b->bytes_raw = 0;
 	b->files_done = b->files_new = b->files_unchanged = b->files_rotated = 0;
@@ -74,7 +76,7 @@ struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s)
 
 int gl_batch_full(const struct gl_batch *b)
 {
-	return b->nev + b->nmem >= GL_BATCH_ROWS ||
+	return b->nev + b->nmem + b->nspan >= GL_BATCH_ROWS ||
 	       b->nsamp + GL_BATCH_SAMPLES / 8 > GL_BATCH_SAMPLES || b->nrej >= GL_BATCH_REJECTS ||
 	       b->nop + 8 >= GL_BATCH_OPS || b->nnotice >= GL_BATCH_NOTICES;
 }

@@ -20,7 +20,7 @@
 #include "format.h"
 
 #define GL_BATCH_ARENA (6u << 20)	/* bytes of strings per batch */
-#define GL_BATCH_ROWS 8192		/* events + memory events per batch */
+#define GL_BATCH_ROWS 8192		/* events + memory events + spans per batch */
 #define GL_BATCH_SAMPLES 16384		/* metric samples per batch */
 #define GL_BATCH_REJECTS 1024
 #define GL_BATCH_OPS 512
@@ -64,6 +64,15 @@ struct gl_bsample {
 	int64_t file_id;
 	struct gl_str path;
 	uint64_t line;
+};
+
+/* A span of a profiler trace (spans table). */
+struct gl_bspan {
+	struct gl_span sp;		/* strings in the arena */
+	int64_t stream_id;
+	int64_t file_id;
+	struct gl_str path;
+	uint64_t line;			/* the line that closed it */
 };
 
 struct gl_brej {
@@ -150,6 +159,8 @@ struct gl_batch {
 	size_t nmem;
 	struct gl_bsample *samp;
 	size_t nsamp;
+	struct gl_bspan *span;		/* up to GL_BATCH_ROWS with ev and mem */
+	size_t nspan;
 	struct gl_brej *rej;
 	size_t nrej;
 	struct gl_bop *op;

@@ -223,8 +223,9 @@ struct gl_parse_ctx {
 	 * spans many lines). The position before the first line of an unbroken
 	 * run of such lines is the furthest a run may claim as stored, and
 	 * state[] is kept as of that position (a format changes state only on
-	 * lines that end with hold 0). records.c does not read it yet; until
-	 * it does, such lines are claimed like GL_REC_NONE lines.
+	 * lines that end with hold 0). records.c claims no further while the
+	 * run lasts, and keeps the rows such lines give until the line that
+	 * ends it (rejects and samples go as they come).
 	 */
 	int hold;
 	/*

@@ -134,6 +134,7 @@ static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
 	st->lines_continued += b->lines_continued;
 	st->lines_stored += b->nev + b->nmem;
 	st->samples_stored += b->nsamp;
+	st->spans_stored += b->nspan;
 	for (size_t i = 0; i < b->nrej; i++)
 		if (b->rej[i].line)
 			st->lines_rejected++;

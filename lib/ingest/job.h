@@ -39,6 +39,32 @@ struct pending {
 	struct gl_pos start;	/* stream position before its first line */
 };
 
+/*
+ * Rows a trace format gave on lines that end with ctx->hold == 1: they wait
+ * for the line that ends the run (hold 0), so that a batch never holds a
+ * row whose line it cannot claim. Strings are offsets into buf.
+ */
+#define HELD_STRS 10
+struct held_row {
+	enum gl_rec_kind kind;		/* GL_REC_EVENT or GL_REC_SPAN */
+	struct gl_event ev;
+	struct gl_span sp;
+	uint64_t line;
+	size_t off[HELD_STRS], len[HELD_STRS];
+	unsigned char has[HELD_STRS];
+};
+
+struct held {
+	struct held_row *row;
+	size_t n, cap;
+	char *buf;
+	size_t len, bcap;
+};
+
+/* A run this long is stored without waiting (see records.c). */
+#define HELD_ROWS_MAX 1024
+#define HELD_BYTES_MAX (1u << 20)
+
 struct job {
 	struct gl_producer *p;
 	const struct gl_found *f;
@@ -77,6 +103,14 @@ struct job {
 	size_t lh_n, lh_cap;
 	uint64_t lh_first;
 	uint64_t branch_lines;		/* ID_BRANCH: lines already stored */
+	/*
+	 * A run of lines that ended with ctx.hold == 1 (a trace element read
+	 * over several lines): hold_start is the position before its first
+	 * line, the furthest this file may claim until a line ends the run.
+	 */
+	int hold_active;
+	struct gl_pos hold_start;
+	struct held held;
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -98,6 +132,7 @@ struct gl_pos gl_job_committed(const struct job *j);
 int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,
 		  const char *p, size_t len, const char *reason);
 int gl_job_flush(struct job *j);
+void gl_job_release(struct job *j);
 /* Sends the batch mid-file, with the state that makes its rows final. */
 int gl_job_send(struct job *j);
 int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);

@@ -173,9 +173,15 @@ void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const cha
 	snprintf(sf->status, sizeof(sf->status), "%s", status);
 }
 
-/* The position up to which everything read is in batches. */
+/*
+ * The position up to which everything read is in batches: before a
+ * multi-line record still open, or before the first line of a trace
+ * element still being assembled (hold).
+ */
 struct gl_pos gl_job_committed(const struct job *j)
 {
+	if (j->hold_active && (!j->pend.active || j->hold_start.bytes < j->pend.start.bytes))
+		return j->hold_start;
 	return j->pend.active ? j->pend.start : j->pos;
 }
 
@@ -190,15 +196,22 @@ int gl_job_send(struct job *j)
 }
 
 /*
- * Makes room for `bytes` of strings and one row, plus the state ops that
- * must follow the row in the same batch (their paths and names).
+ * Makes room for `bytes` of strings and `rows` rows, plus the state ops
+ * that must follow them in the same batch (their paths and names).
  */
-static int room(struct job *j, size_t bytes)
+static int room_rows(struct job *j, size_t bytes, size_t rows)
 {
-	if (gl_batch_full(j->p->b) ||
-	    gl_batch_room(j->p->b) < bytes + GL_STATE_ROOM + gl_job_lines_room(j))
+	const struct gl_batch *b = j->p->b;
+
+	if (gl_batch_full(b) || gl_batch_room(b) < bytes + GL_STATE_ROOM + gl_job_lines_room(j) ||
+	    b->nev + b->nmem + b->nspan + rows > GL_BATCH_ROWS)
 		return gl_job_send(j);
 	return GL_OK;
+}
+
+static int room(struct job *j, size_t bytes)
+{
+	return room_rows(j, bytes, 1);
 }
 
 /* This file's path in the current batch, copied once per batch. */
@@ -271,7 +284,13 @@ int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length
 static size_t ev_bytes(const struct gl_event *e, const char *dflt)
 {
 	return e->component.len + e->message.len + e->kernel.len + e->metadata.len +
-	       (dflt ? strlen(dflt) : 0);
+	       e->device.len + e->stream.len + e->grid.len + e->block.len + e->scope.len +
+	       e->stack.len + (dflt ? strlen(dflt) : 0);
+}
+
+static size_t span_bytes(const struct gl_span *s)
+{
+	return s->name.len + s->path.len + s->device.len;
 }
 
 static size_t samples_bytes(const struct gl_sample *v, size_t n)
@@ -296,6 +315,17 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 	x->ev.message = gl_batch_str(b, e->message);
 	x->ev.kernel = gl_batch_str(b, e->kernel);
 	x->ev.metadata = gl_batch_str(b, e->metadata);
+	if (e->source != GL_SRC_LOG) {
+		x->ev.device = gl_batch_str(b, e->device);
+		x->ev.stream = gl_batch_str(b, e->stream);
+		x->ev.grid = gl_batch_str(b, e->grid);
+		x->ev.block = gl_batch_str(b, e->block);
+		x->ev.scope = gl_batch_str(b, e->scope);
+		x->ev.stack = gl_batch_str(b, e->stack);
+	} else {
+		x->ev.device = x->ev.stream = x->ev.grid = x->ev.block = (struct gl_str){NULL, 0};
+		x->ev.scope = x->ev.stack = (struct gl_str){NULL, 0};
+	}
 	x->stream_id = st->id;
 	x->file_id = j->p->state->file[j->fi].id;
 	x->path = job_path(j);
@@ -361,6 +391,23 @@ static int add_record(struct job *j, const struct gl_event *e, const struct gl_s
 	return GL_OK;
 }
 
+/* Puts sp into the batch; the caller made room. */
+static void put_span(struct job *j, const struct gl_span *sp, uint64_t line)
+{
+	struct gl_batch *b = j->p->b;
+	struct gl_bspan *x = &b->span[b->nspan++];
+
+	x->sp = *sp;
+	x->sp.name = gl_batch_str(b, sp->name);
+	x->sp.path = gl_batch_str(b, sp->path);
+	x->sp.device = gl_batch_str(b, sp->device);
+	x->stream_id = j->p->state->stream[j->si].id;
+	x->file_id = j->p->state->file[j->fi].id;
+	x->path = job_path(j);
+	x->line = line;
+	j->last_ts = sp->start_us;
+}
+
 static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 {
 	int rc = room(j, 0);
@@ -378,6 +425,168 @@ static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 	x->path = job_path(j);
 	x->line = line;
 	return GL_OK;
+}
+
+/* --- rows of a held run (ctx.hold) ---------------------------------- */
+
+/*
+ * A trace format sets ctx.hold on a line that leaves an element half
+ * read (or a kernel waiting for its launch call). Until a line ends with
+ * hold 0 the file claims no further than the position before the run's
+ * first line, and the parse state stored with that claim is the one the
+ * format kept at it (it changes state only on hold-0 lines). A row the
+ * run gives before it ends (Kineto lets a held kernel go when the next
+ * one comes) waits here and goes into the batch with the closing line's
+ * rows, in one room check: a kill, a batch boundary or the file's end
+ * inside the run re-reads the run next time, and its rows are stored
+ * once. A run of more than HELD_ROWS_MAX rows (or HELD_BYTES_MAX of their
+ * strings) is stored as it comes; only then could a kill inside it store
+ * some of its rows twice. No real trace comes near it: Kineto holds one
+ * kernel for at most 8 elements.
+ */
+static int held_put(struct held *h, struct held_row *r, int k, struct gl_str s)
+{
+	r->has[k] = s.p != NULL;
+	r->off[k] = h->len;
+	r->len[k] = s.len;
+	if (!s.p)
+		return 0;
+	if (h->len + s.len > h->bcap) {
+		size_t cap = h->bcap ? h->bcap : 4096;
+		char *v;
+
+		while (cap < h->len + s.len)
+			cap *= 2;
+		if (!(v = realloc(h->buf, cap)))
+			return -1;
+		h->buf = v;
+		h->bcap = cap;
+	}
+	memcpy(h->buf + h->len, s.p, s.len);
+	h->len += s.len;
+	return 0;
+}
+
+static struct gl_str held_get(const struct held *h, const struct held_row *r, int k)
+{
+	return r->has[k] ? (struct gl_str){h->buf + r->off[k], r->len[k]} : (struct gl_str){NULL, 0};
+}
+
+static int held_add(struct job *j, const struct gl_rec *rec, uint64_t line)
+{
+	struct held *h = &j->held;
+	struct held_row *r;
+	int bad = 0;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 16;
+		struct held_row *v = realloc(h->row, cap * sizeof(*v));
+
+		if (!v)
+			return GL_ENOMEM;
+		h->row = v;
+		h->cap = cap;
+	}
+	r = &h->row[h->n++];
+	r->kind = rec->kind;
+	r->line = line;
+	if (rec->kind == GL_REC_SPAN) {
+		r->sp = rec->span;
+		bad |= held_put(h, r, 0, rec->span.name) | held_put(h, r, 1, rec->span.path) |
+		       held_put(h, r, 2, rec->span.device);
+	} else {
+		const struct gl_event *e = &rec->ev;
+
+		r->ev = *e;
+		bad |= held_put(h, r, 0, e->component) | held_put(h, r, 1, e->message) |
+		       held_put(h, r, 2, e->kernel) | held_put(h, r, 3, e->metadata) |
+		       held_put(h, r, 4, e->device) | held_put(h, r, 5, e->stream) |
+		       held_put(h, r, 6, e->grid) | held_put(h, r, 7, e->block) |
+		       held_put(h, r, 8, e->scope) | held_put(h, r, 9, e->stack);
+	}
+	return bad ? GL_ENOMEM : GL_OK;
+}
+
+/* The held rows into the batch (the caller made room for them). */
+static void held_put_all(struct job *j)
+{
+	struct held *h = &j->held;
+
+	for (size_t i = 0; i < h->n; i++) {
+		struct held_row *r = &h->row[i];
+
+		if (r->kind == GL_REC_SPAN) {
+			struct gl_span sp = r->sp;
+
+			sp.name = held_get(h, r, 0);
+			sp.path = held_get(h, r, 1);
+			sp.device = held_get(h, r, 2);
+			put_span(j, &sp, r->line);
+		} else {
+			struct gl_event e = r->ev;
+
+			e.component = held_get(h, r, 0);
+			e.message = held_get(h, r, 1);
+			e.kernel = held_get(h, r, 2);
+			e.metadata = held_get(h, r, 3);
+			e.device = held_get(h, r, 4);
+			e.stream = held_get(h, r, 5);
+			e.grid = held_get(h, r, 6);
+			e.block = held_get(h, r, 7);
+			e.scope = held_get(h, r, 8);
+			e.stack = held_get(h, r, 9);
+			put_event(j, &e, r->line);
+		}
+	}
+	h->n = 0;
+	h->len = 0;
+}
+
+/*
+ * On the line that ends a held run: room for the held rows and for all
+ * this line adds (its record's strings and rows, or a reject), in one
+ * check, then the held rows into the batch. A batch sent later for this
+ * line's own room check would find the room and not be sent, so no batch
+ * holds the held rows without this line's claim.
+ */
+static int held_release(struct job *j, const struct gl_rec *rec, size_t line_len)
+{
+	struct held *h = &j->held;
+	const char *dflt = j->p->state->stream[j->si].component;
+	size_t bytes = h->len + h->n * strlen(dflt) + samples_bytes(rec->samples, rec->n_samples) +
+		       (line_len < GL_EXCERPT_MAX ? line_len : GL_EXCERPT_MAX) + 512;
+	int rc;
+
+	if (rec->kind == GL_REC_SPAN)
+		bytes += span_bytes(&rec->span);
+	else if (rec->kind == GL_REC_EVENT)
+		bytes += ev_bytes(&rec->ev, dflt);
+	if ((rc = room_rows(j, bytes, h->n + 1)) != GL_OK)
+		return rc;
+	held_put_all(j);
+	return GL_OK;
+}
+
+/* A span and its samples, with one room check for both. */
+static int add_span(struct job *j, const struct gl_span *sp, const struct gl_sample *v, size_t n,
+		    uint64_t line)
+{
+	int rc = room(j, span_bytes(sp) + samples_bytes(v, n));
+
+	if (rc != GL_OK)
+		return rc;
+	put_span(j, sp, line);
+	put_samples(j, v, n, line, 0);
+	return GL_OK;
+}
+
+void gl_job_release(struct job *j)
+{
+	free(j->pend.buf);
+	free(j->pend.samp);
+	free(j->held.row);
+	free(j->held.buf);
+	free(j->lh);
 }
 
 /* --- multi-line records --------------------------------------------- */
@@ -502,9 +711,10 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 	gl_ctx_begin_line(&j->ctx, len);
 	rec->samples = NULL;
 	rec->n_samples = 0;
+	j->ctx.hold = 0;
 	cur->parse(&j->ctx, p, len, rec);
 	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_MEM || rec->kind == GL_REC_NONE ||
-	    rec->kind == GL_REC_SAMPLES)
+	    rec->kind == GL_REC_SAMPLES || rec->kind == GL_REC_SPAN)
 		return;
 	/*
 	 * Not a record of the current format. Even a line the current format
@@ -521,6 +731,7 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 			gl_ctx_begin_line(&j->ctx, len);
 			alt.samples = NULL;
 			alt.n_samples = 0;
+			j->ctx.hold = 0;
 			gl_formats[i]->parse(&j->ctx, p, len, &alt);
 			if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM ||
 			    alt.kind == GL_REC_SAMPLES) {
@@ -536,6 +747,7 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 		gl_ctx_begin_line(&j->ctx, len);
 		rec->samples = NULL;
 		rec->n_samples = 0;
+		j->ctx.hold = 0;
 		cur->parse(&j->ctx, p, len, rec);
 	}
 	if (rec->kind == GL_REC_FOREIGN) {
@@ -589,6 +801,8 @@ int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	j->in_line = 1;
 	rc = line_record(j, ln, lineno);
 	j->in_line = 0;
+	if (rc == GL_OK && !j->ctx.hold)
+		j->hold_active = 0;
 	return rc;
 }
 
@@ -601,6 +815,17 @@ static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	int rc;
 
 	classify(j, ln->p, ln->len, &rec);
+	if (j->ctx.hold && !j->hold_active) {
+		j->hold_active = 1;
+		j->hold_start = j->pos;
+	}
+	if (j->ctx.hold && (rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SPAN) &&
+	    !rec.n_samples && j->held.n < HELD_ROWS_MAX && j->held.len < HELD_BYTES_MAX) {
+		j->cut = 0;
+		return held_add(j, &rec, lineno);
+	}
+	if (j->held.n && !j->ctx.hold && (rc = held_release(j, &rec, ln->len)) != GL_OK)
+		return rc;
 	if ((rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SAMPLES) &&
 	    rec.n_samples > GL_BATCH_SAMPLES / 8) {
 		snprintf(reason, sizeof(reason), "more than %u metric samples in one line (%zu)",
@@ -625,6 +850,11 @@ static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno)
 		if ((rc = gl_job_flush(j)) != GL_OK)
 			return rc;
 		return add_mem(j, &rec.mem, lineno);
+	case GL_REC_SPAN:
+		if ((rc = gl_job_flush(j)) != GL_OK)
+			return rc;
+		j->cut = 0;
+		return add_span(j, &rec.span, rec.samples, rec.n_samples, lineno);
 	case GL_REC_CONT:
 		if (!j->pend.active)
 			return gl_job_reject(j, lineno, ln->offset, ln->full_len, ln->p, ln->len,

@@ -485,9 +485,7 @@ static int finish(struct job *j, int rc)
 		gl_job_put_state(j, gl_job_committed(j), 1, j->status);
 	gl_reader_close(j->r);
 	gl_parse_ctx_release(&j->ctx);
-	free(j->pend.buf);
-	free(j->pend.samp);
-	free(j->lh);
+	gl_job_release(j);
 	atomic_store(&p->bytes_current, 0);
 	atomic_fetch_add(&p->bytes_done, (uint64_t)j->f->size);
 	atomic_fetch_add(&p->files_done, 1);
@@ -690,6 +688,11 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	s->file[j.fi].stream_id = s->stream[j.si].id;
 	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 		return finish(&j, rc);
+	/* A trace whose clock is relative, or whose time base is written
+	 * after its events, reads what it needs first (-1: the lines are
+	 * parsed without it). */
+	if (fmt->prepare)
+		fmt->prepare(&j.ctx, f->path);
 	j.pos = (struct gl_pos){0, 0, 0};
 	j.damaged = 0;
 	rc = read_lines(&j);

@@ -78,7 +78,8 @@ struct gl_store {
 	int lock_fd;
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe, *get_lines, *set_lines;
+		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe, *get_lines, *set_lines,
+		*ins_span;
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
 	const char *last_path;
@@ -233,7 +234,8 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * 2 -> 3: metric samples and series; the append-only paths table
 	 * (rows read so far get the path their file row has now: the best
 	 * that is known of them); per-stream parse state; record hashes and
-	 * duplicates (marked by mark_old_duplicates() after this).
+	 * duplicates (marked by mark_old_duplicates() after this); the
+	 * kernel-trace columns of events and the spans of profiler traces.
 	 */
 	"CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);"
 	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
@@ -244,6 +246,26 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"ALTER TABLE events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
 	"ALTER TABLE events ADD COLUMN rec_hash INTEGER;"
 	"ALTER TABLE events ADD COLUMN dup_of INTEGER;"
+	"ALTER TABLE events ADD COLUMN launch_overhead_us REAL;"
+	"ALTER TABLE events ADD COLUMN queue_us REAL;"
+	"ALTER TABLE events ADD COLUMN occupancy REAL;"
+	"ALTER TABLE events ADD COLUMN device TEXT;"
+	"ALTER TABLE events ADD COLUMN stream TEXT;"
+	"ALTER TABLE events ADD COLUMN grid TEXT;"
+	"ALTER TABLE events ADD COLUMN block TEXT;"
+	"ALTER TABLE events ADD COLUMN registers INTEGER;"
+	"ALTER TABLE events ADD COLUMN shared_mem_bytes INTEGER;"
+	"ALTER TABLE events ADD COLUMN corr_id INTEGER;"
+	"ALTER TABLE events ADD COLUMN scope_id INTEGER REFERENCES names(id);"
+	"ALTER TABLE events ADD COLUMN stack_id INTEGER REFERENCES names(id);"
+	"ALTER TABLE events ADD COLUMN source TEXT;"
+	"CREATE TABLE spans (id INTEGER PRIMARY KEY, start_us INTEGER NOT NULL, dur_us REAL NOT NULL,"
+	" name_id INTEGER REFERENCES names(id), scope_id INTEGER REFERENCES names(id),"
+	" depth INTEGER NOT NULL, device TEXT, source TEXT NOT NULL,"
+	" host_id INTEGER REFERENCES names(id), stream_id INTEGER NOT NULL REFERENCES streams(id),"
+	" line INTEGER NOT NULL, file_id INTEGER REFERENCES files(id),"
+	" path_id INTEGER REFERENCES paths(id));"
+	"CREATE INDEX spans_start ON spans (start_us);"
 	"ALTER TABLE mem_events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
 	"ALTER TABLE rejects ADD COLUMN path_id INTEGER REFERENCES paths(id);"
 	"CREATE TEMP TABLE file_path AS SELECT f.id AS file_id, p.id AS path_id"
@@ -277,11 +299,21 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"       e.ts_us, l.name AS level, c.name AS component, h.name AS host,"
 	"       k.name AS kernel, e.dur_us, e.exec_ms, e.mem_mb, e.alloc_mb, e.peak_mb,"
 	"       e.util_pct, e.error_count, e.recovery_attempts, e.anomaly,"
-	"       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of"
+	"       e.message, e.metadata, ifnull(p.path, f.path) AS path, e.line, e.dup_of,"
+	"       e.launch_overhead_us, e.queue_us, e.occupancy, e.device, e.stream, e.grid,"
+	"       e.block, e.registers, e.shared_mem_bytes, e.corr_id, sc.name AS scope,"
+	"       sk.name AS stack, e.source"
 	" FROM events e JOIN levels l ON l.id = e.level"
 	" LEFT JOIN names c ON c.id = e.component_id LEFT JOIN names h ON h.id = e.host_id"
-	" LEFT JOIN names k ON k.id = e.kernel_id LEFT JOIN paths p ON p.id = e.path_id"
+	" LEFT JOIN names k ON k.id = e.kernel_id LEFT JOIN names sc ON sc.id = e.scope_id"
+	" LEFT JOIN names sk ON sk.id = e.stack_id LEFT JOIN paths p ON p.id = e.path_id"
 	" LEFT JOIN files f ON f.id = e.file_id;"
+	"CREATE VIEW v_spans AS"
+	" SELECT s.id, strftime('%Y-%m-%dT%H:%M:%fZ', s.start_us / 1e6, 'unixepoch') AS time,"
+	"       s.start_us, s.dur_us, n.name AS name, sc.name AS scope, s.depth, s.device,"
+	"       s.source, h.name AS host, p.path, s.line"
+	" FROM spans s LEFT JOIN names n ON n.id = s.name_id LEFT JOIN names sc ON sc.id = s.scope_id"
+	" LEFT JOIN names h ON h.id = s.host_id LEFT JOIN paths p ON p.id = s.path_id;"
 	"CREATE VIEW v_mem_events AS"
 	" SELECT m.id, strftime('%Y-%m-%dT%H:%M:%fZ', m.ts_us / 1e6, 'unixepoch') AS time,"
 	"       m.ts_us, m.thread,"
@@ -473,8 +505,10 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  "INSERT INTO events (ts_us, level, component_id, host_id, kernel_id, dur_us,"
 			  " exec_ms, mem_mb, alloc_mb, peak_mb, util_pct, error_count,"
 			  " recovery_attempts, anomaly, message, metadata, stream_id, line, file_id,"
-			  " path_id, rec_hash, dup_of)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			  " path_id, rec_hash, dup_of, launch_overhead_us, queue_us, occupancy, device,"
+			  " stream, grid, block, registers, shared_mem_bytes, corr_id, scope_id,"
+			  " stack_id, source)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
@@ -538,7 +572,11 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  err)) != GL_OK ||
 	    (rc = prepare(st, &st->set_lines,
 			  "INSERT OR REPLACE INTO stream_lines (stream_id, first_line, hashes)"
-			  " VALUES (?,?,?)", err)) != GL_OK)
+			  " VALUES (?,?,?)", err)) != GL_OK ||
+	    (rc = prepare(st, &st->ins_span,
+			  "INSERT INTO spans (start_us, dur_us, name_id, scope_id, depth, device, source,"
+			  " host_id, stream_id, line, file_id, path_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+			  err)) != GL_OK)
 		return rc;
 	return prepare(st, &st->ins_name, "INSERT INTO names (name) VALUES (?)", err);
 }
@@ -808,6 +846,30 @@ uint64_t gl_store_rec_hash(const struct gl_event *e, struct gl_str host)
 	hash_int(&h, e->error_count >= 0, e->error_count);
 	hash_int(&h, e->recovery_attempts >= 0, e->recovery_attempts);
 	hash_int(&h, e->anomaly >= 0, e->anomaly);
+	/*
+	 * The kernel-trace fields, only when the record has one (a log line's
+	 * hash stays what it was, and what the migration computed for rows
+	 * stored before): two launches of one kernel at one time on two
+	 * streams are two records.
+	 */
+	if (e->source != GL_SRC_LOG || e->corr_id >= 0 || e->device.p || e->stream.p ||
+	    !isnan(e->launch_overhead_us) || !isnan(e->queue_us) || !isnan(e->occupancy) ||
+	    e->grid.p || e->block.p || e->registers >= 0 || e->shared_mem_bytes >= 0 ||
+	    e->scope.p || e->stack.p) {
+		hash_int(&h, 1, (int64_t)e->source);
+		hash_real(&h, e->launch_overhead_us);
+		hash_real(&h, e->queue_us);
+		hash_real(&h, e->occupancy);
+		hash_str(&h, e->device);
+		hash_str(&h, e->stream);
+		hash_str(&h, e->grid);
+		hash_str(&h, e->block);
+		hash_int(&h, e->registers >= 0, e->registers);
+		hash_int(&h, e->shared_mem_bytes >= 0, e->shared_mem_bytes);
+		hash_int(&h, e->corr_id >= 0, e->corr_id);
+		hash_str(&h, e->scope);
+		hash_str(&h, e->stack);
+	}
 	return gl_hash_final(&h);
 }
 
@@ -1099,6 +1161,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->ins_path);
 	sqlite3_finalize(st->ins_series);
 	sqlite3_finalize(st->ins_sample);
+	sqlite3_finalize(st->ins_span);
 	sqlite3_finalize(st->dup_probe);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
@@ -1335,7 +1398,7 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 {
 	const struct gl_event *e = &b->ev;
 	sqlite3_stmt *s = st->ins_ev;
-	int64_t comp, kern, pid, dup = 0;
+	int64_t comp, kern, pid, scope = 0, stack = 0, dup = 0;
 	uint64_t h;
 	int rc;
 
@@ -1352,7 +1415,9 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 
 	if ((rc = name_id(st, e->component, &comp, err)) != GL_OK ||
 	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK ||
-	    (rc = path_id(st, b->path, &pid, err)) != GL_OK)
+	    (rc = path_id(st, b->path, &pid, err)) != GL_OK ||
+	    (e->scope.p && (rc = name_id(st, e->scope, &scope, err)) != GL_OK) ||
+	    (e->stack.p && (rc = name_id(st, e->stack, &stack, err)) != GL_OK))
 		return rc;
 	if (e->ts_us != GL_TS_NONE) {
 		sqlite3_stmt *q = st->dup_probe;
@@ -1393,6 +1458,48 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 	bind_id(s, 20, pid);
 	sqlite3_bind_int64(s, 21, (int64_t)h);
 	bind_id(s, 22, dup);
+	if (e->source != GL_SRC_LOG) {
+		bind_real(s, 23, e->launch_overhead_us);
+		bind_real(s, 24, e->queue_us);
+		bind_real(s, 25, e->occupancy);
+		bind_str(s, 26, e->device);
+		bind_str(s, 27, e->stream);
+		bind_str(s, 28, e->grid);
+		bind_str(s, 29, e->block);
+		bind_count(s, 30, e->registers);
+		bind_count(s, 31, e->shared_mem_bytes);
+		bind_count(s, 32, e->corr_id);
+		bind_id(s, 33, scope);
+		bind_id(s, 34, stack);
+		sqlite3_bind_text(s, 35, gl_ev_source_name(e->source), -1, SQLITE_STATIC);
+	}
+	return step(st, s, err);
+}
+
+static int put_span(struct gl_store *st, const struct gl_bspan *b, int64_t host_id,
+		    struct gl_err *err)
+{
+	const struct gl_span *x = &b->sp;
+	sqlite3_stmt *s = st->ins_span;
+	int64_t name, scope, pid;
+	int rc;
+
+	if ((rc = name_id(st, x->name, &name, err)) != GL_OK ||
+	    (rc = name_id(st, x->path, &scope, err)) != GL_OK ||
+	    (rc = path_id(st, b->path, &pid, err)) != GL_OK)
+		return rc;
+	sqlite3_bind_int64(s, 1, x->start_us);
+	sqlite3_bind_double(s, 2, isnan(x->dur_us) ? 0 : x->dur_us);
+	bind_id(s, 3, name);
+	bind_id(s, 4, scope);
+	sqlite3_bind_int(s, 5, x->depth);
+	bind_str(s, 6, x->device);
+	sqlite3_bind_text(s, 7, gl_ev_source_name(x->source), -1, SQLITE_STATIC);
+	bind_id(s, 8, host_id);
+	sqlite3_bind_int64(s, 9, b->stream_id);
+	sqlite3_bind_int64(s, 10, (int64_t)b->line);
+	bind_id(s, 11, b->file_id);
+	bind_id(s, 12, pid);
 	return step(st, s, err);
 }
 
@@ -1663,6 +1770,8 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	for (size_t i = 0; i < b->nsamp && rc == GL_OK; i++)
 		if (!b->samp[i].ev_plus1 || !st->ev_dup[b->samp[i].ev_plus1 - 1])
 			rc = put_sample(st, &b->samp[i], host_id, err);
+	for (size_t i = 0; i < b->nspan && rc == GL_OK; i++)
+		rc = put_span(st, &b->span[i], host_id, err);
 	for (size_t i = 0; i < b->nrej && rc == GL_OK; i++)
 		rc = put_reject(st, &b->rej[i], run_id, err);
 	for (size_t i = 0; i < b->nop && rc == GL_OK; i++)

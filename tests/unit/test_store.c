@@ -231,9 +231,9 @@ static void test_create(void **state)
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
 	 * checkpoints stream_lines paths files events mem_events series
-	 * samples rejects */
-	assert_int_equal(tables, 13);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
+	 * samples spans rejects */
+	assert_int_equal(tables, 14);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -944,6 +944,107 @@ static void test_put_transactional(void **state)
 	gl_batch_free(b);
 }
 
+/*
+ * Kernel-trace fields and spans: stored in their columns and shown by
+ * v_events / v_spans; two launches of one kernel at one time that differ
+ * only in a trace field (stream) hash apart, so the second stream's copy
+ * of the first is marked a duplicate and the other is not.
+ */
+static void test_put_trace(void **state)
+{
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	struct gl_bev *e;
+	struct gl_bspan *sp;
+	struct gl_event x, y;
+
+	(void)state;
+	assert_non_null(b);
+	st = open_ok();
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	fill_first_batch(b, run);
+	add_stream_op(b, 2, "trace", "/logs/t.json", (struct gl_pos){10, 1, 7}, run);
+	for (int i = 0; i < 3; i++) {
+		e = add_event(b, "trace", NULL, 10 + (uint64_t)i);
+		e->stream_id = i < 2 ? 1 : 2;
+		e->ev.ts_us = TS0 + 100;
+		e->ev.kernel = S(b, "sgemm_128x64");
+		e->ev.dur_us = 12.5;
+		e->ev.source = GL_SRC_KINETO;
+		e->ev.launch_overhead_us = 4.25;
+		e->ev.queue_us = 0.5;
+		e->ev.occupancy = 0.75;
+		e->ev.device = S(b, "0");
+		e->ev.stream = S(b, i == 1 ? "8" : "7");
+		e->ev.grid = S(b, "128,1,1");
+		e->ev.block = S(b, "256,1,1");
+		e->ev.registers = 64;
+		e->ev.shared_mem_bytes = 4096;
+		e->ev.corr_id = 135071;
+		e->ev.scope = S(b, "timestep|solve");
+		e->ev.stack = S(b, "main|train|step");
+	}
+	sp = &b->span[b->nspan++];
+	memset(sp, 0, sizeof(*sp));
+	gl_span_init(&sp->sp);
+	sp->sp.start_us = TS0 + 50;
+	sp->sp.dur_us = 1500.25;
+	sp->sp.name = S(b, "solve");
+	sp->sp.path = S(b, "timestep|solve");
+	sp->sp.depth = 1;
+	sp->sp.source = GL_SRC_GPUFL;
+	sp->stream_id = 1;
+	sp->file_id = 1;
+	sp->line = 9;
+	sp->path = S(b, "/logs/gpu.log");
+	put_ok(st, b, run, "node1");
+
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE source = 'kineto'"), 3);
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL"), 3);
+	qs_equal("SELECT launch_overhead_us || ' ' || queue_us || ' ' || occupancy || ' ' || device"
+		 " || ' ' || stream || ' ' || grid || ' ' || block || ' ' || registers || ' ' ||"
+		 " shared_mem_bytes || ' ' || corr_id || ' ' || scope || ' ' || stack || ' ' || source"
+		 " FROM v_events WHERE line = 10",
+		 "4.25 0.5 0.75 0 7 128,1,1 256,1,1 64 4096 135071 timestep|solve main|train|step kineto");
+	/* a log line keeps them NULL */
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE line = 1 AND launch_overhead_us IS NULL"
+			    " AND device IS NULL AND corr_id IS NULL AND scope_id IS NULL"), 1);
+	/* line 12 (stream 2) is line 10 (stream 1) again; line 11 differs in its stream */
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE dup_of IS NOT NULL"), 1);
+	assert_int_equal(qi("SELECT dup_of = (SELECT id FROM events WHERE line = 10) FROM events"
+			    " WHERE line = 12"), 1);
+	qs_equal("SELECT time || ' ' || start_us || ' ' || dur_us || ' ' || name || ' ' || scope ||"
+		 " ' ' || depth || ' ' || ifnull(device, '-') || ' ' || source || ' ' || host ||"
+		 " ' ' || path || ' ' || line FROM v_spans",
+		 /* strftime %f rounds 22.123506 s to 22.124 */
+		 "2025-09-09T14:30:22.124Z 1757428222123506 1500.25 solve timestep|solve 1 - gpufl"
+		 " node1 /logs/gpu.log 9");
+
+	/* the hash sees each trace field; a log event's hash ignores none of its own */
+	gl_event_init(&x);
+	x.ts_us = TS0;
+	x.kernel = (struct gl_str){"k", 1};
+	x.source = GL_SRC_NSYS;
+	y = x;
+	assert_true(gl_store_rec_hash(&x, (struct gl_str){NULL, 0}) ==
+		    gl_store_rec_hash(&y, (struct gl_str){NULL, 0}));
+	y.registers = 32;
+	assert_true(gl_store_rec_hash(&x, (struct gl_str){NULL, 0}) !=
+		    gl_store_rec_hash(&y, (struct gl_str){NULL, 0}));
+	y = x;
+	y.grid = (struct gl_str){"2,1,1", 5};
+	assert_true(gl_store_rec_hash(&x, (struct gl_str){NULL, 0}) !=
+		    gl_store_rec_hash(&y, (struct gl_str){NULL, 0}));
+	y = x;
+	y.corr_id = 5;
+	assert_true(gl_store_rec_hash(&x, (struct gl_str){NULL, 0}) !=
+		    gl_store_rec_hash(&y, (struct gl_str){NULL, 0}));
+	gl_store_close(st);
+	gl_batch_free(b);
+}
+
 static void test_load(void **state)
 {
 	struct gl_store *st;
@@ -1231,6 +1332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_same_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_transactional, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_bounded, setup, teardown),
