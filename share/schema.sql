@@ -1,4 +1,5 @@
 -- gpulog database schema, version 3. Version 2 had no samples/series, no
+-- runs.pruned_before_us, no
 -- paths (rows named their file through files, whose rows are reused), no
 -- events.rec_hash/dup_of and no streams.parse_state; version 1 also had no
 -- rejects.ts_us.
@@ -48,7 +49,8 @@ CREATE TABLE runs (
 	files_skipped   INTEGER,
 	files_failed    INTEGER,
 	lines_stored    INTEGER,
-	lines_rejected  INTEGER
+	lines_rejected  INTEGER,
+	pruned_before_us INTEGER	-- v3: --keep-days deleted the rows older than this (UTC µs)
 );
 
 -- A stream is one log's content, wherever it lives now: gpu.log, later

@@ -89,6 +89,11 @@ struct gl_store {
 	uint64_t duplicates;	/* events marked dup_of since open */
 };
 
+struct sqlite3 *gl_store_db(struct gl_store *st)
+{
+	return st->db;
+}
+
 static int db_err(struct gl_store *st, struct gl_err *err, const char *what)
 {
 	return gl_err_set(err, GL_EDB, st->path, 0, sqlite3_errmsg(st->db), "%s", what);
@@ -209,6 +214,7 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * duplicates (marked by mark_old_duplicates() after this).
 	 */
 	"CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);"
+	"ALTER TABLE runs ADD COLUMN pruned_before_us INTEGER;"
 	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
 	"ALTER TABLE streams ADD COLUMN parse_state BLOB;"
 	"ALTER TABLE events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
@@ -376,7 +382,10 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
+		/* auto_vacuum before the first table: retention gives space
+		 * back with incremental_vacuum (prune.c) */
 		if ((rc = db_exec(st, "PRAGMA page_size=" GL_STR(GL_PAGE_SIZE) ";"
+				  " PRAGMA auto_vacuum=INCREMENTAL;"
 				  " PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
