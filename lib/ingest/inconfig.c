@@ -292,7 +292,10 @@ static int parse_input(json_t *e, size_t idx, const char *name, struct gl_inconf
 				rc = bad(err, name, k, "not a number of seconds above 0");
 			in->interval_s_given = 1;
 			in->hint.interval_s = json_number_value(v);
-		} else if (strcmp(key, "comment") != 0) {
+		} else if (strcmp(key, "comment") == 0) {
+			if (!json_is_string(v))
+				rc = bad(err, name, k, "not a string");
+		} else {
 			rc = bad(err, name, k,
 				 "unknown key (known: path, format, columns, timezone, host, skip, "
 				 "start, interval_s, comment)");
@@ -361,7 +364,10 @@ int gl_inconfig_parse(struct gl_inconfig **out, const char *text, size_t len, co
 					rc = parse_input(json_array_get(v, i), i, name, &cfg->in[i], err);
 				}
 			}
-		} else if (strcmp(key, "comment") != 0) {
+		} else if (strcmp(key, "comment") == 0) {
+			if (!json_is_string(v))
+				rc = bad(err, name, k, "not a string");
+		} else {
 			rc = bad(err, name, k,
 				 "unknown key (known: inputs, timezone, max_rejects, keep_days, comment)");
 		}

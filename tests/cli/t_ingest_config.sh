@@ -107,6 +107,15 @@ expect_eq "no config: samples" 0 "$(q $db3 'select count(*) from samples')"
 "$INGEST" --db $db --config $T/cfg.json $L 2>$T/err2 || fail "re-run"
 grep -q "0 lines stored" $T/err2 || fail "re-run stored lines: $(cat $T/err2)"
 
+# the installed example is a valid config: its dmon entry places a dmon
+# file named like its glob (14:00:00 Berlin, CEST = 12:00:00Z); its
+# keep_days (90) would delete these 2025 rows: --keep-days wins
+mkdir -p $T/ex/a
+cp $L/n1/dmon/gpu.txt $T/ex/a/dmon-1.txt
+ingest $T/ex.db --config share/gpulog-ingest.conf.json --keep-days 1000000 $T/ex || fail "example config"
+expect_eq "example config" "2025-09-08T12:00:00.000Z|2025-09-08T12:00:02.000Z|node1|24" \
+	"$(q $T/ex.db "select min(time), max(time), host, count(*) from v_samples group by host")"
+
 # bad configs: exit 2, a message naming file and key, no database created
 bad() {
 	printf '%s' "$1" > $T/bad.json

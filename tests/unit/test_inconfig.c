@@ -157,6 +157,8 @@ static void test_errors_name_the_key(void **state)
 	(void)state;
 	parse_bad("[1]", "(top level): not a JSON object");
 	parse_bad("{\"inputz\": []}", "inputz: unknown key");
+	parse_bad("{\"comment\": 1}", "comment: not a string");
+	parse_bad("{\"inputs\": [{\"path\": \"a\", \"comment\": []}]}", "inputs[0].comment: not a string");
 	parse_bad("{\"timezone\": \"Mars/Base\"}", "timezone: unknown time zone 'Mars/Base'");
 	parse_bad("{\"timezone\": \"../etc/passwd\"}", "timezone: unknown time zone");
 	parse_bad("{\"timezone\": 1}", "timezone: not a string");
