@@ -6,7 +6,9 @@
 --
 -- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
 -- (0x67706867) and PRAGMA user_version = the schema version.
--- gpulog-ingest creates it, migrates an older one, and refuses any other file.
+-- gpulog-ingest creates it (with PRAGMA auto_vacuum = INCREMENTAL, so that
+-- --keep-days gives space back), migrates an older one, and refuses any
+-- other file.
 -- This file is the schema gpulog creates (it is compiled into the programs);
 -- it is installed as documentation for people who query with sqlite3.
 --
