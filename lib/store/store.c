@@ -382,11 +382,13 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
-		/* auto_vacuum before the first table: retention gives space
-		 * back with incremental_vacuum (prune.c) */
+		/* auto_vacuum before the first table, so that retention gives
+		 * space back with incremental_vacuum (prune.c); inside the
+		 * transaction, since outside it writes the header at once and a
+		 * kill would leave a file that is no gpulog database. */
 		if ((rc = db_exec(st, "PRAGMA page_size=" GL_STR(GL_PAGE_SIZE) ";"
-				  " PRAGMA auto_vacuum=INCREMENTAL;"
-				  " PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
+				  " PRAGMA journal_mode=DELETE; BEGIN;"
+				  " PRAGMA auto_vacuum=INCREMENTAL;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version="
