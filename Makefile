@@ -151,7 +151,8 @@ install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/
-	install -m 644 share/schema.sql $(wildcard share/gpulog.conf.json) $(DESTDIR)$(DATADIR)/
+	install -m 644 share/schema.sql $(wildcard share/gpulog.conf.json share/gpulog-ingest.conf.json) \
+		$(DESTDIR)$(DATADIR)/
 
 uninstall:
 	rm -f $(BINS:$(BUILD)/bin/%=$(DESTDIR)$(BINDIR)/%)

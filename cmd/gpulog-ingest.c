@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpulog.h"
@@ -38,6 +38,10 @@ static void usage(FILE *to)
 		"  --host NAME       label stored with every event of this run\n"
 		"  --timezone ZONE   zone of timestamps written without one (IANA name or UTC;\n"
 		"                    default UTC)\n"
+		"  --config FILE     ingest config (JSON): per-file format, columns, time zone,\n"
+		"                    host, skip, start + interval_s; see gpulog-ingest(1)\n"
+		"  --keep-days N     after the run, delete rows more than N days older than\n"
+		"                    the run's start, and give the space back\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
 		"  --max-rejects N   store at most N rejected lines per file and run; count\n"
 		"                    the rest (default 10000)\n"
@@ -46,24 +50,8 @@ static void usage(FILE *to)
 		"  -V, --version     show the version and exit\n"
 		"\n"
 		"Exit status: 0 all inputs read (rejected lines are data, not failure);\n"
-		"1 some input could not be read (the others were stored); 2 usage error or\n"
-		"unusable database. See gpulog-ingest(1).\n");
-}
-
-#define ZONEINFO "/usr/share/zoneinfo"
-
-/* An IANA zone name the system knows: a file under ZONEINFO (or UTC). */
-static int zone_ok(const char *zone)
-{
-	char path[1024];
-	struct stat sb;
-
-	if (strcmp(zone, "UTC") == 0)
-		return 1;
-	if (!*zone || zone[0] == '/' || strstr(zone, "..") ||
-	    snprintf(path, sizeof(path), ZONEINFO "/%s", zone) >= (int)sizeof(path))
-		return 0;
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+		"1 some input could not be read (the others were stored); 2 usage error, bad\n"
+		"config or unusable database. See gpulog-ingest(1).\n");
 }
 
 /* 1234567 -> "1,234,567" */
@@ -194,6 +182,16 @@ static void summary(const struct gl_ingest_stats *st)
 		grouped(st->samples_stored, a), grouped(st->events_duplicate, b));
 	if (st->spans_stored)
 		fprintf(stderr, PROG ": %s profiler spans stored\n", grouped(st->spans_stored, a));
+	if (st->pruned_before_us) {
+		time_t secs_utc = (time_t)(st->pruned_before_us / 1000000);
+		struct tm tm;
+		char t[32] = "?";
+
+		if (gmtime_r(&secs_utc, &tm))
+			strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(stderr, PROG ": retention: %s rows older than %s deleted\n",
+			grouped(st->rows_pruned, a), t);
+	}
 }
 
 int main(int argc, char **argv)
@@ -204,6 +202,8 @@ int main(int argc, char **argv)
 		{"list-formats", no_argument, NULL, 'L'},
 		{"host", required_argument, NULL, 'H'},
 		{"timezone", required_argument, NULL, 'Z'},
+		{"config", required_argument, NULL, 'C'},
+		{"keep-days", required_argument, NULL, 'K'},
 		{"no-wait", no_argument, NULL, 'W'},
 		{"max-rejects", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -241,6 +241,23 @@ int main(int argc, char **argv)
 		case 'W':
 			o.nowait = 1;
 			break;
+		case 'C':
+			o.config_path = optarg;
+			break;
+		case 'K': {
+			char *end;
+			long long n;
+
+			errno = 0;
+			n = strtoll(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > GL_KEEP_DAYS_MAX) {
+				fprintf(stderr, PROG ": --keep-days: not a number of days from 1 to %d: '%s'\n",
+					GL_KEEP_DAYS_MAX, escaped(optarg, out, sizeof(out)));
+				return EXIT_USAGE;
+			}
+			o.keep_days = n;
+			break;
+		}
 		case 'R': {
 			char *end;
 			unsigned long long n;
@@ -256,9 +273,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'Z':
-			if (!zone_ok(optarg)) {
-				fprintf(stderr, PROG ": unknown time zone '%s' (not in %s)\n", optarg,
-					ZONEINFO);
+			if (!gl_zone_known(optarg)) {
+				fprintf(stderr, PROG ": unknown time zone '%s' (not in /usr/share/zoneinfo)\n",
+					escaped(optarg, out, sizeof(out)));
 				return EXIT_USAGE;
 			}
 			o.tz_name = optarg;

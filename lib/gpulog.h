@@ -113,10 +113,13 @@ struct gl_ingest_stats {
 	uint64_t events_duplicate;	/* events stored marked as duplicates (events.dup_of) */
 	uint64_t lines_continued;	/* continuation lines appended to a record */
 	uint64_t bytes_uncompressed;	/* decompressed bytes of new content */
+	uint64_t rows_pruned;		/* rows deleted by keep_days (all tables) */
+	int64_t pruned_before_us;	/* keep_days' horizon (UTC µs); 0: no pruning */
 	double elapsed_s;
 };
 
 #define GL_MAX_REJECTS_DEFAULT 10000
+#define GL_KEEP_DAYS_MAX 1000000	/* keep_days above this is refused (µs would overflow far later) */
 
 struct gl_ingest_opts {
 	const char *db_path;		/* database file */
@@ -125,6 +128,19 @@ struct gl_ingest_opts {
 	const char *format;		/* force this format for all inputs; NULL: detect */
 	const char *host;		/* label stored with every event; NULL: none */
 	const char *tz_name;		/* zone of naive timestamps (IANA name); NULL: UTC */
+	/*
+	 * Ingest config (JSON, see gpulog-ingest(1) CONFIGURATION); NULL: none.
+	 * It is read and checked before the database is opened: a bad one is
+	 * GL_ECONFIG and nothing is written. Its "timezone", "max_rejects" and
+	 * "keep_days" apply where the fields here are unset (NULL / 0).
+	 */
+	const char *config_path;
+	/*
+	 * After the run, delete events, memory events, samples, spans and
+	 * rejects whose time is more than keep_days days before the run's
+	 * start (see gpulog-ingest(1) RETENTION). 0: keep everything.
+	 */
+	int64_t keep_days;
 	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
 	/* Rejected lines stored per file and run; the file's further ones are
 	 * only counted. 0: GL_MAX_REJECTS_DEFAULT. */
@@ -153,6 +169,12 @@ struct gl_ingest_opts {
  */
 int gl_ingest_run(const struct gl_ingest_opts *opts, struct gl_ingest_stats *st,
 		  struct gl_err *err);
+
+/*
+ * 1 when zone is "UTC" or an IANA zone name the system knows (a file under
+ * /usr/share/zoneinfo), else 0. For --timezone and the ingest config.
+ */
+int gl_zone_known(const char *zone);
 
 /* Writes one line per known format, "name<TAB>summary", into buf (NUL-terminated). */
 void gl_format_list_text(char *buf, size_t n);

@@ -1,12 +1,14 @@
 -- gpulog database schema, version 3. Version 2 had no samples/series, no
--- spans, no kernel-trace columns in events, no
+-- spans, no kernel-trace columns in events, no runs.pruned_before_us, no
 -- paths (rows named their file through files, whose rows are reused), no
 -- events.rec_hash/dup_of and no streams.parse_state; version 1 also had no
 -- rejects.ts_us.
 --
 -- A gpulog database is an SQLite file with PRAGMA application_id = 1735420007
 -- (0x67706867) and PRAGMA user_version = the schema version.
--- gpulog-ingest creates it, migrates an older one, and refuses any other file.
+-- gpulog-ingest creates it (with PRAGMA auto_vacuum = INCREMENTAL, so that
+-- --keep-days gives space back), migrates an older one, and refuses any
+-- other file.
 -- This file is the schema gpulog creates (it is compiled into the programs);
 -- it is installed as documentation for people who query with sqlite3.
 --
@@ -49,7 +51,8 @@ CREATE TABLE runs (
 	files_skipped   INTEGER,
 	files_failed    INTEGER,
 	lines_stored    INTEGER,
-	lines_rejected  INTEGER
+	lines_rejected  INTEGER,
+	pruned_before_us INTEGER	-- v3: --keep-days deleted the rows older than this (UTC µs)
 );
 
 -- A stream is one log's content, wherever it lives now: gpu.log, later

@@ -173,6 +173,8 @@ struct gl_batch {
 	uint64_t files_skipped, files_failed, files_damaged;
 	uint64_t rejects_unstored, files_rejects_capped;
 	int last;			/* the producer is done after this batch */
+	const char *host;		/* host label of every row (--host or the ingest config's;
+					 * borrowed for the run); NULL: none */
 	uint64_t gen;			/* incremented by each reset: arena copies of older
 					 * generations are gone */
 };

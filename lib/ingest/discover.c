@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int add(struct gl_found_list *l, const char *path, const struct stat *sb)
+static int add(struct gl_found_list *l, const char *path, size_t root_len, const struct stat *sb)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 128;
@@ -29,6 +29,13 @@ static int add(struct gl_found_list *l, const char *path, const struct stat *sb)
 	f->path = strdup(path);
 	if (!f->path)
 		return -1;
+	if (strlen(path) <= root_len) {
+		const char *slash = strrchr(path, '/');
+
+		f->rel = slash ? (size_t)(slash - path) + 1 : 0;
+	} else {
+		f->rel = root_len + (path[root_len] == '/');
+	}
 	f->dev = (int64_t)sb->st_dev;
 	f->ino = (int64_t)sb->st_ino;
 	f->size = (int64_t)sb->st_size;
@@ -66,7 +73,7 @@ static int excluded(const struct gl_found_list *l, const char *path)
 	       (path[n] == '\0' || path[n] == '-');
 }
 
-static int walk(struct gl_found_list *l, const char *path, int depth)
+static int walk(struct gl_found_list *l, const char *path, size_t root_len, int depth)
 {
 	struct stat sb;
 	DIR *d;
@@ -78,7 +85,7 @@ static int walk(struct gl_found_list *l, const char *path, int depth)
 	if (stat(path, &sb) < 0)
 		return problem(l, path, strerror(errno), "cannot read");
 	if (S_ISREG(sb.st_mode))
-		return excluded(l, path) ? 0 : add(l, path, &sb);
+		return excluded(l, path) ? 0 : add(l, path, root_len, &sb);
 	if (!S_ISDIR(sb.st_mode))
 		return 0;	/* fifos, sockets, devices: never logs */
 	if (depth > 64)
@@ -123,7 +130,7 @@ static int walk(struct gl_found_list *l, const char *path, int depth)
 		if (lstat(child, &cs) == 0 && S_ISLNK(cs.st_mode) && stat(child, &cs) == 0 &&
 		    S_ISDIR(cs.st_mode))
 			continue;
-		rc = walk(l, child, depth + 1);
+		rc = walk(l, child, root_len, depth + 1);
 	}
 out:
 	for (size_t i = 0; i < n; i++)
@@ -149,7 +156,7 @@ int gl_discover(struct gl_found_list *l, const char *const *paths, size_t npaths
 				goto oom;
 			continue;
 		}
-		if (walk(l, abs, 0) < 0)
+		if (walk(l, abs, strlen(abs), 0) < 0)
 			goto oom;
 	}
 	return GL_OK;

@@ -11,6 +11,8 @@
 
 struct gl_found {
 	char *path;		/* absolute, owned */
+	size_t rel;		/* path + rel: the path below the PATH argument it was found
+				 * under ("n1/gpu.csv"); its name when PATH is the file itself */
 	int64_t dev, ino, size, mtime_ns;
 };
 

@@ -317,6 +317,7 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 	struct gl_sample *smp;
 	size_t n, nm = 0, k = 0;
 	int64_t naive, ts = GL_TS_NONE, grp;
+	int estimated = 0;	/* the time is the config's start + k * interval_s */
 	uint64_t key = 0;
 	int64_t dummy;
 	uint64_t u;
@@ -463,12 +464,14 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 			set_reject(rec, "no time: add timestamp to --query-gpu, "
 					"or give start and interval_s in the ingest config");
 			return;
-		}
+		} else
+			estimated = 1;
 	}
 	struct gl_str labels = make_labels(ctx, uuid, name, pci);
 
 	for (size_t i = 0; i < k; i++) {
 		smp[i].ts_us = ts;
+		smp[i].ts_estimated = estimated;
 		smp[i].device = dev;
 		smp[i].labels = labels;
 	}

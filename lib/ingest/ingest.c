@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "ingest.h"
+#include "inconfig.h"
 #include "../store/store.h"
 #include "../util/timeutil.h"
 
@@ -35,6 +36,11 @@ struct pipe {
 	const struct gl_found_list *found;
 	int prod_rc;
 	struct gl_store *store;
+	/* the run's settings, which an ingest config entry overrides per file */
+	const struct gl_inconfig *config;
+	const struct gl_format *forced;
+	const char *tz_name;
+	const char *host;
 };
 
 static int pipe_send(struct gl_producer *p)
@@ -52,6 +58,7 @@ static int pipe_send(struct gl_producer *p)
 	aborted = q->abort;
 	pthread_mutex_unlock(&q->mu);
 	gl_batch_reset(p->b);
+	p->b->host = p->host;
 	return aborted ? GL_EDB : GL_OK;
 }
 
@@ -68,7 +75,7 @@ static int pipe_line_hashes(struct gl_producer *p, int64_t stream_id, uint64_t f
 	struct gl_err e;
 	int aborted, rc;
 
-	if ((b->nev || b->nmem || b->nsamp || b->nrej || b->nop || b->nnotice) &&
+	if ((b->nev || b->nmem || b->nsamp || b->nspan || b->nrej || b->nop || b->nnotice) &&
 	    (rc = p->send(p)) != GL_OK)
 		return rc;
 	pthread_mutex_lock(&q->mu);
@@ -81,14 +88,64 @@ static int pipe_line_hashes(struct gl_producer *p, int64_t stream_id, uint64_t f
 	return gl_store_line_hashes(q->store, stream_id, first, n, out, got, &e);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Applies the ingest config's entry for file f (or the run's settings)
+ * to the producer. The host is per batch: a batch holding rows of another
+ * host is sent first. Returns 1 when the config skips the file (counted
+ * and told here), 0 when it is to be read, or a negative code.
+ */
+static int apply_config(struct pipe *q, const struct gl_found *f)
+{
+	struct gl_producer *p = &q->prod;
+	const struct gl_inconfig_input *in = gl_inconfig_match(q->config, f->path + f->rel);
+	const char *host = in && in->host ? in->host : q->host;
+	struct gl_batch *b = p->b;
+	int rc;
+
+	if (in && in->skip) {
+		if (b->nnotice == GL_BATCH_NOTICES && (rc = p->send(p)) != GL_OK)
+			return rc;
+		b = p->b;
+		gl_err_set(&b->notice[b->nnotice++], GL_OK, f->path, 0, "skipped by the config",
+			   "skipped");
+		b->files_skipped++;
+		b->files_done++;
+		atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
+		atomic_fetch_add(&p->files_done, 1);
+		return 1;
+	}
+	p->forced = in && in->format ? in->format : q->forced;
+	p->tz_name = in && in->tz_name ? in->tz_name : q->tz_name;
+	if (p->tz_name && strcmp(p->tz_name, "UTC") == 0)
+		p->tz_name = NULL;
+	p->hint = in ? &in->hint : NULL;
+	if (!same_str(host, b->host)) {
+		p->host = host;
+		if ((b->nev || b->nmem || b->nsamp || b->nrej) && (rc = p->send(p)) != GL_OK)
+			return rc;
+		p->b->host = host;
+	}
+	return 0;
+}
+
 static void *producer_main(void *arg)
 {
 	struct pipe *q = arg;
 	struct gl_producer *p = &q->prod;
 	int rc = GL_OK;
 
-	for (size_t i = 0; i < q->found->n && rc == GL_OK; i++)
-		rc = gl_stream_file(p, &q->found->v[i]);
+	for (size_t i = 0; i < q->found->n && rc == GL_OK; i++) {
+		rc = apply_config(q, &q->found->v[i]);
+		if (rc == 0)
+			rc = gl_stream_file(p, &q->found->v[i]);
+		else if (rc == 1)
+			rc = GL_OK;
+	}
 	q->prod_rc = rc;
 	p->b->last = 1;
 	pthread_mutex_lock(&q->mu);
@@ -160,7 +217,9 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	struct timespec t0, last;
 	struct wait_arg wa = {o};
 	pthread_t th;
-	int64_t run_id = 0;
+	int64_t run_id = 0, keep_days;
+	struct gl_inconfig *cfg = NULL;
+	const char *tz;
 	int rc, started = 0, store_rc = GL_OK;
 	char dbabs[4096];
 
@@ -173,6 +232,15 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	if (o->format && !gl_format_find(o->format))
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, "see --list-formats",
 				  "unknown format '%s'", o->format);
+	/* The config is read whole and checked before the database is touched. */
+	if (o->config_path && (rc = gl_inconfig_load(&cfg, o->config_path, err)) != GL_OK) {
+		if (rc == GL_EIO)
+			err->code = rc = GL_ECONFIG;
+		return rc;
+	}
+	tz = o->tz_name ? o->tz_name : cfg ? cfg->tz_name : NULL;
+	keep_days = o->keep_days ? o->keep_days : cfg ? cfg->keep_days : 0;
+	gl_inconfig_resolve(cfg, tz);
 	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK) {
 		/* A database that cannot be opened is never "some input could not
 		 * be read" (GL_EIO): the run did not start. */
@@ -180,7 +248,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 			err->code = rc = GL_EDB;
 			snprintf(err->msg, sizeof(err->msg), "cannot open database");
 		}
-		return rc;
+		goto out_store;
 	}
 	if (!realpath(o->db_path, dbabs))
 		dbabs[0] = '\0';
@@ -210,11 +278,15 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	for (size_t i = 1; i < GL_PIPE_BATCHES; i++)
 		q.freeq[q.nfree++] = q.all[i];
 	q.prod.state = &state;
-	q.prod.forced = o->format ? gl_format_find(o->format) : NULL;
-	q.prod.max_rejects = o->max_rejects ? o->max_rejects : GL_MAX_REJECTS_DEFAULT;
+	q.forced = o->format ? gl_format_find(o->format) : NULL;
+	q.tz_name = tz;
+	q.host = o->host;
+	q.config = cfg;
+	q.prod.host = q.all[0]->host = o->host;
+	q.prod.max_rejects = o->max_rejects ? o->max_rejects
+			   : cfg && cfg->max_rejects ? cfg->max_rejects : GL_MAX_REJECTS_DEFAULT;
 	q.prod.run_id = run_id;
 	q.prod.now_us = gl_time_now_us();
-	q.prod.tz_name = o->tz_name && strcmp(o->tz_name, "UTC") != 0 ? o->tz_name : NULL;
 	q.prod.send = pipe_send;
 	q.prod.line_hashes = pipe_line_hashes;
 	q.store = store;
@@ -259,7 +331,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		pthread_mutex_unlock(&q.mu);
 
 		if (store_rc == GL_OK) {
-			store_rc = gl_store_put(store, b, run_id, o->host, err);
+			store_rc = gl_store_put(store, b, run_id, b->host, err);
 			if (store_rc == GL_OK) {
 				for (size_t i = 0; i < b->nnotice; i++)
 					tell(o, &b->notice[i]);
@@ -301,6 +373,13 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	st->samples_stored = gl_store_samples(store);
 	if ((rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)
 		goto out;
+	if (keep_days > 0) {
+		st->pruned_before_us = q.prod.now_us - keep_days * GL_US_PER_DAY;
+		if ((rc = gl_store_prune(store, run_id, st->pruned_before_us, &st->rows_pruned, err)) !=
+		    GL_OK)
+			goto out;
+		st->elapsed_s = seconds_since(&t0);
+	}
 	if (o->progress)
 		o->progress(o->progress_arg, st);
 	rc = st->files_failed || st->files_damaged ? GL_EIO : GL_OK;
@@ -317,6 +396,7 @@ out:
 	gl_found_list_release(&found);
 out_store:
 	gl_store_close(store);
+	gl_inconfig_free(cfg);
 	st->elapsed_s = seconds_since(&t0);
 	return rc;
 }

@@ -27,11 +27,13 @@
 /* The parsing side of the pipeline: one per run, used by one thread. */
 struct gl_producer {
 	struct gl_state *state;
-	const struct gl_format *forced;	/* --format, or NULL: detect */
+	const struct gl_format *forced;	/* --format or the config's, for the file in hand; NULL: detect */
 	uint64_t max_rejects;		/* rejected lines stored per file */
 	int64_t run_id;
 	int64_t now_us;
-	const char *tz_name;		/* --timezone: zone of naive times; NULL: UTC */
+	const char *tz_name;		/* zone of naive times of the file in hand; NULL: UTC */
+	const struct gl_input_hint *hint;	/* the ingest config's entry for it, or NULL */
+	const char *host;		/* host label of its rows (set in each batch); NULL: none */
 	struct gl_batch *b;		/* the batch being filled */
 	/* Hands p->b to the writer and puts an empty batch in p->b.
 	 * Returns GL_OK, or a negative code when the run is aborting. */

@@ -351,6 +351,7 @@ void gl_telem_ws_parse(const struct gl_telem_ws *spec, struct gl_parse_ctx *ctx,
 	struct gl_sample *smp;
 	size_t n, want, t = 0, nm = 0, k = 0;
 	int64_t ts = GL_TS_NONE, day_us, tod_us, grp;
+	int estimated = 0;	/* the time is the config's start + k * interval_s */
 	char *labels = NULL;
 	size_t labels_len = 0;
 
@@ -499,6 +500,7 @@ void gl_telem_ws_parse(const struct gl_telem_ws *spec, struct gl_parse_ctx *ctx,
 			rec->reason = spec->no_time;
 			return;
 		}
+		estimated = 1;
 	}
 	if (spec->per_process) {
 		struct gl_jsonw w;
@@ -524,6 +526,7 @@ void gl_telem_ws_parse(const struct gl_telem_ws *spec, struct gl_parse_ctx *ctx,
 	}
 	for (size_t i = 0; i < k; i++) {
 		smp[i].ts_us = ts;
+		smp[i].ts_estimated = estimated;
 		smp[i].device = dev;
 		smp[i].labels.p = labels;
 		smp[i].labels.len = labels ? labels_len : 0;

@@ -4,6 +4,7 @@
  * callbacks; names from an in-memory copy of the names table.
  */
 #include "store/query.h"
+#include "util/timeutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -302,4 +303,23 @@ int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us
 		return db_error(q, err, "cannot count rejects and files");
 	*files = (uint64_t)f;
 	return GL_OK;
+}
+
+int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = GL_OK;
+
+	*since_us = GL_TS_NONE;
+	if (q->version < 3)
+		return GL_OK;
+	if (sqlite3_prepare_v2(q->db, "SELECT max(pruned_before_us) FROM runs", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return db_error(q, err, "cannot read runs");
+	if (sqlite3_step(s) != SQLITE_ROW)
+		rc = db_error(q, err, "cannot read runs");
+	else if (sqlite3_column_type(s, 0) != SQLITE_NULL)
+		*since_us = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc;
 }

@@ -103,4 +103,13 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  uint64_t *rejects, uint64_t *files, struct gl_err *err);
 
+/*
+ * The retention horizon: the newest time before which gpulog-ingest
+ * --keep-days has deleted rows (runs.pruned_before_us), so a window that
+ * starts earlier holds only part of what was ingested. *since_us is
+ * GL_TS_NONE when nothing was ever pruned (or the schema predates it).
+ * Returns GL_OK or GL_EDB.
+ */
+int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err);
+
 #endif

@@ -93,6 +93,11 @@ struct gl_store {
 	size_t ev_dup_cap;
 };
 
+struct sqlite3 *gl_store_db(struct gl_store *st)
+{
+	return st->db;
+}
+
 static int db_err(struct gl_store *st, struct gl_err *err, const char *what)
 {
 	return gl_err_set(err, GL_EDB, st->path, 0, sqlite3_errmsg(st->db), "%s", what);
@@ -238,6 +243,7 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * kernel-trace columns of events and the spans of profiler traces.
 	 */
 	"CREATE TABLE paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);"
+	"ALTER TABLE runs ADD COLUMN pruned_before_us INTEGER;"
 	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
 	"ALTER TABLE streams ADD COLUMN parse_state BLOB;"
 	"ALTER TABLE streams ADD COLUMN lines_hashed INTEGER NOT NULL DEFAULT 0;"
@@ -449,8 +455,13 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	if (fresh) {
 		/* Created in rollback-journal mode so the header (application_id)
 		 * is in the main file when the transaction commits. */
+		/* auto_vacuum before the first table, so that retention gives
+		 * space back with incremental_vacuum (prune.c); inside the
+		 * transaction, since outside it writes the header at once and a
+		 * kill would leave a file that is no gpulog database. */
 		if ((rc = db_exec(st, "PRAGMA page_size=" GL_STR(GL_PAGE_SIZE) ";"
-				  " PRAGMA journal_mode=DELETE; BEGIN;", err)) != GL_OK)
+				  " PRAGMA journal_mode=DELETE; BEGIN;"
+				  " PRAGMA auto_vacuum=INCREMENTAL;", err)) != GL_OK)
 			return rc;
 		if ((rc = db_exec(st, gl_schema_sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "PRAGMA application_id=1735420007; PRAGMA user_version="

@@ -62,6 +62,19 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id,
 int gl_store_line_hashes(struct gl_store *st, int64_t stream_id, uint64_t first, uint64_t n,
 			 uint64_t *out, uint64_t *got, struct gl_err *err);
 
+/*
+ * Retention (prune.c): records before_us as run_id's pruning horizon
+ * (runs.pruned_before_us), deletes the events, memory events, samples,
+ * spans and rejects older than it in transactions of 50,000 rows (adds
+ * their number to *n_deleted), and gives the freed pages back to the file
+ * system. Streams, checkpoints and files are kept.
+ */
+int gl_store_prune(struct gl_store *st, int64_t run_id, int64_t before_us, uint64_t *n_deleted,
+		   struct gl_err *err);
+
+/* The connection of st, for prune.c (lib/store only). */
+struct sqlite3 *gl_store_db(struct gl_store *st);
+
 /* Events stored as duplicates (events.dup_of set) since st was opened. */
 uint64_t gl_store_duplicates(const struct gl_store *st);
 

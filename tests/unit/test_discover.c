@@ -269,6 +269,36 @@ static void test_link_argument(void **state)
 	gl_found_list_release(&l);
 }
 
+/* rel: the path below the PATH argument; a file argument is its name. */
+static void test_relative_to_argument(void **state)
+{
+	struct gl_found_list l;
+	struct gl_err err;
+	char pb[PATH_MAX], pc[PATH_MAX];
+	const char *paths[3] = {root, pb, pc};
+	const char *want[] = {"b/c/deep.log", "b/x.log", "c/deep.log", "x.log", "c.log"};
+	size_t k = 0;
+
+	(void)state;
+	path_of(pb, "b");
+	path_of(pc, "c.log");
+	assert_int_equal(gl_discover(&l, paths, 3, NULL, &err), GL_OK);
+	for (size_t i = 0; i < l.n; i++) {
+		const char *rel = l.v[i].path + l.v[i].rel;
+
+		assert_int_not_equal(rel[0], '/');
+		assert_true(strcmp(l.v[i].path + strlen(l.v[i].path) - strlen(rel), rel) == 0);
+		if (strstr(rel, "x.log") || strstr(rel, "deep.log") ||
+		    (strcmp(rel, "c.log") == 0 && i == l.n - 1)) {
+			assert_true(k < 5);
+			assert_string_equal(rel, want[k]);
+			k++;
+		}
+	}
+	assert_int_equal(k, 5);
+	gl_found_list_release(&l);
+}
+
 static void test_fifo_and_empty(void **state)
 {
 	struct gl_found_list l;
@@ -395,6 +425,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relative_paths_become_absolute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_argument, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo_and_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_to_argument, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_sorted, setup, teardown),
 	};
