@@ -170,6 +170,8 @@ struct gl_report_opts {
 	size_t nkernels;
 	const char *const *hosts;	/* glob patterns */
 	size_t nhosts;
+	const char *const *metrics;	/* glob patterns on metric names (metrics section) */
+	size_t nmetrics;
 	const char *format;		/* "json", "csv" or "text" */
 	const char *output_dir;		/* write files here; NULL: see reports_root */
 	/*

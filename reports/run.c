@@ -110,6 +110,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.components = opts->components, .ncomponents = opts->ncomponents,
 		.kernels = opts->kernels, .nkernels = opts->nkernels,
 		.hosts = opts->hosts, .nhosts = opts->nhosts,
+		.metrics = opts->metrics, .nmetrics = opts->nmetrics,
 		.top = opts->top ? opts->top : 20,
 		.series = charts ? &series : NULL,
 	};
