@@ -232,8 +232,10 @@ int main(int argc, char **argv)
 		gl_report_result_release(&res);
 		return rc == GL_EUSAGE ? 2 : 1;
 	}
-	if (res.events == 0)
-		fprintf(stderr, PROG ": note: no events in the window\n");
+	if (res.events == 0 && res.samples == 0)
+		fprintf(stderr, PROG ": note: no events and no metric samples in the window\n");
+	else if (res.events == 0)
+		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
 	for (size_t i = 0; i < res.n_paths; i++)
 		printf("%s\n", res.paths[i]);
 	rc = 0;

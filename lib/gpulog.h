@@ -193,6 +193,7 @@ struct gl_report_opts {
 
 struct gl_report_result {
 	uint64_t events;		/* events in the window */
+	uint64_t samples;		/* metric samples in the window (after --metric, --host) */
 	size_t alerts[3];		/* fired alerts by severity: info, warning, critical */
 	char **paths;			/* files written, owned; NULL when none */
 	size_t n_paths;

@@ -7,6 +7,7 @@
  */
 #include "telemetry.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ int gl_telemetry_assign(struct gl_telemetry *tel, const char *metric, const char
 			q = k;
 	if (q < 0 || !device || !*device)
 		return GL_OK;
-	snprintf(label, sizeof(label), "%s%s%s", host ? host : "", host && *host ? "/" : "",
+	snprintf(label, sizeof(label), "%s%sGPU %s", host ? host : "", host && *host ? " " : "",
 		 device);
 	for (size_t g = 0; g < tel->n_gpus; g++)
 		if (!strcmp(tel->gpu[g], label)) {
@@ -117,6 +118,16 @@ static uint64_t samples_of(const struct gl_telemetry *tel, int q)
 	return n;
 }
 
+static double col_max(const struct gl_chart_cols *c)
+{
+	double m = -INFINITY;
+
+	for (size_t i = 0; i < c->ncols; i++)
+		if (c->col[i].n && c->col[i].max > m)
+			m = c->col[i].max;
+	return m;
+}
+
 static int draw(const char *path, const void *arg, struct gl_err *err)
 {
 	static const struct {
@@ -143,10 +154,9 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 				       &co, err);
 	gl_chart_window_text(tel->t0_us, tel->t1_us, span, sizeof(span));
 	if (tel->n_more)
-		snprintf(more, sizeof(more), " \xC2\xB7 %zu more GPUs not drawn (metrics.csv)",
-			 tel->n_more);
-	snprintf(title, sizeof(title), "GPU telemetry, %zu GPU%s \xC2\xB7 %s%s", tel->n_gpus,
-		 tel->n_gpus == 1 ? "" : "s", span, more);
+		snprintf(more, sizeof(more), " (%zu more not drawn)", tel->n_more);
+	snprintf(title, sizeof(title), "GPU telemetry, %zu GPU%s%s \xC2\xB7 %s", tel->n_gpus,
+		 tel->n_gpus == 1 ? "" : "s", more, span);
 	for (size_t k = 0; k < sizeof(panels) / sizeof(panels[0]); k++) {
 		int q = panels[k].qty;
 		size_t ns = 0;
@@ -158,12 +168,20 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 				ser[np][ns++] = (struct gl_chart_series){tel->gpu[g], &tel->cols[g][q],
 									 GL_CHART_LINE, (int)g};
 		}
-		/* installed memory: a level, drawn as its column maxima in the GPU's colour */
+		/*
+		 * installed memory: a level, drawn once (the GPU with the most; GPUs
+		 * of one node are alike), as its column maxima
+		 */
+		int big = -1;
 		for (size_t g = 0; q == GL_TEL_MEM_USED && g < tel->n_gpus; g++)
-			if (tel->cols[g][GL_TEL_MEM_TOTAL].n)
-				ser[np][ns++] = (struct gl_chart_series){
-					"installed", &tel->cols[g][GL_TEL_MEM_TOTAL], GL_CHART_MAXLINE,
-					(int)g};
+			if (tel->cols[g][GL_TEL_MEM_TOTAL].n &&
+			    (big < 0 || col_max(&tel->cols[g][GL_TEL_MEM_TOTAL]) >
+						col_max(&tel->cols[big][GL_TEL_MEM_TOTAL])))
+				big = (int)g;
+		if (big >= 0)
+			ser[np][ns++] = (struct gl_chart_series){
+				"installed", &tel->cols[big][GL_TEL_MEM_TOTAL], GL_CHART_MAXLINE,
+				GL_CHART_NCOLORS - 1};
 		memset(&p[np], 0, sizeof(p[np]));
 		p[np].title = panels[k].title;
 		p[np].y_label = panels[k].y_label;
@@ -174,6 +192,9 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		np++;
 	}
 	co.stacked = 1;
+	/* four stacked panels need more height than the 900 px of the other charts */
+	if (!co.height_px)
+		co.height_px = 1400;
 	return gl_chart_timeline(path, title, tel->t0_us, tel->t1_us, p, np, &co, err);
 }
 

@@ -37,7 +37,7 @@ enum gl_telemetry_qty {
 
 struct gl_telemetry {
 	int64_t t0_us, t1_us;		/* the data's span; t1 < t0: no sample */
-	char *gpu[GL_TELEMETRY_GPUS];	/* "host/0", "0": the drawn GPUs, owned */
+	char *gpu[GL_TELEMETRY_GPUS];	/* "node1 GPU 0", "GPU 0": the drawn GPUs, owned */
 	size_t n_gpus;
 	char **more;			/* further GPUs (host/device), counted once each, owned */
 	size_t n_more;
