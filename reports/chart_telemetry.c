@@ -135,7 +135,7 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		int qty;
 	} panels[] = {
 		{"GPU utilisation", "utilisation (%)", GL_TEL_UTIL},
-		{"memory in use (dashed: installed)", "memory (MiB)", GL_TEL_MEM_USED},
+		{"memory in use, and installed", "memory (MiB)", GL_TEL_MEM_USED},
 		{"power draw", "power (W)", GL_TEL_POWER},
 		{"temperature", "temperature (C)", GL_TEL_TEMP},
 	};
