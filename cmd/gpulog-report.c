@@ -36,6 +36,7 @@ static void usage(FILE *fp)
 		"  --since TIME          window start; the window is [since, until)\n"
 		"  --component GLOB      only these components (repeatable)\n"
 		"  --kernel GLOB         only these kernels (repeatable)\n"
+		"  --metric GLOB         only these metrics, e.g. 'gpu.*' (repeatable)\n"
 		"  --host GLOB           only events of these --host labels (repeatable)\n"
 		"  --format FMT          json, csv or text (default: text on a terminal,\n"
 		"                        else json)\n"
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
 		{"since", required_argument, NULL, 's'},
 		{"component", required_argument, NULL, 'c'},
 		{"kernel", required_argument, NULL, 'k'},
+		{"metric", required_argument, NULL, 'm'},
 		{"host", required_argument, NULL, 'H'},
 		{"format", required_argument, NULL, 'f'},
 		{"output-dir", required_argument, NULL, 'o'},
@@ -131,9 +133,10 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *components[MAX_GLOBS], *kernels[MAX_GLOBS], *hosts[MAX_GLOBS];
+	const char *components[MAX_GLOBS], *kernels[MAX_GLOBS], *hosts[MAX_GLOBS],
+		*metrics[MAX_GLOBS];
 	struct gl_report_opts o = {.components = components, .kernels = kernels,
-				   .hosts = hosts, .top = 20};
+				   .hosts = hosts, .metrics = metrics, .top = 20};
 	struct gl_report_result res;
 	struct gl_err err;
 	const char *since = NULL, *until = NULL;
@@ -158,6 +161,10 @@ int main(int argc, char **argv)
 		case 'k':
 			if (add_glob(kernels, &o.nkernels, optarg) != 0)
 				return bad_usage("too many --kernel patterns at '%s'", optarg);
+			break;
+		case 'm':
+			if (add_glob(metrics, &o.nmetrics, optarg) != 0)
+				return bad_usage("too many --metric patterns at '%s'", optarg);
 			break;
 		case 'H':
 			if (add_glob(hosts, &o.nhosts, optarg) != 0)
@@ -225,8 +232,10 @@ int main(int argc, char **argv)
 		gl_report_result_release(&res);
 		return rc == GL_EUSAGE ? 2 : 1;
 	}
-	if (res.events == 0)
-		fprintf(stderr, PROG ": note: no events in the window\n");
+	if (res.events == 0 && res.samples == 0)
+		fprintf(stderr, PROG ": note: no events and no metric samples in the window\n");
+	else if (res.events == 0)
+		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
 	for (size_t i = 0; i < res.n_paths; i++)
 		printf("%s\n", res.paths[i]);
 	rc = 0;

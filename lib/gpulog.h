@@ -193,6 +193,8 @@ struct gl_report_opts {
 	size_t nkernels;
 	const char *const *hosts;	/* glob patterns */
 	size_t nhosts;
+	const char *const *metrics;	/* glob patterns on metric names (metrics section) */
+	size_t nmetrics;
 	const char *format;		/* "json", "csv" or "text" */
 	const char *output_dir;		/* write files here; NULL: see reports_root */
 	/*
@@ -214,6 +216,7 @@ struct gl_report_opts {
 
 struct gl_report_result {
 	uint64_t events;		/* events in the window */
+	uint64_t samples;		/* metric samples in the window (after --metric, --host) */
 	size_t alerts[3];		/* fired alerts by severity: info, warning, critical */
 	char **paths;			/* files written, owned; NULL when none */
 	size_t n_paths;

@@ -34,6 +34,31 @@ static const char *const rule_names[GL_RULE_COUNT] = {
 	"kernel_p95_us", "kernel_mean_change_pct", "kernel_trend_change_pct",
 	"kernel_anomaly_pct", "error_rate_per_1000", "errors_per_hour",
 	"memory_trend_change_pct", "rmm_leaked_bytes", "rmm_allocation_failures",
+	"metric_above", "metric_below", "metric_trend_change_pct",
+};
+
+static const char *const stat_names[] = {"mean", "max", "min", "p95", "last"};
+
+const char *gl_metric_stat_name(enum gl_metric_stat s)
+{
+	return (unsigned)s < sizeof(stat_names) / sizeof(stat_names[0]) ? stat_names[s] : "";
+}
+
+/*
+ * The seed performance monitor's alert_thresholds keys and the metrics they
+ * judge. Its host memory figure is a percentage; gpulog's vocabulary has
+ * host memory in MiB only, so memory_usage judges any host.memory*_pct a
+ * source writes (none of today's sources do: the rule then fires never).
+ */
+static const struct {
+	const char *key, *metric;
+} seed_keys[] = {
+	{"cpu_usage", "host.cpu_pct"},
+	{"memory_usage", "host.memory*_pct"},
+	{"gpu_utilization", "gpu.utilization_pct"},
+	{"gpu_memory_utilization", "gpu.memory_utilization_pct"},
+	{"gpu_temperature", "gpu.temperature_c"},
+	{"gpu_power", "gpu.power_w"},
 };
 
 const char *gl_rule_kind_name(enum gl_rule_kind kind)
@@ -135,7 +160,7 @@ static int parse_rule(json_t *obj, size_t i, struct gl_alert_rule *r, const char
 	char where[64];
 	const char *key;
 	json_t *v;
-	bool have_rule = false, any = false;
+	bool have_rule = false, any = false, have_metric = false, have_stat = false;
 	int rc = GL_OK;
 
 	snprintf(where, sizeof(where), "alerts[%zu]", i);
@@ -159,9 +184,23 @@ static int parse_rule(json_t *obj, size_t i, struct gl_alert_rule *r, const char
 					   n ? n : "(not a string)");
 			r->kind = (enum gl_rule_kind)found;
 			have_rule = true;
-		} else if (!strcmp(key, "match")) {
+		} else if (!strcmp(key, "statistic")) {
+			const char *n = json_string_value(v);
+			int found = -1;
+
+			for (int k = 0; n && k < (int)(sizeof(stat_names) / sizeof(stat_names[0])); k++)
+				if (!strcmp(n, stat_names[k]))
+					found = k;
+			if (found < 0)
+				return bad(err, name,
+					   "%s.statistic must be mean, max, min, p95 or last, not '%s'",
+					   where, n ? n : "(not a string)");
+			r->stat = (enum gl_metric_stat)found;
+			have_stat = true;
+		} else if (!strcmp(key, "match") || !strcmp(key, "metric")) {
 			if (!json_is_string(v))
-				return bad(err, name, "%s.match must be a string%s", where, "");
+				return bad(err, name, "%s.%s must be a string", where, key);
+			have_metric |= !strcmp(key, "metric");
 			free(r->match);
 			r->match = strdup(json_string_value(v));
 			if (!r->match)
@@ -179,6 +218,16 @@ static int parse_rule(json_t *obj, size_t i, struct gl_alert_rule *r, const char
 	}
 	if (!have_rule)
 		return bad(err, name, "%s has no \"rule\"%s", where, "");
+	bool metric_rule = r->kind == GL_RULE_METRIC_ABOVE || r->kind == GL_RULE_METRIC_BELOW;
+	if (metric_rule && !have_metric)
+		return bad(err, name, "%s (%s) needs \"metric\": a glob on metric names", where,
+			   rule_names[r->kind]);
+	if (!metric_rule && have_metric && r->kind != GL_RULE_METRIC_TREND_CHANGE_PCT)
+		return bad(err, name, "%s: \"metric\" is for metric rules; use \"match\"%s", where,
+			   "");
+	if (!metric_rule && have_stat)
+		return bad(err, name, "%s: \"statistic\" is for metric_above and metric_below%s",
+			   where, "");
 	if (!any)
 		return bad(err, name, "%s has no info, warning or critical threshold%s", where, "");
 	if (!r->match && !(r->match = strdup("*")))
@@ -193,8 +242,10 @@ static int parse_alerts(json_t *arr, struct gl_report_config *cfg, const char *n
 
 	if (!json_is_array(arr))
 		return bad(err, name, "alerts must be an array%s%s", "", "");
-	for (size_t i = 0; i < cfg->n_rules; i++)
+	for (size_t i = 0; i < cfg->n_rules; i++) {
 		free(cfg->rules[i].match);
+		free(cfg->rules[i].origin);
+	}
 	free(cfg->rules);
 	cfg->rules = NULL;
 	cfg->n_rules = 0;
@@ -210,6 +261,115 @@ static int parse_alerts(json_t *arr, struct gl_report_config *cfg, const char *n
 		if (rc != GL_OK)
 			return rc;
 	}
+	return GL_OK;
+}
+
+static struct gl_alert_rule *add_rule(struct gl_report_config *cfg, struct gl_err *err)
+{
+	struct gl_alert_rule *r = realloc(cfg->rules, (cfg->n_rules + 1) * sizeof(*r));
+
+	if (!r) {
+		gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		return NULL;
+	}
+	cfg->rules = r;
+	r = &r[cfg->n_rules++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/*
+ * The seed performance monitor's {"alert_thresholds": {"cpu_usage": 85.0,
+ * ...}}: each key becomes a metric_above rule on its metric (seed_keys, or
+ * the key itself when it is a metric name, "gpu.power_w"), a warning at the
+ * threshold, judged on the series' maximum (the seed compared every reading).
+ */
+static int parse_seed_thresholds(json_t *obj, struct gl_report_config *cfg, const char *name,
+				 struct gl_err *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return bad(err, name, "alert_thresholds must be an object%s%s", "", "");
+	json_object_foreach(obj, key, v) {
+		const char *metric = NULL;
+		struct gl_alert_rule *r;
+		char origin[160];
+		double d = 0;
+		int rc;
+
+		for (size_t k = 0; k < sizeof(seed_keys) / sizeof(seed_keys[0]); k++)
+			if (!strcmp(key, seed_keys[k].key))
+				metric = seed_keys[k].metric;
+		if (!metric && strchr(key, '.'))
+			metric = key;
+		if (!metric)
+			return bad(err, name,
+				   "unknown key '%s' in alert_thresholds (known: cpu_usage, memory_usage,"
+				   " gpu_utilization, gpu_memory_utilization, gpu_temperature, gpu_power,"
+				   " or a metric name such as gpu.power_w)", key);
+		if ((rc = get_number(v, "alert_thresholds", key, -1e300, 1e300, false, &d, name,
+				     err)) != GL_OK)
+			return rc;
+		if (!(r = add_rule(cfg, err)))
+			return GL_ENOMEM;
+		snprintf(origin, sizeof(origin), "alert_thresholds.%s", key);
+		r->kind = GL_RULE_METRIC_ABOVE;
+		r->stat = GL_METRIC_MAX;
+		r->has[GL_SEVERITY_WARNING] = true;
+		r->threshold[GL_SEVERITY_WARNING] = d;
+		r->match = strdup(metric);
+		r->origin = strdup(origin);
+		if (!r->match || !r->origin)
+			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	return GL_OK;
+}
+
+/*
+ * {"degradation_detection": {"window_size": 10, "threshold": 0.15}}: the
+ * metric trends' verdict (see config.h), and a metric_trend_change_pct
+ * warning at threshold * 100 % on every degrading metric series.
+ */
+static int parse_seed_degradation(json_t *obj, struct gl_report_config *cfg, const char *name,
+				  struct gl_err *err)
+{
+	const char *key;
+	json_t *v;
+	double d = 0;
+	bool have_thr = false;
+	int rc;
+
+	if (!json_is_object(obj))
+		return bad(err, name, "degradation_detection must be an object%s%s", "", "");
+	cfg->degrade_window = 10;
+	json_object_foreach(obj, key, v) {
+		if (!strcmp(key, "window_size")) {
+			rc = get_number(v, "degradation_detection", key, 2, 1e9, true, &d, name, err);
+			cfg->degrade_window = (unsigned)d;
+		} else if (!strcmp(key, "threshold")) {
+			rc = get_number(v, "degradation_detection", key, 1e-9, 1e9, false,
+					&cfg->degrade_threshold, name, err);
+			have_thr = true;
+		} else {
+			rc = bad(err, name, "unknown key '%s' in degradation_detection", key);
+		}
+		if (rc != GL_OK)
+			return rc;
+	}
+	if (!have_thr)
+		return bad(err, name, "degradation_detection has no threshold%s%s", "", "");
+	struct gl_alert_rule *r = add_rule(cfg, err);
+	if (!r)
+		return GL_ENOMEM;
+	r->kind = GL_RULE_METRIC_TREND_CHANGE_PCT;
+	r->has[GL_SEVERITY_WARNING] = true;
+	r->threshold[GL_SEVERITY_WARNING] = cfg->degrade_threshold * 100;
+	r->match = strdup("*");
+	r->origin = strdup("degradation_detection");
+	if (!r->match || !r->origin)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	return GL_OK;
 }
 
@@ -229,7 +389,10 @@ static int parse_into(const char *text, const char *name, struct gl_report_confi
 		rc = bad(err, name, "the configuration must be a JSON object%s%s", "", "");
 		goto out;
 	}
+	/* the seed's keys add rules after "alerts" has replaced the defaults */
 	json_object_foreach(root, key, v) {
+		if (!strcmp(key, "alert_thresholds") || !strcmp(key, "degradation_detection"))
+			continue;
 		if (!strcmp(key, "alerts"))
 			rc = parse_alerts(v, cfg, name, err);
 		else if (!strcmp(key, "trends") || !strcmp(key, "anomalies") ||
@@ -240,6 +403,12 @@ static int parse_into(const char *text, const char *name, struct gl_report_confi
 		if (rc != GL_OK)
 			goto out;
 	}
+	if ((v = json_object_get(root, "alert_thresholds")) &&
+	    (rc = parse_seed_thresholds(v, cfg, name, err)) != GL_OK)
+		goto out;
+	if ((v = json_object_get(root, "degradation_detection")) &&
+	    (rc = parse_seed_degradation(v, cfg, name, err)) != GL_OK)
+		goto out;
 	if (cfg->anomaly_min_samples > cfg->anomaly_window)
 		rc = bad(err, name, "anomalies.min_samples must not exceed anomalies.window%s%s",
 			 "", "");
@@ -312,8 +481,10 @@ void gl_config_release(struct gl_report_config *cfg)
 {
 	if (!cfg)
 		return;
-	for (size_t i = 0; i < cfg->n_rules; i++)
+	for (size_t i = 0; i < cfg->n_rules; i++) {
 		free(cfg->rules[i].match);
+		free(cfg->rules[i].origin);
+	}
 	free(cfg->rules);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -26,14 +26,30 @@ enum gl_rule_kind {
 	GL_RULE_MEMORY_TREND_CHANGE_PCT,	/* rise of memory in use (leak or degrading) */
 	GL_RULE_RMM_LEAKED_BYTES,	/* RMM bytes outstanding at the window's end */
 	GL_RULE_RMM_ALLOCATION_FAILURES,	/* RMM allocation failures */
+	GL_RULE_METRIC_ABOVE,		/* a statistic of a metric series at or above */
+	GL_RULE_METRIC_BELOW,		/* a statistic of a metric series at or below */
+	GL_RULE_METRIC_TREND_CHANGE_PCT,	/* change over the span of a degrading metric */
 	GL_RULE_COUNT
+};
+
+/* Which statistic of a metric series a metric_above/metric_below rule judges. */
+enum gl_metric_stat {
+	GL_METRIC_MEAN,
+	GL_METRIC_MAX,
+	GL_METRIC_MIN,
+	GL_METRIC_P95,
+	GL_METRIC_LAST,
 };
 
 struct gl_alert_rule {
 	enum gl_rule_kind kind;
-	char *match;			/* glob on the subject; "*" by default */
+	/* glob on the subject; "*" by default. Metric rules: on the metric name ("metric" key). */
+	char *match;
 	bool has[3];			/* thresholds given, by enum gl_severity */
-	double threshold[3];		/* fires when value >= threshold */
+	/* fires when value >= threshold (metric_below: value <= threshold) */
+	double threshold[3];
+	enum gl_metric_stat stat;	/* metric_above / metric_below; default mean */
+	char *origin;			/* "alert_thresholds.cpu_usage" for a seed rule; else NULL */
 };
 
 struct gl_report_config {
@@ -52,7 +68,16 @@ struct gl_report_config {
 	 * 750 per 1,000 and means nothing).
 	 */
 	uint64_t min_events_for_rate;
-	struct gl_alert_rule *rules;	/* alerts[], owned */
+	/*
+	 * degradation_detection (the seed performance monitor's shape): a metric
+	 * series with at least degrade_window samples whose fitted change over
+	 * its span is at least degrade_threshold (a fraction: 0.15 = 15%) is
+	 * degrading (falling as much: improving). 0: off, the metric trends get
+	 * the trends' significance rule.
+	 */
+	unsigned degrade_window;
+	double degrade_threshold;
+	struct gl_alert_rule *rules;	/* alerts[], then the seed's alert_thresholds; owned */
 	size_t n_rules;
 };
 
@@ -70,5 +95,8 @@ void gl_config_release(struct gl_report_config *cfg);
 
 /* "kernel_p95_us", ...; static. */
 const char *gl_rule_kind_name(enum gl_rule_kind kind);
+
+/* "mean", "max", "min", "p95", "last"; static. */
+const char *gl_metric_stat_name(enum gl_metric_stat s);
 
 #endif

@@ -11,6 +11,9 @@
  *   kernel_trends.png                    degrading / improving kernels with their fit
  *   baseline_comparison.png              mean and p95 change against the previous window
  *
+ * and the metrics section draws gpu_telemetry.png (chart_telemetry.c)
+ * through gl_png_draw_fn.
+ *
  * A chart without data says so (gl_chart_nodata). Each file is drawn to a
  * temporary name and renamed, so a reader never sees half a PNG.
  */
@@ -341,6 +344,20 @@ int gl_png_draw(const char *name, const struct gl_report *rep, const struct gl_s
 	else
 		rc = gl_err_set(err, GL_EUSAGE, name, 0, NULL, "no such chart");
 	return target_commit(&t, out, rc, err);
+}
+
+int gl_png_draw_fn(const char *name, struct gl_output *out,
+		   int (*draw)(const char *path, const void *arg, struct gl_err *err),
+		   const void *arg, struct gl_err *err)
+{
+	struct target t;
+	int rc;
+
+	if (!out->dir)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "charts need an output directory");
+	if ((rc = target_init(&t, out, name, err)) != GL_OK)
+		return rc;
+	return target_commit(&t, out, draw(t.tmp, arg, err), err);
 }
 
 int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,

@@ -39,6 +39,15 @@ int gl_png_draw(const char *name, const struct gl_report *rep, const struct gl_s
 		struct gl_output *out, const struct gl_emit_png_opts *opts, struct gl_err *err);
 
 /*
+ * For a section drawing a chart of its own data: calls draw(tmp, arg) to
+ * draw into a temporary file, renames it to out->dir/name and records the
+ * path; on failure removes it.
+ */
+int gl_png_draw_fn(const char *name, struct gl_output *out,
+		   int (*draw)(const char *path, const void *arg, struct gl_err *err),
+		   const void *arg, struct gl_err *err);
+
+/*
  * Writes out->dir/index.html: one self-contained page (no external asset,
  * no script) with the window, summary, top kernels, alerts, trends, memory,
  * errors and baseline, and every chart found in out->dir inlined as a

@@ -35,8 +35,11 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->operations[i].component);
 	}
 	free(rep->operations);
-	for (size_t i = 0; i < rep->n_trends; i++)
+	for (size_t i = 0; i < rep->n_trends; i++) {
 		free(rep->trends[i].kernel);
+		free(rep->trends[i].device);
+		free(rep->trends[i].host);
+	}
 	free(rep->trends);
 	free(rep->anomalies.items);
 	free(rep->memory.rmm.leaks);
@@ -58,6 +61,17 @@ void gl_report_release(struct gl_report *rep)
 	free(rep->baseline.kernels);
 	free_strings(rep->baseline.new_kernels, rep->baseline.n_new_kernels);
 	free_strings(rep->baseline.vanished_kernels, rep->baseline.n_vanished_kernels);
+	for (size_t i = 0; i < rep->n_metrics; i++) {
+		struct gl_report_metric *m = &rep->metrics[i];
+
+		free(m->metric);
+		free(m->device);
+		free(m->device_name);
+		free(m->host);
+		free(m->source);
+		free(m->labels);
+	}
+	free(rep->metrics);
 	if (rep->sec_state) {
 		const struct gl_section_list *l = gl_report_sections(rep);
 
@@ -116,9 +130,9 @@ const char *gl_severity_name(enum gl_severity s)
 
 const char *gl_trend_series_name(enum gl_trend_series s)
 {
-	static const char *const names[] = {"kernel", "memory", "errors", "operation"};
+	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric"};
 
-	return (unsigned)s < 4 ? names[s] : "";
+	return (unsigned)s < 5 ? names[s] : "";
 }
 
 const char *gl_anomaly_method_name(enum gl_anomaly_method m)

@@ -91,6 +91,7 @@ enum gl_trend_series {
 	GL_TREND_MEMORY,	/* events.mem_mb, MiB */
 	GL_TREND_ERRORS,	/* ERROR and CRITICAL events per hour */
 	GL_TREND_OPERATION,	/* duration of one operation, ms */
+	GL_TREND_METRIC,	/* one metric series (samples), in the metric's unit */
 };
 
 enum gl_verdict {
@@ -103,7 +104,8 @@ enum gl_verdict {
 /* A least-squares line y = intercept + slope * t, t in days since window start. */
 struct gl_report_trend {
 	enum gl_trend_series series;
-	char *kernel;			/* the kernel (GL_TREND_KERNEL) or operation; else NULL */
+	char *kernel;			/* the kernel (GL_TREND_KERNEL), operation or metric; else NULL */
+	char *device, *host;		/* GL_TREND_METRIC: the series' device and host; else NULL */
 	const char *unit;		/* "us", "MiB", "errors/h" (static) */
 	uint64_t n;			/* points fitted */
 	double slope_per_day;		/* unit per day; NAN when all t are equal */
@@ -275,6 +277,26 @@ struct gl_report_baseline {
 	size_t n_vanished_kernels;
 };
 
+/*
+ * One metric series in the window (tables series and samples): its samples'
+ * statistics in the metric's unit. Percentiles as for the kernels
+ * (gl_stats_describe, linear interpolation).
+ */
+struct gl_report_metric {
+	char *metric;			/* canonical name, "gpu.power_w" */
+	const char *unit;		/* "%", "MiB", "W", ... ; "" when unknown (static) */
+	char *device;			/* GPU index as text, else uuid or name; "" when none */
+	char *device_name;		/* labels.name ("NVIDIA A100-SXM4-80GB"); "" when none */
+	char *host;			/* "" when none */
+	char *source;			/* format that read it ("nvidia-smi-csv") */
+	char *labels;			/* JSON object text; "{}" when none */
+	uint64_t count;
+	double min, max, mean;
+	double p50, p95, p99;
+	double last;			/* value of the last sample */
+	int64_t first_ts_us, last_ts_us;
+};
+
 struct gl_section_list;
 
 struct gl_report {
@@ -295,6 +317,9 @@ struct gl_report {
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;
 	struct gl_report_baseline baseline;
+	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
+	size_t n_metrics;
+	uint64_t metric_samples;	/* samples in the window (after --metric and --host) */
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */

@@ -110,12 +110,14 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.components = opts->components, .ncomponents = opts->ncomponents,
 		.kernels = opts->kernels, .nkernels = opts->nkernels,
 		.hosts = opts->hosts, .nhosts = opts->nhosts,
+		.metrics = opts->metrics, .nmetrics = opts->nmetrics,
 		.top = opts->top ? opts->top : 20,
 		.series = charts ? &series : NULL,
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
 	res->events = rep.summary.events;
+	res->samples = rep.metric_samples;
 	for (size_t i = 0; i < rep.n_alerts; i++)
 		res->alerts[rep.alerts[i].severity]++;
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)

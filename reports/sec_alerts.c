@@ -67,6 +67,12 @@ static void alert_value(double v, const char *unit, char *buf, size_t n)
 	}
 }
 
+static bool is_metric_rule(const struct gl_alert_rule *r)
+{
+	return r->kind == GL_RULE_METRIC_ABOVE || r->kind == GL_RULE_METRIC_BELOW ||
+	       r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT;
+}
+
 static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule, const char *subject,
 		     double value, const char *what, const char *unit)
 {
@@ -74,10 +80,13 @@ static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule
 	int sev = -1;
 	char msg[512];
 
-	if (isnan(value) || fnmatch(rule->match, subject, 0) != 0)
+	bool below = rule->kind == GL_RULE_METRIC_BELOW;
+
+	/* metric rules match the metric name themselves (eval_metric) */
+	if (isnan(value) || (!is_metric_rule(rule) && fnmatch(rule->match, subject, 0) != 0))
 		return GL_OK;
 	for (int s = GL_SEVERITY_CRITICAL; s >= GL_SEVERITY_INFO && sev < 0; s--)
-		if (rule->has[s] && value >= rule->threshold[s])
+		if (rule->has[s] && (below ? value <= rule->threshold[s] : value >= rule->threshold[s]))
 			sev = s;
 	if (sev < 0)
 		return GL_OK;
@@ -94,7 +103,7 @@ static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule
 		 gl_severity_name((enum gl_severity)sev), tt);
 	*al = (struct gl_report_alert){
 		.severity = (enum gl_severity)sev,
-		.rule = strdup(gl_rule_kind_name(rule->kind)),
+		.rule = strdup(rule->origin ? rule->origin : gl_rule_kind_name(rule->kind)),
 		.subject = strdup(subject),
 		.value = value,
 		.threshold = rule->threshold[sev],
@@ -116,6 +125,62 @@ static int cmp_alert(const void *pa, const void *pb)
 	if ((c = strcmp(a->rule, b->rule)) != 0)
 		return c;
 	return strcmp(a->subject, b->subject);
+}
+
+/* "gpu.power_w on node1 GPU 0": a metric series as an alert's subject. */
+static void metric_subject(const char *metric, const char *host, const char *device, char *buf,
+			   size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s", metric, *host ? " on " : "", host, *device ? " GPU " : "",
+		 device);
+}
+
+static double metric_stat(const struct gl_report_metric *m, enum gl_metric_stat s)
+{
+	switch (s) {
+	case GL_METRIC_MAX: return m->max;
+	case GL_METRIC_MIN: return m->min;
+	case GL_METRIC_P95: return m->p95;
+	case GL_METRIC_LAST: return m->last;
+	case GL_METRIC_MEAN: break;
+	}
+	return m->mean;
+}
+
+/* metric_above / metric_below: one alert per matching series; trends: per degrading series. */
+static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
+{
+	struct gl_report *rep = cx->rep;
+	char subject[512], what[96], unit[24];
+	int rc = GL_OK;
+
+	if (r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT) {
+		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++) {
+			const struct gl_report_trend *t = &rep->trends[i];
+
+			if (t->series != GL_TREND_METRIC || t->verdict != GL_VERDICT_DEGRADING ||
+			    fnmatch(r->match, t->kernel, 0) != 0)
+				continue;
+			metric_subject(t->kernel, t->host, t->device, subject, sizeof(subject));
+			rc = add_alert(cx, r, subject, t->change_pct, "rose over the data's span by",
+				       "%");
+		}
+		return rc;
+	}
+	snprintf(what, sizeof(what), "%s", gl_metric_stat_name(r->stat));
+	for (size_t i = 0; i < rep->n_metrics && rc == GL_OK; i++) {
+		const struct gl_report_metric *m = &rep->metrics[i];
+
+		if (fnmatch(r->match, m->metric, 0) != 0)
+			continue;
+		metric_subject(m->metric, m->host, m->device, subject, sizeof(subject));
+		if (!strcmp(m->unit, "%"))
+			snprintf(unit, sizeof(unit), "%%");
+		else
+			snprintf(unit, sizeof(unit), "%s%s", *m->unit ? " " : "", m->unit);
+		rc = add_alert(cx, r, subject, metric_stat(m, r->stat), what, unit);
+	}
+	return rc;
 }
 
 static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const struct gl_alert_rule *r)
@@ -186,6 +251,11 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		if (rep->memory.rmm.events)
 			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.allocation_failures,
 				       "allocation failures", "");
+		break;
+	case GL_RULE_METRIC_ABOVE:
+	case GL_RULE_METRIC_BELOW:
+	case GL_RULE_METRIC_TREND_CHANGE_PCT:
+		rc = eval_metric(cx, r);
 		break;
 	case GL_RULE_COUNT:
 		break;

@@ -190,6 +190,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
 		gl_jb_set(&jb, o, "kernel", gl_json_str(t->kernel));
+		if (t->series == GL_TREND_METRIC) {
+			gl_jb_set(&jb, o, "device", gl_json_str(t->device ? t->device : ""));
+			gl_jb_set(&jb, o, "host", gl_json_str(t->host ? t->host : ""));
+		}
 		gl_jb_set(&jb, o, "unit", gl_json_str(t->unit));
 		gl_jb_set(&jb, o, "n", gl_json_u64(t->n));
 		gl_jb_set(&jb, o, "slope_per_day", gl_json_num(t->slope_per_day));
@@ -210,7 +214,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	(void)st;
 	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
-	      "first_ts,last_ts,verdict", fp);
+	      "first_ts,last_ts,verdict,device,host", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < r->n_trends; i++) {
 		const struct gl_report_trend *t = &r->trends[i];
@@ -234,13 +238,17 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		gl_csv_ts(fp, t->n ? t->last_ts_us : GL_TS_NONE);
 		gl_csv_sep(fp);
 		gl_csv_text(fp, gl_verdict_name(t->verdict));
+		gl_csv_sep(fp);
+		gl_csv_text(fp, t->device ? t->device : "");
+		gl_csv_sep(fp);
+		gl_csv_text(fp, t->host ? t->host : "");
 		gl_csv_eol(fp);
 	}
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40];
+	char a[40], b[40], c[40], label[512];
 	size_t shown = 0;
 
 	(void)st;
@@ -252,7 +260,14 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			continue;
 		if (shown++ >= r->top)
 			continue;
-		gl_text_cell(fp, named ? t->kernel : gl_trend_series_name(t->series), 34);
+		if (t->series == GL_TREND_METRIC)
+			snprintf(label, sizeof(label), "%s %s%s%s", t->kernel,
+				 t->host && *t->host ? t->host : "", t->host && *t->host ? "/" : "",
+				 t->device && *t->device ? t->device : "-");
+		else
+			snprintf(label, sizeof(label), "%s",
+				 named ? t->kernel : gl_trend_series_name(t->series));
+		gl_text_cell(fp, label, 34);
 		fprintf(fp, " %-10s %9s%%  slope %9s %s/day  p %s\n", gl_verdict_name(t->verdict),
 			gl_text_pct(t->change_pct, b, sizeof(b)),
 			gl_text_num(t->slope_per_day, a, sizeof(a)), t->unit,
@@ -279,6 +294,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
 		gl_html_text(f, t->kernel ? t->kernel : "");
+		if (t->series == GL_TREND_METRIC) {
+			fputs(" <small>", f);
+			gl_html_text(f, t->host ? t->host : "");
+			fputs(" ", f);
+			gl_html_text(f, t->device ? t->device : "");
+			fputs("</small>", f);
+		}
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
 			(unsigned long long)t->n);
 		gl_html_num(f, t->slope_per_day, GL_HTML_SIGNED_G4);

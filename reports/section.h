@@ -5,7 +5,8 @@
  * (gl_report_build) and every emitter loop over that table:
  *
  *   build    begin -> collect (each event of the window, one ordered pass)
- *            -> collect_mem (each RMM row, one ordered pass) -> finish
+ *            -> collect_mem (each RMM row, one ordered pass)
+ *            -> collect_sample (each metric sample, one ordered pass) -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its
  *            table; png: chart() writes the files listed in charts[]
@@ -65,6 +66,12 @@ struct gl_section_ctx {
 	signed char *kern_ok, *comp_ok, *host_ok;	/* per id: 0 unknown, 1 kept, -1 not */
 };
 
+/* Does a metric name pass the --metric globs? */
+bool gl_section_metric_ok(const struct gl_section_ctx *cx, const char *metric);
+
+/* Does host id pass the --host globs (cached)? */
+bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id);
+
 struct gl_section {
 	const char *name;		/* JSON key, <name>.csv, HTML id */
 	const char *title;		/* heading of the text block and the HTML section */
@@ -74,6 +81,8 @@ struct gl_section {
 	int (*begin)(struct gl_section_ctx *cx, void *st);
 	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
+	/* Each metric sample of the window (table samples), in time order; after collect_mem. */
+	int (*collect_sample)(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *s);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
@@ -95,7 +104,7 @@ struct gl_section_list {
 };
 
 /* The default table: summary, kernels, operations, trends, anomalies, memory, errors,
- * alerts, baseline. */
+ * metrics, alerts, baseline. */
 extern const struct gl_section_list gl_sections;
 
 /* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
@@ -138,6 +147,6 @@ struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
 
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
-	gl_sec_baseline;
+	gl_sec_baseline, gl_sec_metrics;
 
 #endif

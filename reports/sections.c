@@ -21,7 +21,7 @@
 
 static const struct gl_section *const default_items[] = {
 	&gl_sec_summary, &gl_sec_kernels, &gl_sec_operations, &gl_sec_trends, &gl_sec_anomalies,
-	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_alerts,     &gl_sec_baseline,
+	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_alerts,	  &gl_sec_baseline,
 };
 
 const struct gl_section_list gl_sections = {
@@ -159,6 +159,27 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	return rc;
 }
 
+bool gl_section_metric_ok(const struct gl_section_ctx *cx, const char *metric)
+{
+	return cx->p->nmetrics == 0 || glob_any(cx->p->metrics, cx->p->nmetrics, metric);
+}
+
+bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id)
+{
+	return id_ok(cx, cx->host_ok, host_id, cx->p->hosts, cx->p->nhosts);
+}
+
+static int on_sample(void *arg, const struct gl_query_sample *smp)
+{
+	struct build *b = arg;
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+		if (b->list->items[i]->collect_sample)
+			rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
+	return rc;
+}
+
 static int on_mem(void *arg, const struct gl_query_mem *m)
 {
 	struct build *b = arg;
@@ -224,6 +245,13 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	if ((rc = gl_query_events(q, p->since_us, p->until_us, 0, on_event, &b, err)) != GL_OK)
 		goto out;
 	if ((rc = gl_query_mem_events(q, p->since_us, p->until_us, on_mem, &b, err)) != GL_OK)
+		goto out;
+	for (size_t i = 0; i < list->n; i++)
+		if (list->items[i]->collect_sample) {
+			rc = gl_query_samples(q, p->since_us, p->until_us, on_sample, &b, err);
+			break;
+		}
+	if (rc != GL_OK)
 		goto out;
 	for (int last = 0; last < 2; last++)
 		for (size_t i = 0; i < list->n && rc == GL_OK; i++)

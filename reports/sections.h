@@ -5,7 +5,7 @@
  * (report.h). Passes over the database: each section's begin (the baseline
  * reads the kernel samples of the preceding window there), then every event
  * of the window in time order, handed to every section (and to the chart
- * series when asked for), then the RMM rows.
+ * series when asked for), then the RMM rows, then the metric samples.
  *
  * Mirrored records (schema 3: events.dup_of set, the same record read from
  * two files) reach no section: they are counted in summary.duplicates and,
@@ -26,8 +26,10 @@ struct gl_report_params {
 	size_t ncomponents;
 	const char *const *kernels;	/* globs; limit the kernel sections only */
 	size_t nkernels;
-	const char *const *hosts;	/* globs; apply to events and RMM rows */
+	const char *const *hosts;	/* globs; apply to events, RMM rows and metric series */
 	size_t nhosts;
+	const char *const *metrics;	/* globs on metric names; limit the metrics section */
+	size_t nmetrics;
 	size_t top;			/* cap on listed items (>= 1) */
 	/*
 	 * Optional: gl_series_init'ed by the caller, filled during the same

@@ -14,12 +14,15 @@
 
 #include <sqlite3.h>
 
+#include "util/timeutil.h"
+
 struct gl_query {
 	sqlite3 *db;
 	char **names;		/* names[id], NULL where no such id */
 	size_t n_names;		/* max id + 1 */
 	int64_t version;	/* PRAGMA user_version */
 	bool has_dup_of;	/* events.dup_of exists (schema 3) */
+	bool has_samples;	/* tables series and samples exist (schema 3) */
 };
 
 static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
@@ -125,6 +128,13 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		goto out;
 	}
 	q->has_dup_of = dup_col > 0;
+	int64_t samples_tab = 0;
+	if (pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			      " AND name IN ('series', 'samples')", &samples_tab) != SQLITE_OK) {
+		rc = db_error(q, err, "cannot read the schema");
+		goto out;
+	}
+	q->has_samples = samples_tab == 2;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -321,5 +331,140 @@ int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err
 	else if (sqlite3_column_type(s, 0) != SQLITE_NULL)
 		*since_us = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
+	return rc;
+}
+
+static char *col_strdup(sqlite3_stmt *st, int i, bool *oom)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	char *d;
+
+	if (!s)
+		return NULL;
+	if (!(d = strdup(s)))
+		*oom = true;
+	return d;
+}
+
+void gl_query_series_free(struct gl_query_series *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].device);
+		free(s[i].source);
+		free(s[i].labels);
+	}
+	free(s);
+}
+
+int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
+			 struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT id, metric_id, device, host_id, source, labels FROM series ORDER BY id";
+	struct gl_query_series *a = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	bool oom = false;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!q->has_samples)
+		return GL_OK;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query series");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct gl_query_series *b = realloc(a, c * sizeof(*b));
+
+			if (!b) {
+				oom = true;
+				break;
+			}
+			a = b;
+			cap = c;
+		}
+		struct gl_query_series *s = &a[len++];
+
+		s->id = sqlite3_column_int64(st, 0);
+		s->metric_id = sqlite3_column_int64(st, 1);
+		s->device = col_strdup(st, 2, &oom);
+		s->host_id = sqlite3_column_int64(st, 3);
+		s->source = col_strdup(st, 4, &oom);
+		s->labels = col_strdup(st, 5, &oom);
+		if (oom)
+			break;
+	}
+	if (oom)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	else if (rc != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read series");
+	else
+		rc = GL_OK;
+	sqlite3_finalize(st);
+	if (rc != GL_OK) {
+		gl_query_series_free(a, len);
+		return rc;
+	}
+	*out = a;
+	*n = len;
+	return GL_OK;
+}
+
+int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		     struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT ts_us, series_id, value FROM samples INDEXED BY samples_ts"
+		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
+	sqlite3_stmt *st = NULL;
+	struct gl_query_sample s;
+	int rc;
+
+	if (!q->has_samples)
+		return GL_OK;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.ts_us = sqlite3_column_int64(st, 0);
+		s.series_id = sqlite3_column_int64(st, 1);
+		s.value = sqlite3_column_double(st, 2);
+		rc = fn(arg, &s);
+		if (rc != 0) {
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read samples");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
+{
+	static const char sql[] = "SELECT min(ts_us), max(ts_us) FROM samples"
+				  " WHERE ts_us >= ?1 AND ts_us < ?2";
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (!q->has_samples)
+		return GL_OK;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_error(q, err, "cannot read samples");
+	} else if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*first_us = sqlite3_column_int64(st, 0);
+		*last_us = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
 	return rc;
 }

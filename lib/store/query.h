@@ -96,6 +96,50 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			struct gl_err *err);
 
 /*
+ * Metric series (schema 3, table series): one per metric, device, host,
+ * source format and labels. Strings are owned by the array; NULL columns
+ * are NULL (device, labels) or 0 (host_id).
+ */
+struct gl_query_series {
+	int64_t id;			/* series.id */
+	int64_t metric_id;		/* names id of the canonical metric name */
+	char *device;			/* GPU index as text, else uuid or name; NULL: none */
+	int64_t host_id;		/* names id; 0: none */
+	char *source;			/* format name ("nvidia-smi-csv") */
+	char *labels;			/* JSON object text; NULL: none */
+};
+
+/*
+ * Loads the whole series table (it holds one row per metric and device,
+ * not per sample) into *out, ordered by id; *n gets the count. A database
+ * older than schema 3 has no series: *out NULL, *n 0, GL_OK. Free with
+ * gl_query_series_free.
+ */
+int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
+			 struct gl_err *err);
+void gl_query_series_free(struct gl_query_series *s, size_t n);
+
+/* One samples row: only what a report reads. */
+struct gl_query_sample {
+	int64_t ts_us;
+	int64_t series_id;
+	double value;
+};
+
+/*
+ * Calls fn for each metric sample with since_us <= ts_us < until_us, in
+ * order of (ts_us, id), through the index samples_ts. Same contract as
+ * gl_query_events; a database without the samples table calls fn never.
+ */
+int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		     struct gl_err *err);
+
+/* First and last sample time in [since_us, until_us); GL_TS_NONE both when none. */
+int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int64_t *first_us, int64_t *last_us, struct gl_err *err);
+
+/*
  * Rejected lines and files. Schema 2 gives rejects a time (rejects.ts_us):
  * those in [since_us, until_us) are counted; a version-1 database has no
  * such column and all its rejects are counted. Files: all rows.

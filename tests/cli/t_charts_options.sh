@@ -56,7 +56,7 @@ for f in $pngs; do
 	# a "no data" chart is not the chart of the full window
 	cmp -s $T/e/$f $T/c/$f && fail "empty window: $f same as with data"
 done
-expect_eq "empty window images" 6 "$(grep -o '<img ' $T/e/index.html | wc -l)"
+expect_eq "empty window images" 7 "$(grep -o '<img ' $T/e/index.html | wc -l)"
 # every "no data" chart carries its own title: six different files
 expect_eq "distinct empty charts" 6 "$(cd $T/e && cksum $pngs | cut -d' ' -f1 | sort -u | wc -l)"
 exit 0

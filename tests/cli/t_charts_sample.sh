@@ -38,17 +38,17 @@ for f in $pngs; do
 	cmp -s $T/a/$f $T/b/$f || fail "$f: not the same bytes for the same input"
 done
 
-expect_eq "files in the directory" 8 "$(ls $T/a | wc -l)"
+expect_eq "files in the directory" 9 "$(ls $T/a | wc -l)"
 
 # index.html: one page, the images that exist, inline and identical
 h=$T/a/index.html
 [ "$(head -c 15 $h)" = "<!DOCTYPE html>" ] || fail "doctype"
 expect_eq "html open/close" "1 1" "$(grep -c '<html' $h) $(grep -c '</html>' $h)"
-expect_eq "images" 6 "$(grep -o '<img ' $h | wc -l)"
+expect_eq "images" 7 "$(grep -o '<img ' $h | wc -l)"
 grep -q '<script' $h && fail "a <script> element in the page"
 grep -Eq '(src|href)="https?:' $h && fail "an external asset"
 grep -o '<figcaption class="muted">[^<]*</figcaption>' $h | sed 's/<[^>]*>//g' > $T/captions
-expect_eq "captions" "$(echo $pngs | tr ' ' '\n')" "$(cat $T/captions)"
+expect_eq "captions" "$(echo $pngs | tr ' ' '\n' | sed 's/^baseline_comparison.png$/gpu_telemetry.png\n&/')" "$(cat $T/captions)"
 for f in $pngs; do
 	id=${f%.png}
 	grep -o "<figure id=\"$id\"><img [^>]*>" $h | sed 's/.*base64,\([^"]*\)".*/\1/' |

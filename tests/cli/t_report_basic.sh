@@ -13,10 +13,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 # json into a directory; the path is printed
 out=$("$R" --db "$T/g.db" --until 2025-01-02 --format json --output-dir "$T/j") || fail "json rc"
 [ "$(echo "$out" | head -n 1)" = "$T/j/report.json" ] || fail "printed path: $out"
-# then the six charts and index.html (t_charts_*.sh check them)
-[ "$(echo "$out" | wc -l)" -eq 8 ] || fail "printed paths: $out"
+# then the seven charts and index.html (t_charts_*.sh check them)
+[ "$(echo "$out" | wc -l)" -eq 9 ] || fail "printed paths: $out"
 [ "$(echo "$out" | tail -n 1)" = "$T/j/index.html" ] || fail "last path: $out"
-for k in generator window summary kernels trends anomalies memory errors alerts baseline; do
+for k in generator window summary kernels trends anomalies memory errors metrics alerts baseline; do
 	grep -q "^  \"$k\": " "$T/j/report.json" || fail "json key $k"
 done
 grep -qi 'nan\|infinity' "$T/j/report.json" && fail "NaN in json"
@@ -25,7 +25,7 @@ grep -q '"events": 10000,' "$T/j/report.json" || fail "event count"
 
 # csv: eight files with headers, kernel names quoted (they hold commas)
 "$R" --db "$T/g.db" --until 2025-01-02 --format csv --output-dir "$T/c" >/dev/null || fail "csv rc"
-for f in summary kernels trends anomalies memory errors alerts baseline; do
+for f in summary kernels trends anomalies memory errors metrics alerts baseline; do
 	[ -s "$T/c/$f.csv" ] || fail "$f.csv"
 done
 grep -q '^"kernel_00<float, 0>",' "$T/c/kernels.csv" || fail "csv quoting"

@@ -53,9 +53,9 @@ static void test_json(void **state)
 	json_t *doc = json_loads(buf, 0, &jerr);
 	assert_non_null(doc);
 	const char *keys[] = {"generator", "window",	"summary", "kernels", "operations", "trends",
-			      "anomalies", "memory", "errors",	"alerts",  "baseline"};
-	assert_int_equal(json_object_size(doc), 11);
-	for (size_t i = 0; i < 11; i++)
+			      "anomalies", "memory", "errors",	"alerts",  "baseline", "metrics"};
+	assert_int_equal(json_object_size(doc), 12);
+	for (size_t i = 0; i < 12; i++)
 		assert_non_null(json_object_get(doc, keys[i]));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "window"),
 							      "since")),

@@ -1,0 +1,494 @@
+/*
+ * sec_metrics.c - the metrics section: per metric series (table series:
+ * one metric of one device on one host from one source format), its
+ * samples of the window described: count, min, max, mean, percentiles,
+ * last value, first and last time; a trend per series (series "metric").
+ * Text: a compact table per GPU. Chart: gpu_telemetry.png (chart_telemetry.c).
+ *
+ * Filters: --metric globs on the metric name, --host globs on the series'
+ * host; --component and --kernel do not apply to samples.
+ *
+ * Memory: one double per sample of the window (the percentiles are exact,
+ * as for the kernels), plus the chart's fixed per-column bins.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "emit_png.h"
+#include "emit_util.h"
+#include "ingest/vocab.h"
+#include "section.h"
+#include "sections.h"
+#include "stats/stats.h"
+#include "telemetry.h"
+#include "util/timeutil.h"
+
+struct mseries {
+	const struct gl_query_series *qs;	/* borrowed from metrics.qs */
+	const char *metric;		/* borrowed from the query's names */
+	double *v;			/* values, time order, then reordered by describe */
+	size_t n, cap;
+	double last;
+	int64_t first_ts_us, last_ts_us;
+	struct gl_fit_acc fit;
+	int panel;			/* telemetry panel (-1: none), trace (see telemetry.h) */
+	int trace;
+};
+
+struct metrics {
+	struct gl_query_series *qs;	/* the series table, owned */
+	size_t n_qs;
+	struct mseries *ser;		/* one per qs, same order */
+	uint32_t *by_id;		/* series id -> index + 1 into ser (0: none or filtered out) */
+	size_t n_by_id;
+	struct gl_telemetry tel;	/* the chart's reduced series */
+};
+
+/* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
+static const char *unit_of(const char *metric)
+{
+	static const struct {
+		const char *suffix, *unit;
+	} suffixes[] = {
+		{"_kib_s", "KiB/s"}, {"_pct", "%"}, {"_mib", "MiB"}, {"_mhz", "MHz"},
+		{"_w", "W"},	     {"_c", "C"},
+	};
+	const char *u = gl_vocab_unit(metric);
+	size_t len = strlen(metric);
+
+	if (u)
+		return u;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i].suffix);
+
+		if (len > sl && !strcmp(metric + len - sl, suffixes[i].suffix))
+			return suffixes[i].unit;
+	}
+	return "";
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct metrics *m = st;
+	int64_t max_id = 0;
+	int rc = gl_query_series_load(cx->q, &m->qs, &m->n_qs, cx->err);
+
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < m->n_qs; i++)
+		if (m->qs[i].id > max_id)
+			max_id = m->qs[i].id;
+	if (max_id >= (int64_t)UINT32_MAX)
+		return gl_err_set(cx->err, GL_EFORMAT, NULL, 0, "series.id out of range",
+				  "cannot read series");
+	m->n_by_id = (size_t)max_id + 1;
+	m->by_id = calloc(m->n_by_id, sizeof(*m->by_id));
+	m->ser = calloc(m->n_qs ? m->n_qs : 1, sizeof(*m->ser));
+	if (!m->by_id || !m->ser)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < m->n_qs; i++) {
+		struct mseries *s = &m->ser[i];
+
+		s->qs = &m->qs[i];
+		s->metric = gl_section_name(cx, m->qs[i].metric_id);
+		s->first_ts_us = s->last_ts_us = GL_TS_NONE;
+		s->panel = s->trace = -1;
+		gl_fit_acc_init(&s->fit);
+		if (m->qs[i].id < 0 || !*s->metric || !gl_section_metric_ok(cx, s->metric) ||
+		    !gl_section_host_ok(cx, m->qs[i].host_id))
+			continue;
+		m->by_id[m->qs[i].id] = (uint32_t)i + 1;
+	}
+	if (cx->p->series) {
+		int64_t t0, t1;
+
+		gl_telemetry_init(&m->tel, cx->p->since_us, cx->p->until_us);
+		if ((rc = gl_query_samples_span(cx->q, cx->p->since_us, cx->p->until_us, &t0, &t1,
+						cx->err)) != GL_OK ||
+		    (rc = gl_telemetry_span(&m->tel, t0, t1, cx->err)) != GL_OK)
+			return rc;
+		for (size_t i = 0; i < m->n_qs; i++)
+			if (m->by_id[m->qs[i].id] &&
+			    (rc = gl_telemetry_assign(&m->tel, m->ser[i].metric, m->qs[i].device,
+						      gl_section_name(cx, m->qs[i].host_id),
+						      &m->ser[i].panel, &m->ser[i].trace, cx->err)) != GL_OK)
+				return rc;
+	}
+	return GL_OK;
+}
+
+static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
+{
+	struct metrics *m = st;
+	struct mseries *s;
+
+	if (smp->series_id < 0 || (uint64_t)smp->series_id >= m->n_by_id ||
+	    !m->by_id[smp->series_id] || !isfinite(smp->value))
+		return GL_OK;
+	s = &m->ser[m->by_id[smp->series_id] - 1];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		double *d = realloc(s->v, cap * sizeof(*d));
+
+		if (!d)
+			return gl_section_oom(cx->err);
+		s->v = d;
+		s->cap = cap;
+	}
+	s->v[s->n++] = smp->value;
+	s->last = smp->value;
+	if (s->first_ts_us == GL_TS_NONE)
+		s->first_ts_us = smp->ts_us;
+	s->last_ts_us = smp->ts_us;
+	gl_fit_acc_add(&s->fit, gl_section_days(cx, smp->ts_us), smp->value);
+	cx->rep->metric_samples++;
+	if (s->panel >= 0)
+		gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
+	return GL_OK;
+}
+
+/* A device as a GPU index? Then its number, for the order 0, 1, ..., 10. */
+static bool device_index(const char *d, long *idx)
+{
+	char *end;
+
+	if (!*d || strspn(d, "0123456789") != strlen(d))
+		return false;
+	*idx = strtol(d, &end, 10);
+	return true;
+}
+
+static int cmp_metric(const void *pa, const void *pb)
+{
+	const struct gl_report_metric *a = pa, *b = pb;
+	long ia, ib;
+	int c;
+
+	if ((c = strcmp(a->host, b->host)) != 0)
+		return c;
+	bool na = device_index(a->device, &ia), nb = device_index(b->device, &ib);
+	if (na != nb)
+		return na ? -1 : 1;
+	if (na && ia != ib)
+		return ia < ib ? -1 : 1;
+	if (!na && (c = strcmp(a->device, b->device)) != 0)
+		return c;
+	if ((c = strcmp(a->metric, b->metric)) != 0)
+		return c;
+	if ((c = strcmp(a->source, b->source)) != 0)
+		return c;
+	return strcmp(a->labels, b->labels);
+}
+
+/* labels.name, or "". */
+static char *device_name_of(const char *labels)
+{
+	json_t *o = labels ? json_loads(labels, 0, NULL) : NULL;
+	const char *n = json_string_value(json_object_get(o, "name"));
+	char *r = strdup(n ? n : "");
+
+	json_decref(o);
+	return r;
+}
+
+/*
+ * The verdict of a metric trend under degradation_detection (config.h):
+ * enough samples (window_size) and a fitted change over the span of at least
+ * threshold. Without it the trend keeps the trends' significance rule.
+ */
+static void degrade_verdict(const struct gl_report_config *cfg, struct gl_report_trend *t)
+{
+	double thr = cfg->degrade_threshold * 100;
+
+	if (cfg->degrade_threshold <= 0)
+		return;
+	if (t->n < cfg->degrade_window || isnan(t->change_pct))
+		t->verdict = GL_VERDICT_STABLE;
+	else if (t->change_pct >= thr)
+		t->verdict = GL_VERDICT_DEGRADING;
+	else if (t->change_pct <= -thr)
+		t->verdict = GL_VERDICT_IMPROVING;
+	else
+		t->verdict = GL_VERDICT_STABLE;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct metrics *m = st;
+	struct gl_report *rep = cx->rep;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_qs; i++)
+		n += m->ser[i].n > 0;
+	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
+	if (!rep->metrics)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < m->n_qs; i++) {
+		struct mseries *s = &m->ser[i];
+		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
+		struct gl_stats_desc d;
+
+		if (!s->n)
+			continue;
+		rep->n_metrics++;
+		rm->metric = strdup(s->metric);
+		rm->unit = unit_of(s->metric);
+		rm->device = strdup(s->qs->device ? s->qs->device : "");
+		rm->device_name = device_name_of(s->qs->labels);
+		rm->host = strdup(gl_section_name(cx, s->qs->host_id));
+		rm->source = strdup(s->qs->source ? s->qs->source : "");
+		rm->labels = strdup(s->qs->labels ? s->qs->labels : "{}");
+		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
+		    !rm->labels)
+			return gl_section_oom(cx->err);
+		gl_stats_describe(s->v, s->n, &d);
+		rm->count = s->n;
+		rm->min = d.min;
+		rm->max = d.max;
+		rm->mean = d.mean;
+		rm->p50 = d.p50;
+		rm->p95 = d.p95;
+		rm->p99 = d.p99;
+		rm->last = s->last;
+		rm->first_ts_us = s->first_ts_us;
+		rm->last_ts_us = s->last_ts_us;
+		free(s->v);
+		s->v = NULL;
+		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+		if (!t)
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
+		degrade_verdict(cx->cfg, t);
+		t->series = GL_TREND_METRIC;
+		t->unit = rm->unit;
+		t->kernel = strdup(rm->metric);
+		t->device = strdup(rm->device);
+		t->host = strdup(rm->host);
+		if (!t->kernel || !t->device || !t->host)
+			return gl_section_oom(cx->err);
+	}
+	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct metrics *m = st;
+
+	for (size_t i = 0; m->ser && i < m->n_qs; i++)
+		free(m->ser[i].v);
+	free(m->ser);
+	free(m->by_id);
+	gl_query_series_free(m->qs, m->n_qs);
+	gl_telemetry_release(&m->tel);
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	struct gl_jb jb = {0};
+	json_t *a = json_array();
+
+	(void)st;
+	for (size_t i = 0; a && i < r->n_metrics; i++) {
+		const struct gl_report_metric *m = &r->metrics[i];
+		json_t *o = json_object();
+		json_t *labels = json_loads(m->labels, 0, NULL);
+
+		gl_jb_set(&jb, o, "metric", gl_json_str(m->metric));
+		gl_jb_set(&jb, o, "unit", gl_json_str(m->unit));
+		gl_jb_set(&jb, o, "device", gl_json_str(m->device));
+		gl_jb_set(&jb, o, "device_name", gl_json_str(m->device_name));
+		gl_jb_set(&jb, o, "host", gl_json_str(m->host));
+		gl_jb_set(&jb, o, "source", gl_json_str(m->source));
+		gl_jb_set(&jb, o, "labels", json_is_object(labels) ? labels : json_object());
+		if (labels && !json_is_object(labels))
+			json_decref(labels);
+		gl_jb_set(&jb, o, "count", gl_json_u64(m->count));
+		gl_jb_set(&jb, o, "min", gl_json_num(m->min));
+		gl_jb_set(&jb, o, "max", gl_json_num(m->max));
+		gl_jb_set(&jb, o, "mean", gl_json_num(m->mean));
+		gl_jb_set(&jb, o, "p50", gl_json_num(m->p50));
+		gl_jb_set(&jb, o, "p95", gl_json_num(m->p95));
+		gl_jb_set(&jb, o, "p99", gl_json_num(m->p99));
+		gl_jb_set(&jb, o, "last", gl_json_num(m->last));
+		gl_jb_set(&jb, o, "first_ts", gl_json_ts(m->first_ts_us));
+		gl_jb_set(&jb, o, "last_ts", gl_json_ts(m->last_ts_us));
+		gl_jb_append(&jb, a, o);
+	}
+	return gl_jb_done(&jb, a);
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	(void)st;
+	fputs("metric,unit,device,device_name,host,source,labels,count,min,max,mean,p50,p95,p99,"
+	      "last,first_ts,last_ts", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct gl_report_metric *m = &r->metrics[i];
+		const char *t[] = {m->metric, m->unit, m->device, m->device_name, m->host,
+				   m->source, m->labels};
+		const double v[] = {m->min, m->max, m->mean, m->p50, m->p95, m->p99, m->last};
+
+		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
+			gl_csv_text(fp, t[j]);
+			gl_csv_sep(fp);
+		}
+		gl_csv_u64(fp, m->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			gl_csv_sep(fp);
+			gl_csv_num(fp, v[j]);
+		}
+		gl_csv_sep(fp);
+		gl_csv_ts(fp, m->first_ts_us);
+		gl_csv_sep(fp);
+		gl_csv_ts(fp, m->last_ts_us);
+		gl_csv_eol(fp);
+	}
+}
+
+/*
+ * The series of metric on host/device with the most samples (two sources
+ * may measure the same quantity), or NULL.
+ */
+static const struct gl_report_metric *pick(const struct gl_report *r, size_t from, size_t to,
+					   const char *metric)
+{
+	const struct gl_report_metric *best = NULL;
+
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(r->metrics[i].metric, metric) && (!best || r->metrics[i].count > best->count))
+			best = &r->metrics[i];
+	return best;
+}
+
+static double stat_or_nan(const struct gl_report_metric *m, int which)
+{
+	if (!m)
+		return NAN;
+	return which == 0 ? m->mean : which == 1 ? m->p95 : m->max;
+}
+
+/* One line per GPU (host and device with gpu.* metrics): the figures an engineer looks at first. */
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	char b[7][40];
+	size_t gpus = 0, shown = 0;
+
+	(void)st;
+	if (!r->n_metrics) {
+		fprintf(fp, "no metric samples\n");
+		return;
+	}
+	for (size_t i = 0; i < r->n_metrics;) {
+		size_t j = i;
+		bool gpu = false;
+
+		while (j < r->n_metrics && !strcmp(r->metrics[j].host, r->metrics[i].host) &&
+		       !strcmp(r->metrics[j].device, r->metrics[i].device)) {
+			gpu |= !strncmp(r->metrics[j].metric, "gpu.", 4);
+			j++;
+		}
+		if (gpu && *r->metrics[i].device) {
+			const struct gl_report_metric *u = pick(r, i, j, "gpu.utilization_pct"),
+						      *mu = pick(r, i, j, "gpu.memory_used_mib"),
+						      *p = pick(r, i, j, "gpu.power_w"),
+						      *t = pick(r, i, j, "gpu.temperature_c");
+			char who[128];
+
+			if (gpus++ == 0) {
+				gl_text_cell(fp, "host/gpu", 28);
+				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n", "util avg", "util p95",
+					"mem peak", "power avg", "power max", "temp");
+				gl_text_cell(fp, "", 28);
+				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n", "%", "%", "MiB", "W", "W",
+					"max C");
+			}
+			if (shown < r->top) {
+				shown++;
+				snprintf(who, sizeof(who), "%s%s%s", r->metrics[i].host,
+					 *r->metrics[i].host ? "/" : "", r->metrics[i].device);
+				gl_text_cell(fp, who, 28);
+				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n",
+					gl_text_num(stat_or_nan(u, 0), b[0], sizeof(b[0])),
+					gl_text_num(stat_or_nan(u, 1), b[1], sizeof(b[1])),
+					gl_text_num(stat_or_nan(mu, 2), b[2], sizeof(b[2])),
+					gl_text_num(stat_or_nan(p, 0), b[3], sizeof(b[3])),
+					gl_text_num(stat_or_nan(p, 2), b[4], sizeof(b[4])),
+					gl_text_num(stat_or_nan(t, 2), b[5], sizeof(b[5])));
+			}
+		}
+		i = j;
+	}
+	if (gpus > shown)
+		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
+	fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", r->n_metrics,
+		(unsigned long long)r->metric_samples);
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	(void)st;
+	if (rep->n_metrics == 0) {
+		fputs("<p>No metric samples in this window.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>metric</th><th>unit</th><th>host</th><th>device</th><th>name</th>"
+	      "<th>source</th><th>count</th><th>min</th><th>mean</th><th>p50</th><th>p95</th>"
+	      "<th>p99</th><th>max</th><th>last</th></tr>\n", f);
+	for (size_t i = 0; i < rep->n_metrics; i++) {
+		const struct gl_report_metric *m = &rep->metrics[i];
+		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
+		const double v[] = {m->min, m->mean, m->p50, m->p95, m->p99, m->max, m->last};
+
+		fputs("<tr><td class=\"k\">", f);
+		gl_html_text(f, m->metric);
+		fputs("</td>", f);
+		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
+			fputs("<td>", f);
+			gl_html_text(f, t[j]);
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)m->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			fputs("<td class=\"n\">", f);
+			gl_html_num(f, v[j], GL_HTML_G4);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	const struct metrics *m = st;
+
+	(void)s;
+	return gl_telemetry_chart(rep, m ? &m->tel : NULL, out, o, err);
+}
+
+static const char *const charts[] = {GL_PNG_TELEMETRY, NULL};
+static const char *const alts[] = {
+	"Per GPU: utilisation, memory in use and installed, power and temperature over time"};
+
+const struct gl_section gl_sec_metrics = {
+	.name = "metrics",
+	.title = "GPU and host metrics",
+	.state_size = sizeof(struct metrics),
+	.begin = begin,
+	.collect_sample = collect_sample,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
+};
