@@ -229,6 +229,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": note: no events in the window\n");
 	for (size_t i = 0; i < res.n_paths; i++)
 		printf("%s\n", res.paths[i]);
+	/* A report that cannot be written is an error (> /dev/full included). */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, PROG ": cannot write to standard output: %s\n", strerror(errno));
+		gl_report_result_release(&res);
+		return 1;
+	}
 	rc = 0;
 	if (fail_on == 1 && res.alerts[1] + res.alerts[2] > 0)
 		rc = 3;
