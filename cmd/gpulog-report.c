@@ -49,6 +49,8 @@ static void usage(FILE *fp)
 		"                        or worse fires\n"
 		"  --no-charts           no PNG charts and no index.html\n"
 		"  --chart-top N         kernels drawn in the charts, 1 to 12 (default 8)\n"
+		"  --events              also write the window's events (filters applied) as\n"
+		"                        events.ndjson (--format json) or events.csv\n"
 		"  -h, --help            show this help and exit\n"
 		"  -V, --version         show the version and exit\n"
 		"\n"
@@ -129,6 +131,7 @@ int main(int argc, char **argv)
 		{"fail-on", required_argument, NULL, 'F'},
 		{"no-charts", no_argument, NULL, 'N'},
 		{"chart-top", required_argument, NULL, 'T'},
+		{"events", no_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -191,6 +194,7 @@ int main(int argc, char **argv)
 				return bad_usage("--fail-on must be warning or critical, not '%s'", optarg);
 			break;
 		case 'N': o.no_charts = 1; break;
+		case 'E': o.events = 1; break;
 		case 'T':
 			if (parse_count(optarg, 12, &top) != 0)
 				return bad_usage("--chart-top needs a number from 1 to 12, not '%s'", optarg);
@@ -221,6 +225,8 @@ int main(int argc, char **argv)
 		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
 	if (!o.format)
 		o.format = isatty(STDOUT_FILENO) ? "text" : "json";
+	if (o.events && !strcmp(o.format, "text") && !o.output_dir)
+		return bad_usage("%s", "--events writes a file: with --format text give --output-dir");
 	if (!o.config_path)
 		o.config_path = default_config(cfgbuf, sizeof(cfgbuf));
 	o.fp = stdout;
@@ -238,6 +244,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
 	for (size_t i = 0; i < res.n_paths; i++)
 		printf("%s\n", res.paths[i]);
+	/* A report that cannot be written is an error (> /dev/full included). */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, PROG ": cannot write to standard output: %s\n", strerror(errno));
+		gl_report_result_release(&res);
+		return 1;
+	}
 	rc = 0;
 	if (fail_on == 1 && res.alerts[1] + res.alerts[2] > 0)
 		rc = 3;

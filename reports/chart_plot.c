@@ -24,6 +24,7 @@
 
 #include "chart.h"
 #include "util/timeutil.h"
+#include "util/utf8.h"
 
 /* cmap0 indexes. */
 enum {
@@ -55,10 +56,19 @@ static const char *esc_text(const char *s, char *out, size_t n)
 {
 	size_t w = 0;
 
-	for (; s && *s && w + 2 < n; s++) {
+	/* invalid UTF-8 (a Latin-1 file name) becomes U+FFFD; sequences are never cut */
+	while (s && *s) {
+		size_t k = gl_utf8_seq(s);
+		const char *src = k ? s : GL_UTF8_REPLACEMENT;
+		size_t len = k ? k : 3;
+
+		if (w + len + 2 > n)
+			break;
 		if (*s == '#')
 			out[w++] = '#';
-		out[w++] = *s;
+		memcpy(out + w, src, len);
+		w += len;
+		s += k ? k : 1;
 	}
 	out[w] = '\0';
 	return out;

@@ -17,7 +17,9 @@
  * A chart without data says so (gl_chart_nodata). Each file is drawn to a
  * temporary name and renamed, so a reader never sees half a PNG.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,15 +60,63 @@ static int target_init(struct target *t, const struct gl_output *out, const char
 	return GL_OK;
 }
 
+/*
+ * PLplot's cairo device writes the image at plend1 and ignores write and
+ * close errors (a full disk leaves a cut file behind, with no word). So
+ * the file is read back: a PNG is the 8-byte signature, then chunks
+ * (4-byte big-endian length, 4-byte type, data, 4-byte CRC) up to IEND,
+ * and the file must end there. 0 when whole, else -1.
+ */
+static int png_complete(const char *path)
+{
+	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+	unsigned char h[8];
+	FILE *f = fopen(path, "rb");
+	int ok = 0;
+
+	if (!f)
+		return -1;
+	if (fread(h, 1, 8, f) != 8 || memcmp(h, sig, 8) != 0)
+		goto out;
+	while (fread(h, 1, 8, f) == 8) {
+		long len = (long)((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 |
+				  (uint32_t)h[2] << 8 | h[3]);
+
+		if (len < 0 || fseek(f, len + 4, SEEK_CUR) != 0)
+			break;
+		if (memcmp(h + 4, "IEND", 4) == 0) {
+			long end = ftell(f);
+
+			ok = end > 0 && fseek(f, 0, SEEK_END) == 0 && ftell(f) == end &&
+			     fgetc(f) == EOF;
+			break;
+		}
+	}
+out:
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Renames tmp to dir/name once the image is whole. Errors name the chart
+ * the user asked for (dir/name), not the temporary file.
+ */
 static int target_commit(struct target *t, struct gl_output *out, int rc, struct gl_err *err)
 {
+	if (rc == GL_OK && png_complete(t->tmp) != 0)
+		rc = gl_err_set(err, GL_EIO, t->path, 0, "the image was cut short (disk full?)",
+				"cannot write");
 	if (rc != GL_OK) {
+		if (err && !strcmp(err->path, t->tmp))
+			snprintf(err->path, sizeof(err->path), "%.1000s", t->path);
 		remove(t->tmp);
 		return rc;
 	}
 	if (rename(t->tmp, t->path) != 0) {
+		int e = errno;
+
 		remove(t->tmp);
-		return gl_err_set(err, GL_EIO, t->path, 0, NULL, "cannot write");
+		return gl_err_set(err, GL_EIO, t->path, 0, strerror(e), "cannot write");
 	}
 	return record_path(out, t->path, err);
 }

@@ -10,6 +10,7 @@
 
 #include "emit_png.h"
 #include "util/timeutil.h"
+#include "util/utf8.h"
 
 /* ---- JSON ---- */
 
@@ -51,23 +52,19 @@ json_t *gl_json_ts(int64_t us)
 	return us == GL_TS_NONE ? json_null() : json_string(gl_time_format(us, buf));
 }
 
-/* Log content is usually UTF-8; bytes that are not become '?' so the document stays valid. */
+/* Log content and file names are bytes: invalid UTF-8 becomes U+FFFD (util/utf8.h). */
 json_t *gl_json_str(const char *s)
 {
+	char *owned;
+	const char *c;
 	json_t *v;
-	char *copy;
 
 	if (!s)
 		return json_null();
-	if ((v = json_string(s)) != NULL)
-		return v;
-	if (!(copy = strdup(s)))
+	if (!(c = gl_utf8_clean(s, &owned)))
 		return NULL;
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	v = json_string(copy);
-	free(copy);
+	v = json_string(c);
+	free(owned);
 	return v;
 }
 
@@ -75,8 +72,16 @@ json_t *gl_json_counts(struct gl_jb *jb, const struct gl_report_count *c, size_t
 {
 	json_t *o = json_object();
 
-	for (size_t i = 0; o && i < n; i++)
-		gl_jb_set(jb, o, c[i].name, gl_json_u64(c[i].count));
+	for (size_t i = 0; o && i < n; i++) {
+		char *owned;
+		const char *key = gl_utf8_clean(c[i].name ? c[i].name : "", &owned);
+
+		if (!key)
+			jb->failed = 1;
+		else
+			gl_jb_set(jb, o, key, gl_json_u64(c[i].count));
+		free(owned);
+	}
 	return o;
 }
 
@@ -103,10 +108,18 @@ void gl_csv_text(FILE *fp, const char *s)
 		fputc('"', fp);
 	if (defuse)
 		fputc('\'', fp);
-	for (const char *p = s; *p; p++) {
+	for (const char *p = s; *p;) {
+		size_t n = gl_utf8_seq(p);
+
+		if (!n) {
+			fputs(GL_UTF8_REPLACEMENT, fp);
+			p++;
+			continue;
+		}
 		if (*p == '"')
 			fputc('"', fp);
-		fputc(*p, fp);
+		fwrite(p, 1, n, fp);
+		p += n;
 	}
 	if (quote)
 		fputc('"', fp);
@@ -204,12 +217,14 @@ static size_t cols_of(const char *s)
 }
 
 /* Writes s left-aligned in exactly w columns; control characters become '?'. */
-void gl_text_cell(FILE *fp, const char *s, size_t w)
+void gl_text_cell(FILE *fp, const char *str, size_t w)
 {
 	size_t cols, n;
+	char *owned;
+	const char *s = gl_utf8_clean(str ? str : "", &owned);
 
 	if (!s)
-		s = "";
+		s = "?";
 	if (cols_of(s) > w) {
 		n = fit_utf8(s, w - 1, &cols);
 		cols++;
@@ -222,12 +237,18 @@ void gl_text_cell(FILE *fp, const char *s, size_t w)
 		fputc('~', fp);
 	for (; cols < w; cols++)
 		fputc(' ', fp);
+	free(owned);
 }
 
 /* The last cell of a line: cut like put_cell, never padded. */
-void gl_text_last(FILE *fp, const char *s, size_t w)
+void gl_text_last(FILE *fp, const char *str, size_t w)
 {
-	size_t n = cols_of(s ? s : "");
+	char *owned;
+	const char *s = gl_utf8_clean(str ? str : "", &owned);
+	size_t n = cols_of(s ? s : "?");
+
+	free(owned);
+	s = str;
 
 	gl_text_cell(fp, s, n < w ? n : w);
 }
@@ -303,9 +324,10 @@ void gl_text_heading(FILE *fp, const char *title)
 
 /* ---- HTML ---- */
 
-void gl_html_text(FILE *f, const char *s)
+void gl_html_text(FILE *f, const char *str)
 {
-	char buf[512];
+	char buf[512], *owned;
+	const char *s = gl_utf8_clean(str, &owned);
 
 	/* Escape in pieces; a piece never ends inside an entity. */
 	while (s && *s) {
@@ -320,6 +342,7 @@ void gl_html_text(FILE *f, const char *s)
 		fputs(buf, f);
 		s += take;
 	}
+	free(owned);
 }
 
 /* A number, or a dash for "no value" (NAN, infinities). */

@@ -31,13 +31,14 @@ json_t *gl_jb_done(struct gl_jb *jb, json_t *o);
 json_t *gl_json_num(double d);		/* null unless finite */
 json_t *gl_json_u64(uint64_t v);
 json_t *gl_json_ts(int64_t us);		/* RFC 3339 or null for GL_TS_NONE */
-json_t *gl_json_str(const char *s);	/* null for NULL; bytes of invalid UTF-8 become '?' */
+json_t *gl_json_str(const char *s);	/* null for NULL; invalid UTF-8 bytes become U+FFFD */
 json_t *gl_json_counts(struct gl_jb *jb, const struct gl_report_count *c, size_t n);
 json_t *gl_json_levels(struct gl_jb *jb, const uint64_t *by_level, int from);
 
 /* ---- CSV ------------------------------------------------------------- */
 
-/* A text cell: quoted when needed; = + - @ TAB CR first get a leading '. */
+/* A text cell: quoted when needed; = + - @ TAB CR first get a leading '; invalid UTF-8
+ * bytes become U+FFFD (as in every writer below). */
 void gl_csv_text(FILE *fp, const char *s);
 void gl_csv_num(FILE *fp, double d);
 void gl_csv_u64(FILE *fp, uint64_t v);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "emit_events.h"
 #include "emit_png.h"
 #include "report.h"
 #include "sections.h"
@@ -123,6 +124,18 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;
 	rc = emit(&rep, &out, err);
+	if (rc == GL_OK && opts->events) {
+		struct gl_events_opts eo = {
+			.db_path = opts->db_path, .since_us = opts->since_us,
+			.until_us = opts->until_us, .components = opts->components,
+			.ncomponents = opts->ncomponents, .kernels = opts->kernels,
+			.nkernels = opts->nkernels, .hosts = opts->hosts, .nhosts = opts->nhosts,
+			.ndjson = !strcmp(opts->format, "json"),
+		};
+		uint64_t rows;
+
+		rc = gl_emit_events(&eo, &out, &rows, err);
+	}
 	if (rc == GL_OK && charts)
 		rc = gl_report_charts(&rep, &series, &out, err);
 	res->paths = out.paths;

@@ -217,6 +217,16 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 				len <= 0 ? "empty time window" : "--top must be at least 1");
 		goto out;
 	}
+	/* Years 1970..9999 keep every time of the report (the preceding window
+	 * of the baseline too, at most 36500 days earlier) a four-digit RFC 3339
+	 * year, and the charts' time axes within what PLplot draws. */
+	if (p->since_us < GL_REPORT_MIN_US || p->until_us > GL_REPORT_MAX_US ||
+	    len > GL_REPORT_MAX_DAYS * GL_US_PER_DAY) {
+		rc = gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				"the window must lie within 1970-01-01 and 9999-12-31 and span "
+				"at most %d days", GL_REPORT_MAX_DAYS);
+		goto out;
+	}
 	b.cx.n_ids = gl_query_name_slots(q);
 	if (b.cx.n_ids == 0)
 		b.cx.n_ids = 1;

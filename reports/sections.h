@@ -20,6 +20,16 @@
 
 struct gl_series;
 
+/*
+ * The times a report accepts: the window lies in [GL_REPORT_MIN_US,
+ * GL_REPORT_MAX_US] = [1970-01-01T00:00:00Z, 10000-01-01T00:00:00Z) and
+ * spans at most GL_REPORT_MAX_DAYS days; else gl_report_build fails with
+ * GL_EUSAGE.
+ */
+#define GL_REPORT_MIN_US 0LL
+#define GL_REPORT_MAX_US 253402300800000000LL
+#define GL_REPORT_MAX_DAYS 36500
+
 struct gl_report_params {
 	int64_t since_us, until_us;	/* [since, until) */
 	const char *const *components;	/* globs (fnmatch); none: all */
