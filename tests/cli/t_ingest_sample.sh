@@ -16,6 +16,28 @@ cont=$(awk '{ s += $5 } END { print s }' tests/cli/expected/sample-logs.counts)
 echo "$out" | grep -q " $cont continuation lines" || fail "continuation lines: $out"
 expect_eq "skipped files" 2 "$(q $T/db "select count(*) from files where status = 'skipped'")"
 
+# Records written to two files (GPU errors in gpu.log and error.log, gpufl's
+# init and shutdown in each channel file) are stored twice, one copy marked
+# as the other's mirror; a mirror's samples are not stored again. Which copy
+# is the mirror depends on the reading order: totals, from the generator.
+totals=tests/cli/expected/sample-logs.totals
+expect_eq "mirrored events" "$(sed -n 's/^mirrored //p' $totals)" \
+	"$(q $T/db 'select count(*) from events where dup_of is not null')"
+expect_eq "samples stored" "$(sed -n 's/^samples_stored //p' $totals)" \
+	"$(q $T/db 'select count(*) from samples')"
+grouped=$(sed -n 's/^samples_stored //p' $totals | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+echo "$out" | grep -q " $grouped metric samples stored" || fail "summary samples ($grouped): $out"
+# spans (gpufl scopes, Kineto annotations) per file
+awk '$7 > 0 { print $1, $7 }' tests/cli/expected/sample-logs.counts > $T/want_spans
+q $T/db "select substr(path, length('$T/logs/') + 1), count(*) from v_spans group by 1 order by 1" \
+	| tr '|' ' ' > $T/got_spans
+diff $T/want_spans $T/got_spans || fail "spans per file differ from the generator's"
+# per file, where no copy is a mirror: the telemetry files
+for f in telemetry/nvidia-smi.csv telemetry/dmon.log; do
+	expect_eq "$f samples" "$(awk -v f=$f '$1 == f { print $6 }' tests/cli/expected/sample-logs.counts)" \
+		"$(q $T/db "select count(*) from v_samples where path = '$T/logs/$f'")"
+done
+
 # Time-of-day formats take the date from the file: the RMM CSV starts on
 # 2025-11-16 at 09:12 (fixtures/README.md).
 expect_eq "rmm csv first time" "2025-11-16T09:12" \
