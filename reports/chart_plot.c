@@ -521,8 +521,23 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 		return;
 	plvpor(vp[1] + 0.012, 0.995, vp[2], vp[3]);
 	plwind(0, 1, 0, 1);
-	dy = 1.0 / (double)(n > 12 ? n : 12);
 	PLFLT ht = text_scale(n > 12 ? 0.8 : 0.9);
+	PLFLT sx0, sx1, sy0, sy1, chr_def, chr_mm;
+
+	/*
+	 * Rows a twelfth of the panel apart, but never closer than 1.5 text
+	 * heights: a short panel (the four stacked telemetry panels) had its
+	 * legend rows drawn over each other.
+	 */
+	dy = 1.0 / (double)(n > 12 ? n : 12);
+	plgspa(&sx0, &sx1, &sy0, &sy1);
+	plgchr(&chr_def, &chr_mm);
+	if ((vp[3] - vp[2]) * (sy1 - sy0) > 0) {
+		double min_dy = 1.5 * chr_mm / ((vp[3] - vp[2]) * (sy1 - sy0));
+
+		if (dy < min_dy)
+			dy = min_dy;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		double y = 1.0 - dy * ((double)i + 0.5);

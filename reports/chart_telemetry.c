@@ -1,6 +1,7 @@
 /*
  * chart_telemetry.c - gpu_telemetry.png: the GPUs' utilisation, memory in
- * use (and installed), power and temperature over time. In: the metric
+ * use (the installed amount in the panel's title), power and temperature
+ * over time, over the span of the samples it draws. In: the metric
  * samples the metrics section reduced into columns (telemetry.h). Out: one
  * PNG through the chart layer (chart.h), one stacked panel per quantity,
  * one line per GPU.
@@ -135,7 +136,7 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		int qty;
 	} panels[] = {
 		{"GPU utilisation", "utilisation (%)", GL_TEL_UTIL},
-		{"memory in use, and installed", "memory (MiB)", GL_TEL_MEM_USED},
+		{"memory in use", "memory (MiB)", GL_TEL_MEM_USED},
 		{"power draw", "power (W)", GL_TEL_POWER},
 		{"temperature", "temperature (C)", GL_TEL_TEMP},
 	};
@@ -144,7 +145,7 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 	struct gl_chart_panel p[4];
 	struct gl_chart_series ser[4][2 * GL_TELEMETRY_GPUS];
 	struct gl_chart_opts co = a->o->chart;
-	char title[512], span[96], more[96] = "";
+	char title[512], span[96], more[96] = "", mem_title[96] = "";
 	size_t np = 0;
 
 	if (!tel || !tel->ready || tel->n_gpus == 0)
@@ -169,21 +170,23 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 									 GL_CHART_LINE, (int)g};
 		}
 		/*
-		 * installed memory: a level, drawn once (the GPU with the most; GPUs
-		 * of one node are alike), as its column maxima
+		 * Installed memory is a level many times what is in use (40 GiB
+		 * against 2): drawn as a line it flattens the lines that matter,
+		 * so the panel's title gives it (the largest GPU's).
 		 */
-		int big = -1;
+		double installed = -INFINITY;
+
 		for (size_t g = 0; q == GL_TEL_MEM_USED && g < tel->n_gpus; g++)
 			if (tel->cols[g][GL_TEL_MEM_TOTAL].n &&
-			    (big < 0 || col_max(&tel->cols[g][GL_TEL_MEM_TOTAL]) >
-						col_max(&tel->cols[big][GL_TEL_MEM_TOTAL])))
-				big = (int)g;
-		if (big >= 0)
-			ser[np][ns++] = (struct gl_chart_series){
-				"installed", &tel->cols[big][GL_TEL_MEM_TOTAL], GL_CHART_MAXLINE,
-				GL_CHART_NCOLORS - 1};
+			    col_max(&tel->cols[g][GL_TEL_MEM_TOTAL]) > installed)
+				installed = col_max(&tel->cols[g][GL_TEL_MEM_TOTAL]);
+		if (q == GL_TEL_MEM_USED && isfinite(installed))
+			snprintf(mem_title, sizeof(mem_title), "memory in use (installed: %.0f MiB)",
+				 installed);
+		if (!ns)
+			continue;
 		memset(&p[np], 0, sizeof(p[np]));
-		p[np].title = panels[k].title;
+		p[np].title = q == GL_TEL_MEM_USED && mem_title[0] ? mem_title : panels[k].title;
 		p[np].y_label = panels[k].y_label;
 		p[np].series = ser[np];
 		p[np].nseries = ns;

@@ -103,19 +103,36 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		m->by_id[m->qs[i].id] = (uint32_t)i + 1;
 	}
 	if (cx->p->series) {
-		int64_t t0, t1;
+		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
 
 		gl_telemetry_init(&m->tel, cx->p->since_us, cx->p->until_us);
-		if ((rc = gl_query_samples_span(cx->q, cx->p->since_us, cx->p->until_us, &t0, &t1,
-						cx->err)) != GL_OK ||
-		    (rc = gl_telemetry_span(&m->tel, t0, t1, cx->err)) != GL_OK)
-			return rc;
 		for (size_t i = 0; i < m->n_qs; i++)
 			if (m->by_id[m->qs[i].id] &&
 			    (rc = gl_telemetry_assign(&m->tel, m->ser[i].metric, m->qs[i].device,
 						      gl_section_name(cx, m->qs[i].host_id),
 						      &m->ser[i].panel, &m->ser[i].trace, cx->err)) != GL_OK)
 				return rc;
+		/*
+		 * The chart's time axis: the span of the series it draws, not of
+		 * every sample (the service's own figures, a host's CPU), which
+		 * would squeeze a day of GPU readings into a corner of a week.
+		 */
+		for (size_t i = 0; i < m->n_qs; i++) {
+			int64_t a, b;
+
+			if (m->ser[i].panel < 0 || m->ser[i].trace < 0)
+				continue;
+			if ((rc = gl_query_series_span(cx->q, m->qs[i].id, cx->p->since_us,
+						       cx->p->until_us, &a, &b, cx->err)) != GL_OK)
+				return rc;
+			if (a != GL_TS_NONE && (t0 == GL_TS_NONE || a < t0))
+				t0 = a;
+			if (b != GL_TS_NONE && (t1 == GL_TS_NONE || b > t1))
+				t1 = b;
+		}
+		if ((rc = gl_telemetry_span(&m->tel, t0, t1 == GL_TS_NONE ? t1 : t1 + 1,
+					    cx->err)) != GL_OK)
+			return rc;
 	}
 	return GL_OK;
 }

@@ -444,6 +444,46 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	return rc;
 }
 
+/* One end of a series' samples in the window: an index probe, never a scan. */
+static int series_end(struct gl_query *q, const char *sql, int64_t series_id, int64_t since_us,
+		      int64_t until_us, int64_t *ts_us, struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK, r;
+
+	*ts_us = GL_TS_NONE;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, series_id);
+	sqlite3_bind_int64(st, 2, since_us);
+	sqlite3_bind_int64(st, 3, until_us);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*ts_us = sqlite3_column_int64(st, 0);
+	else if (r != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read samples");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us,
+			 int64_t until_us, int64_t *first_us, int64_t *last_us,
+			 struct gl_err *err)
+{
+	int rc;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (!q->has_samples)
+		return GL_OK;
+	if ((rc = series_end(q, "SELECT ts_us FROM samples WHERE series_id = ?1 AND ts_us >= ?2"
+			     " AND ts_us < ?3 ORDER BY ts_us LIMIT 1", series_id, since_us,
+			     until_us, first_us, err)) != GL_OK)
+		return rc;
+	return series_end(q, "SELECT ts_us FROM samples WHERE series_id = ?1 AND ts_us >= ?2"
+			  " AND ts_us < ?3 ORDER BY ts_us DESC LIMIT 1", series_id, since_us,
+			  until_us, last_us, err);
+}
+
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
