@@ -182,6 +182,14 @@ static void test_two_runs(void **state)
 	gl_parse_ctx_release(&later);
 }
 
+static void test_junk(void **state)
+{
+	static const char alphabet[] = "{\"tokens_per_second\":1.5e-,null}[]\\ latency_ms cache_hit_rate";
+
+	(void)state;
+	gl_test_junk(&gl_fmt_bitnet, &ctx, alphabet, sizeof(alphabet) - 1, 4242);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +198,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

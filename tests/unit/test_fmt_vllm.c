@@ -274,12 +274,21 @@ static void test_real_logs(void **state)
 	}
 }
 
+static void test_junk(void **state)
+{
+	static const char alphabet[] = "(AP pid=1) INFO 08-07 13:49:04 [a.py:1] Avg prompt throughput: Running: % \x1b[0;36m\t";
+
+	(void)state;
+	gl_test_junk(&gl_fmt_vllm, &ctx, alphabet, sizeof(alphabet) - 1, 4242);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_year, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_logs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
