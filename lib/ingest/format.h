@@ -207,6 +207,17 @@ struct gl_parse_ctx {
 	const char *tz_name;
 	const struct gl_input_hint *hint;
 	/*
+	 * For formats whose lines carry no time (BitNet-rs metrics lines),
+	 * which place this run's new lines evenly between the file's previous
+	 * and present modification times, by byte offset: new_bytes_total is
+	 * the number of bytes of the stream this run reads (set by ingest
+	 * before the first line; 0: unknown, then every line gets the
+	 * file's mtime), bytes_done those of them before the line being
+	 * parsed (ingest updates it before each line).
+	 */
+	uint64_t new_bytes_total;
+	uint64_t bytes_done;
+	/*
 	 * Per-stream parse state that outlives a run: plain bytes (no
 	 * pointers) that a format keeps between lines, such as a CSV header's
 	 * column map or the GPU counter of a timestamp group. Ingest stores

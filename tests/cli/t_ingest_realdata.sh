@@ -1,7 +1,8 @@
 # Real logs from ../shared/realdata (when present): every RMM sample is read
 # without a single reject; GPU flight recorder NDJSON is read (fmt_gpufl.c:
 # its init and shutdown lines are events), inference receipts are skipped,
-# not rejected.
+# not rejected; vLLM logs and Prometheus scrapes are read (fmt_vllm.c,
+# fmt_prom.c).
 . tests/cli/lib.sh
 [ -d "$REALDATA/rmm" ] || skip "no real data at $REALDATA"
 
@@ -25,5 +26,44 @@ if [ -d "$REALDATA/gpufl" ]; then
 	# every gpufl file opens with init and closes with shutdown
 	n=$(cat $(find "$REALDATA/gpufl" -type f) | grep -c '"type":"\(init\|shutdown\)"')
 	expect_eq "gpufl init/shutdown events" "$n" "$(q $T/db2 "select count(*) from events")"
+fi
+
+# vLLM server logs (fmt_vllm.c): counts from wc/grep, see SOURCES.md
+if [ -d "$REALDATA/inference-server-logs" ]; then
+	L="$REALDATA/inference-server-logs"
+	out=$("$INGEST" --db $T/db3 "$L" 2>&1) || fail "ingest vllm logs: $out"
+	expect_eq "vllm files" 4 "$(q $T/db3 "select count(*) from v_files where format = 'vllm'")"
+	# grep -ac: 122 + 181 + 65 + 25 throughput lines; DaisukeTakai's 25th
+	# sits behind 125,485 NUL bytes, a line rejected for its NULs
+	n=$(cat "$L"/*/*/server.log "$L"/*/vllm.log | grep -ac 'Avg prompt throughput')
+	expect_eq "throughput lines" 393 "$n"
+	expect_eq "generation throughput samples" $((n - 1)) \
+		"$(q $T/db3 "select count(*) from v_samples where metric = 'vllm.generation_throughput_tps'")"
+	expect_eq "NUL reject" 1 "$(q $T/db3 "select count(*) from rejects where reason like 'NUL byte%'")"
+	n=$(grep -ac 'SpecDecoding metrics' "$L"/sostrowsk*/vllm.log)
+	expect_eq "spec decode samples" "$n" \
+		"$(q $T/db3 "select count(*) from v_samples where metric = 'vllm.spec_decode_acceptance_rate_pct'")"
+	# every line of the 0.15.0 log (wc -l) is an event
+	n=$(cat "$L"/*/vllm-0.15.0*/server.log | wc -l | tr -d ' ')
+	expect_eq "0.15.0 events" "$n" "$(q $T/db3 "select count(*) from v_events where path like '%0.15.0%'")"
+	# first throughput line of 0.15.0, by hand: 8149.1 tokens/s at 02-04 11:28:51
+	expect_eq "first prompt throughput" 8149.1 "$(q $T/db3 "select value from v_samples
+		where metric = 'vllm.prompt_throughput_tps' and path like '%0.15.0%' order by ts_us limit 1")"
+else
+	echo "skipped: no vLLM logs at $REALDATA"
+fi
+
+# Prometheus scrapes (fmt_prom.c): every non-comment line is a sample (grep -vc '^#')
+if [ -d "$REALDATA/inference-prom" ]; then
+	out=$("$INGEST" --db $T/db4 "$REALDATA/inference-prom" "$REALDATA/dcgm-exporter-prom" 2>&1) ||
+		fail "ingest scrapes: $out"
+	n=$(cat $(find "$REALDATA/inference-prom" "$REALDATA/dcgm-exporter-prom" -type f) | grep -vc '^#')
+	expect_eq "prom samples" "$n" "$(q $T/db4 "select count(*) from samples")"
+	expect_eq "prom rejects" 0 "$(q $T/db4 "select count(*) from rejects")"
+	n=$(cat "$REALDATA"/dcgm-exporter-prom/*/*.prom | grep -c '^DCGM_FI_DEV_GPU_UTIL')
+	expect_eq "dcgm utilization samples" "$n" \
+		"$(q $T/db4 "select count(*) from v_samples where metric = 'gpu.utilization_pct' and device is not null")"
+	expect_eq "empty label kept" 4 \
+		"$(q $T/db4 "select count(*) from v_samples where json_extract(labels, '$.pod_uid') = ''")"
 fi
 exit 0

@@ -358,7 +358,8 @@ static void test_detect_mixed(void **state)
 
 static void test_find(void **state)
 {
-	static const char *const names[] = {"dcgmi", "dmon", "envlog", "gpufl", "json", "kineto", "nvsmi", "pmon", "pylog", "rmmcsv", "rmmlog"};
+	static const char *const names[] = {"bitnet", "dcgmi", "dmon", "envlog", "gpufl", "json", "kineto",
+					    "nvsmi", "pmon", "prom", "pylog", "rmmcsv", "rmmlog", "vllm"};
 	size_t n = 0;
 
 	(void)state;
@@ -382,6 +383,29 @@ static void test_find(void **state)
 	assert_true(gl_format_find("rmmcsv")->flags & GL_FMT_TIME_OF_DAY);
 	assert_true(gl_format_find("pylog")->flags & GL_FMT_MULTILINE);
 	assert_false(gl_format_find("json")->flags & GL_FMT_TIME_OF_DAY);
+	assert_true(gl_format_find("vllm")->flags & GL_FMT_MULTILINE);
+}
+
+/* BitNet-rs metrics lines are bitnet, not json; the service's JSON stays json. */
+static void test_detect_bitnet_not_json(void **state)
+{
+	static const char bn[] = "{\"tokens_per_second\":42.5,\"latency_ms\":150.0,\"memory_usage_mb\":512.0,"
+				 "\"gpu_utilization\":85.0}";
+	static const char js[] = "{\"timestamp\":\"2025-09-09T14:30:22Z\",\"level\":\"INFO\",\"component\":\"gpu\","
+				 "\"message\":\"ok\",\"tokens_per_second\":3}";
+	struct gl_str one;
+	const char *why = NULL;
+	const struct gl_format *f;
+
+	(void)state;
+	one = (struct gl_str){bn, sizeof(bn) - 1};
+	f = gl_format_detect(&one, 1, &why);
+	assert_non_null(f);
+	assert_string_equal(f->name, "bitnet");
+	one = (struct gl_str){js, sizeof(js) - 1};
+	f = gl_format_detect(&one, 1, &why);
+	assert_non_null(f);
+	assert_string_equal(f->name, "json");
 }
 
 static void test_format_list_text(void **state)
@@ -535,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_detect_gpufl_realdata),
 		cmocka_unit_test(test_detect_mixed),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_detect_bitnet_not_json),
 		cmocka_unit_test(test_format_list_text),
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_time_of_day),

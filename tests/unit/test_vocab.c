@@ -32,7 +32,7 @@ static void test_lookup(void **state)
 	want(GL_VOCAB_NVSMI, "temperature.gpu", "gpu.temperature_c", 1);
 	want(GL_VOCAB_NVSMI, "clocks.current.sm", "gpu.sm_clock_mhz", 1);
 	want(GL_VOCAB_NVSMI, "fan.speed", "gpu.fan_pct", 1);
-	want(GL_VOCAB_NVSMI, "memory.free", NULL, 0);
+	want(GL_VOCAB_NVSMI, "memory.free", "gpu.memory_free_mib", 1);
 	want(GL_VOCAB_DMON, "fb", "gpu.memory_used_mib", 1);
 	want(GL_VOCAB_DMON, "temp", "gpu.temperature_c", 1);
 	want(GL_VOCAB_DMON, "gtemp", "gpu.temperature_c", 1);
@@ -84,12 +84,17 @@ static void test_metrics_and_units(void **state)
 	const struct gl_vocab_metric *m = gl_vocab_metrics(&n);
 
 	(void)state;
-	assert_int_equal(n, 15);	/* the issue's list */
+	/* issue 6's 15, gpu.memory_free_mib, issue 10's 12 vllm.* and 13 inference.* */
+	assert_int_equal(n, 15 + 1 + 12 + 13);
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(gl_vocab_unit(m[i].name), m[i].unit);
 	assert_string_equal(gl_vocab_unit("gpu.power_w"), "W");
 	assert_string_equal(gl_vocab_unit("gpu.pcie_tx_kib_s"), "KiB/s");
 	assert_null(gl_vocab_unit("dmon.enc"));
+	assert_string_equal(gl_vocab_unit("vllm.kv_cache_usage_pct"), "%");
+	assert_string_equal(gl_vocab_unit("inference.ttft_ms"), "ms");
+	assert_string_equal(gl_vocab_lookup(GL_VOCAB_DCGMI, "DCGM_FI_DEV_FB_FREE", 19, NULL),
+			    "gpu.memory_free_mib");
 	assert_string_equal(gl_vocab_prefix(GL_VOCAB_NVSMI), "nvidia_smi");
 }
 
