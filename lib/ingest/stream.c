@@ -266,8 +266,20 @@ static int read_lines(struct job *j)
 	j->lh_on = j->p->state->stream[j->si].lines_hashed;
 	j->lh_first = j->pos.lines + 1;
 	j->lh_n = 0;
+	/*
+	 * For formats whose lines carry no time (BitNet-rs metrics): how much
+	 * this run reads and how far it is, by byte. Known for plain files
+	 * (the file's size); a gzip file's inflated size is not, and 0 places
+	 * its lines at the file's modification time.
+	 */
+	const uint64_t run_start = j->pos.bytes;
+
+	j->ctx.new_bytes_total = !j->gzip && (uint64_t)j->f->size > run_start
+					 ? (uint64_t)j->f->size - run_start : 0;
 	while ((r = gl_job_next_line(j, &ln)) == 1) {
 		struct gl_pos after = j->pos;
+
+		j->ctx.bytes_done = j->pos.bytes - run_start;
 
 		gl_pos_advance(&after, &ln);
 		j->p->b->bytes_uncompressed += ln.full_len;
