@@ -9,9 +9,10 @@ D=$BUILD/demo
 rm -rf "$D"
 mkdir -p "$D"
 cp -r fixtures/sample-logs "$D/logs"
-# RMM logs carry times of day only; their date comes from the file's
+# RMM logs carry times of day only, the vLLM log no year, BitNet lines no
+# time at all: they come from the file's
 # modification time, which a git checkout does not keep.
-touch -d '2025-11-16T23:00:00Z' "$D"/logs/rmm/*
+touch -d '2025-11-16T23:00:00Z' "$D"/logs/rmm/* "$D"/logs/inference/vllm_server.log "$D"/logs/inference/bitnet_metrics.jsonl
 export GPULOG_DB="$D/gpulog.db"
 
 echo "== gpulog-ingest $D/logs"

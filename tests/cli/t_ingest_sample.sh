@@ -3,7 +3,7 @@
 . tests/cli/lib.sh
 
 cp -r fixtures/sample-logs $T/logs
-touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/*
+touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/* $T/logs/inference/vllm_server.log $T/logs/inference/bitnet_metrics.jsonl
 out=$("$INGEST" --db $T/db $T/logs 2>&1) || fail "ingest failed: $out"
 q $T/db "select substr(f.path, length('$T/logs/') + 1),
 	(select count(*) from events e where e.file_id = f.id),
@@ -32,8 +32,9 @@ awk '$7 > 0 { print $1, $7 }' tests/cli/expected/sample-logs.counts > $T/want_sp
 q $T/db "select substr(path, length('$T/logs/') + 1), count(*) from v_spans group by 1 order by 1" \
 	| tr '|' ' ' > $T/got_spans
 diff $T/want_spans $T/got_spans || fail "spans per file differ from the generator's"
-# per file, where no copy is a mirror: the telemetry files
-for f in telemetry/nvidia-smi.csv telemetry/dmon.log; do
+# per file, where no copy is a mirror: the telemetry and inference files
+for f in telemetry/nvidia-smi.csv telemetry/dmon.log inference/vllm_server.log inference/metrics.prom \
+	inference/bitnet_metrics.jsonl; do
 	expect_eq "$f samples" "$(awk -v f=$f '$1 == f { print $6 }' tests/cli/expected/sample-logs.counts)" \
 		"$(q $T/db "select count(*) from v_samples where path = '$T/logs/$f'")"
 done
