@@ -358,7 +358,7 @@ static void test_detect_mixed(void **state)
 
 static void test_find(void **state)
 {
-	static const char *const names[] = {"dcgmi", "dmon", "envlog", "gpufl", "json", "kineto", "nvsmi", "pmon", "pylog", "rmmcsv", "rmmlog"};
+	static const char *const names[] = {"dcgmi", "dmon", "envlog", "gpufl", "json", "kineto", "nsys", "nvsmi", "pmon", "pylog", "rmmcsv", "rmmlog"};
 	size_t n = 0;
 
 	(void)state;
