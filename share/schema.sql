@@ -74,7 +74,11 @@ CREATE TABLE streams (
 	created_run INTEGER REFERENCES runs(id),
 	updated_run INTEGER REFERENCES runs(id),
 	parse_state BLOB,		-- a format's per-stream state (a CSV header's columns); v3
-	lines_hashed INTEGER NOT NULL DEFAULT 0	-- v3: 1 when stream_lines holds every line's hash
+	lines_hashed INTEGER NOT NULL DEFAULT 0,	-- v3: 1 when stream_lines holds every line's hash
+	open_end    INTEGER NOT NULL DEFAULT 0	-- v3: 0, or the stream's last record ends in a line
+						-- without newline, stored once settled, at these bytes:
+						-- bytes/lines/hash stay before that record, and its rows
+						-- are replaced when a later run reads it continued
 );
 CREATE INDEX streams_head ON streams (head_hash);
 

@@ -47,7 +47,7 @@ void gl_batch_free(struct gl_batch *b)
 void gl_batch_reset(struct gl_batch *b)
 {
 	b->used = 0;
-	b->nev = b->nmem = b->nsamp = b->nspan = b->nrej = b->nop = b->nnotice = 0;
+	b->nev = b->nmem = b->nsamp = b->nspan = b->nrej = b->nop = b->nnotice = b->ndrop = 0;
 	b->rejects_unstored = b->files_rejects_capped = 0;
 	b->lines_read = b->lines_continued = b->bytes_uncompressed = b->bytes_raw = 0;
 	b->files_done = b->files_new = b->files_unchanged = b->files_rotated = 0;
@@ -78,5 +78,6 @@ int gl_batch_full(const struct gl_batch *b)
 {
 	return b->nev + b->nmem + b->nspan >= GL_BATCH_ROWS ||
 	       b->nsamp + GL_BATCH_SAMPLES / 8 > GL_BATCH_SAMPLES || b->nrej >= GL_BATCH_REJECTS ||
-	       b->nop + 8 >= GL_BATCH_OPS || b->nnotice >= GL_BATCH_NOTICES;
+	       b->nop + 8 >= GL_BATCH_OPS || b->nnotice >= GL_BATCH_NOTICES ||
+	       b->ndrop >= GL_BATCH_DROPS;
 }

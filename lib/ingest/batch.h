@@ -107,6 +107,7 @@ struct gl_bstream {
 	int64_t created_run;
 	struct gl_str parse_state;	/* bytes of gl_parse_ctx.state at pos; p NULL: none */
 	int lines_hashed;		/* stream_lines holds the hash of each of its lines */
+	uint64_t open_end;		/* 0, or: the rows after pos are an open record, cut at these bytes */
 };
 
 struct gl_bfile {
@@ -150,6 +151,17 @@ struct gl_bop {
 	} u;
 };
 
+/*
+ * Rows of an open record (a last line stored cut, see gl_sstream.open_end)
+ * that the record read again replaces: every row of the stream after line
+ * after_line. The store deletes them before it inserts the batch's rows.
+ */
+#define GL_BATCH_DROPS 64
+struct gl_bdrop {
+	int64_t stream_id;
+	uint64_t after_line;
+};
+
 struct gl_batch {
 	char *arena;
 	size_t used;
@@ -165,6 +177,8 @@ struct gl_batch {
 	size_t nrej;
 	struct gl_bop *op;
 	size_t nop;
+	struct gl_bdrop drop[GL_BATCH_DROPS];
+	size_t ndrop;
 	struct gl_err *notice;		/* problems to tell the user, in order */
 	size_t nnotice;
 	/* counters for the run summary, as of this batch */

@@ -423,6 +423,9 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 	if (!best) {
 		char c = lines[first].p[0];
 
+		for (size_t f = 0; gl_formats[f]; f++)
+			if (gl_formats[f]->refuse && (*why = gl_formats[f]->refuse(lines, n)))
+				return NULL;
 		if (c == '{' || c == '[')
 			*why = "JSON, but not JSON lines of a known shape";
 		else if (memchr(lines[first].p, ',', lines[first].len))

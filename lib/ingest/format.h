@@ -340,6 +340,14 @@ struct gl_format {
 	 * parsed without it).
 	 */
 	int (*prepare)(struct gl_parse_ctx *ctx, const char *path);
+	/*
+	 * Optional (NULL: none). Called by gl_format_detect() when no format
+	 * fits a file's first lines: returns a short static reason when they
+	 * are other output of this format's tool that holds no records (the
+	 * console summary of `nsys profile --stats=true`), else NULL. The
+	 * reason says what to write instead.
+	 */
+	const char *(*refuse)(const struct gl_str *lines, size_t n);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

@@ -75,8 +75,8 @@ int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
 	int ok;
 	uint64_t n, h;
 
-	if (k->gzip || !k->stream_id || !k->has_tail || k->dev != f->dev || k->ino != f->ino ||
-	    (uint64_t)f->size < k->consumed)
+	if (k->gzip || !k->stream_id || (!k->has_tail && k->consumed) || k->dev != f->dev ||
+	    k->ino != f->ino || (uint64_t)f->size < k->consumed)
 		return 0;
 	si = gl_state_stream_by_id(s, k->stream_id);
 	if (si < 0 || s->stream[si].pos.bytes != k->consumed)
@@ -85,6 +85,8 @@ int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
 	h = gl_fp_raw(f->path, 0, n, &ok);
 	if (!ok || h != k->raw_head_hash)
 		return 0;
+	if (!k->consumed)
+		return 1;	/* nothing stored before: an open first record, or none yet */
 	n = min_u64(k->consumed, GL_HEAD_BYTES);
 	h = gl_fp_raw(f->path, k->consumed - n, n, &ok);
 	return ok && h == k->tail_hash;

@@ -111,6 +111,18 @@ struct job {
 	int hold_active;
 	struct gl_pos hold_start;
 	struct held held;
+	/*
+	 * The file's last line has no newline and is read (settled): the
+	 * record it belongs to starts at rec_start and is stored as an open
+	 * record ending at cut_end (gl_sstream.open_end); the file claims no
+	 * further than rec_start.
+	 */
+	int last_cut;
+	struct gl_pos rec_start;
+	uint64_t cut_end;
+	/* the stream's open record from an earlier run still has its rows:
+	 * they are dropped before this file stores anything after pos */
+	int drop_pending;
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -125,6 +137,8 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 /* records.c: lines into batch rows, and the state that makes them final */
 /* Makes sure the batch can take a file's state ops (sending it if not). */
 int gl_job_room_for_state(struct job *j);
+/* Drops the rows of the stream's open record (job.drop_pending) in this batch. */
+void gl_job_drop_open(struct job *j);
 void gl_job_notice(struct job *j, int code, const char *what, const char *cause,
 		   const char *more);
 void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status);

@@ -135,6 +135,10 @@ void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const cha
 						      : (struct gl_str){NULL, 0};
 		}
 		op->u.stream.lines_hashed = st->lines_hashed;
+		/* an earlier open record whose rows are still there stays open */
+		if (!j->drop_pending)
+			st->open_end = j->last_cut ? j->cut_end : 0;
+		op->u.stream.open_end = st->open_end;
 		gl_job_put_lines(j, at);
 		if (checkpoint && at.bytes) {
 			gl_state_add_checkpoint(p->state, j->si, at);
@@ -180,9 +184,14 @@ void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const cha
  */
 struct gl_pos gl_job_committed(const struct job *j)
 {
-	if (j->hold_active && (!j->pend.active || j->hold_start.bytes < j->pend.start.bytes))
-		return j->hold_start;
-	return j->pend.active ? j->pend.start : j->pos;
+	struct gl_pos at = j->pend.active ? j->pend.start : j->pos;
+
+	if (j->hold_active && j->hold_start.bytes < at.bytes)
+		at = j->hold_start;
+	/* a record whose last line is cut is stored, never claimed */
+	if (j->last_cut && j->rec_start.bytes < at.bytes)
+		at = j->rec_start;
+	return at;
 }
 
 /* Sends the batch mid-file, with the state that makes its rows final. */
@@ -203,10 +212,12 @@ static int room_rows(struct job *j, size_t bytes, size_t rows)
 {
 	const struct gl_batch *b = j->p->b;
 
+	int rc = GL_OK;
+
 	if (gl_batch_full(b) || gl_batch_room(b) < bytes + GL_STATE_ROOM + gl_job_lines_room(j) ||
 	    b->nev + b->nmem + b->nspan + rows > GL_BATCH_ROWS)
-		return gl_job_send(j);
-	return GL_OK;
+		rc = gl_job_send(j);
+	return rc;
 }
 
 static int room(struct job *j, size_t bytes)
@@ -229,7 +240,28 @@ static struct gl_str job_path(struct job *j)
 
 int gl_job_room_for_state(struct job *j)
 {
-	return room(j, 0);
+	return room_rows(j, 0, 0);
+}
+
+/*
+ * The rows of the stream's open record (an earlier run stored its cut last
+ * line) go, in the batch that holds the first line read after the stream's
+ * position: the record read again replaces them. A batch committed after
+ * the drop claims no further than that position, so a run killed in
+ * between reads the record again.
+ */
+void gl_job_drop_open(struct job *j)
+{
+	struct gl_batch *b = j->p->b;
+	const struct gl_sstream *st;
+
+	if (!j->drop_pending || j->si < 0)
+		return;
+	st = &j->p->state->stream[j->si];
+	b->drop[b->ndrop].stream_id = st->id;
+	b->drop[b->ndrop].after_line = st->pos.lines;
+	b->ndrop++;
+	j->drop_pending = 0;
 }
 
 int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,

@@ -41,6 +41,14 @@ struct gl_sstream {
 	unsigned char *parse_state;	/* the format's state at pos (gl_parse_ctx.state); owned */
 	size_t parse_state_len;		/* 0: none */
 	int lines_hashed;		/* the store has the hash of every line (stream_lines) */
+	/*
+	 * 0, or: the stream's last record ends in a line without its newline
+	 * that was stored once settled (its writer paused, or died), ending at
+	 * these bytes. pos stays before that record, so the cut line's hash is
+	 * in no checkpoint, end or stream_lines; its rows (lines after
+	 * pos.lines) are replaced when a later run reads the record again.
+	 */
+	uint64_t open_end;
 	struct gl_pos *cp;		/* checkpoints, ascending by bytes */
 	size_t ncp, capcp;
 	int32_t next_head, next_id;	/* hash chains */

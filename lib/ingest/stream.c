@@ -135,6 +135,21 @@ static int set_note(struct job *j, const char *note)
 	return note && !sf->note ? GL_ENOMEM : GL_OK;
 }
 
+/*
+ * Read whole last time: complete, or a plain file whose last record was
+ * stored open (cut line, see gl_sstream.open_end) and has not changed since.
+ */
+static int file_complete(const struct gl_state *s, const struct gl_sfile *k)
+{
+	int32_t si;
+
+	if (gl_file_complete(k))
+		return 1;
+	si = k->stream_id ? gl_state_stream_by_id(s, k->stream_id) : -1;
+	return si >= 0 && !k->gzip && strcmp(k->status, "read") == 0 &&
+	       s->stream[si].open_end == (uint64_t)k->size && s->stream[si].pos.bytes == k->consumed;
+}
+
 static int fresh(const struct job *j)
 {
 	return j->p->now_us - j->f->mtime_ns / 1000 < GL_SETTLE_US;
@@ -284,16 +299,32 @@ static int read_lines(struct job *j)
 		gl_pos_advance(&after, &ln);
 		j->p->b->bytes_uncompressed += ln.full_len;
 		st = &j->p->state->stream[j->si];
-		if (j->newstream && !st->head.bytes)
+		/* the head is a final first line: not one stored cut (open_end) */
+		if (!st->head.bytes && (ln.terminated || j->gzip))
 			gl_state_set_head(j->p->state, j->si, after);
 		if ((rc = lh_add(j, ln.hash)) != GL_OK)
 			return rc;
 		if (after.lines <= j->branch_lines) {
 			skip_line(j, &ln);
 		} else {
+			struct gl_pos before = j->pos;
+
 			j->new_lines++;
+			if (j->drop_pending) {
+				if ((rc = gl_job_room_for_state(j)) != GL_OK)
+					return rc;
+				gl_job_drop_open(j);
+			}
+			/* a settled last line without newline: its record is open */
+			if (!ln.terminated && !j->gzip) {
+				j->last_cut = 1;
+				j->cut_end = after.bytes;
+				j->rec_start = j->pend.active ? j->pend.start : before;
+			}
 			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
+			if (j->last_cut)
+				j->rec_start = j->pend.active ? j->pend.start : before;
 		}
 		j->pos = after;
 		if ((after.lines & 1023) == 0)
@@ -469,6 +500,7 @@ static void restore_stream(struct job *j, const struct gl_sstream *st)
 	j->ctx.state_len = st->parse_state_len <= GL_PARSE_STATE_MAX ? st->parse_state_len : 0;
 	if (j->ctx.state_len)
 		memcpy(j->ctx.state, st->parse_state, j->ctx.state_len);
+	j->drop_pending = st->open_end != 0;
 }
 
 static const struct gl_format *stream_format(const struct gl_sstream *st)
@@ -530,7 +562,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 
 	/* 1. Unchanged: same path, same stat, same first bytes. */
 	fi = gl_state_file_by_path(s, f->path);
-	if (fi >= 0 && gl_file_same(&s->file[fi], f) && gl_file_complete(&s->file[fi])) {
+	if (fi >= 0 && gl_file_same(&s->file[fi], f) && file_complete(s, &s->file[fi])) {
 		const struct gl_sfile *k = &s->file[fi];
 
 		if (strcmp(k->status, "skipped") == 0) {
@@ -549,7 +581,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	 * read; the row follows the file to its new path. */
 	for (int32_t k = gl_state_file_by_ino(s, f->dev, f->ino, -1); k >= 0;
 	     k = gl_state_file_by_ino(s, f->dev, f->ino, k)) {
-		if (gl_file_same(&s->file[k], f) && gl_file_complete(&s->file[k])) {
+		if (gl_file_same(&s->file[k], f) && file_complete(s, &s->file[k])) {
 			struct stat sb;
 
 			/* Still there under its old name too (a link): an alias of a

@@ -247,6 +247,7 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"INSERT INTO paths (path) SELECT path FROM files WHERE path IS NOT NULL ORDER BY id;"
 	"ALTER TABLE streams ADD COLUMN parse_state BLOB;"
 	"ALTER TABLE streams ADD COLUMN lines_hashed INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE streams ADD COLUMN open_end INTEGER NOT NULL DEFAULT 0;"
 	"CREATE TABLE stream_lines (stream_id INTEGER NOT NULL REFERENCES streams(id),"
 	" first_line INTEGER NOT NULL, hashes BLOB NOT NULL, PRIMARY KEY (stream_id, first_line));"
 	"ALTER TABLE events ADD COLUMN path_id INTEGER REFERENCES paths(id);"
@@ -535,13 +536,14 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	if ((rc = prepare(st, &st->put_stream,
 			  "INSERT INTO streams (id, format, component, first_path, bytes, lines, hash,"
 			  " head_bytes, head_hash, day_us, last_tod_us, created_run, updated_run,"
-			  " parse_state, lines_hashed)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+			  " parse_state, lines_hashed, open_end)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
 			  " format=excluded.format, bytes=excluded.bytes, lines=excluded.lines,"
 			  " hash=excluded.hash, head_bytes=excluded.head_bytes,"
 			  " head_hash=excluded.head_hash, day_us=excluded.day_us,"
 			  " last_tod_us=excluded.last_tod_us, updated_run=excluded.updated_run,"
-			  " parse_state=excluded.parse_state, lines_hashed=excluded.lines_hashed",
+			  " parse_state=excluded.parse_state, lines_hashed=excluded.lines_hashed,"
+			  " open_end=excluded.open_end",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->put_cp,
@@ -1209,7 +1211,7 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id, format, component, first_path, bytes, lines, hash,"
 			       " head_bytes, head_hash, day_us, last_tod_us, created_run, parse_state,"
-			       " lines_hashed FROM streams ORDER BY id",
+			       " lines_hashed, open_end FROM streams ORDER BY id",
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_err(st, err, "cannot read ingest state");
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
@@ -1233,6 +1235,7 @@ int gl_store_load(struct gl_store *st, struct gl_state *s, struct gl_err *err)
 		x.parse_state = (unsigned char *)sqlite3_column_blob(q, 12);
 		x.parse_state_len = x.parse_state ? (size_t)sqlite3_column_bytes(q, 12) : 0;
 		x.lines_hashed = sqlite3_column_int(q, 13);
+		x.open_end = (uint64_t)sqlite3_column_int64(q, 14);
 		if (gl_state_add_stream(s, &x) < 0) {
 			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto out;
@@ -1711,6 +1714,7 @@ static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 			sqlite3_bind_blob(s, 14, x->parse_state.p, (int)x->parse_state.len,
 					  SQLITE_STATIC);
 		sqlite3_bind_int(s, 15, x->lines_hashed);
+		sqlite3_bind_int64(s, 16, (int64_t)x->open_end);
 		return step(st, s, err);
 	}
 	case GL_BOP_LINES:
@@ -1752,6 +1756,35 @@ static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 	return GL_OK;
 }
 
+/*
+ * The rows of a stream's open record: every row after line after_line
+ * (events, memory events, samples, spans, rejects). Rare (a writer paused
+ * mid-line for over a minute), so no index: a scan of each table.
+ */
+static int drop_open(struct gl_store *st, const struct gl_bdrop *d, struct gl_err *err)
+{
+	static const char *const sql[] = {
+		"DELETE FROM events WHERE stream_id = ?1 AND line > ?2",
+		"DELETE FROM mem_events WHERE stream_id = ?1 AND line > ?2",
+		"DELETE FROM samples WHERE stream_id = ?1 AND line > ?2",
+		"DELETE FROM spans WHERE stream_id = ?1 AND line > ?2",
+		"DELETE FROM rejects WHERE stream_id = ?1 AND line > ?2",
+	};
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == GL_OK; i++) {
+		sqlite3_stmt *s = NULL;
+
+		if (sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL) != SQLITE_OK)
+			return db_err(st, err, "cannot replace an open record");
+		sqlite3_bind_int64(s, 1, d->stream_id);
+		sqlite3_bind_int64(s, 2, (int64_t)d->after_line);
+		rc = step(st, s, err);
+		sqlite3_finalize(s);
+	}
+	return rc;
+}
+
 int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, const char *host,
 		 struct gl_err *err)
 {
@@ -1773,6 +1806,8 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		else
 			st->ev_dup = d, st->ev_dup_cap = b->nev;
 	}
+	for (size_t i = 0; i < b->ndrop && rc == GL_OK; i++)
+		rc = drop_open(st, &b->drop[i], err);
 	for (size_t i = 0; i < b->nev && rc == GL_OK; i++)
 		rc = put_event(st, &b->ev[i], host_id, h, &st->ev_dup[i], err);
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)

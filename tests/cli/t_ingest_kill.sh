@@ -53,4 +53,41 @@ for d in 0.001 0.002 0.003 0.004 0.005 0.006 0.008 0.010 0.012 0.015 0.020 0.025
 	expect_eq "events after a kill at ${d}s" 60000 "$(q $db 'select count(*) from events')"
 done
 echo "kills during creation that left a hot journal: $hot of 14"
+
+# Killed while an open record is replaced (issue 11 D7): the first run
+# stores a cut last line (its writer paused), the writer completes it and
+# writes on, and the run that reads on is killed: the next run's result
+# equals a run on the finished file, the cut line replaced by the whole one.
+mkdir -p $T/open
+genlines o 0 100 > $T/open/gpu.log
+printf '{"timestamp": "2025-11-16T00:00:00Z", "level": "INFO", "message": "o paused' >> $T/open/gpu.log
+touch -d '1 hour ago' $T/open/gpu.log
+ingest $T/open.db $T/open || fail "open record run"
+expect_eq "open record stored" "100|1" "$(q $T/open.db "select count(*), (select count(*) from rejects) from events")"
+printf ' then resumed"}\n' >> $T/open/gpu.log
+genlines o 100 100000 >> $T/open/gpu.log
+touch -d '1 hour ago' $T/open/gpu.log
+mkdir -p $T/openref
+cp $T/open/gpu.log $T/openref/gpu.log
+ingest $T/openref.db $T/openref || fail "open record reference"
+q $T/openref.db "select message from events order by 1" > $T/openref.txt
+expect_eq "open reference" 100101 "$(wc -l < $T/openref.txt | tr -d ' ')"
+for delays in "0.05" "0.3" "0.1 0.2"; do
+	db=$T/ok.db
+	rm -f $db $db-wal $db-shm $db-journal
+	cp $T/open.db $db
+	for d in $delays; do
+		"$INGEST" -q --db $db $T/open &
+		pid=$!
+		sleep $d
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		expect_eq "integrity after kill ($delays, open record)" ok "$(q $db 'pragma integrity_check')"
+	done
+	ingest $db $T/open || fail "run after kill ($delays, open record)"
+	q $db "select message from events order by 1" > $T/ok.txt
+	cmp -s $T/openref.txt $T/ok.txt || fail "open record, kills at $delays: $(wc -l < $T/ok.txt) events (diff: $(diff $T/openref.txt $T/ok.txt | head -3))"
+	expect_eq "open record, rejects ($delays)" 0 "$(q $db "select count(*) from rejects")"
+	expect_eq "open record, closed ($delays)" 0 "$(q $db "select count(*) from streams where open_end != 0")"
+done
 exit 0

@@ -104,6 +104,46 @@ printf '{"timestamp": "2025-11-16T00:00:01Z", "message": "p settled"}' >> $d/log
 touch -d '2 hours ago' $d/logs/gpu.log
 ingest $db $d/logs
 check_exact $db 12
+# ... and when its writer ends the line after all, the record is still once.
+printf '\n' >> $d/logs/gpu.log
+ingest $db $d/logs
+check_exact $db 12
+expect_eq "rejects" 0 "$(q $db "select count(*) from rejects")"
+
+# 8b. a writer pausing over a minute in the middle of a line (issue 11 D7):
+# the cut line is stored (its writer may have died), and replaced by the
+# whole record when the writer resumes; nothing is rejected.
+d=$T/pause; mkdir -p $d/logs; db=$d/db
+genlines w 0 10 > $d/logs/gpu.log
+printf '2025-11-16 00:00:00,000 - svc - ERROR - worker crashed' > $d/logs/py.log
+printf '{"timestamp": "2025-11-16T00:00:00Z", "level": "INFO", "message": "w paused", "gpu_metrics": {"kernel_name": "kp", ' >> $d/logs/gpu.log
+touch -d '2 hours ago' $d/logs/gpu.log $d/logs/py.log
+ingest $db $d/logs
+expect_eq "cut line stored" "11|1" "$(q $db "select count(*), (select count(*) from rejects) from events")"
+expect_eq "cut py line" "worker crashed" "$(q $db "select message from events where message like 'worker%'")"
+# unchanged, touched, then read again: the cut lines stay stored once
+ingest $db $d/logs
+touch $d/logs/gpu.log $d/logs/py.log
+sleep 1
+touch -d '2 hours ago' $d/logs/gpu.log $d/logs/py.log
+ingest $db $d/logs
+expect_eq "cut line once" "11|1" "$(q $db "select count(*), (select count(*) from rejects) from events")"
+# the writers resume: the JSON line completes, the traceback goes on
+printf '"execution_time_us": 7.5}}\n' >> $d/logs/gpu.log
+printf ' in step 3\nTraceback (most recent call last):\n  File "w.py", line 1\n' >> $d/logs/py.log
+genlines w 10 2 >> $d/logs/gpu.log
+ingest $db $d/logs
+expect_eq "resumed" "14|0|1|1" "$(q $db "select count(*), (select count(*) from rejects),
+	(select count(*) from events where message = 'w paused' and dur_us = 7.5),
+	(select count(*) from events where message like 'worker crashed in step 3%Traceback%line 1') from events")"
+expect_eq "json lines" "11|12|13" "$(q $db "select group_concat(line, '|') from (select line from events
+	where message in ('w paused', 'w 10', 'w 11') order by line)")"
+expect_eq "py line" 1 "$(q $db "select line from events where message like 'worker%'")"
+# the stream's line hashes and end agree with the file: a gzipped copy is a copy
+gzip -c $d/logs/gpu.log > $d/logs/gpu.log.1.gz
+ingest $db $d/logs
+expect_eq "after gzip copy" 14 "$(q $db "select count(*) from events")"
+expect_eq "open records" 0 "$(q $db "select count(*) from streams where open_end != 0")"
 
 # 9. a symbolic link to a log in the same tree: one file, read once, and
 # later runs call it unchanged (not a rename back and forth).
