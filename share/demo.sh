@@ -9,17 +9,19 @@ D=$BUILD/demo
 rm -rf "$D"
 mkdir -p "$D"
 cp -r fixtures/sample-logs "$D/logs"
-# RMM logs carry times of day only, the vLLM log no year, BitNet lines no
-# time at all: they come from the file's
-# modification time, which a git checkout does not keep.
-touch -d '2025-11-16T23:00:00Z' "$D"/logs/rmm/* "$D"/logs/inference/vllm_server.log "$D"/logs/inference/bitnet_metrics.jsonl
+# RMM logs carry times of day only, the vLLM log no year, BitNet lines and
+# the nsys trace no time of their own: they come from the file's
+# modification time, which a git checkout does not keep. dcgmi writes no
+# times: the ingest config gives them (fixtures/sample-logs.ingest.json).
+touch -d '2025-11-16T23:00:00Z' "$D"/logs/rmm/* "$D"/logs/inference/vllm_server.log \
+	"$D"/logs/inference/bitnet_metrics.jsonl "$D"/logs/profiler/nsys_cuda_gpu_trace.csv
 export GPULOG_DB="$D/gpulog.db"
 
 echo "== gpulog-ingest $D/logs"
-"$BUILD/bin/gpulog-ingest" "$D/logs" || [ $? -eq 1 ]
+"$BUILD/bin/gpulog-ingest" --config fixtures/sample-logs.ingest.json "$D/logs" || [ $? -eq 1 ]
 echo
 echo "== gpulog-ingest $D/logs (again: nothing new)"
-"$BUILD/bin/gpulog-ingest" "$D/logs" 2>&1 | grep -v '^gpulog-ingest: skipped'
+"$BUILD/bin/gpulog-ingest" --config fixtures/sample-logs.ingest.json "$D/logs" 2>&1 | grep -v '^gpulog-ingest: skipped'
 echo
 if [ -x "$BUILD/bin/gpulog-report" ]; then
 	echo "== gpulog-report --days 7 --until 2025-11-17"
