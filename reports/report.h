@@ -67,6 +67,13 @@ struct gl_report_kernel {
 	uint64_t anomalies;		/* samples found anomalous (see anomalies) */
 	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
 	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
+	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
+	double launch_overhead_us, queue_us, occupancy;	/* means */
+	char *device;			/* devices seen, comma-separated ("0,1") */
+	char *source;			/* sources seen: "gpufl", "kineto", "gpufl,kineto" */
+	char *hot_stack;		/* most frequent call stack ("train.py:88|model.py:41") */
+	char *hot_scope;		/* the scope of that (stack, scope) pair */
+	uint64_t hot_count;		/* timings with that pair; 0: no stack or scope */
 };
 
 /*

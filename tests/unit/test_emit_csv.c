@@ -65,9 +65,10 @@ static void test_csv(void **state)
 	char *s = slurp(path);
 	assert_string_equal(s,
 		"kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
-		"total_us,anomalies,flagged_anomalies,mean_mem_mib\r\n"
-		"\"gemm<float, \"\"T\"\">, µ\",1,5,5,5,,5,5,5,5,5,0,0,\r\n"
-		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3\r\n");
+		"total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
+		"occupancy,device,source,hot_stack,hot_scope,hot_count\r\n"
+		"\"gemm<float, \"\"T\"\">, µ\",1,5,5,5,,5,5,5,5,5,0,0,,,,,,,,,\r\n"
+		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3,,,,,,,,\r\n");
 	free(s);
 	const char *names[] = {"summary", "operations", "trends", "anomalies", "memory", "errors",
 			       "metrics", "alerts", "baseline"};
