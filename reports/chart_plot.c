@@ -887,6 +887,16 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 		  const struct gl_chart_bar_row *rows, size_t nrows,
 		  const struct gl_chart_opts *opts, struct gl_err *err)
 {
+	return gl_chart_bars_fmt(path, title, x_label, "%+.1f", value_suffix, value_names,
+				 nvalues, rows, nrows, opts, err);
+}
+
+int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
+		      const char *value_fmt, const char *value_suffix,
+		      const char *const *value_names, size_t nvalues,
+		      const struct gl_chart_bar_row *rows, size_t nrows,
+		      const struct gl_chart_opts *opts, struct gl_err *err)
+{
 	struct chart c;
 	struct yrange r = {0};
 	char t[TEXT_MAX];
@@ -938,8 +948,12 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 			set_color(palette_index((int)v, v));
 			plfill(4, bx, by);
 			/* -0.04 rounds to "-0.0": say 0.0 */
-			snprintf(num, sizeof(num), "%+.1f%s", fabs(val) < 0.05 ? 0.0 : val,
-				 value_suffix ? value_suffix : "");
+			if (!strcmp(value_fmt, "%+.1f"))
+				snprintf(num, sizeof(num), "%+.1f%s", fabs(val) < 0.05 ? 0.0 : val,
+					 value_suffix ? value_suffix : "");
+			else
+				snprintf(num, sizeof(num), "%.4g%s", val,
+					 value_suffix ? value_suffix : "");
 			set_color(COL_FG);
 			plptex(val, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
 			       esc_text(num, t, sizeof(t)));

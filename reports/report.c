@@ -135,9 +135,10 @@ const char *gl_severity_name(enum gl_severity s)
 
 const char *gl_trend_series_name(enum gl_trend_series s)
 {
-	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric"};
+	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric",
+					    "scope"};
 
-	return (unsigned)s < 5 ? names[s] : "";
+	return (unsigned)s < 6 ? names[s] : "";
 }
 
 const char *gl_anomaly_method_name(enum gl_anomaly_method m)

@@ -99,6 +99,7 @@ enum gl_trend_series {
 	GL_TREND_ERRORS,	/* ERROR and CRITICAL events per hour */
 	GL_TREND_OPERATION,	/* duration of one operation, ms */
 	GL_TREND_METRIC,	/* one metric series (samples), in the metric's unit */
+	GL_TREND_SCOPE,		/* duration of one scope path (spans), ms */
 };
 
 enum gl_verdict {
@@ -112,7 +113,8 @@ enum gl_verdict {
 struct gl_report_trend {
 	enum gl_trend_series series;
 	char *kernel;			/* the kernel (GL_TREND_KERNEL), operation or metric; else NULL */
-	char *device, *host;		/* GL_TREND_METRIC: the series' device and host; else NULL */
+	char *device, *host;		/* GL_TREND_METRIC: the series' device and host;
+					 * GL_TREND_SCOPE: the spans' device or NULL; else NULL */
 	const char *unit;		/* "us", "MiB", "errors/h" (static) */
 	uint64_t n;			/* points fitted */
 	double slope_per_day;		/* unit per day; NAN when all t are equal */

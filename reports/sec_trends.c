@@ -254,7 +254,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	(void)st;
 	for (size_t i = 0; i < r->n_trends; i++) {
 		const struct gl_report_trend *t = &r->trends[i];
-		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION;
+		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
+			     t->series == GL_TREND_SCOPE;
 
 		if (t->verdict == GL_VERDICT_STABLE)
 			continue;
