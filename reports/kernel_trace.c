@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bits of gl_ktrace.sources: these, then another trace source, then log lines. */
 static const char *const src_names[] = {"gpufl", "kineto", "nsys"};
 #define N_SRC (sizeof(src_names) / sizeof(src_names[0]))
 
@@ -22,8 +23,10 @@ int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct g
 {
 	size_t i;
 
-	if (!ev->source)
+	if (!ev->source) {
+		t->sources |= 1u << (N_SRC + 1);
 		return GL_OK;
+	}
 	for (i = 0; i < N_SRC && strcmp(ev->source, src_names[i]); i++)
 		;
 	t->sources |= 1u << i;	/* i == N_SRC: another source */
@@ -96,13 +99,15 @@ int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
 	rk->launch_overhead_us = t->overhead_n ? t->overhead_sum / (double)t->overhead_n : NAN;
 	rk->queue_us = t->queue_n ? t->queue_sum / (double)t->queue_n : NAN;
 	rk->occupancy = t->occ_n ? t->occ_sum / (double)t->occ_n : NAN;
-	if (t->sources) {
+	/* a kernel of log lines only has no source; one also in a trace says "log" too */
+	if (t->sources & ~(1u << (N_SRC + 1))) {
 		buf[0] = '\0';
-		for (size_t i = 0; i <= N_SRC; i++)
+		for (size_t i = 0; i <= N_SRC + 1; i++)
 			if (t->sources & (1u << i))
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
 							len ? "," : "",
-							i < N_SRC ? src_names[i] : "other");
+							i < N_SRC ? src_names[i]
+							: i == N_SRC ? "other" : "log");
 		if (!(rk->source = strdup(buf)))
 			return oom(err);
 	}
@@ -201,6 +206,11 @@ const char *gl_kernel_short_name(const char *name, char *buf, size_t n)
 			}
 		}
 	} while (nested && *p != 'E' && *p);
+	/* "(...)": the parameters left out; also tells it from a plain name */
+	if (len && len + 5 < n) {
+		memcpy(buf + len, "(...)", 5);
+		len += 5;
+	}
 	buf[len] = '\0';
 	if (len)
 		return buf;

@@ -5,6 +5,10 @@
  * most frequent (call stack, scope) pair of each kernel, the hotspot. Kept
  * apart from sec_kernels.c so that section's per-kernel state stays small.
  *
+ * source is the list of sources, "log" among them when some timings came
+ * from log lines; a kernel of log lines only has no source (and no trace
+ * fields in the output).
+ *
  * Memory per kernel: a few sums, at most GL_KTRACE_DEVICES device strings
  * and at most GL_KTRACE_PAIRS distinct (stack, scope) pairs (later pairs are
  * counted in other_n, never as a hotspot).
@@ -29,7 +33,7 @@ struct gl_ktrace_pair {
 struct gl_ktrace {
 	double overhead_sum, queue_sum, occ_sum;
 	uint64_t overhead_n, queue_n, occ_n;
-	unsigned sources;		/* bit per source: gpufl, kineto, nsys, other */
+	unsigned sources;		/* bit per source: gpufl, kineto, nsys, other, log lines */
 	char *dev[GL_KTRACE_DEVICES];
 	size_t n_dev;
 	int dev_more;			/* a device beyond GL_KTRACE_DEVICES was seen */
@@ -51,8 +55,9 @@ void gl_ktrace_release(struct gl_ktrace *t);
  * A shorter form of a kernel name for text, HTML and charts: an Itanium
  * mangled name of the form _Z<len><name><params> (a free function) or
  * _ZN<len><name>...<len><name>E<params> (a nested name, namespaces joined
- * with ::) becomes its name without the parameters ("force_pass_kernel",
- * "at::native::vectorized_elementwise_kernel"); template arguments
+ * with ::) becomes its name with "(...)" for the parameters
+ * ("force_pass_kernel(...)", "at::native::vectorized_elementwise_kernel(...)");
+ * template arguments
  * (I...E after a name), substitutions and every other form are left as
  * far as they were read ("...<>" marks skipped template arguments). Any
  * other name is returned as written. Writes at most n - 1 bytes and a NUL

@@ -285,9 +285,13 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		if (!k->source)
 			continue;
 		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
+		if (isnan(k->occupancy))
+			snprintf(d, sizeof(d), "-");
+		else
+			snprintf(d, sizeof(d), "%.2f", k->occupancy);
 		fprintf(fp, "%9s %7s %7s %4s ", gl_text_num(k->total_us, a, sizeof(a)),
 			gl_text_num(k->launch_overhead_us, b, sizeof(b)),
-			gl_text_num(k->queue_us, c, sizeof(c)), gl_text_num(k->occupancy, d, sizeof(d)));
+			gl_text_num(k->queue_us, c, sizeof(c)), d);
 		gl_text_cell(fp, k->device ? k->device : "-", 6);
 		if (k->hot_count)
 			fprintf(fp, " %s [%s] (%llu)\n", k->hot_stack ? k->hot_stack : "-",

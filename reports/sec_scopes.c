@@ -447,7 +447,7 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 	for (size_t i = 0; i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 
-		gl_text_last(fp, row_label(r, label, sizeof(label)), 30);
+		gl_text_cell(fp, row_label(r, label, sizeof(label)), 30);
 		fprintf(fp, "%7llu %9s %9s %9s %9s %9s %8llu %9s\n", (unsigned long long)r->count,
 			gl_text_num(r->total_ms, a, sizeof(a)), gl_text_num(r->mean_ms, b, sizeof(b)),
 			gl_text_num(r->p50_ms, c, sizeof(c)), gl_text_num(r->p95_ms, d, sizeof(d)),
