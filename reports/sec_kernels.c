@@ -314,9 +314,9 @@ static void html_hotspots(const struct gl_report *rep, FILE *f)
 			continue;
 		if (n++ == 0)
 			fputs("<h3>Hotspots</h3>\n<table><tr><th>kernel</th><th>total s</th>"
-			      "<th>launch overhead µs</th><th>queue µs</th><th>occupancy</th>"
-			      "<th>device</th><th>source</th><th>most frequent call stack</th>"
-			      "<th>scope</th><th>timings</th></tr>\n", f);
+			      "<th>launch µs</th><th>queue µs</th><th>occ.</th>"
+			      "<th>device</th><th>most frequent call stack [scope] (timings)</th>"
+			      "</tr>\n", f);
 		fputs("<tr><td class=\"k\" title=\"", f);
 		gl_html_text(f, k->kernel);
 		fputs("\">", f);
@@ -331,14 +331,14 @@ static void html_hotspots(const struct gl_report *rep, FILE *f)
 		gl_html_num(f, k->occupancy, GL_HTML_G4);
 		fputs("</td><td>", f);
 		gl_html_text(f, k->device ? k->device : "");
-		fputs("</td><td>", f);
-		gl_html_text(f, k->source);
 		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, k->hot_stack ? k->hot_stack : "");
-		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, k->hot_scope ? k->hot_scope : "");
-		fprintf(f, "</td><td class=\"n\">%llu</td></tr>\n",
-			(unsigned long long)k->hot_count);
+		if (k->hot_count) {
+			gl_html_text(f, k->hot_stack ? k->hot_stack : "-");
+			fputs(" [", f);
+			gl_html_text(f, k->hot_scope ? k->hot_scope : "-");
+			fprintf(f, "] (%llu)", (unsigned long long)k->hot_count);
+		}
+		fputs("</td></tr>\n", f);
 	}
 	if (n)
 		fputs("</table>\n", f);

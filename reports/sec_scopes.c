@@ -458,6 +458,12 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 		fprintf(fp, "(%zu more scopes)\n", res->n - rep->top);
 }
 
+/* 4 significant digits, without an exponent up to 10^9 ms (a 12-day scope) */
+static void html_ms(FILE *f, double v)
+{
+	gl_html_num(f, v, fabs(v) >= 1000 && fabs(v) < 1e9 ? GL_HTML_F1 : GL_HTML_G4);
+}
+
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_scopes_result *res = gl_scopes_result(st);
@@ -481,11 +487,11 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)r->count);
 		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
 			fputs("<td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
+			html_ms(f, v[j]);
 			fputs("</td>", f);
 		}
 		fprintf(f, "<td class=\"n\">%llu</td><td class=\"n\">", (unsigned long long)r->kernels);
-		gl_html_num(f, r->gpu_ms, GL_HTML_G4);
+		html_ms(f, r->gpu_ms);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
