@@ -294,10 +294,12 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(k->queue_us, c, sizeof(c)), d);
 		gl_text_cell(fp, k->device ? k->device : "-", 6);
 		if (k->hot_count)
-			fprintf(fp, " %s [%s] (%llu)\n", k->hot_stack ? k->hot_stack : "-",
-				k->hot_scope ? k->hot_scope : "-", (unsigned long long)k->hot_count);
+			snprintf(nm, sizeof(nm), " %s [%s] (%llu)", k->hot_stack ? k->hot_stack : "-",
+				 k->hot_scope ? k->hot_scope : "-", (unsigned long long)k->hot_count);
 		else
-			fputs(" -\n", fp);
+			snprintf(nm, sizeof(nm), " -");
+		gl_text_last(fp, nm, GL_TEXT_WIDTH - 64);	/* the line's first 64 columns are taken */
+		fputc('\n', fp);
 	}
 }
 

@@ -441,14 +441,14 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 		fprintf(fp, "no scopes (spans of profiler traces)\n");
 		return;
 	}
-	gl_text_cell(fp, "scope (ms)", 30);
-	fprintf(fp, "%7s %9s %9s %9s %9s %9s %8s %9s\n", "count", "total", "mean", "p50", "p95",
+	gl_text_cell(fp, "scope (ms)", 24);
+	fprintf(fp, " %6s %8s %8s %8s %8s %8s %7s %8s\n", "count", "total", "mean", "p50", "p95",
 		"max", "kernels", "gpu");
 	for (size_t i = 0; i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 
-		gl_text_cell(fp, row_label(r, label, sizeof(label)), 30);
-		fprintf(fp, "%7llu %9s %9s %9s %9s %9s %8llu %9s\n", (unsigned long long)r->count,
+		gl_text_cell(fp, row_label(r, label, sizeof(label)), 24);
+		fprintf(fp, " %6llu %8s %8s %8s %8s %8s %7llu %8s\n", (unsigned long long)r->count,
 			gl_text_num(r->total_ms, a, sizeof(a)), gl_text_num(r->mean_ms, b, sizeof(b)),
 			gl_text_num(r->p50_ms, c, sizeof(c)), gl_text_num(r->p95_ms, d, sizeof(d)),
 			gl_text_num(r->max_ms, e, sizeof(e)), (unsigned long long)r->kernels,
