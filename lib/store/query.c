@@ -215,7 +215,7 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	", " trace " FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
 #define TR_NO "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
 #define TR_YES                                                                             \
-	"launch_overhead_us, queue_us, occupancy, device, source, scope_id, stack_id"
+	"source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
 #define EV_SQL(dup, trace)                                                                 \
 	{EV_COLS(dup, trace) " ORDER BY ts_us, id",                                        \
 	 EV_COLS(dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"            \
@@ -224,11 +224,13 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	{EV_COLS("dup_of", trace) " ORDER BY ts_us, id",                                   \
 	 EV_COLS("dup_of", trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"        \
 				  " AND dup_of IS NULL ORDER BY ts_us, id"}
-	/* [has dup_of][has the trace columns][kernels only] */
+	/* [has dup_of][has the trace columns][kernels only]; the kernels-only walk (the
+	 * baseline's durations) reads no trace column */
 	static const char *const sql[2][2][2] = {
 		{EV_SQL("NULL", TR_NO), EV_SQL("NULL", TR_YES)},
 		{EV_SQL_DUP(TR_NO), EV_SQL_DUP(TR_YES)},
 	};
+	const bool only = (flags & GL_QUERY_KERNELS_ONLY) != 0;
 #undef TR_NO
 #undef TR_YES
 #undef EV_SQL
@@ -238,7 +240,7 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	struct gl_query_event ev;
 	int rc;
 
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][q->has_trace][(flags & GL_QUERY_KERNELS_ONLY) != 0], -1,
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][q->has_trace && !only][only], -1,
 			       &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
@@ -263,13 +265,20 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		ev.metadata = (const char *)sqlite3_column_text(st, 13);
 		ev.metadata_len = (size_t)sqlite3_column_bytes(st, 13);
 		ev.dup_of = sqlite3_column_int64(st, 14);
-		ev.launch_overhead_us = col_double(st, 15);
-		ev.queue_us = col_double(st, 16);
-		ev.occupancy = col_double(st, 17);
-		ev.device = (const char *)sqlite3_column_text(st, 18);
-		ev.source = (const char *)sqlite3_column_text(st, 19);
-		ev.scope_id = sqlite3_column_int64(st, 20);
-		ev.stack_id = sqlite3_column_int64(st, 21);
+		/* the trace columns: only for a row of a profiler trace (source set) */
+		ev.source = (const char *)sqlite3_column_text(st, 15);
+		if (ev.source) {
+			ev.launch_overhead_us = col_double(st, 16);
+			ev.queue_us = col_double(st, 17);
+			ev.occupancy = col_double(st, 18);
+			ev.device = (const char *)sqlite3_column_text(st, 19);
+			ev.scope_id = sqlite3_column_int64(st, 20);
+			ev.stack_id = sqlite3_column_int64(st, 21);
+		} else {
+			ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
+			ev.device = NULL;
+			ev.scope_id = ev.stack_id = 0;
+		}
 		rc = fn(arg, &ev);
 		if (rc != 0) {
 			sqlite3_finalize(st);

@@ -77,7 +77,8 @@ struct gl_query_event {
  */
 bool gl_query_has_dup_of(const struct gl_query *q);
 
-/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline. */
+/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline: their
+ * kernel-trace columns are not read (NAN / NULL / 0). */
 #define GL_QUERY_KERNELS_ONLY 1u
 
 /*
