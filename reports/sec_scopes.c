@@ -510,7 +510,7 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 	const struct gl_chart_opts *co = a->o ? &a->o->chart : &defaults;
 	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
 	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
-	const char *vn[2] = {"time in the scope (ms)", "GPU time of its kernels (ms)"};
+	const char *vn[2] = {"time in the scope", "GPU time inside"};
 	size_t n = 0;
 
 	gl_chart_window_text(a->rep->window.since_us, a->rep->window.until_us, win, sizeof(win));
