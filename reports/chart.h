@@ -257,6 +257,17 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 		  const char *value_suffix, const char *const *value_names, size_t nvalues,
 		  const struct gl_chart_bar_row *rows, size_t nrows,
 		  const struct gl_chart_opts *opts, struct gl_err *err);
+/*
+ * The same with the value text's format: "%+.1f" (changes, as above) or
+ * "%.4g" (amounts: 4 significant digits, whole numbers from 10^4 to 10^9);
+ * amounts all above 0 spanning more than two decades (gl_chart_want_log)
+ * get a log axis, bars starting at the power of 10 below the least.
+ */
+int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
+		      const char *value_fmt, const char *value_suffix,
+		      const char *const *value_names, size_t nvalues,
+		      const struct gl_chart_bar_row *rows, size_t nrows,
+		      const struct gl_chart_opts *opts, struct gl_err *err);
 
 /*
  * Stacked bars over time: nbuckets buckets of bucket_us from t0_us, one

@@ -902,6 +902,16 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 		  const struct gl_chart_bar_row *rows, size_t nrows,
 		  const struct gl_chart_opts *opts, struct gl_err *err)
 {
+	return gl_chart_bars_fmt(path, title, x_label, "%+.1f", value_suffix, value_names,
+				 nvalues, rows, nrows, opts, err);
+}
+
+int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
+		      const char *value_fmt, const char *value_suffix,
+		      const char *const *value_names, size_t nvalues,
+		      const struct gl_chart_bar_row *rows, size_t nrows,
+		      const struct gl_chart_opts *opts, struct gl_err *err)
+{
 	struct chart c;
 	struct yrange r = {0};
 	char t[TEXT_MAX];
@@ -914,13 +924,30 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 	rc = chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
-	yr_add(&r, 0);
+	const int changes = !strcmp(value_fmt, "%+.1f");
+	double vmin = INFINITY, vmax = -INFINITY;
+
 	for (size_t i = 0; i < nrows; i++)
 		for (size_t v = 0; v < nvalues; v++)
-			yr_add(&r, rows[i].value[v]);
+			if (isfinite(rows[i].value[v])) {
+				vmin = fmin(vmin, rows[i].value[v]);
+				vmax = fmax(vmax, rows[i].value[v]);
+			}
+	/* Amounts over more than two decades: a log axis, bars from a power of 10 below the least. */
+	const int logx = !changes && vmin > 0 && gl_chart_want_log(vmin, vmax);
+	const double base = logx ? floor(log10(vmin)) : 0;
+
+	if (!logx)
+		yr_add(&r, 0);
+	for (size_t i = 0; i < nrows; i++)
+		for (size_t v = 0; v < nvalues; v++)
+			yr_add(&r, logx && rows[i].value[v] > 0 ? log10(rows[i].value[v])
+								: rows[i].value[v]);
+	if (logx)
+		r.lo = base;
 	double span = r.hi - r.lo > 0 ? r.hi - r.lo : 1;
 	/* Room for the value text at both ends. */
-	double lo = r.lo - (r.lo < 0 ? span * 0.2 : 0), hi = r.hi + span * 0.2;
+	double lo = r.lo - (r.lo < 0 && !logx ? span * 0.2 : 0), hi = r.hi + span * 0.2;
 
 	if (r.lo == 0 && r.hi == 0) {
 		lo = -1;
@@ -931,7 +958,7 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	plwind(lo, hi, 0, (double)nrows);
 	set_color(COL_GRID);
-	plbox("g", 0, 0, "", 0, 0);
+	plbox(logx ? "gl" : "g", 0, 0, "", 0, 0);
 	double band = 0.8 / (double)nvalues;
 
 	plschr(0, TEXT_SCALE * (nrows > 20 ? 0.75 : 0.95));
@@ -948,15 +975,21 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 				plptex(0, (y0 + y1) / 2, 1, 0, -0.1, " n/a");
 				continue;
 			}
-			PLFLT bx[4] = {0, 0, val, val}, by[4] = {y0, y1, y1, y0};
+			double x = logx ? log10(val) : val;
+			PLFLT bx[4] = {base, base, x, x}, by[4] = {y0, y1, y1, y0};
 
 			set_color(palette_index((int)v, v));
 			plfill(4, bx, by);
 			/* -0.04 rounds to "-0.0": say 0.0 */
-			snprintf(num, sizeof(num), "%+.1f%s", fabs(val) < 0.05 ? 0.0 : val,
-				 value_suffix ? value_suffix : "");
+			if (!strcmp(value_fmt, "%+.1f"))
+				snprintf(num, sizeof(num), "%+.1f%s", fabs(val) < 0.05 ? 0.0 : val,
+					 value_suffix ? value_suffix : "");
+			else	/* amounts: 4 significant digits, no exponent below 10^9 */
+				snprintf(num, sizeof(num), fabs(val) >= 1e4 && fabs(val) < 1e9 ? "%.0f%s"
+							   : "%.4g%s", val,
+					 value_suffix ? value_suffix : "");
 			set_color(COL_FG);
-			plptex(val, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
+			plptex(x, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
 			       esc_text(num, t, sizeof(t)));
 		}
 		set_color(COL_FG);
@@ -964,14 +997,17 @@ int gl_chart_bars(const char *path, const char *title, const char *x_label,
 		       name_text(rows[i].name ? rows[i].name : "", 48, t, sizeof(t)));
 	}
 	plschr(0, TEXT_SCALE);
-	PLFLT zx[2] = {0, 0}, zy[2] = {0, (double)nrows};
+	PLFLT zx[2] = {base, base}, zy[2] = {0, (double)nrows};
 
 	set_color(COL_FG);
 	plwidth(1.5);
 	plline(2, zx, zy);
 	plwidth(1);
-	plbox("bcnst", 0, 0, "bc", 0, 0);
-	plmtex("b", 3.2, 0.5, 0.5, esc_text(x_label ? x_label : "", t, sizeof(t)));
+	plbox(logx ? "bcnstl" : "bcnst", 0, 0, "bc", 0, 0);
+	char xl[TEXT_MAX];
+
+	snprintf(xl, sizeof(xl), "%s%s", x_label ? x_label : "", logx ? ", log scale" : "");
+	plmtex("b", 3.2, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
 	legend_boxes(value_names, nvalues, vp);
 	draw_title(title);
 	return chart_end(&c, path, err);

@@ -262,8 +262,13 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 		fclose(probe);
 		if (n++ == 0)
 			fputs("<div class=\"charts\">\n", f);
-		fprintf(f, "<figure id=\"%.*s\"><img alt=\"%s\" width=\"1600\" "
-			"src=\"data:image/png;base64,", (int)(strlen(s->charts[i]) - 4), s->charts[i],
+		/* the id is the file's stem; "chart-" before it when that is the section's
+		 * own id (scopes.png in <section id="scopes">) */
+		int stem = (int)(strlen(s->charts[i]) - 4);
+		bool clash = (size_t)stem == strlen(s->name) && !strncmp(s->charts[i], s->name, (size_t)stem);
+
+		fprintf(f, "<figure id=\"%s%.*s\"><img alt=\"%s\" width=\"1600\" "
+			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, s->charts[i],
 			s->chart_alts ? s->chart_alts[i] : s->charts[i]);
 		base64_file(f, path);
 		fprintf(f, "\"><figcaption class=\"muted\">%s</figcaption></figure>\n",

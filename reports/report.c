@@ -27,8 +27,13 @@ void gl_report_release(struct gl_report *rep)
 	if (!rep)
 		return;
 	free_counts(rep->summary.by_component, rep->summary.n_by_component);
-	for (size_t i = 0; i < rep->n_kernels; i++)
+	for (size_t i = 0; i < rep->n_kernels; i++) {
 		free(rep->kernels[i].kernel);
+		free(rep->kernels[i].device);
+		free(rep->kernels[i].source);
+		free(rep->kernels[i].hot_stack);
+		free(rep->kernels[i].hot_scope);
+	}
 	free(rep->kernels);
 	for (size_t i = 0; i < rep->n_operations; i++) {
 		free(rep->operations[i].operation);
@@ -130,9 +135,10 @@ const char *gl_severity_name(enum gl_severity s)
 
 const char *gl_trend_series_name(enum gl_trend_series s)
 {
-	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric"};
+	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric",
+					    "scope"};
 
-	return (unsigned)s < 5 ? names[s] : "";
+	return (unsigned)s < 6 ? names[s] : "";
 }
 
 const char *gl_anomaly_method_name(enum gl_anomaly_method m)

@@ -67,6 +67,13 @@ struct gl_report_kernel {
 	uint64_t anomalies;		/* samples found anomalous (see anomalies) */
 	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
 	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
+	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
+	double launch_overhead_us, queue_us, occupancy;	/* means */
+	char *device;			/* devices seen, comma-separated ("0,1") */
+	char *source;			/* sources seen: "gpufl", "kineto", "gpufl,kineto" */
+	char *hot_stack;		/* most frequent call stack ("train.py:88|model.py:41") */
+	char *hot_scope;		/* the scope of that (stack, scope) pair */
+	uint64_t hot_count;		/* timings with that pair; 0: no stack or scope */
 };
 
 /*
@@ -92,6 +99,7 @@ enum gl_trend_series {
 	GL_TREND_ERRORS,	/* ERROR and CRITICAL events per hour */
 	GL_TREND_OPERATION,	/* duration of one operation, ms */
 	GL_TREND_METRIC,	/* one metric series (samples), in the metric's unit */
+	GL_TREND_SCOPE,		/* duration of one scope path (spans), ms */
 };
 
 enum gl_verdict {
@@ -105,7 +113,8 @@ enum gl_verdict {
 struct gl_report_trend {
 	enum gl_trend_series series;
 	char *kernel;			/* the kernel (GL_TREND_KERNEL), operation or metric; else NULL */
-	char *device, *host;		/* GL_TREND_METRIC: the series' device and host; else NULL */
+	char *device, *host;		/* GL_TREND_METRIC: the series' device and host;
+					 * GL_TREND_SCOPE: the spans' device or NULL; else NULL */
 	const char *unit;		/* "us", "MiB", "errors/h" (static) */
 	uint64_t n;			/* points fitted */
 	double slope_per_day;		/* unit per day; NAN when all t are equal */

@@ -13,6 +13,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "kernel_trace.h"
 #include "section.h"
 #include "sections.h"
 #include "series.h"
@@ -25,6 +26,7 @@ struct kstate {
 	size_t n, cap;
 	double mem_sum;
 	uint64_t mem_n, flagged;
+	struct gl_ktrace tr;	/* profiler-trace fields (kernel_trace.h) */
 };
 
 struct kernels {
@@ -74,7 +76,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		k->mem_sum += ev->mem_mb;
 		k->mem_n++;
 	}
-	return GL_OK;
+	return gl_ktrace_add(&k->tr, ev, cx->err);
 }
 
 static int cmp_kernel_total(const void *pa, const void *pb)
@@ -117,6 +119,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rk->total_us = d.sum;
 		rk->flagged = k->flagged;
 		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
+		if ((rc = gl_ktrace_finish(&k->tr, cx, rk, cx->err)) != GL_OK)
+			return rc;
 	}
 	qsort(rep->kernels, rep->n_kernels, sizeof(*rep->kernels), cmp_kernel_total);
 	/* the charts' histograms of the top kernels, from the durations kept */
@@ -144,6 +148,7 @@ static void release(void *st)
 
 	for (size_t i = 0; i < ks->n; i++) {
 		free(ks->by_id[ks->ids[i]]->dur);
+		gl_ktrace_release(&ks->by_id[ks->ids[i]]->tr);
 		free(ks->by_id[ks->ids[i]]);
 	}
 	free(ks->by_id);
@@ -174,6 +179,21 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "anomalies", gl_json_u64(k->anomalies));
 		gl_jb_set(&jb, o, "flagged_anomalies", gl_json_u64(k->flagged));
 		gl_jb_set(&jb, o, "mean_mem_mib", gl_json_num(k->mean_mem_mib));
+		if (k->source) {	/* a kernel of a profiler trace */
+			gl_jb_set(&jb, o, "launch_overhead_us", gl_json_num(k->launch_overhead_us));
+			gl_jb_set(&jb, o, "queue_us", gl_json_num(k->queue_us));
+			gl_jb_set(&jb, o, "occupancy", gl_json_num(k->occupancy));
+			gl_jb_set(&jb, o, "device", gl_json_str(k->device));
+			gl_jb_set(&jb, o, "source", gl_json_str(k->source));
+		}
+		if (k->hot_count) {
+			json_t *h = json_object();
+
+			gl_jb_set(&jb, h, "stack", gl_json_str(k->hot_stack));
+			gl_jb_set(&jb, h, "scope", gl_json_str(k->hot_scope));
+			gl_jb_set(&jb, h, "count", gl_json_u64(k->hot_count));
+			gl_jb_set(&jb, o, "hotspot", h);
+		}
 		gl_jb_append(&jb, a, o);
 	}
 	return gl_jb_done(&jb, a);
@@ -183,7 +203,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	(void)st;
 	fputs("kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
-	      "total_us,anomalies,flagged_anomalies,mean_mem_mib", fp);
+	      "total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
+	      "occupancy,device,source,hot_stack,hot_scope,hot_count", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < r->n_kernels; i++) {
 		const struct gl_report_kernel *k = &r->kernels[i];
@@ -203,13 +224,32 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		gl_csv_u64(fp, k->flagged);
 		gl_csv_sep(fp);
 		gl_csv_num(fp, k->mean_mem_mib);
+		gl_csv_sep(fp);
+		/* the trace fields: empty for a kernel of log lines */
+		gl_csv_num(fp, k->source ? k->launch_overhead_us : NAN);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, k->source ? k->queue_us : NAN);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, k->source ? k->occupancy : NAN);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, k->device);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, k->source);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, k->hot_stack);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, k->hot_scope);
+		gl_csv_sep(fp);
+		if (k->hot_count)
+			gl_csv_u64(fp, k->hot_count);
 		gl_csv_eol(fp);
 	}
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40], e[40], f[40];
+	char a[40], b[40], c[40], d[40], e[40], f[40], nm[256];
+	size_t n_hot = 0;
 
 	(void)st;
 	if (!r->n_kernels) {
@@ -222,7 +262,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
 		const struct gl_report_kernel *k = &r->kernels[i];
 
-		gl_text_cell(fp, k->kernel, 26);
+		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
 		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n", (unsigned long long)k->count,
 			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
 			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
@@ -231,10 +271,85 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 	if (r->n_kernels > r->top)
 		fprintf(fp, "(%zu more kernels)\n", r->n_kernels - r->top);
+	for (size_t i = 0; i < r->n_kernels && i < r->top; i++)
+		n_hot += r->kernels[i].source != NULL;
+	if (!n_hot)
+		return;
+	fprintf(fp, "\nhotspots (trace kernels by total time; launch, queue in us; most frequent stack)\n");
+	gl_text_cell(fp, "kernel", 26);
+	fprintf(fp, "%9s %7s %7s %4s %-6s %s\n", "total", "launch", "queue", "occ", "device",
+		"stack [scope] (timings)");
+	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
+		const struct gl_report_kernel *k = &r->kernels[i];
+
+		if (!k->source)
+			continue;
+		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
+		if (isnan(k->occupancy))
+			snprintf(d, sizeof(d), "-");
+		else
+			snprintf(d, sizeof(d), "%.2f", k->occupancy);
+		fprintf(fp, "%9s %7s %7s %4s ", gl_text_num(k->total_us, a, sizeof(a)),
+			gl_text_num(k->launch_overhead_us, b, sizeof(b)),
+			gl_text_num(k->queue_us, c, sizeof(c)), d);
+		gl_text_cell(fp, k->device ? k->device : "-", 6);
+		if (k->hot_count)
+			snprintf(nm, sizeof(nm), " %s [%s] (%llu)", k->hot_stack ? k->hot_stack : "-",
+				 k->hot_scope ? k->hot_scope : "-", (unsigned long long)k->hot_count);
+		else
+			snprintf(nm, sizeof(nm), " -");
+		gl_text_last(fp, nm, GL_TEXT_WIDTH - 64);	/* the line's first 64 columns are taken */
+		fputc('\n', fp);
+	}
+}
+
+/* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
+static void html_hotspots(const struct gl_report *rep, FILE *f)
+{
+	char nm[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n_kernels && i < rep->top; i++) {
+		const struct gl_report_kernel *k = &rep->kernels[i];
+
+		if (!k->source)
+			continue;
+		if (n++ == 0)
+			fputs("<h3>Hotspots</h3>\n<table><tr><th>kernel</th><th>total s</th>"
+			      "<th>launch µs</th><th>queue µs</th><th>occ.</th>"
+			      "<th>device</th><th>most frequent call stack [scope] (timings)</th>"
+			      "</tr>\n", f);
+		fputs("<tr><td class=\"k\" title=\"", f);
+		gl_html_text(f, k->kernel);
+		fputs("\">", f);
+		gl_html_text(f, gl_kernel_short_name(k->kernel, nm, sizeof(nm)));
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, k->launch_overhead_us, GL_HTML_G4);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, k->queue_us, GL_HTML_G4);
+		fputs("</td><td class=\"n\">", f);
+		gl_html_num(f, k->occupancy, GL_HTML_G4);
+		fputs("</td><td>", f);
+		gl_html_text(f, k->device ? k->device : "");
+		fputs("</td><td class=\"k\">", f);
+		if (k->hot_count) {
+			gl_html_text(f, k->hot_stack ? k->hot_stack : "-");
+			fputs(" [", f);
+			gl_html_text(f, k->hot_scope ? k->hot_scope : "-");
+			fprintf(f, "] (%llu)", (unsigned long long)k->hot_count);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	if (n)
+		fputs("</table>\n", f);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
+	char nm[256];
+
 	(void)st;
 	if (rep->n_kernels == 0) {
 		fputs("<p>No kernel timings in this window.</p>\n", f);
@@ -247,8 +362,10 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		const struct gl_report_kernel *k = &rep->kernels[i];
 		const double v[5] = {k->mean_us, k->p50_us, k->p95_us, k->p99_us, k->max_us};
 
-		fputs("<tr><td class=\"k\">", f);
+		fputs("<tr><td class=\"k\" title=\"", f);
 		gl_html_text(f, k->kernel);
+		fputs("\">", f);
+		gl_html_text(f, gl_kernel_short_name(k->kernel, nm, sizeof(nm)));
 		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)k->count);
 		for (int j = 0; j < 5; j++) {
 			fputs("<td class=\"n\">", f);
@@ -261,6 +378,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			(unsigned long long)k->anomalies, (unsigned long long)k->flagged);
 	}
 	fputs("</table>\n", f);
+	html_hotspots(rep, f);
 }
 
 static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,

@@ -193,6 +193,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		if (t->series == GL_TREND_METRIC) {
 			gl_jb_set(&jb, o, "device", gl_json_str(t->device ? t->device : ""));
 			gl_jb_set(&jb, o, "host", gl_json_str(t->host ? t->host : ""));
+		} else if (t->series == GL_TREND_SCOPE) {
+			gl_jb_set(&jb, o, "device", gl_json_str(t->device));	/* null: none */
 		}
 		gl_jb_set(&jb, o, "unit", gl_json_str(t->unit));
 		gl_jb_set(&jb, o, "n", gl_json_u64(t->n));
@@ -254,7 +256,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	(void)st;
 	for (size_t i = 0; i < r->n_trends; i++) {
 		const struct gl_report_trend *t = &r->trends[i];
-		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION;
+		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
+			     t->series == GL_TREND_SCOPE;
 
 		if (t->verdict == GL_VERDICT_STABLE)
 			continue;

@@ -4,7 +4,8 @@
  * and is one entry of a table (gl_sections in sections.c). The driver
  * (gl_report_build) and every emitter loop over that table:
  *
- *   build    begin -> collect (each event of the window, one ordered pass)
+ *   build    begin -> collect_span (each trace span, one ordered pass)
+ *            -> collect (each event of the window, one ordered pass)
  *            -> collect_mem (each RMM row, one ordered pass)
  *            -> collect_sample (each metric sample, one ordered pass) -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
@@ -83,6 +84,9 @@ struct gl_section {
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
 	/* Each metric sample of the window (table samples), in time order; after collect_mem. */
 	int (*collect_sample)(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *s);
+	/* Each span (table spans) starting in the window, in start order; BEFORE collect, so
+	 * that a section can place each kernel within the spans it has read. */
+	int (*collect_span)(struct gl_section_ctx *cx, void *st, const struct gl_query_span *sp);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
@@ -104,7 +108,7 @@ struct gl_section_list {
 };
 
 /* The default table: summary, kernels, operations, trends, anomalies, memory, errors,
- * metrics, alerts, baseline. */
+ * metrics, scopes, alerts, baseline. */
 extern const struct gl_section_list gl_sections;
 
 /* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
@@ -147,6 +151,6 @@ struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
 
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
-	gl_sec_baseline, gl_sec_metrics;
+	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes;
 
 #endif

@@ -21,7 +21,8 @@
 
 static const struct gl_section *const default_items[] = {
 	&gl_sec_summary, &gl_sec_kernels, &gl_sec_operations, &gl_sec_trends, &gl_sec_anomalies,
-	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_alerts,	  &gl_sec_baseline,
+	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_scopes,	  &gl_sec_alerts,
+	&gl_sec_baseline,
 };
 
 const struct gl_section_list gl_sections = {
@@ -180,6 +181,20 @@ static int on_sample(void *arg, const struct gl_query_sample *smp)
 	return rc;
 }
 
+static int on_span(void *arg, const struct gl_query_span *sp)
+{
+	struct build *b = arg;
+	struct gl_section_ctx *cx = &b->cx;
+	int rc = GL_OK;
+
+	if (!id_ok(cx, cx->host_ok, sp->host_id, cx->p->hosts, cx->p->nhosts))
+		return 0;
+	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+		if (b->list->items[i]->collect_span)
+			rc = b->list->items[i]->collect_span(cx, cx->rep->sec_state[i], sp);
+	return rc;
+}
+
 static int on_mem(void *arg, const struct gl_query_mem *m)
 {
 	struct build *b = arg;
@@ -250,6 +265,13 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);
+	if (rc != GL_OK)
+		goto out;
+	for (size_t i = 0; i < list->n; i++)
+		if (list->items[i]->collect_span) {
+			rc = gl_query_spans(q, p->since_us, p->until_us, on_span, &b, err);
+			break;
+		}
 	if (rc != GL_OK)
 		goto out;
 	if ((rc = gl_query_events(q, p->since_us, p->until_us, 0, on_event, &b, err)) != GL_OK)

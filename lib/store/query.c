@@ -23,6 +23,8 @@ struct gl_query {
 	int64_t version;	/* PRAGMA user_version */
 	bool has_dup_of;	/* events.dup_of exists (schema 3) */
 	bool has_samples;	/* tables series and samples exist (schema 3) */
+	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
+	bool has_spans;		/* table spans exists */
 };
 
 static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
@@ -135,6 +137,16 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		goto out;
 	}
 	q->has_samples = samples_tab == 2;
+	int64_t trace_col = 0, spans_tab = 0;
+	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'source'",
+		       &trace_col) != SQLITE_OK ||
+	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			      " AND name = 'spans'", &spans_tab) != SQLITE_OK) {
+		rc = db_error(q, err, "cannot read the schema");
+		goto out;
+	}
+	q->has_trace = trace_col > 0;
+	q->has_spans = spans_tab > 0;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -194,26 +206,41 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	 * Text is read only where a report uses it (see query.h): reading every
 	 * message of 10M kernel lines would double the report's time.
 	 */
-#define EV_COLS(dup)                                                                       \
+#define EV_COLS(dup, trace)                                                                \
 	"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,"   \
 	" recovery_attempts, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"                \
 	" (exec_ms IS NOT NULL OR message LIKE 'Operation %')) THEN message END,"          \
 	" error_count, stream_id, exec_ms,"                                                 \
 	" CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL THEN metadata END, " dup      \
-	" FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
-	static const char *const sql[2][2] = {
-		{EV_COLS("NULL") " ORDER BY ts_us, id",
-		 EV_COLS("NULL") " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL ORDER BY ts_us, id"},
-		{EV_COLS("dup_of") " ORDER BY ts_us, id",
-		 EV_COLS("dup_of") " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"
-				   " AND dup_of IS NULL ORDER BY ts_us, id"},
+	", " trace " FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+#define TR_NO "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+#define TR_YES                                                                             \
+	"source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
+#define EV_SQL(dup, trace)                                                                 \
+	{EV_COLS(dup, trace) " ORDER BY ts_us, id",                                        \
+	 EV_COLS(dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"            \
+			     " ORDER BY ts_us, id"}
+#define EV_SQL_DUP(trace)                                                                  \
+	{EV_COLS("dup_of", trace) " ORDER BY ts_us, id",                                   \
+	 EV_COLS("dup_of", trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"        \
+				  " AND dup_of IS NULL ORDER BY ts_us, id"}
+	/* [has dup_of][has the trace columns][kernels only]; the kernels-only walk (the
+	 * baseline's durations) reads no trace column */
+	static const char *const sql[2][2][2] = {
+		{EV_SQL("NULL", TR_NO), EV_SQL("NULL", TR_YES)},
+		{EV_SQL_DUP(TR_NO), EV_SQL_DUP(TR_YES)},
 	};
+	const bool only = (flags & GL_QUERY_KERNELS_ONLY) != 0;
+#undef TR_NO
+#undef TR_YES
+#undef EV_SQL
+#undef EV_SQL_DUP
 #undef EV_COLS
 	sqlite3_stmt *st = NULL;
 	struct gl_query_event ev;
 	int rc;
 
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][(flags & GL_QUERY_KERNELS_ONLY) != 0], -1,
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][q->has_trace && !only][only], -1,
 			       &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
@@ -238,6 +265,20 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		ev.metadata = (const char *)sqlite3_column_text(st, 13);
 		ev.metadata_len = (size_t)sqlite3_column_bytes(st, 13);
 		ev.dup_of = sqlite3_column_int64(st, 14);
+		/* the trace columns: only for a row of a profiler trace (source set) */
+		ev.source = (const char *)sqlite3_column_text(st, 15);
+		if (ev.source) {
+			ev.launch_overhead_us = col_double(st, 16);
+			ev.queue_us = col_double(st, 17);
+			ev.occupancy = col_double(st, 18);
+			ev.device = (const char *)sqlite3_column_text(st, 19);
+			ev.scope_id = sqlite3_column_int64(st, 20);
+			ev.stack_id = sqlite3_column_int64(st, 21);
+		} else {
+			ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
+			ev.device = NULL;
+			ev.scope_id = ev.stack_id = 0;
+		}
 		rc = fn(arg, &ev);
 		if (rc != 0) {
 			sqlite3_finalize(st);
@@ -505,6 +546,45 @@ int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us
 		*first_us = sqlite3_column_int64(st, 0);
 		*last_us = sqlite3_column_int64(st, 1);
 	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
+		   int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
+		   struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT start_us, dur_us, scope_id, depth, device, source, host_id FROM spans"
+		" INDEXED BY spans_start WHERE start_us >= ?1 AND start_us < ?2"
+		" ORDER BY start_us, id";
+	sqlite3_stmt *st = NULL;
+	struct gl_query_span s;
+	int rc;
+
+	if (!q->has_spans)
+		return GL_OK;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query spans");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.start_us = sqlite3_column_int64(st, 0);
+		s.dur_us = col_double(st, 1);
+		s.scope_id = sqlite3_column_int64(st, 2);
+		s.depth = sqlite3_column_int(st, 3);
+		s.device = (const char *)sqlite3_column_text(st, 4);
+		s.source = (const char *)sqlite3_column_text(st, 5);
+		s.host_id = sqlite3_column_int64(st, 6);
+		if (!s.source)
+			s.source = "";
+		rc = fn(arg, &s);
+		if (rc != 0) {
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read spans");
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -61,6 +61,13 @@ struct gl_query_event {
 	size_t message_len;
 	const char *metadata;		/* JSON object text, see above, else NULL */
 	size_t metadata_len;
+	/* Kernel-trace columns (profiler traces; NAN / NULL / 0 for log lines and
+	 * for a database without them); strings valid during the call. */
+	double launch_overhead_us, queue_us, occupancy;
+	const char *device;		/* GPU as written, else NULL */
+	const char *source;		/* "gpufl", "kineto", "nsys"; NULL: a log line */
+	int64_t scope_id;		/* names id of the scope path "a|b"; 0: none */
+	int64_t stack_id;		/* names id of the call stack; 0: none */
 };
 
 /*
@@ -70,7 +77,8 @@ struct gl_query_event {
  */
 bool gl_query_has_dup_of(const struct gl_query *q);
 
-/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline. */
+/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline: their
+ * kernel-trace columns are not read (NAN / NULL / 0). */
 #define GL_QUERY_KERNELS_ONLY 1u
 
 /*
@@ -144,6 +152,26 @@ int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us
 /* First and last sample time in [since_us, until_us); GL_TS_NONE both when none. */
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err);
+
+/* One spans row (closed user scopes of profiler traces). */
+struct gl_query_span {
+	int64_t start_us;
+	double dur_us;
+	int64_t scope_id;		/* names id of the path "timestep|solve"; 0: none */
+	int depth;
+	const char *device;		/* NULL: not per device (a CPU-side range); valid during the call */
+	const char *source;		/* "gpufl", "kineto" */
+	int64_t host_id;		/* 0: none */
+};
+
+/*
+ * Calls fn for each span with since_us <= start_us < until_us, in order of
+ * (start_us, id). Same contract as gl_query_events; a database without the
+ * spans table calls fn never.
+ */
+int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
+		   int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
+		   struct gl_err *err);
 
 /*
  * Rejected lines and files. Schema 2 gives rejects a time (rejects.ts_us):

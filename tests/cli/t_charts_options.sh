@@ -12,7 +12,7 @@ touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/*
 "$INGEST" -q --db $T/db $T/logs 2>/dev/null || [ $? -eq 1 ] || fail "ingest"
 # in the order of the sections (index.html shows each chart next to its section's table)
 pngs="kernel_performance_timeline.png kernel_performance_distribution.png kernel_trends.png
-memory_usage_trend.png error_rate.png baseline_comparison.png"
+memory_usage_trend.png error_rate.png scopes.png baseline_comparison.png"
 
 # --no-charts: the report files only
 "$REPORT" --db $T/db --until 2025-11-17 --days 7 --format json --output-dir $T/n --no-charts \
@@ -23,7 +23,7 @@ expect_eq "--no-charts printed" "$T/n/report.json" "$(cat $T/n.out)"
 	>/dev/null || fail "--no-charts csv rc"
 ls $T/nc | grep -Eq '\.png$|index\.html' && fail "--no-charts csv wrote charts: $(ls $T/nc)"
 
-# csv: the charts next to the eight csv files
+# csv: the charts next to the csv files
 "$REPORT" --db $T/db --until 2025-11-17 --days 7 --format csv --output-dir $T/c >/dev/null ||
 	fail "csv rc"
 for f in $pngs; do
@@ -47,7 +47,7 @@ grep -q '^Kernels by total time' $T/t.txt || fail "text report"
 	fail "text dir rc"
 [ -s $T/t/index.html ] || fail "text dir: index.html"
 
-# an empty window: exit 0, six charts that are not blank, a page without alerts
+# an empty window: exit 0, seven charts that are not blank, a page without alerts
 "$REPORT" --db $T/db --until 2020-01-02 --days 1 --format json --output-dir $T/e \
 	>/dev/null 2>$T/err || fail "empty window rc"
 grep -q 'no events' $T/err || fail "empty window note"
@@ -56,7 +56,7 @@ for f in $pngs; do
 	# a "no data" chart is not the chart of the full window
 	cmp -s $T/e/$f $T/c/$f && fail "empty window: $f same as with data"
 done
-expect_eq "empty window images" 7 "$(grep -o '<img ' $T/e/index.html | wc -l)"
-# every "no data" chart carries its own title: six different files
-expect_eq "distinct empty charts" 6 "$(cd $T/e && cksum $pngs | cut -d' ' -f1 | sort -u | wc -l)"
+expect_eq "empty window images" 8 "$(grep -o '<img ' $T/e/index.html | wc -l)"
+# every "no data" chart carries its own title: seven different files
+expect_eq "distinct empty charts" 7 "$(cd $T/e && cksum $pngs | cut -d' ' -f1 | sort -u | wc -l)"
 exit 0

@@ -61,17 +61,18 @@ static void test_csv(void **state)
 	fclose(fp);
 	out.dir = dir;
 	assert_int_equal(gl_emit_csv(&r, &out, &err), GL_OK);
-	assert_int_equal(out.n_paths, 10);
+	assert_int_equal(out.n_paths, 11);
 	char *s = slurp(path);
 	assert_string_equal(s,
 		"kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
-		"total_us,anomalies,flagged_anomalies,mean_mem_mib\r\n"
-		"\"gemm<float, \"\"T\"\">, µ\",1,5,5,5,,5,5,5,5,5,0,0,\r\n"
-		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3\r\n");
+		"total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
+		"occupancy,device,source,hot_stack,hot_scope,hot_count\r\n"
+		"\"gemm<float, \"\"T\"\">, µ\",1,5,5,5,,5,5,5,5,5,0,0,,,,,,,,,\r\n"
+		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3,,,,,,,,\r\n");
 	free(s);
 	const char *names[] = {"summary", "operations", "trends", "anomalies", "memory", "errors",
-			       "metrics", "alerts", "baseline"};
-	for (size_t i = 0; i < 9; i++) {
+			       "metrics", "scopes", "alerts", "baseline"};
+	for (size_t i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), "%s/%s.csv", dir, names[i]);
 		s = slurp(path);
 		assert_true(strchr(s, '\n') != NULL);	/* a header row at least */

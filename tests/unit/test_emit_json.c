@@ -53,9 +53,10 @@ static void test_json(void **state)
 	json_t *doc = json_loads(buf, 0, &jerr);
 	assert_non_null(doc);
 	const char *keys[] = {"generator", "window",	"summary", "kernels", "operations", "trends",
-			      "anomalies", "memory", "errors",	"alerts",  "baseline", "metrics"};
-	assert_int_equal(json_object_size(doc), 12);
-	for (size_t i = 0; i < 12; i++)
+			      "anomalies", "memory", "errors",	"alerts",  "baseline", "metrics",
+			      "scopes"};
+	assert_int_equal(json_object_size(doc), 13);
+	for (size_t i = 0; i < 13; i++)
 		assert_non_null(json_object_get(doc, keys[i]));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "window"),
 							      "since")),
@@ -65,6 +66,11 @@ static void test_json(void **state)
 	assert_true(json_is_null(json_object_get(k0, "stddev_us")));
 	assert_true(json_is_null(json_object_get(k0, "mean_mem_mib")));
 	assert_true(json_number_value(json_object_get(k0, "p95_us")) == 5);
+	/* a hand-made model has no scopes state: an empty array; a kernel of log lines
+	 * has no trace fields */
+	assert_int_equal(json_array_size(json_object_get(doc, "scopes")), 0);
+	assert_null(json_object_get(k0, "source"));
+	assert_null(json_object_get(k0, "hotspot"));
 	json_t *k1 = json_array_get(json_object_get(doc, "kernels"), 1);
 	assert_string_equal(json_string_value(json_object_get(k1, "kernel")), "x\xEF\xBF\xBD"); /* U+FFFD */
 	assert_true(json_is_null(json_object_get(json_object_get(doc, "summary"), "first_ts")));

@@ -121,8 +121,9 @@ static void test_six_charts_deterministic(void **state)
 
 	(void)state;
 	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "a", &a, &s), GL_OK);
-	/* 6 PNGs, gpu_telemetry.png (no samples: "no data") and index.html, recorded in out. */
-	assert_int_equal(a.n_paths, 8);
+	/* 6 PNGs, gpu_telemetry.png and scopes.png (no samples, no spans: "no data") and
+	 * index.html, recorded in out. */
+	assert_int_equal(a.n_paths, 9);
 	check_dir(a.dir, 1);
 	/* The series read what the fixture holds (counted by hand). */
 	assert_int_equal(s.n_top, 4);

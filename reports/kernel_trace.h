@@ -1,0 +1,68 @@
+/*
+ * kernel_trace.h - what the kernels section adds for kernels read from
+ * profiler traces (events.source set: gpufl, kineto, nsys): mean launch
+ * overhead, queue time and occupancy, the devices and sources seen, and the
+ * most frequent (call stack, scope) pair of each kernel, the hotspot. Kept
+ * apart from sec_kernels.c so that section's per-kernel state stays small.
+ *
+ * source is the list of sources, "log" among them when some timings came
+ * from log lines; a kernel of log lines only has no source (and no trace
+ * fields in the output).
+ *
+ * Memory per kernel: a few sums, at most GL_KTRACE_DEVICES device strings
+ * and at most GL_KTRACE_PAIRS distinct (stack, scope) pairs (later pairs are
+ * counted in other_n, never as a hotspot).
+ */
+#ifndef GL_KERNEL_TRACE_H
+#define GL_KERNEL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+#include "section.h"
+
+#define GL_KTRACE_DEVICES 8
+#define GL_KTRACE_PAIRS 256
+
+struct gl_ktrace_pair {
+	int64_t stack_id, scope_id;	/* names ids; 0: none */
+	uint64_t n;
+};
+
+struct gl_ktrace {
+	double overhead_sum, queue_sum, occ_sum;
+	uint64_t overhead_n, queue_n, occ_n;
+	unsigned sources;		/* bit per source: gpufl, kineto, nsys, other, log lines */
+	char *dev[GL_KTRACE_DEVICES];
+	size_t n_dev;
+	int dev_more;			/* a device beyond GL_KTRACE_DEVICES was seen */
+	struct gl_ktrace_pair *pairs;
+	size_t n_pairs, cap_pairs, last;
+	uint64_t other_n;
+};
+
+/* Adds the trace columns of one kernel timing (nothing for a log line). */
+int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct gl_err *err);
+
+/* Fills the trace fields of rk (launch_overhead_us ... hot_count) from t. */
+int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
+		     struct gl_report_kernel *rk, struct gl_err *err);
+
+void gl_ktrace_release(struct gl_ktrace *t);
+
+/*
+ * A shorter form of a kernel name for text, HTML and charts: an Itanium
+ * mangled name of the form _Z<len><name><params> (a free function) or
+ * _ZN<len><name>...<len><name>E<params> (a nested name, namespaces joined
+ * with ::) becomes its name with "(...)" for the parameters
+ * ("force_pass_kernel(...)", "at::native::vectorized_elementwise_kernel(...)");
+ * template arguments
+ * (I...E after a name), substitutions and every other form are left as
+ * far as they were read ("...<>" marks skipped template arguments). Any
+ * other name is returned as written. Writes at most n - 1 bytes and a NUL
+ * to buf; returns buf.
+ */
+const char *gl_kernel_short_name(const char *name, char *buf, size_t n);
+
+#endif

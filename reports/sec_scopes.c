@@ -1,0 +1,563 @@
+/*
+ * sec_scopes.c - the scopes section: time per user scope of the profiler
+ * traces (table spans: gpufl scope_begin/scope_end, Kineto user_annotation
+ * and gpu_user_annotation ranges). One row per scope path ("step|forward")
+ * and device: count, total, mean, p50, p95 and max duration (ms), the
+ * kernel timings launched inside and their summed duration (gpu_ms), and a
+ * trend of the duration per row (series "scope"). Chart: scopes.png, the
+ * rows with the most time as bars, the GPU time inside next to each.
+ *
+ * Which kernels lie inside a scope:
+ * - a kernel that carries its scope path (events.scope_id: gpufl's
+ *   user_scope, the scopes open on the launching thread) is inside the
+ *   rows without a device whose path equals its path or is a prefix of it
+ *   ending at a '|' ("step" holds "step|forward", not "stepper");
+ * - a kernel without one (Kineto, nsys) is placed by time, among the spans
+ *   of the same source and host: a span with a device (a GPU-side range,
+ *   gpu_user_annotation) holds the kernels of that device whose GPU start
+ *   lies in [start, start + dur); a span without a device (a CPU-side
+ *   range, user_annotation, gpufl scopes) holds the kernels whose launch
+ *   call started in it: GPU start - queue_us - launch_overhead_us (the
+ *   missing terms taken as 0). A kernel is counted once per span holding
+ *   it, so a row counts a kernel once unless two spans of the same path and
+ *   device overlap (two threads in the same scope at once).
+ * Rows are per device so that Kineto's CPU range and its GPU copy of the
+ * same name ("ProfilerStep#3" on the CPU and on GPU 0) stay apart.
+ *
+ * Memory: one double and one interval per span (the percentiles and the
+ * placement need them), nothing per kernel. Spans are read before the
+ * events (section.h); only spans starting in the window count.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "emit_png.h"
+#include "emit_util.h"
+#include "kernel_trace.h"
+#include "scopes.h"
+#include "section.h"
+#include "series.h"
+#include "stats/stats.h"
+#include "util/timeutil.h"
+
+#define SCOPE_CHART_ROWS 20
+
+struct srow {
+	int64_t scope_id;
+	char *device;		/* NULL: none */
+	double *dur_ms;
+	size_t n, cap;
+	struct gl_fit_acc fit;
+	int64_t first_us, last_us;
+	uint64_t kernels;
+	double gpu_us;
+	int32_t next;		/* next row of the same scope id (another device); -1: none */
+};
+
+struct ival {
+	int64_t start_us;
+	double end_us;
+	uint32_t row;
+};
+
+/* Spans of one source, host, device (or none) and depth: sorted by start. */
+struct group {
+	char *source, *device;
+	int64_t host_id;
+	int depth;
+	struct ival *iv;
+	size_t n, cap;
+	double max_dur_us;
+};
+
+/* Kernel timings that carried a scope path: per scope id. */
+struct kscope {
+	int64_t scope_id;
+	uint64_t n;
+	double dur_us;
+};
+
+struct scopes {
+	struct srow *rows;
+	size_t n_rows, cap_rows;
+	int32_t *row_of;	/* per name id: first row, -1: none */
+	struct group *grp;
+	size_t n_grp, cap_grp;
+	struct kscope *ks;
+	size_t n_ks, cap_ks;
+	int32_t *ks_of;		/* per name id: index in ks, -1: none */
+	size_t n_ids;
+	struct gl_scopes_result res;
+};
+
+const struct gl_scopes_result *gl_scopes_result(const void *st)
+{
+	return st ? &((const struct scopes *)st)->res : NULL;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *q;
+
+	while (c < need)
+		c *= 2;
+	if (!(q = realloc(*p, c * size)))
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct scopes *s = st;
+
+	s->n_ids = cx->n_ids;
+	s->row_of = malloc(cx->n_ids * sizeof(*s->row_of));
+	s->ks_of = malloc(cx->n_ids * sizeof(*s->ks_of));
+	if (!s->row_of || !s->ks_of)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < cx->n_ids; i++)
+		s->row_of[i] = s->ks_of[i] = -1;
+	return GL_OK;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static struct srow *row_for(struct gl_section_ctx *cx, struct scopes *s, int64_t scope_id,
+			    const char *device, uint32_t *idx)
+{
+	int32_t i = s->row_of[scope_id];
+
+	for (; i >= 0; i = s->rows[i].next)
+		if (same_str(s->rows[i].device, device)) {
+			*idx = (uint32_t)i;
+			return &s->rows[i];
+		}
+	if (grow((void **)&s->rows, &s->cap_rows, s->n_rows + 1, sizeof(*s->rows)) < 0) {
+		gl_section_oom(cx->err);
+		return NULL;
+	}
+	struct srow *r = &s->rows[s->n_rows];
+
+	memset(r, 0, sizeof(*r));
+	r->scope_id = scope_id;
+	if (device && !(r->device = strdup(device))) {
+		gl_section_oom(cx->err);
+		return NULL;
+	}
+	gl_fit_acc_init(&r->fit);
+	r->first_us = GL_TS_NONE;
+	r->next = s->row_of[scope_id];
+	s->row_of[scope_id] = (int32_t)s->n_rows;
+	*idx = (uint32_t)s->n_rows++;
+	return r;
+}
+
+static struct group *group_for(struct gl_section_ctx *cx, struct scopes *s,
+			       const struct gl_query_span *sp)
+{
+	for (size_t i = 0; i < s->n_grp; i++) {
+		struct group *g = &s->grp[i];
+
+		if (g->host_id == sp->host_id && g->depth == sp->depth &&
+		    !strcmp(g->source, sp->source) && same_str(g->device, sp->device))
+			return g;
+	}
+	if (grow((void **)&s->grp, &s->cap_grp, s->n_grp + 1, sizeof(*s->grp)) < 0)
+		goto oom;
+	struct group *g = &s->grp[s->n_grp++];
+
+	memset(g, 0, sizeof(*g));
+	g->host_id = sp->host_id;
+	g->depth = sp->depth;
+	if (!(g->source = strdup(sp->source)) || (sp->device && !(g->device = strdup(sp->device))))
+		goto oom;
+	return g;
+oom:
+	gl_section_oom(cx->err);
+	return NULL;
+}
+
+static int collect_span(struct gl_section_ctx *cx, void *st, const struct gl_query_span *sp)
+{
+	struct scopes *s = st;
+	struct srow *r;
+	struct group *g;
+	uint32_t idx;
+
+	if (sp->scope_id <= 0 || (uint64_t)sp->scope_id >= s->n_ids || !isfinite(sp->dur_us) ||
+	    sp->dur_us < 0)
+		return GL_OK;
+	if (!(r = row_for(cx, s, sp->scope_id, sp->device, &idx)))
+		return GL_ENOMEM;
+	if (grow((void **)&r->dur_ms, &r->cap, r->n + 1, sizeof(*r->dur_ms)) < 0)
+		return gl_section_oom(cx->err);
+	r->dur_ms[r->n++] = sp->dur_us / 1000;
+	gl_fit_acc_add(&r->fit, gl_section_days(cx, sp->start_us), sp->dur_us / 1000);
+	if (r->first_us == GL_TS_NONE)
+		r->first_us = sp->start_us;
+	r->last_us = sp->start_us;
+	s->res.spans++;
+	if (!(g = group_for(cx, s, sp)))
+		return GL_ENOMEM;
+	if (grow((void **)&g->iv, &g->cap, g->n + 1, sizeof(*g->iv)) < 0)
+		return gl_section_oom(cx->err);
+	g->iv[g->n++] = (struct ival){sp->start_us, (double)sp->start_us + sp->dur_us, idx};
+	if (sp->dur_us > g->max_dur_us)
+		g->max_dur_us = sp->dur_us;
+	return GL_OK;
+}
+
+/* The spans of g holding time t: each one's row gets the kernel. */
+static void place(struct scopes *s, const struct group *g, double t, double dur_us)
+{
+	size_t lo = 0, hi = g->n;
+
+	/* the first span starting after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)g->iv[mid].start_us <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* spans starting more than the group's longest span before t cannot hold it */
+	while (lo > 0 && (double)g->iv[lo - 1].start_us >= t - g->max_dur_us) {
+		const struct ival *v = &g->iv[--lo];
+
+		if (t < v->end_us) {
+			s->rows[v->row].kernels++;
+			s->rows[v->row].gpu_us += dur_us;
+		}
+	}
+}
+
+static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	struct scopes *s = st;
+
+	if (!cx->kernel_sample || !ev->source || !s->res.spans)
+		return GL_OK;
+	if (ev->scope_id > 0 && (uint64_t)ev->scope_id < s->n_ids) {
+		int32_t i = s->ks_of[ev->scope_id];
+
+		if (i < 0) {
+			if (grow((void **)&s->ks, &s->cap_ks, s->n_ks + 1, sizeof(*s->ks)) < 0)
+				return gl_section_oom(cx->err);
+			i = (int32_t)s->n_ks++;
+			s->ks[i] = (struct kscope){ev->scope_id, 0, 0};
+			s->ks_of[ev->scope_id] = i;
+		}
+		s->ks[i].n++;
+		s->ks[i].dur_us += ev->dur_us;
+		return GL_OK;
+	}
+	double launch = (double)ev->ts_us - (isnan(ev->queue_us) ? 0 : ev->queue_us) -
+			(isnan(ev->launch_overhead_us) ? 0 : ev->launch_overhead_us);
+
+	for (size_t i = 0; i < s->n_grp; i++) {
+		const struct group *g = &s->grp[i];
+
+		if (g->host_id != ev->host_id || strcmp(g->source, ev->source))
+			continue;
+		if (!g->device)
+			place(s, g, launch, ev->dur_us);
+		else if (ev->device && !strcmp(g->device, ev->device))
+			place(s, g, (double)ev->ts_us, ev->dur_us);
+	}
+	return GL_OK;
+}
+
+/* Does the kernel's scope path lie at or under the row's path? */
+static bool under(const char *kpath, const char *rpath)
+{
+	size_t n = strlen(rpath);
+
+	return !strncmp(kpath, rpath, n) && (kpath[n] == '\0' || kpath[n] == '|');
+}
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct gl_report_scope *a = pa, *b = pb;
+	int c;
+
+	if (a->total_ms != b->total_ms)
+		return a->total_ms < b->total_ms ? 1 : -1;
+	if ((c = strcmp(a->scope, b->scope)))
+		return c;
+	return strcmp(a->device ? a->device : "", b->device ? b->device : "");
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct scopes *s = st;
+	struct gl_report *rep = cx->rep;
+
+	s->res.rows = calloc(s->n_rows ? s->n_rows : 1, sizeof(*s->res.rows));
+	if (!s->res.rows)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < s->n_rows; i++) {
+		struct srow *r = &s->rows[i];
+		struct gl_report_scope *o = &s->res.rows[s->res.n++];
+		struct gl_stats_desc d;
+
+		o->scope = gl_section_name(cx, r->scope_id);
+		o->device = r->device;
+		r->device = NULL;
+		if (!o->device)	/* kernels that carried their path */
+			for (size_t k = 0; k < s->n_ks; k++)
+				if (under(gl_section_name(cx, s->ks[k].scope_id), o->scope)) {
+					r->kernels += s->ks[k].n;
+					r->gpu_us += s->ks[k].dur_us;
+				}
+		gl_stats_describe(r->dur_ms, r->n, &d);
+		o->count = r->n;
+		o->total_ms = d.sum;
+		o->mean_ms = d.mean;
+		o->p50_ms = d.p50;
+		o->p95_ms = d.p95;
+		o->max_ms = d.max;
+		o->kernels = r->kernels;
+		o->gpu_ms = r->gpu_us / 1000;
+		free(r->dur_ms);
+		r->dur_ms = NULL;
+
+		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+
+		if (!t)
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &r->fit, r->first_us, r->last_us, t);
+		t->series = GL_TREND_SCOPE;
+		t->unit = "ms";
+		if (!(t->kernel = strdup(o->scope)) ||
+		    (o->device && !(t->device = strdup(o->device))))
+			return gl_section_oom(cx->err);
+	}
+	qsort(s->res.rows, s->res.n, sizeof(*s->res.rows), cmp_row);
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct scopes *s = st;
+
+	for (size_t i = 0; i < s->n_rows; i++) {
+		free(s->rows[i].dur_ms);
+		free(s->rows[i].device);
+	}
+	for (size_t i = 0; i < s->n_grp; i++) {
+		free(s->grp[i].source);
+		free(s->grp[i].device);
+		free(s->grp[i].iv);
+	}
+	for (size_t i = 0; i < s->res.n; i++)
+		free(s->res.rows[i].device);
+	free(s->res.rows);
+	free(s->rows);
+	free(s->row_of);
+	free(s->grp);
+	free(s->ks);
+	free(s->ks_of);
+}
+
+static json_t *emit_json(const struct gl_report *rep, const void *st)
+{
+	const struct gl_scopes_result *res = gl_scopes_result(st);
+	struct gl_jb jb = {0};
+	json_t *a = json_array();
+
+	(void)rep;
+	for (size_t i = 0; a && res && i < res->n; i++) {
+		const struct gl_report_scope *r = &res->rows[i];
+		json_t *o = json_object();
+
+		gl_jb_set(&jb, o, "scope", gl_json_str(r->scope));
+		gl_jb_set(&jb, o, "device", gl_json_str(r->device));
+		gl_jb_set(&jb, o, "count", gl_json_u64(r->count));
+		gl_jb_set(&jb, o, "total_ms", gl_json_num(r->total_ms));
+		gl_jb_set(&jb, o, "mean_ms", gl_json_num(r->mean_ms));
+		gl_jb_set(&jb, o, "p50_ms", gl_json_num(r->p50_ms));
+		gl_jb_set(&jb, o, "p95_ms", gl_json_num(r->p95_ms));
+		gl_jb_set(&jb, o, "max_ms", gl_json_num(r->max_ms));
+		gl_jb_set(&jb, o, "kernels", gl_json_u64(r->kernels));
+		gl_jb_set(&jb, o, "gpu_ms", gl_json_num(r->gpu_ms));
+		gl_jb_append(&jb, a, o);
+	}
+	return gl_jb_done(&jb, a);
+}
+
+static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_scopes_result *res = gl_scopes_result(st);
+
+	(void)rep;
+	fputs("scope,device,count,total_ms,mean_ms,p50_ms,p95_ms,max_ms,kernels,gpu_ms", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; res && i < res->n; i++) {
+		const struct gl_report_scope *r = &res->rows[i];
+		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
+
+		gl_csv_text(fp, r->scope);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, r->device);
+		gl_csv_sep(fp);
+		gl_csv_u64(fp, r->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			gl_csv_sep(fp);
+			gl_csv_num(fp, v[j]);
+		}
+		gl_csv_sep(fp);
+		gl_csv_u64(fp, r->kernels);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, r->gpu_ms);
+		gl_csv_eol(fp);
+	}
+}
+
+/* "step|forward" or "step|forward @0" (the spans' device). */
+static const char *row_label(const struct gl_report_scope *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s", r->scope, r->device ? " @" : "", r->device ? r->device : "");
+	return buf;
+}
+
+static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_scopes_result *res = gl_scopes_result(st);
+	char a[40], b[40], c[40], d[40], e[40], f[40], label[512];
+
+	if (!res || !res->n) {
+		fprintf(fp, "no scopes (spans of profiler traces)\n");
+		return;
+	}
+	gl_text_cell(fp, "scope (ms)", 24);
+	fprintf(fp, " %6s %8s %8s %8s %8s %8s %7s %8s\n", "count", "total", "mean", "p50", "p95",
+		"max", "kernels", "gpu");
+	for (size_t i = 0; i < res->n && i < rep->top; i++) {
+		const struct gl_report_scope *r = &res->rows[i];
+
+		gl_text_cell(fp, row_label(r, label, sizeof(label)), 24);
+		fprintf(fp, " %6llu %8s %8s %8s %8s %8s %7llu %8s\n", (unsigned long long)r->count,
+			gl_text_num(r->total_ms, a, sizeof(a)), gl_text_num(r->mean_ms, b, sizeof(b)),
+			gl_text_num(r->p50_ms, c, sizeof(c)), gl_text_num(r->p95_ms, d, sizeof(d)),
+			gl_text_num(r->max_ms, e, sizeof(e)), (unsigned long long)r->kernels,
+			gl_text_num(r->gpu_ms, f, sizeof(f)));
+	}
+	if (res->n > rep->top)
+		fprintf(fp, "(%zu more scopes)\n", res->n - rep->top);
+}
+
+/* 4 significant digits, without an exponent up to 10^9 ms (a 12-day scope) */
+static void html_ms(FILE *f, double v)
+{
+	gl_html_num(f, v, fabs(v) >= 1000 && fabs(v) < 1e9 ? GL_HTML_F1 : GL_HTML_G4);
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_scopes_result *res = gl_scopes_result(st);
+
+	(void)rep;
+	if (!res || !res->n) {
+		fputs("<p>No scopes (spans of profiler traces) in this window.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>scope</th><th>device</th><th>count</th><th>total ms</th>"
+	      "<th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th><th>kernels</th>"
+	      "<th>GPU ms</th></tr>\n", f);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct gl_report_scope *r = &res->rows[i];
+		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
+
+		fputs("<tr><td class=\"k\">", f);
+		gl_html_text(f, r->scope);
+		fputs("</td><td>", f);
+		gl_html_text(f, r->device ? r->device : "");
+		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)r->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			fputs("<td class=\"n\">", f);
+			html_ms(f, v[j]);
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td class=\"n\">%llu</td><td class=\"n\">", (unsigned long long)r->kernels);
+		html_ms(f, r->gpu_ms);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+struct chart_arg {
+	const struct gl_report *rep;
+	const struct gl_scopes_result *res;
+	const struct gl_emit_png_opts *o;
+};
+
+static int draw(const char *path, const void *arg, struct gl_err *err)
+{
+	static const struct gl_chart_opts defaults;
+	const struct chart_arg *a = arg;
+	const struct gl_chart_opts *co = a->o ? &a->o->chart : &defaults;
+	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
+	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
+	const char *vn[2] = {"time in the scope", "GPU time inside"};
+	size_t n = 0;
+
+	gl_chart_window_text(a->rep->window.since_us, a->rep->window.until_us, win, sizeof(win));
+	if (!a->res || !a->res->n) {
+		snprintf(title, sizeof(title), "Time per scope, %s", win);
+		return gl_chart_nodata(path, title, "No scopes (spans of profiler traces)", co, err);
+	}
+	for (; n < a->res->n && n < SCOPE_CHART_ROWS; n++) {
+		const struct gl_report_scope *r = &a->res->rows[n];
+
+		rows[n].name = row_label(r, labels[n], sizeof(labels[n]));
+		rows[n].value[0] = r->total_ms;
+		rows[n].value[1] = r->gpu_ms;
+		rows[n].value[2] = rows[n].value[3] = NAN;
+	}
+	snprintf(title, sizeof(title), "Time per scope (%zu of %zu by total time), %s", n,
+		 a->res->n, win);
+	return gl_chart_bars_fmt(path, title, "ms (total over the window)", "%.4g", "", vn, 2,
+				 rows, n, co, err);
+}
+
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	struct chart_arg a = {rep, gl_scopes_result(st), o};
+
+	(void)s;
+	return gl_png_draw_fn(GL_PNG_SCOPES, out, draw, &a, err);
+}
+
+static const char *const charts[] = {GL_PNG_SCOPES, NULL};
+static const char *const alts[] = {"Time per scope with the GPU time of its kernels"};
+
+const struct gl_section gl_sec_scopes = {
+	.name = "scopes",
+	.title = "Scopes (spans of profiler traces), by total time",
+	.state_size = sizeof(struct scopes),
+	.begin = begin,
+	.collect_span = collect_span,
+	.collect = collect,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
+};
