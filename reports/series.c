@@ -1,8 +1,9 @@
 /*
  * series.c - collects the series behind the charts (see series.h) during
- * the report's single pass: each sample is reduced at once into time
- * columns or bucket counts; at the end the top and trend kernels keep
- * theirs and the rest is freed.
+ * the report's passes: each sample is reduced at once into time columns or
+ * bucket counts. Kernel timings come from the kernel pass, for the listed
+ * kernels only; at the end the top and trend kernels keep theirs and the
+ * rest is freed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,19 +61,8 @@ static size_t slot(const struct gl_series *s, int64_t id)
 	return id > 0 && (uint64_t)id < s->n_ids ? (size_t)id : 0;
 }
 
-int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
-		    struct gl_err *err)
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, struct gl_err *err)
 {
-	size_t k = slot(s, ev->kernel_id);
-
-	if (kernel_sample && k > 0) {
-		struct gl_chart_cols *c = &s->kcols[k];
-
-		if (!c->col && gl_chart_cols_init(c, s->since_us, s->until_us, GL_CHART_COLUMNS,
-						  err) != GL_OK)
-			return GL_ENOMEM;
-		gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
-	}
 	if (!isnan(ev->mem_mb))
 		gl_chart_cols_add(&s->mem, ev->ts_us, ev->mem_mb, 0);
 	if (ev->level >= GL_LEVEL_ERROR) {
@@ -84,6 +74,21 @@ int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool k
 		if (b >= 0 && (size_t)b < s->n_buckets)
 			s->err_rows[c][b]++;
 	}
+	return GL_OK;
+}
+
+int gl_series_kernel_sample(struct gl_series *s, const struct gl_query_event *ev,
+			    struct gl_err *err)
+{
+	size_t k = slot(s, ev->kernel_id);
+	struct gl_chart_cols *c = &s->kcols[k];
+
+	if (k == 0)
+		return GL_OK;
+	if (!c->col && gl_chart_cols_init(c, s->since_us, s->until_us, GL_CHART_COLUMNS,
+					  err) != GL_OK)
+		return GL_ENOMEM;
+	gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	return GL_OK;
 }
 

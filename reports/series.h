@@ -67,7 +67,7 @@ struct gl_series {
 
 	/* Collection state (series.c only): per name id, NULL/empty until used. */
 	size_t n_ids;
-	struct gl_chart_cols *kcols;	/* per kernel id */
+	struct gl_chart_cols *kcols;	/* per kernel id; columns only for listed kernels */
 	uint64_t **err_rows;		/* per component id: n_buckets counts */
 	int64_t top_id[GL_SERIES_TOP_MAX];
 };
@@ -79,12 +79,15 @@ void gl_series_init(struct gl_series *s, size_t top);
 int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
 		    struct gl_err *err);
 
+/* One event of the window that passed the filters (memory, errors). */
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, struct gl_err *err);
+
 /*
- * One event of the window that passed the filters; kernel_sample: it is a
- * timing of a kernel the kernel sections count.
+ * One timing of a listed kernel, from the kernel pass (section.h): only the
+ * kernels the report lists get time columns.
  */
-int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
-		    struct gl_err *err);
+int gl_series_kernel_sample(struct gl_series *s, const struct gl_query_event *ev,
+			    struct gl_err *err);
 
 /* One RMM row; outstanding_bytes: allocated and not freed after it. */
 void gl_series_rmm(struct gl_series *s, int64_t ts_us, uint64_t outstanding_bytes);
