@@ -267,9 +267,16 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			rc = gl_section_oom(err);
 			goto out;
 		}
-	if (p->series && (rc = gl_series_begin(p->series, p->since_us, p->until_us, b.cx.n_ids,
-					       err)) != GL_OK)
-		goto out;
+	if (p->series) {
+		int64_t first_us, last_us;
+
+		rc = gl_query_events_span(q, p->since_us, p->until_us, &first_us, &last_us, err);
+		if (rc == GL_OK)
+			rc = gl_series_begin_span(p->series, p->since_us, p->until_us, first_us,
+						  last_us, b.cx.n_ids, err);
+		if (rc != GL_OK)
+			goto out;
+	}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);

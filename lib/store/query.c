@@ -518,3 +518,38 @@ int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			 int64_t *first_us, int64_t *last_us, struct gl_err *err)
+{
+	/* each min() and max() alone is one seek in its index */
+	static const char sql[] =
+		"SELECT (SELECT min(ts_us) FROM events WHERE ts_us >= ?1 AND ts_us < ?2),"
+		" (SELECT max(ts_us) FROM events WHERE ts_us >= ?1 AND ts_us < ?2),"
+		" (SELECT min(ts_us) FROM mem_events WHERE ts_us >= ?1 AND ts_us < ?2),"
+		" (SELECT max(ts_us) FROM mem_events WHERE ts_us >= ?1 AND ts_us < ?2)";
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query events");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_error(q, err, "cannot read events");
+	} else {
+		for (int i = 0; i < 4; i += 2) {
+			if (sqlite3_column_type(st, i) == SQLITE_NULL)
+				continue;
+			int64_t a = sqlite3_column_int64(st, i), b = sqlite3_column_int64(st, i + 1);
+
+			if (*first_us == GL_TS_NONE || a < *first_us)
+				*first_us = a;
+			if (*last_us == GL_TS_NONE || b > *last_us)
+				*last_us = b;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -147,6 +147,13 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 		     struct gl_err *err);
 
+/*
+ * First and last time of the events and RMM rows in [since_us, until_us),
+ * before any filter; GL_TS_NONE both when none. For the charts' time axes.
+ */
+int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			 int64_t *first_us, int64_t *last_us, struct gl_err *err);
+
 /* First and last sample time in [since_us, until_us); GL_TS_NONE both when none. */
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err);
