@@ -4,9 +4,10 @@
  * histograms, the trend kernels' points, memory in use, RMM outstanding
  * bytes, and errors per time bucket by component.
  *
- * They are collected during the report's own pass over the window
- * (sections.c calls the hooks below when gl_report_params.series is set),
- * so the charts cost no second read of the database. In: each event and
+ * They are collected during the report's own passes over the window
+ * (sections.c calls the hooks below when gl_report_params.series is set):
+ * memory, RMM and errors in the event passes, the listed kernels' timings
+ * in the kernel pass (section.h); the charts read nothing more. In: each event and
  * RMM row as the report sees it (after the filters). Out: a struct
  * gl_series of reduced data (time columns, histograms, counts).
  *
