@@ -82,7 +82,7 @@ int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_
 			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 			    struct gl_err *err);
 
-/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline. */
+/* Kernel rows only (kernel_id and dur_us not NULL). */
 #define GL_QUERY_KERNELS_ONLY 1u
 
 /*
