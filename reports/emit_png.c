@@ -148,7 +148,7 @@ static int chart_timeline(const char *path, const struct gl_series *s,
 		ser[k].style = GL_CHART_LINE;
 		ser[k].color = -1;
 	}
-	return gl_chart_timeline(path, t, s->since_us, s->until_us, &p, 1, &o->chart, err);
+	return gl_chart_timeline(path, t, s->t0_us, s->t1_us, &p, 1, &o->chart, err);
 }
 
 static int chart_distribution(const char *path, const struct gl_series *s,
@@ -194,8 +194,8 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 	struct gl_chart_series mem = {"memory in use (MiB)", &s->mem,
 				      GL_CHART_LINE, 0};
 	struct gl_chart_series rmm = {"RMM outstanding allocations", &s->rmm, GL_CHART_MAXLINE, 2};
-	int64_t window_us = s->until_us - s->since_us;
-	/* RMM activity within a fifth of the window gets its own time axis */
+	int64_t window_us = s->t1_us - s->t0_us;
+	/* RMM activity within a fifth of the time axis gets its own */
 	int zoom = s->rmm_zoom.col && s->rmm_zoom.n > 0 &&
 		   s->rmm_last_us - s->rmm_first_us <= window_us / 5;
 	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};
@@ -251,21 +251,28 @@ static int chart_memory(const char *path, const struct gl_report *rep, const str
 	struct gl_chart_opts co = o->chart;
 
 	co.stacked = 1;
-	return gl_chart_timeline(path, t, s->since_us, s->until_us, p, n, &co, err);
+	return gl_chart_timeline(path, t, s->t0_us, s->t1_us, p, n, &co, err);
+}
+
+/* "second", "minute", "hour" or "day": the error buckets' unit. */
+static const char *bucket_unit(int64_t bucket_us)
+{
+	return bucket_us >= GL_US_PER_DAY ? "day" : bucket_us >= 3600 * GL_US_PER_S ? "hour"
+		: bucket_us >= 60 * GL_US_PER_S ? "minute" : "second";
 }
 
 static int chart_errors(const char *path, const struct gl_series *s,
 			const struct gl_emit_png_opts *o, struct gl_err *err)
 {
-	int daily = s->bucket_us >= GL_US_PER_DAY;
-	char t[TITLE_MAX];
+	char t[TITLE_MAX], what[64], ylabel[64];
 
-	title(t, daily ? "Errors per day by component" : "Errors per hour by component", s);
+	snprintf(what, sizeof(what), "Errors per %s by component", bucket_unit(s->bucket_us));
+	snprintf(ylabel, sizeof(ylabel), "errors per %s", bucket_unit(s->bucket_us));
+	title(t, what, s);
 	if (s->n_groups == 0)
 		return gl_chart_nodata(path, t, "No ERROR or CRITICAL events in this window",
 				       &o->chart, err);
-	return gl_chart_time_bars(path, t, daily ? "errors per day" : "errors per hour",
-				  s->since_us, s->bucket_us, s->n_buckets,
+	return gl_chart_time_bars(path, t, ylabel, s->bucket0_us, s->bucket_us, s->n_buckets,
 				  (const char *const *)s->group, s->n_groups, s->count, &o->chart,
 				  err);
 }
@@ -311,8 +318,7 @@ static int chart_trends(const char *path, const struct gl_series *s,
 		p[k].fits = &fit[k];
 		p[k].nfits = isfinite(tr->slope_per_day) ? 1 : 0;
 	}
-	return gl_chart_timeline(path, t, s->since_us, s->until_us, p, s->n_trend, &o->chart,
-				 err);
+	return gl_chart_timeline(path, t, s->t0_us, s->t1_us, p, s->n_trend, &o->chart, err);
 }
 
 #define BASELINE_ROWS 20

@@ -59,6 +59,7 @@ struct gl_report_summary {
 /* One kernel's durations in the window (events.dur_us). */
 struct gl_report_kernel {
 	char *kernel;
+	int64_t kernel_id;		/* names.id; 0 in a hand-made model */
 	uint64_t count;
 	double min_us, max_us, mean_us;
 	double stddev_us;		/* sample (n - 1); NAN for one sample */
@@ -278,12 +279,14 @@ struct gl_report_baseline {
 	int64_t since_us;		/* preceding window of equal length */
 	int64_t until_us;		/* = window.since_us */
 	uint64_t samples;		/* kernel samples in the preceding window */
-	struct gl_report_baseline_kernel *kernels;	/* sorted by kernel name */
+	struct gl_report_baseline_kernel *kernels;	/* the listed kernels (report.kernels) in both windows, by name */
 	size_t n_kernels;
-	char **new_kernels;		/* in this window only, sorted */
+	char **new_kernels;		/* in this window only, sorted; at most top */
 	size_t n_new_kernels;
-	char **vanished_kernels;	/* in the preceding window only, sorted */
+	size_t n_new_kernels_total;
+	char **vanished_kernels;	/* in the preceding window only, sorted; at most top */
 	size_t n_vanished_kernels;
+	size_t n_vanished_kernels_total;
 };
 
 /*
@@ -314,8 +317,13 @@ struct gl_report {
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
 	struct gl_report_summary summary;
-	struct gl_report_kernel *kernels;	/* by total_us, largest first */
+	/*
+	 * By total_us, largest first: the first max(--top, --chart-top) kernels
+	 * of n_kernels_total (emitters list at most top of them).
+	 */
+	struct gl_report_kernel *kernels;
 	size_t n_kernels;
+	size_t n_kernels_total;		/* kernels with timings in the window */
 	struct gl_report_operation *operations;	/* by total_ms, largest first */
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */

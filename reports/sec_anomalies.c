@@ -3,7 +3,9 @@
  * against the timings of the same kernel before it (moving window, mean and
  * standard deviation or median and MAD, stats.h), the largest ones listed;
  * also the count of events the logs flagged themselves. Fills
- * kernels[].anomalies (the kernels section finishes first).
+ * kernels[].anomalies (the kernels section finishes first). Every kernel
+ * is judged, in the kernel pass (section.h), one kernel at a time: one
+ * detector's memory, however many kernels there are.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,18 +16,18 @@
 #include "sections.h"
 #include "stats/stats.h"
 
-struct kdet {
-	const char *name;
-	struct gl_anomaly *det;
-	uint64_t anomalies;
+struct item {
+	struct gl_report_anomaly a;	/* a.kernel set in finish */
+	int64_t kernel_id;
 };
 
 struct anomalies {
-	struct kdet **by_id;
-	int64_t *ids;
-	size_t n, n_ids;
-	struct gl_report_anomaly *top;	/* kernel: borrowed from the names until finish */
+	struct gl_anomaly *det;		/* the current kernel's, in the kernel pass */
+	uint64_t *by_id;		/* anomalous samples per kernel id */
+	size_t n_ids;
+	struct item *top;
 	size_t n_top, cap_top;
+	char **names;			/* owned names of the items (n_top of them) */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -40,38 +42,58 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	a->n_ids = cx->n_ids;
 	a->cap_top = cx->p->top;
 	a->by_id = calloc(cx->n_ids, sizeof(*a->by_id));
-	a->ids = calloc(cx->n_ids, sizeof(*a->ids));
 	a->top = calloc(a->cap_top ? a->cap_top : 1, sizeof(*a->top));
-	return a->by_id && a->ids && a->top ? GL_OK : gl_section_oom(cx->err);
+	return a->by_id && a->top ? GL_OK : gl_section_oom(cx->err);
 }
 
-static void keep(struct anomalies *a, struct gl_report_anomaly x)
+/* Largest z first, then the earlier: the order of the list. */
+static int cmp_item(const void *pa, const void *pb)
 {
-	size_t min = 0;
+	const struct gl_report_anomaly *a = &((const struct item *)pa)->a;
+	const struct gl_report_anomaly *b = &((const struct item *)pb)->a;
+
+	if (a->z != b->z)
+		return a->z < b->z ? 1 : -1;
+	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
+}
+
+/* Keeps the cap_top first items by cmp_item, whatever the order they come in. */
+static void keep(struct anomalies *a, const struct item *x)
+{
+	size_t worst = 0;
 
 	if (a->n_top < a->cap_top) {
-		a->top[a->n_top++] = x;
+		a->top[a->n_top++] = *x;
 		return;
 	}
 	for (size_t i = 1; i < a->cap_top; i++)
-		if (a->top[i].z < a->top[min].z)
-			min = i;
-	if (x.z > a->top[min].z)
-		a->top[min] = x;
+		if (cmp_item(&a->top[i], &a->top[worst]) > 0)
+			worst = i;
+	if (cmp_item(x, &a->top[worst]) < 0)
+		a->top[worst] = *x;
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
+	(void)st;
+	if (ev->anomaly == 1)
+		cx->rep->anomalies.flagged_by_logs++;
+	return GL_OK;
+}
+
+/*
+ * Each kernel's timings in time order through one detector, reset at each
+ * kernel: the same judgement as in time order across kernels, since a
+ * kernel is judged only against its own earlier timings.
+ */
+static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			  bool first)
+{
 	struct anomalies *a = st;
 	struct gl_report_anomalies *r = &cx->rep->anomalies;
-	struct kdet *k;
 	double c, s, z;
 
-	if (ev->anomaly == 1)
-		r->flagged_by_logs++;
-	if (!cx->kernel_sample || (uint64_t)ev->kernel_id >= a->n_ids)
-		return GL_OK;
-	if (!(k = a->by_id[ev->kernel_id])) {
+	if (first) {
 		struct gl_anomaly_params ap = {
 			.robust = cx->cfg->anomaly_method == GL_ANOMALY_MAD,
 			.k = cx->cfg->anomaly_k,
@@ -79,56 +101,64 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 			.min_samples = cx->cfg->anomaly_min_samples,
 		};
 
-		if (!(k = calloc(1, sizeof(*k))))
-			return gl_section_oom(cx->err);
-		a->by_id[ev->kernel_id] = k;
-		a->ids[a->n++] = ev->kernel_id;
-		k->name = gl_section_name(cx, ev->kernel_id);
-		if (!(k->det = gl_anomaly_new(&ap)))
+		gl_anomaly_free(a->det);
+		a->det = NULL;
+		/* a kernel with too few timings to be judged needs no detector */
+		if (cx->kernel_n[ev->kernel_id] > cx->cfg->anomaly_min_samples &&
+		    !(a->det = gl_anomaly_new(&ap)))
 			return gl_section_oom(cx->err);
 	}
-	int v = gl_anomaly_push(k->det, ev->dur_us, &c, &s, &z);
+	if (!a->det)
+		return GL_OK;
+	int v = gl_anomaly_push(a->det, ev->dur_us, &c, &s, &z);
 	if (v >= 0)
 		r->judged++;
 	if (v == 1) {
-		k->anomalies++;
+		struct item x = {{ev->ts_us, NULL, ev->dur_us, c, s, z}, ev->kernel_id};
+
+		a->by_id[ev->kernel_id]++;
 		r->total++;
-		keep(a, (struct gl_report_anomaly){ev->ts_us, k->name, ev->dur_us, c, s, z});
+		keep(a, &x);
 	}
 	return GL_OK;
-}
-
-static int cmp_anomaly(const void *pa, const void *pb)
-{
-	const struct gl_report_anomaly *a = pa, *b = pb;
-
-	if (a->z != b->z)
-		return a->z < b->z ? 1 : -1;
-	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
 	struct gl_report *rep = cx->rep;
+	struct gl_report_anomaly *items;
 
+	gl_anomaly_free(a->det);
+	a->det = NULL;
 	for (size_t j = 0; j < rep->n_kernels; j++)
-		for (size_t i = 0; i < a->n; i++)
-			if (!strcmp(a->by_id[a->ids[i]]->name, rep->kernels[j].kernel)) {
-				rep->kernels[j].anomalies = a->by_id[a->ids[i]]->anomalies;
-				break;
-			}
-	qsort(a->top, a->n_top, sizeof(*a->top), cmp_anomaly);
-	/* items point at the kernel names of rep->kernels, which outlive them */
-	for (size_t i = 0; i < a->n_top; i++)
-		for (size_t j = 0; j < rep->n_kernels; j++)
-			if (!strcmp(rep->kernels[j].kernel, a->top[i].kernel)) {
-				a->top[i].kernel = rep->kernels[j].kernel;
-				break;
-			}
-	rep->anomalies.items = a->top;
+		if ((uint64_t)rep->kernels[j].kernel_id < a->n_ids)
+			rep->kernels[j].anomalies = a->by_id[rep->kernels[j].kernel_id];
+	qsort(a->top, a->n_top, sizeof(*a->top), cmp_item);
+	items = calloc(a->n_top ? a->n_top : 1, sizeof(*items));
+	a->names = calloc(a->n_top ? a->n_top : 1, sizeof(*a->names));
+	if (!items || !a->names) {
+		free(items);
+		return gl_section_oom(cx->err);
+	}
+	/*
+	 * items point at the names of rep->kernels, which outlive them; a
+	 * kernel not listed there gets a copy in this state, which stays with
+	 * the report as long
+	 */
+	for (size_t i = 0; i < a->n_top; i++) {
+		items[i] = a->top[i].a;
+		for (size_t j = 0; j < rep->n_kernels && !items[i].kernel; j++)
+			if (rep->kernels[j].kernel_id == a->top[i].kernel_id)
+				items[i].kernel = rep->kernels[j].kernel;
+		if (!items[i].kernel &&
+		    !(items[i].kernel = a->names[i] = strdup(gl_section_name(cx, a->top[i].kernel_id)))) {
+			free(items);
+			return gl_section_oom(cx->err);
+		}
+	}
+	rep->anomalies.items = items;
 	rep->anomalies.n_items = a->n_top;
-	a->top = NULL;
 	return GL_OK;
 }
 
@@ -136,12 +166,11 @@ static void release(void *st)
 {
 	struct anomalies *a = st;
 
-	for (size_t i = 0; i < a->n; i++) {
-		gl_anomaly_free(a->by_id[a->ids[i]]->det);
-		free(a->by_id[a->ids[i]]);
-	}
+	gl_anomaly_free(a->det);
+	for (size_t i = 0; a->names && i < a->n_top; i++)
+		free(a->names[i]);
+	free(a->names);
 	free(a->by_id);
-	free(a->ids);
 	free(a->top);
 }
 
@@ -257,6 +286,7 @@ const struct gl_section gl_sec_anomalies = {
 	.state_size = sizeof(struct anomalies),
 	.begin = begin,
 	.collect = collect,
+	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

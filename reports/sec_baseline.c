@@ -1,7 +1,8 @@
 /*
  * sec_baseline.c - the baseline section: each kernel against the preceding
  * window of equal length (its own row source: the kernel timings of that
- * window, read in begin), mean and p95 change, Welch's t-test; kernels new
+ * window by kernel, read in finish; only the listed kernels' timings are
+ * kept, the others counted), mean and p95 change, Welch's t-test; kernels new
  * in this window or gone from it. Reads the kernels section's results.
  * Chart: the change of mean and p95 by kernel.
  */
@@ -15,37 +16,50 @@
 #include "sections.h"
 #include "stats/stats.h"
 
+/* The preceding window's timings of one listed kernel. */
 struct before {
-	const char *name;	/* borrowed from the query's names */
-	double *dur;
+	double *dur;		/* time order */
 	size_t n, cap;
 	struct gl_stats_desc d;
 };
 
 struct baseline {
 	struct gl_section_ctx *cx;
-	struct before **by_id;
-	int64_t *ids;
-	size_t n, n_ids;
+	uint64_t *n_before;	/* per kernel id: timings in the preceding window */
+	size_t *rank;		/* per kernel id: index into rep->kernels + 1; 0: not listed */
+	struct before *listed;	/* per rank */
+	size_t n_listed, n_ids;
 };
 
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct baseline *b = st;
+	struct gl_report_baseline *r = &cx->rep->baseline;
+	int64_t len = cx->p->until_us - cx->p->since_us;
+
+	b->cx = cx;
+	b->n_ids = cx->n_ids;
+	r->until_us = cx->p->since_us;
+	r->since_us = cx->p->since_us - len;
+	return GL_OK;
+}
+
+/* One timing of the preceding window, by (kernel, time). */
 static int on_before(void *arg, const struct gl_query_event *ev)
 {
 	struct baseline *b = arg;
 	struct gl_section_ctx *cx = b->cx;
 	struct before *k;
 
-	/* the same filters as the window's kernels; mirrored rows are not read */
+	/* the same filters as the window's kernels */
 	if (!gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
-	    isnan(ev->dur_us) || (uint64_t)ev->kernel_id >= b->n_ids)
+	    (uint64_t)ev->kernel_id >= b->n_ids)
 		return 0;
-	if (!(k = b->by_id[ev->kernel_id])) {
-		if (!(k = calloc(1, sizeof(*k))))
-			return gl_section_oom(cx->err);
-		k->name = gl_section_name(cx, ev->kernel_id);
-		b->by_id[ev->kernel_id] = k;
-		b->ids[b->n++] = ev->kernel_id;
-	}
+	b->n_before[ev->kernel_id]++;
+	cx->rep->baseline.samples++;
+	if (!b->rank[ev->kernel_id])
+		return 0;
+	k = &b->listed[b->rank[ev->kernel_id] - 1];
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? k->cap * 2 : 64;
 		double *d = realloc(k->dur, cap * sizeof(*d));
@@ -56,37 +70,7 @@ static int on_before(void *arg, const struct gl_query_event *ev)
 		k->cap = cap;
 	}
 	k->dur[k->n++] = ev->dur_us;
-	cx->rep->baseline.samples++;
 	return 0;
-}
-
-static int begin(struct gl_section_ctx *cx, void *st)
-{
-	struct baseline *b = st;
-	struct gl_report_baseline *r = &cx->rep->baseline;
-	int64_t len = cx->p->until_us - cx->p->since_us;
-	int rc;
-
-	b->cx = cx;
-	b->n_ids = cx->n_ids;
-	b->by_id = calloc(cx->n_ids, sizeof(*b->by_id));
-	b->ids = calloc(cx->n_ids, sizeof(*b->ids));
-	if (!b->by_id || !b->ids)
-		return gl_section_oom(cx->err);
-	r->until_us = cx->p->since_us;
-	r->since_us = cx->p->since_us - len;
-	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
-			     cx->err);
-	if (rc != GL_OK)
-		return rc;
-	for (size_t i = 0; i < b->n; i++) {
-		struct before *k = b->by_id[b->ids[i]];
-
-		gl_stats_describe(k->dur, k->n, &k->d);
-		free(k->dur);
-		k->dur = NULL;
-	}
-	return GL_OK;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -100,12 +84,30 @@ static int cmp_bk(const void *a, const void *b)
 		      ((const struct gl_report_baseline_kernel *)b)->kernel);
 }
 
-static const struct gl_report_kernel *kernel_now(const struct gl_report *rep, const char *name)
+/* The names of ids (n of them) sorted, the first top of them copied into *out. */
+static int first_names(struct gl_section_ctx *cx, int64_t *ids, size_t n, char ***out,
+		       size_t *n_out)
 {
-	for (size_t i = 0; i < rep->n_kernels; i++)
-		if (!strcmp(rep->kernels[i].kernel, name))
-			return &rep->kernels[i];
-	return NULL;
+	const char **nm = malloc((n ? n : 1) * sizeof(*nm));
+	size_t keep = n < cx->p->top ? n : cx->p->top;
+
+	*out = calloc(keep ? keep : 1, sizeof(char *));
+	if (!nm || !*out) {
+		free(nm);
+		return gl_section_oom(cx->err);
+	}
+	for (size_t i = 0; i < n; i++)
+		nm[i] = gl_section_name(cx, ids[i]);
+	qsort(nm, n, sizeof(*nm), cmp_str);
+	for (size_t i = 0; i < keep; i++) {
+		if (!((*out)[i] = strdup(nm[i]))) {
+			free(nm);
+			return gl_section_oom(cx->err);
+		}
+		(*n_out)++;
+	}
+	free(nm);
+	return GL_OK;
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
@@ -113,36 +115,58 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct baseline *b = st;
 	struct gl_report *rep = cx->rep;
 	struct gl_report_baseline *r = &rep->baseline;
-	size_t nk = rep->n_kernels;
+	size_t nk = rep->n_kernels, n_new = 0, n_gone = 0;
+	int64_t *new_ids = NULL, *gone_ids = NULL;
+	int rc;
 
+	b->n_before = calloc(b->n_ids, sizeof(*b->n_before));
+	b->rank = calloc(b->n_ids, sizeof(*b->rank));
+	b->listed = calloc(nk ? nk : 1, sizeof(*b->listed));
 	r->kernels = calloc(nk ? nk : 1, sizeof(*r->kernels));
-	r->new_kernels = calloc(nk ? nk : 1, sizeof(char *));
-	r->vanished_kernels = calloc(b->n ? b->n : 1, sizeof(char *));
-	if (!r->kernels || !r->new_kernels || !r->vanished_kernels)
+	if (!b->n_before || !b->rank || !b->listed || !r->kernels)
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < b->n; i++) {
-		struct before *k = b->by_id[b->ids[i]];
-
-		if (!kernel_now(rep, k->name) &&
-		    !(r->vanished_kernels[r->n_vanished_kernels++] = strdup(k->name)))
-			return gl_section_oom(cx->err);
+	b->n_listed = nk;
+	for (size_t i = 0; i < nk; i++)
+		if (rep->kernels[i].kernel_id > 0 && (uint64_t)rep->kernels[i].kernel_id < b->n_ids)
+			b->rank[rep->kernels[i].kernel_id] = i + 1;
+	/* only the listed kernels' timings are kept; the others are counted */
+	rc = gl_query_kernel_samples(cx->q, r->since_us, r->until_us, on_before, b, cx->err);
+	if (rc != GL_OK)
+		return rc;
+	new_ids = malloc(b->n_ids * sizeof(*new_ids));
+	gone_ids = malloc(b->n_ids * sizeof(*gone_ids));
+	if (!new_ids || !gone_ids) {
+		rc = gl_section_oom(cx->err);
+		goto out;
 	}
-	for (size_t i = 0; i < nk; i++) {
+	for (size_t id = 1; id < b->n_ids; id++) {
+		if (cx->kernel_n[id] && !b->n_before[id])
+			new_ids[n_new++] = (int64_t)id;
+		else if (!cx->kernel_n[id] && b->n_before[id])
+			gone_ids[n_gone++] = (int64_t)id;
+	}
+	r->n_new_kernels_total = n_new;
+	r->n_vanished_kernels_total = n_gone;
+	rc = first_names(cx, new_ids, n_new, &r->new_kernels, &r->n_new_kernels);
+	if (rc == GL_OK)
+		rc = first_names(cx, gone_ids, n_gone, &r->vanished_kernels,
+				 &r->n_vanished_kernels);
+	for (size_t i = 0; i < nk && rc == GL_OK; i++) {
 		const struct gl_report_kernel *c = &rep->kernels[i];
-		const struct before *o = NULL;
+		struct before *o = &b->listed[i];
 
-		for (size_t j = 0; j < b->n && !o; j++)
-			if (!strcmp(b->by_id[b->ids[j]]->name, c->kernel))
-				o = b->by_id[b->ids[j]];
-		if (!o) {
-			if (!(r->new_kernels[r->n_new_kernels++] = strdup(c->kernel)))
-				return gl_section_oom(cx->err);
+		if (o->n == 0)
 			continue;
-		}
+		gl_stats_describe(o->dur, o->n, &o->d);
+		free(o->dur);
+		o->dur = NULL;
+
 		struct gl_report_baseline_kernel *bk = &r->kernels[r->n_kernels];
 
-		if (!(bk->kernel = strdup(c->kernel)))
-			return gl_section_oom(cx->err);
+		if (!(bk->kernel = strdup(c->kernel))) {
+			rc = gl_section_oom(cx->err);
+			break;
+		}
 		r->n_kernels++;
 		bk->count_before = o->d.n;
 		bk->count = c->count;
@@ -161,22 +185,29 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			bk->verdict = c->mean_us > o->d.mean ? GL_BASELINE_REGRESSION
 							      : GL_BASELINE_IMPROVEMENT;
 	}
-	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), cmp_bk);
-	qsort(r->new_kernels, r->n_new_kernels, sizeof(char *), cmp_str);
-	qsort(r->vanished_kernels, r->n_vanished_kernels, sizeof(char *), cmp_str);
-	return GL_OK;
+	if (rc == GL_OK)
+		qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), cmp_bk);
+out:
+	free(new_ids);
+	free(gone_ids);
+	return rc;
 }
 
 static void release(void *st)
 {
 	struct baseline *b = st;
 
-	for (size_t i = 0; i < b->n; i++) {
-		free(b->by_id[b->ids[i]]->dur);
-		free(b->by_id[b->ids[i]]);
-	}
-	free(b->by_id);
-	free(b->ids);
+	for (size_t i = 0; b->listed && i < b->n_listed; i++)
+		free(b->listed[i].dur);
+	free(b->listed);
+	free(b->n_before);
+	free(b->rank);
+}
+
+/* A count stated by the model, at least what is listed (a hand-made model states none). */
+static size_t total(size_t stated, size_t listed)
+{
+	return stated > listed ? stated : listed;
 }
 
 static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
@@ -218,7 +249,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	}
 	gl_jb_set(jb, o, "kernels", ks);
 	gl_jb_set(jb, o, "new_kernels", names(jb, b->new_kernels, b->n_new_kernels));
+	gl_jb_set(jb, o, "new_kernels_total", gl_json_u64(total(b->n_new_kernels_total,
+								 b->n_new_kernels)));
 	gl_jb_set(jb, o, "vanished_kernels", names(jb, b->vanished_kernels, b->n_vanished_kernels));
+	gl_jb_set(jb, o, "vanished_kernels_total",
+		  gl_json_u64(total(b->n_vanished_kernels_total, b->n_vanished_kernels)));
 	return gl_jb_done(jb, o);
 }
 
@@ -258,7 +293,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	for (size_t i = 0; i < bl->n_kernels; i++)
 		changed += bl->kernels[i].verdict != GL_BASELINE_UNCHANGED;
 	fprintf(fp, "%zu kernels compared, %zu changed, %zu new, %zu vanished\n", bl->n_kernels,
-		changed, bl->n_new_kernels, bl->n_vanished_kernels);
+		changed, total(bl->n_new_kernels_total, bl->n_new_kernels),
+		total(bl->n_vanished_kernels_total, bl->n_vanished_kernels));
 	for (size_t i = 0, k = 0; i < bl->n_kernels && k < r->top; i++) {
 		const struct gl_report_baseline_kernel *x = &bl->kernels[i];
 
@@ -312,16 +348,22 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	const struct {
 		const char *what;
 		char **names;
-		size_t n;
+		size_t n, total;
 	} lists[2] = {
-		{"New in this window", b->new_kernels, b->n_new_kernels},
-		{"Gone since the previous window", b->vanished_kernels, b->n_vanished_kernels},
+		{"New in this window", b->new_kernels, b->n_new_kernels,
+		 total(b->n_new_kernels_total, b->n_new_kernels)},
+		{"Gone since the previous window", b->vanished_kernels, b->n_vanished_kernels,
+		 total(b->n_vanished_kernels_total, b->n_vanished_kernels)},
 	};
 
 	for (int l = 0; l < 2; l++) {
 		if (lists[l].n == 0)
 			continue;
-		fprintf(f, "<p>%s:</p>\n<ul>\n", lists[l].what);
+		if (lists[l].total > lists[l].n)
+			fprintf(f, "<p>%s: %zu kernels, the first %zu by name listed:</p>\n<ul>\n",
+				lists[l].what, lists[l].total, lists[l].n);
+		else
+			fprintf(f, "<p>%s:</p>\n<ul>\n", lists[l].what);
 		for (size_t i = 0; i < lists[l].n; i++) {
 			fputs("<li class=\"k\">", f);
 			gl_html_text(f, lists[l].names[i]);

@@ -584,7 +584,7 @@ static int chart(const struct gl_report *rep, const void *st, const struct gl_se
 }
 
 static const char *const charts[] = {GL_PNG_ERRORS, NULL};
-static const char *const alts[] = {"Errors per hour (per day for long windows) by component"};
+static const char *const alts[] = {"Errors per second, minute, hour or day by component"};
 
 const struct gl_section gl_sec_errors = {
 	.name = "errors",

@@ -5,7 +5,10 @@
  * the mean memory in use of its events. Charts: the top kernels over time
  * and their histograms.
  *
- * Memory: one double per timing (the percentiles need them all).
+ * Memory: a fixed state per kernel in the event pass (count, sum, flags,
+ * memory); the first max(--top, --chart-top) kernels by total time are
+ * listed, and only their timings are kept, in the kernel pass (the
+ * percentiles need them all).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,20 +22,29 @@
 #include "series.h"
 #include "stats/stats.h"
 
+/* Per kernel in the event pass: fixed size, whatever the number of samples. */
 struct kstate {
 	int64_t id;
 	const char *name;	/* borrowed from the query's names */
-	double *dur;		/* durations, time order, then reordered by describe */
-	size_t n, cap;
+	uint64_t n, flagged, mem_n;
+	double sum_us;		/* summed in time order, as gl_stats_describe sums */
 	double mem_sum;
-	uint64_t mem_n, flagged;
+	size_t rank;		/* listed: index into rep->kernels; else SIZE_MAX */
 	struct gl_ktrace tr;	/* profiler-trace fields (kernel_trace.h) */
+};
+
+/* The samples of one listed kernel, from the kernel pass. */
+struct kdur {
+	double *dur;		/* time order, then reordered by describe */
+	size_t n, cap;
 };
 
 struct kernels {
 	struct kstate **by_id;	/* per name id */
 	int64_t *ids;		/* ids in order of first sight */
 	size_t n, n_ids;
+	struct kdur *listed;	/* per rank */
+	size_t n_listed;
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -57,19 +69,12 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 			return gl_section_oom(cx->err);
 		k->id = ev->kernel_id;
 		k->name = gl_section_name(cx, ev->kernel_id);
+		k->rank = SIZE_MAX;
 		ks->by_id[ev->kernel_id] = k;
 		ks->ids[ks->n++] = ev->kernel_id;
 	}
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		double *d = realloc(k->dur, cap * sizeof(*d));
-
-		if (!d)
-			return gl_section_oom(cx->err);
-		k->dur = d;
-		k->cap = cap;
-	}
-	k->dur[k->n++] = ev->dur_us;
+	k->n++;
+	k->sum_us += ev->dur_us;
 	if (ev->anomaly == 1)
 		k->flagged++;
 	if (!isnan(ev->mem_mb)) {
@@ -79,13 +84,80 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	return gl_ktrace_add(&k->tr, ev, cx->err);
 }
 
-static int cmp_kernel_total(const void *pa, const void *pb)
+static int cmp_kstate_total(const void *pa, const void *pb)
 {
-	const struct gl_report_kernel *a = pa, *b = pb;
+	const struct kstate *a = *(struct kstate *const *)pa, *b = *(struct kstate *const *)pb;
 
-	if (a->total_us != b->total_us)
-		return a->total_us < b->total_us ? 1 : -1;
-	return strcmp(a->kernel, b->kernel);
+	if (a->sum_us != b->sum_us)
+		return a->sum_us < b->sum_us ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+/* Lists the first max(--top, --chart-top) kernels by total time. */
+static int plan(struct gl_section_ctx *cx, void *st)
+{
+	struct kernels *ks = st;
+	struct gl_report *rep = cx->rep;
+	size_t want = cx->p->top;
+	struct kstate **order;
+
+	if (cx->p->series && cx->p->series->top_max > want)
+		want = cx->p->series->top_max;
+	rep->n_kernels_total = ks->n;
+	if (!(order = malloc((ks->n ? ks->n : 1) * sizeof(*order))))
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < ks->n; i++)
+		order[i] = ks->by_id[ks->ids[i]];
+	qsort(order, ks->n, sizeof(*order), cmp_kstate_total);
+	ks->n_listed = ks->n < want ? ks->n : want;
+	ks->listed = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->listed));
+	rep->kernels = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*rep->kernels));
+	if (!ks->listed || !rep->kernels) {
+		free(order);
+		return gl_section_oom(cx->err);
+	}
+	for (size_t r = 0; r < ks->n_listed; r++) {
+		struct kstate *k = order[r];
+		struct gl_report_kernel *rk = &rep->kernels[r];
+
+		k->rank = r;
+		if (!(rk->kernel = strdup(k->name))) {
+			free(order);
+			return gl_section_oom(cx->err);
+		}
+		rep->n_kernels++;
+		rk->kernel_id = k->id;
+		rk->flagged = k->flagged;
+		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
+	}
+	free(order);
+	return GL_OK;
+}
+
+static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			  bool first)
+{
+	struct kernels *ks = st;
+	struct kstate *k = ks->by_id[ev->kernel_id];
+	struct kdur *d;
+
+	(void)first;
+	if (!k || k->rank == SIZE_MAX)
+		return GL_OK;
+	d = &ks->listed[k->rank];
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		double *p = realloc(d->dur, cap * sizeof(*p));
+
+		if (!p)
+			return gl_section_oom(cx->err);
+		d->dur = p;
+		d->cap = cap;
+	}
+	d->dur[d->n++] = ev->dur_us;
+	if (cx->p->series && gl_series_kernel_sample(cx->p->series, ev, cx->err) != GL_OK)
+		return GL_ENOMEM;
+	return GL_OK;
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
@@ -95,19 +167,15 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct gl_series *s = cx->p->series;
 	int rc = GL_OK;
 
-	rep->kernels = calloc(ks->n ? ks->n : 1, sizeof(*rep->kernels));
-	if (!rep->kernels)
+	if (!rep->kernels && !(rep->kernels = calloc(1, sizeof(*rep->kernels))))
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < ks->n; i++) {
-		struct kstate *k = ks->by_id[ks->ids[i]];
-		struct gl_report_kernel *rk = &rep->kernels[rep->n_kernels];
+	for (size_t r = 0; r < rep->n_kernels && r < ks->n_listed; r++) {
+		struct gl_report_kernel *rk = &rep->kernels[r];
+		struct kdur *kd = &ks->listed[r];
 		struct gl_stats_desc d;
 
-		if (!(rk->kernel = strdup(k->name)))
-			return gl_section_oom(cx->err);
-		rep->n_kernels++;
-		gl_stats_describe(k->dur, k->n, &d);
-		rk->count = k->n;
+		gl_stats_describe(kd->dur, kd->n, &d);
+		rk->count = kd->n;
 		rk->min_us = d.min;
 		rk->max_us = d.max;
 		rk->mean_us = d.mean;
@@ -117,27 +185,13 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rk->p95_us = d.p95;
 		rk->p99_us = d.p99;
 		rk->total_us = d.sum;
-		rk->flagged = k->flagged;
-		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
-		if ((rc = gl_ktrace_finish(&k->tr, cx, rk, cx->err)) != GL_OK)
+		if ((rc = gl_ktrace_finish(&ks->by_id[rk->kernel_id]->tr, cx, rk, cx->err)) != GL_OK)
 			return rc;
-	}
-	qsort(rep->kernels, rep->n_kernels, sizeof(*rep->kernels), cmp_kernel_total);
-	/* the charts' histograms of the top kernels, from the durations kept */
-	for (size_t r = 0; s && r < rep->n_kernels && r < s->top_max && rc == GL_OK; r++) {
-		for (size_t i = 0; i < ks->n; i++) {
-			struct kstate *k = ks->by_id[ks->ids[i]];
-
-			if (!strcmp(k->name, rep->kernels[r].kernel)) {
-				rc = gl_series_top_kernel(s, r, k->id, &rep->kernels[r], k->dur,
-							  k->n, cx->err);
-				break;
-			}
-		}
-	}
-	for (size_t i = 0; i < ks->n; i++) {
-		free(ks->by_id[ks->ids[i]]->dur);
-		ks->by_id[ks->ids[i]]->dur = NULL;
+		/* the charts' histograms of the top kernels, from the durations kept */
+		if (s && r < s->top_max && rc == GL_OK)
+			rc = gl_series_top_kernel(s, r, rk->kernel_id, rk, kd->dur, kd->n, cx->err);
+		free(kd->dur);
+		kd->dur = NULL;
 	}
 	return rc;
 }
@@ -147,12 +201,26 @@ static void release(void *st)
 	struct kernels *ks = st;
 
 	for (size_t i = 0; i < ks->n; i++) {
-		free(ks->by_id[ks->ids[i]]->dur);
 		gl_ktrace_release(&ks->by_id[ks->ids[i]]->tr);
 		free(ks->by_id[ks->ids[i]]);
 	}
+	for (size_t r = 0; ks->listed && r < ks->n_listed; r++)
+		free(ks->listed[r].dur);
+	free(ks->listed);
 	free(ks->by_id);
 	free(ks->ids);
+}
+
+/* Kernels listed: at most top (the model may hold more for the charts). */
+static size_t n_listed(const struct gl_report *r)
+{
+	return r->n_kernels < r->top ? r->n_kernels : r->top;
+}
+
+/* Kernels in the window; a hand-made model states only what it lists. */
+static size_t n_total(const struct gl_report *r)
+{
+	return r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -161,7 +229,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
-	for (size_t i = 0; a && i < r->n_kernels; i++) {
+	for (size_t i = 0; a && i < n_listed(r); i++) {
 		const struct gl_report_kernel *k = &r->kernels[i];
 		json_t *o = json_object();
 
@@ -206,7 +274,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	      "total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
 	      "occupancy,device,source,hot_stack,hot_scope,hot_count", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_kernels; i++) {
+	for (size_t i = 0; i < n_listed(r); i++) {
 		const struct gl_report_kernel *k = &r->kernels[i];
 		double v[] = {k->min_us, k->max_us, k->mean_us, k->stddev_us, k->p50_us,
 			      k->p90_us, k->p95_us, k->p99_us, k->total_us};
@@ -269,8 +337,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
 			(unsigned long long)k->anomalies);
 	}
-	if (r->n_kernels > r->top)
-		fprintf(fp, "(%zu more kernels)\n", r->n_kernels - r->top);
+	if (n_total(r) > n_listed(r))
+		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(r), n_listed(r));
 	for (size_t i = 0; i < r->n_kernels && i < r->top; i++)
 		n_hot += r->kernels[i].source != NULL;
 	if (!n_hot)
@@ -355,10 +423,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No kernel timings in this window.</p>\n", f);
 		return;
 	}
+	if (n_total(rep) > n_listed(rep))
+		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(rep), n_listed(rep));
 	fputs("<table><tr><th>kernel</th><th>count</th><th>mean µs</th><th>p50 µs</th>"
 	      "<th>p95 µs</th><th>p99 µs</th><th>max µs</th><th>total s</th>"
 	      "<th>anomalies</th><th>flagged by logs</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_kernels; i++) {
+	for (size_t i = 0; i < n_listed(rep); i++) {
 		const struct gl_report_kernel *k = &rep->kernels[i];
 		const double v[5] = {k->mean_us, k->p50_us, k->p95_us, k->p99_us, k->max_us};
 
@@ -400,6 +470,8 @@ const struct gl_section gl_sec_kernels = {
 	.state_size = sizeof(struct kernels),
 	.begin = begin,
 	.collect = collect,
+	.plan = plan,
+	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

@@ -103,6 +103,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->summary.rejected_lines));
 	gl_jb_set(&jb, o, "files", gl_json_u64(r->summary.files));
 	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->summary.duplicates));
+	gl_jb_set(&jb, o, "kernels_total",
+		  gl_json_u64(r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels));
 	return gl_jb_done(&jb, o);
 }
 

@@ -4,6 +4,8 @@
  * data's own span (t in days since the window's start). The change is
  * between the fitted values at the first and the last point of the series;
  * the operations section adds one trend per operation (series "operation").
+ * Kernel trends are given for the kernels the kernels section lists (the
+ * fit of every kernel is kept in the event pass: a fixed state each).
  * Chart: the kernels that degrade or improve, their fitted lines drawn over
  * their own points only.
  */
@@ -121,24 +123,29 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct trends *t = st;
 	struct gl_report *rep = cx->rep;
 	struct gl_report_trend *ops = rep->trends, *all;
-	size_t n_ops = rep->n_trends, n = t->n + 2 + n_ops;
-	struct kfit **ks = malloc((t->n ? t->n : 1) * sizeof(*ks));
+	size_t n_ops = rep->n_trends, nk = 0, n;
+	struct kfit **ks = malloc((rep->n_kernels ? rep->n_kernels : 1) * sizeof(*ks));
 
-	/* kernels (by name), memory, errors, then what other sections added */
-	all = calloc(n, sizeof(*all));
-	if (!ks || !all) {
+	if (!ks)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < rep->n_kernels; i++) {
+		int64_t id = rep->kernels[i].kernel_id;
+
+		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id])
+			ks[nk++] = t->by_id[id];
+	}
+	qsort(ks, nk, sizeof(*ks), cmp_kfit);
+	/* listed kernels (by name), memory, errors, then what other sections added */
+	n = nk + 2 + n_ops;
+	if (!(all = calloc(n, sizeof(*all)))) {
 		free(ks);
-		free(all);
 		return gl_section_oom(cx->err);
 	}
-	for (size_t i = 0; i < t->n; i++)
-		ks[i] = t->by_id[t->ids[i]];
-	qsort(ks, t->n, sizeof(*ks), cmp_kfit);
-	memcpy(all + t->n + 2, ops, n_ops * sizeof(*ops));
+	memcpy(all + nk + 2, ops, n_ops * sizeof(*ops));
 	free(ops);
 	rep->trends = all;
 	rep->n_trends = n;
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < nk; i++) {
 		struct gl_report_trend *k = &all[i];
 
 		gl_section_trend(cx, &ks[i]->fit, ks[i]->first_ts_us, ks[i]->last_ts_us, k);
@@ -151,7 +158,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	}
 	free(ks);
 
-	struct gl_report_trend *mt = &all[t->n];
+	struct gl_report_trend *mt = &all[nk];
 	gl_section_trend(cx, &t->mem, t->mem_first_us, t->mem_last_us, mt);
 	mt->series = GL_TREND_MEMORY;
 	mt->unit = "MiB";
@@ -163,7 +170,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		    (y0 <= 0 || (t->mem_last_mib - y0) / y0 * 100 >= cx->cfg->trend_min_change_pct))
 			mt->verdict = GL_VERDICT_LEAK;
 	}
-	error_trend(cx, t, &all[t->n + 1]);
+	error_trend(cx, t, &all[nk + 1]);
 	return GL_OK;
 }
 

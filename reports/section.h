@@ -7,7 +7,9 @@
  *   build    begin -> collect_span (each trace span, one ordered pass)
  *            -> collect (each event of the window, one ordered pass)
  *            -> collect_mem (each RMM row, one ordered pass)
- *            -> collect_sample (each metric sample, one ordered pass) -> finish
+ *            -> collect_sample (each metric sample, one ordered pass) -> plan
+ *            -> collect_kernel (each kernel timing again, kernel by kernel)
+ *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its
  *            table; png: chart() writes the files listed in charts[]
@@ -23,6 +25,16 @@
  * a `collect_<source>` member below, and one more pass in gl_report_build()
  * that calls it for each section that has it; sections without the hook are
  * not touched and no other section changes.
+ *
+ * Kernels. Per kernel, a section keeps only a small fixed state in the
+ * event pass (counts, sums, a fit): a trace may name hundreds of thousands
+ * of kernels. What needs a kernel's samples (percentiles, the moving-window
+ * anomaly test, histograms) is done in the kernel pass, which the driver
+ * makes when a section has collect_kernel: after plan (where the kernels
+ * section picks the kernels it lists), the window's kernel timings come
+ * again ordered by (kernel, time), filters applied as in the event pass,
+ * and a section keeps the samples of the kernels it needs, or none.
+ * Memory: O(kernels x small constant) + O(samples of the listed kernels).
  *
  * Where results live. The core sections fill their part of struct gl_report
  * (report.h), which tests and the charts read directly. A section may also
@@ -64,6 +76,7 @@ struct gl_section_ctx {
 	size_t n_ids;			/* name ids run from 0 to n_ids - 1 */
 	/* The current event: a kernel timing the kernel filter (--kernel) keeps. */
 	bool kernel_sample;
+	uint64_t *kernel_n;		/* per id: kernel timings in the window (event pass) */
 	signed char *kern_ok, *comp_ok, *host_ok;	/* per id: 0 unknown, 1 kept, -1 not */
 };
 
@@ -87,6 +100,11 @@ struct gl_section {
 	/* Each span (table spans) starting in the window, in start order; BEFORE collect, so
 	 * that a section can place each kernel within the spans it has read. */
 	int (*collect_span)(struct gl_section_ctx *cx, void *st, const struct gl_query_span *sp);
+	/* After the event passes, before the kernel pass. */
+	int (*plan)(struct gl_section_ctx *cx, void *st);
+	/* Each kernel timing, by (kernel_id, ts_us, id); first: the kernel's first. */
+	int (*collect_kernel)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			      bool first);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */

@@ -32,6 +32,7 @@ const struct gl_section_list gl_sections = {
 struct build {
 	struct gl_section_ctx cx;
 	const struct gl_section_list *list;
+	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 };
 
 int gl_section_oom(struct gl_err *err)
@@ -152,7 +153,9 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		rep->window.data_first_ts_us = ev->ts_us;
 	rep->window.data_last_ts_us = ev->ts_us;
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
-	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->kernel_sample, cx->err) != GL_OK)
+	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
+		cx->kernel_n[ev->kernel_id]++;
+	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
 		return GL_ENOMEM;
 	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
 		if (b->list->items[i]->collect)
@@ -168,6 +171,25 @@ bool gl_section_metric_ok(const struct gl_section_ctx *cx, const char *metric)
 bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id)
 {
 	return id_ok(cx, cx->host_ok, host_id, cx->p->hosts, cx->p->nhosts);
+}
+
+/* The kernel pass: the same events as kernel_sample marks in on_event. */
+static int on_kernel(void *arg, const struct gl_query_event *ev)
+{
+	struct build *b = arg;
+	struct gl_section_ctx *cx = &b->cx;
+	bool first;
+	int rc = GL_OK;
+
+	if (ev->dup_of || !gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
+	    (uint64_t)ev->kernel_id >= cx->n_ids)
+		return 0;
+	first = ev->kernel_id != b->last_kernel_id;
+	b->last_kernel_id = ev->kernel_id;
+	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+		if (b->list->items[i]->collect_kernel)
+			rc = b->list->items[i]->collect_kernel(cx, cx->rep->sec_state[i], ev, first);
+	return rc;
 }
 
 static int on_sample(void *arg, const struct gl_query_sample *smp)
@@ -248,8 +270,9 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.comp_ok = calloc(b.cx.n_ids, 1);
 	b.cx.host_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
+	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
-	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !rep->sec_state) {
+	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
 		rc = gl_section_oom(err);
 		goto out;
 	}
@@ -259,9 +282,16 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			rc = gl_section_oom(err);
 			goto out;
 		}
-	if (p->series && (rc = gl_series_begin(p->series, p->since_us, p->until_us, b.cx.n_ids,
-					       err)) != GL_OK)
-		goto out;
+	if (p->series) {
+		int64_t first_us, last_us;
+
+		rc = gl_query_events_span(q, p->since_us, p->until_us, &first_us, &last_us, err);
+		if (rc == GL_OK)
+			rc = gl_series_begin_span(p->series, p->since_us, p->until_us, first_us,
+						  last_us, b.cx.n_ids, err);
+		if (rc != GL_OK)
+			goto out;
+	}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);
@@ -283,6 +313,15 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			rc = gl_query_samples(q, p->since_us, p->until_us, on_sample, &b, err);
 			break;
 		}
+	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
+		if (list->items[i]->plan)
+			rc = list->items[i]->plan(&b.cx, rep->sec_state[i]);
+	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
+		if (list->items[i]->collect_kernel) {
+			b.last_kernel_id = -1;
+			rc = gl_query_kernel_samples(q, p->since_us, p->until_us, on_kernel, &b, err);
+			break;
+		}
 	if (rc != GL_OK)
 		goto out;
 	for (int last = 0; last < 2; last++)
@@ -295,6 +334,7 @@ out:
 	free(b.cx.comp_ok);
 	free(b.cx.host_ok);
 	free(b.cx.kern_ok);
+	free(b.cx.kernel_n);
 	if (rc != GL_OK)
 		gl_report_release(rep);
 	return rc;

@@ -1,8 +1,9 @@
 /*
  * series.c - collects the series behind the charts (see series.h) during
- * the report's single pass: each sample is reduced at once into time
- * columns or bucket counts; at the end the top and trend kernels keep
- * theirs and the rest is freed.
+ * the report's passes: each sample is reduced at once into time columns or
+ * bucket counts. Kernel timings come from the kernel pass, for the listed
+ * kernels only; at the end the top and trend kernels keep theirs and the
+ * rest is freed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -26,16 +27,43 @@ void gl_series_init(struct gl_series *s, size_t top)
 		: top > GL_SERIES_TOP_MAX ? GL_SERIES_TOP_MAX : top;
 }
 
-int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
-		    struct gl_err *err)
+/* The error buckets over a span: seconds, minutes, hours or days, at most ~200 of a unit. */
+static int64_t bucket_for(int64_t span_us)
+{
+	if (span_us <= 3 * 60 * GL_US_PER_S)
+		return GL_US_PER_S;
+	if (span_us <= 3 * 3600 * GL_US_PER_S)
+		return 60 * GL_US_PER_S;
+	if (span_us <= 3 * GL_US_PER_DAY)
+		return 3600 * GL_US_PER_S;
+	return GL_US_PER_DAY;
+}
+
+int gl_series_begin_span(struct gl_series *s, int64_t since_us, int64_t until_us,
+			 int64_t data_first_us, int64_t data_last_us, size_t n_ids,
+			 struct gl_err *err)
 {
 	int rc;
 
 	s->since_us = since_us;
 	s->until_us = until_us > since_us ? until_us : since_us + GL_US_PER_S;
-	s->bucket_us = s->until_us - s->since_us > 3 * GL_US_PER_DAY ? GL_US_PER_DAY
-		: 3600 * GL_US_PER_S;
-	s->n_buckets = (size_t)((s->until_us - s->since_us + s->bucket_us - 1) / s->bucket_us);
+	s->t0_us = s->since_us;
+	s->t1_us = s->until_us;
+	/* the data's span and a margin of 2% (at least 1 s), within the window */
+	if (data_first_us != GL_TS_NONE && data_last_us >= data_first_us) {
+		int64_t m = (data_last_us - data_first_us) / 50;
+
+		if (m < GL_US_PER_S)
+			m = GL_US_PER_S;
+		s->t0_us = data_first_us - m > s->since_us ? data_first_us - m : s->since_us;
+		s->t1_us = data_last_us + m < s->until_us ? data_last_us + m : s->until_us;
+	}
+	s->bucket_us = bucket_for(s->t1_us - s->t0_us);
+	/* buckets start on a whole second, minute, hour or day (UTC) */
+	s->bucket0_us = s->t0_us - s->t0_us % s->bucket_us;
+	s->n_buckets = (size_t)((s->t1_us - s->bucket0_us + s->bucket_us - 1) / s->bucket_us);
+	if (s->n_buckets == 0)
+		s->n_buckets = 1;
 	if (s->n_buckets > 100000)
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
 				  "window too long to chart (%zu error buckets)", s->n_buckets);
@@ -44,15 +72,21 @@ int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, siz
 	s->err_rows = calloc(s->n_ids, sizeof(*s->err_rows));
 	if (!s->kcols || !s->err_rows)
 		return oom(err);
-	rc = gl_chart_cols_init(&s->mem, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
+	rc = gl_chart_cols_init(&s->mem, s->t0_us, s->t1_us, GL_CHART_COLUMNS, err);
 	if (rc == GL_OK)
-		rc = gl_chart_cols_init(&s->rmm, s->since_us, s->until_us, GL_CHART_COLUMNS, err);
+		rc = gl_chart_cols_init(&s->rmm, s->t0_us, s->t1_us, GL_CHART_COLUMNS, err);
 	/* placed at the first RMM row (gl_series_rmm) */
 	if (rc == GL_OK)
-		rc = gl_chart_cols_init(&s->rmm_zoom, s->since_us,
-					s->since_us + (s->until_us - s->since_us) / 5,
+		rc = gl_chart_cols_init(&s->rmm_zoom, s->t0_us,
+					s->t0_us + (s->t1_us - s->t0_us) / 5,
 					GL_CHART_COLUMNS, err);
 	return rc;
+}
+
+int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
+		    struct gl_err *err)
+{
+	return gl_series_begin_span(s, since_us, until_us, GL_TS_NONE, GL_TS_NONE, n_ids, err);
 }
 
 static size_t slot(const struct gl_series *s, int64_t id)
@@ -60,30 +94,33 @@ static size_t slot(const struct gl_series *s, int64_t id)
 	return id > 0 && (uint64_t)id < s->n_ids ? (size_t)id : 0;
 }
 
-int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
-		    struct gl_err *err)
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, struct gl_err *err)
 {
-	size_t k = slot(s, ev->kernel_id);
-
-	if (kernel_sample && k > 0) {
-		struct gl_chart_cols *c = &s->kcols[k];
-
-		if (!c->col && gl_chart_cols_init(c, s->since_us, s->until_us, GL_CHART_COLUMNS,
-						  err) != GL_OK)
-			return GL_ENOMEM;
-		gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
-	}
 	if (!isnan(ev->mem_mb))
 		gl_chart_cols_add(&s->mem, ev->ts_us, ev->mem_mb, 0);
 	if (ev->level >= GL_LEVEL_ERROR) {
 		size_t c = slot(s, ev->component_id);
-		int64_t b = (ev->ts_us - s->since_us) / s->bucket_us;
+		int64_t b = (ev->ts_us - s->bucket0_us) / s->bucket_us;
 
 		if (!s->err_rows[c] && !(s->err_rows[c] = calloc(s->n_buckets, sizeof(uint64_t))))
 			return oom(err);
 		if (b >= 0 && (size_t)b < s->n_buckets)
 			s->err_rows[c][b]++;
 	}
+	return GL_OK;
+}
+
+int gl_series_kernel_sample(struct gl_series *s, const struct gl_query_event *ev,
+			    struct gl_err *err)
+{
+	size_t k = slot(s, ev->kernel_id);
+	struct gl_chart_cols *c = &s->kcols[k];
+
+	if (k == 0)
+		return GL_OK;
+	if (!c->col && gl_chart_cols_init(c, s->t0_us, s->t1_us, GL_CHART_COLUMNS, err) != GL_OK)
+		return GL_ENOMEM;
+	gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	return GL_OK;
 }
 
@@ -275,7 +312,7 @@ int gl_series_finish(struct gl_series *s, struct gl_query *q, const struct gl_re
 			s->top_cols[k] = s->kcols[id];
 			memset(&s->kcols[id], 0, sizeof(s->kcols[id]));
 		} else {
-			rc = gl_chart_cols_init(&s->top_cols[k], s->since_us, s->until_us,
+			rc = gl_chart_cols_init(&s->top_cols[k], s->t0_us, s->t1_us,
 						GL_CHART_COLUMNS, err);
 		}
 	}

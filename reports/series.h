@@ -4,17 +4,18 @@
  * histograms, the trend kernels' points, memory in use, RMM outstanding
  * bytes, and errors per time bucket by component.
  *
- * They are collected during the report's own pass over the window
- * (sections.c calls the hooks below when gl_report_params.series is set),
- * so the charts cost no second read of the database. In: each event and
+ * They are collected during the report's own passes over the window
+ * (sections.c calls the hooks below when gl_report_params.series is set):
+ * memory, RMM and errors in the event passes, the listed kernels' timings
+ * in the kernel pass (section.h); the charts read nothing more. In: each event and
  * RMM row as the report sees it (after the filters). Out: a struct
  * gl_series of reduced data (time columns, histograms, counts).
  *
- * Memory is bounded by the window, not by the number of events: every
- * kernel with timings keeps GL_CHART_COLUMNS columns (48 KB; the top
- * kernels are only known at the end of the pass), every component with
- * errors one count per bucket, and the histograms are built at the end
- * from the durations the percentiles keep anyway.
+ * Memory is bounded, not by the number of events: every listed kernel
+ * keeps GL_CHART_COLUMNS columns (48 KB; filled in the kernel pass, once
+ * the listed kernels are known), every component with errors one count
+ * per bucket, and the histograms are built at the end from the durations
+ * the percentiles keep anyway.
  */
 #ifndef GL_SERIES_H
 #define GL_SERIES_H
@@ -32,7 +33,13 @@
 #define GL_SERIES_ERROR_GROUPS 8	/* components with most errors; the rest is "other" */
 
 struct gl_series {
-	int64_t since_us, until_us;
+	int64_t since_us, until_us;	/* the window (the charts' titles name it) */
+	/*
+	 * The charts' time axis: the data's span (events and RMM rows of the
+	 * window) with a margin of 2% (at least 1 s) on each side, within the
+	 * window; the whole window when it holds no data.
+	 */
+	int64_t t0_us, t1_us;
 	size_t top_max;			/* top kernels wanted (gl_series_init) */
 
 	/* Top kernels by total time, as rep->kernels orders them. */
@@ -59,7 +66,9 @@ struct gl_series {
 	struct gl_chart_cols rmm_zoom;
 
 	/* Errors (ERROR and CRITICAL) per bucket: count[g * n_buckets + b]. */
-	int64_t bucket_us;		/* one hour, or one day for windows over 3 days */
+	/* a second, minute, hour or day: the largest giving the span at most ~200 buckets */
+	int64_t bucket_us;
+	int64_t bucket0_us;		/* start of bucket 0: t0_us down to a whole bucket (UTC) */
 	size_t n_buckets;
 	size_t n_groups;
 	char *group[GL_SERIES_ERROR_GROUPS];	/* component names, owned */
@@ -67,7 +76,7 @@ struct gl_series {
 
 	/* Collection state (series.c only): per name id, NULL/empty until used. */
 	size_t n_ids;
-	struct gl_chart_cols *kcols;	/* per kernel id */
+	struct gl_chart_cols *kcols;	/* per kernel id; columns only for listed kernels */
 	uint64_t **err_rows;		/* per component id: n_buckets counts */
 	int64_t top_id[GL_SERIES_TOP_MAX];
 };
@@ -75,16 +84,28 @@ struct gl_series {
 /* Zeroes s and sets the number of top kernels to chart (0: 8; at most 12). */
 void gl_series_init(struct gl_series *s, size_t top);
 
-/* Before the pass: the window [since_us, until_us) and the name id slots. */
+/*
+ * Before the pass: the window [since_us, until_us), the first and last time
+ * of its data (GL_TS_NONE: none; gl_query_events_span) and the name id
+ * slots. The time axis and the error buckets follow from the data's span.
+ */
+int gl_series_begin_span(struct gl_series *s, int64_t since_us, int64_t until_us,
+			 int64_t data_first_us, int64_t data_last_us, size_t n_ids,
+			 struct gl_err *err);
+
+/* The same without data times: the axis spans the window. */
 int gl_series_begin(struct gl_series *s, int64_t since_us, int64_t until_us, size_t n_ids,
 		    struct gl_err *err);
 
+/* One event of the window that passed the filters (memory, errors). */
+int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, struct gl_err *err);
+
 /*
- * One event of the window that passed the filters; kernel_sample: it is a
- * timing of a kernel the kernel sections count.
+ * One timing of a listed kernel, from the kernel pass (section.h): only the
+ * kernels the report lists get time columns.
  */
-int gl_series_event(struct gl_series *s, const struct gl_query_event *ev, bool kernel_sample,
-		    struct gl_err *err);
+int gl_series_kernel_sample(struct gl_series *s, const struct gl_query_event *ev,
+			    struct gl_err *err);
 
 /* One RMM row; outstanding_bytes: allocated and not freed after it. */
 void gl_series_rmm(struct gl_series *s, int64_t ts_us, uint64_t outstanding_bytes);

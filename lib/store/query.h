@@ -77,6 +77,18 @@ struct gl_query_event {
  */
 bool gl_query_has_dup_of(const struct gl_query *q);
 
+/*
+ * Calls fn for each kernel timing (kernel_id and dur_us not NULL, mirrored
+ * rows left out) with since_us <= ts_us < until_us, in order of (kernel_id,
+ * ts_us, id): one kernel after the other, each in the order gl_query_events
+ * gives, through the index events_kernel_ts. Only ts_us, component_id,
+ * host_id, kernel_id, dur_us, anomaly and dup_of are read (mem_mb and
+ * exec_ms NAN, counters -1, no text). Same contract as gl_query_events.
+ */
+int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			    struct gl_err *err);
+
 /* Kernel rows only (kernel_id and dur_us not NULL), for the baseline: their
  * kernel-trace columns are not read (NAN / NULL / 0). */
 #define GL_QUERY_KERNELS_ONLY 1u
@@ -148,6 +160,13 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us,
 			 int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err);
+
+/*
+ * First and last time of the events and RMM rows in [since_us, until_us),
+ * before any filter; GL_TS_NONE both when none. For the charts' time axes.
+ */
+int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			 int64_t *first_us, int64_t *last_us, struct gl_err *err);
 
 /* First and last sample time in [since_us, until_us); GL_TS_NONE both when none. */
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,

@@ -2,14 +2,16 @@
  * report_bench - fills a gpulog database with N synthetic events, fast,
  * through the schema, for the gpulog-report benchmark and CLI tests.
  *
- *   report_bench DB N [DAYS [END]]
+ *   report_bench DB N [DAYS [END [KERNELS]]]
  *
  * Events are spread evenly over DAYS days (default 1) ending at END (RFC
- * 3339 or YYYY-MM-DD, default 2025-01-02): 20 kernels with durations
- * around 100..2000 us (kernel 0 slowly degrading, rare spikes), memory in
- * use rising, 1% WARN/ERROR messages with varying numbers, and one RMM
- * allocate/free pair per 100 events (every 1000th never freed). A DB that
- * exists is replaced. Deterministic: the same arguments give the same data.
+ * 3339 or YYYY-MM-DD, default 2025-01-02): KERNELS kernels (default 20;
+ * every 10th event has none, event i times kernel i mod KERNELS) with
+ * durations around 100 * (k + 1) us (kernel 0 slowly degrading, rare
+ * spikes), memory in use rising, 1% WARN/ERROR messages with varying
+ * numbers, and one RMM allocate/free pair per 100 events (every 1000th
+ * never freed). A DB that exists is replaced. Deterministic: the same
+ * arguments give the same data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,6 @@
 #include "schema_sql.h"
 #include "util/timeutil.h"
 
-#define KERNELS 20
 
 static int die(sqlite3 *db, const char *what)
 {
@@ -34,15 +35,16 @@ int main(int argc, char **argv)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *ev = NULL, *mem = NULL;
-	long long n, days = 1;
+	long long n, days = 1, kernels = 20;
 	int64_t end = 0;
 	uint64_t s = 42;
 	char name[128], msg[128];
 
-	if (argc < 3 || argc > 5 || (n = atoll(argv[2])) < 0 ||
+	if (argc < 3 || argc > 6 || (n = atoll(argv[2])) < 0 ||
 	    (argc >= 4 && (days = atoll(argv[3])) < 1) ||
-	    gl_time_parse_arg(argc >= 5 ? argv[4] : "2025-01-02", &end) != 0) {
-		fprintf(stderr, "usage: report_bench DB N [DAYS [END]]\n");
+	    gl_time_parse_arg(argc >= 5 ? argv[4] : "2025-01-02", &end) != 0 ||
+	    (argc >= 6 && ((kernels = atoll(argv[5])) < 1 || kernels > 100000000))) {
+		fprintf(stderr, "usage: report_bench DB N [DAYS [END [KERNELS]]]\n");
 		return 2;
 	}
 	unlink(argv[1]);
@@ -59,10 +61,10 @@ int main(int argc, char **argv)
 			     " (3, 'node-1');",
 			     NULL, NULL, NULL) != SQLITE_OK)
 		return die(db, "cannot create the schema");
-	for (int k = 0; k < KERNELS; k++) {
+	for (long long k = 0; k < kernels; k++) {
 		snprintf(name, sizeof(name),
-			 "INSERT INTO names(id, name) VALUES (%d, 'kernel_%02d<float, %d>')", 10 + k,
-			 k, k * 32);
+			 "INSERT INTO names(id, name) VALUES (%lld, 'kernel_%02lld<float, %lld>')",
+			 10 + k, k, k * 32);
 		if (sqlite3_exec(db, name, NULL, NULL, NULL) != SQLITE_OK)
 			return die(db, "cannot insert names");
 	}
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 	int64_t span = days * GL_US_PER_DAY, since = end - span;
 	for (long long i = 0; i < n; i++) {
 		int64_t ts = since + (int64_t)((double)span * (double)i / (double)n);
-		int k = (int)(i % KERNELS);
+		long long k = i % kernels;
 		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
 		double noise = (double)(s >> 40) / 16777216.0;
 		double dur = 100.0 * (k + 1) * (0.9 + 0.2 * noise);
@@ -97,7 +99,7 @@ int main(int argc, char **argv)
 			sqlite3_bind_null(ev, 4);
 			sqlite3_bind_null(ev, 5);
 		} else {
-			sqlite3_bind_int(ev, 4, 10 + k);
+			sqlite3_bind_int64(ev, 4, 10 + k);
 			sqlite3_bind_double(ev, 5, dur);
 		}
 		sqlite3_bind_double(ev, 6, 1000 + 500.0 * (double)i / (double)n + 10 * noise);

@@ -179,20 +179,98 @@ static void test_empty_window(void **state)
 	gl_output_release(&o);
 }
 
-static void test_long_window_daily(void **state)
+/*
+ * The first and last row of the fixture: day -1 00:00:00 and day 0, sample
+ * 2399 (86,364 s) of kernel 4 (+3 ms); RMM rows end earlier.
+ */
+#define FIX_FIRST_US (FIX_DAY0_US - FIX_DAY_US)
+#define FIX_LAST_US (FIX_DAY0_US + 86364LL * 1000000 + 3000)
+
+/*
+ * A window much longer than its data: the time axis and the error buckets
+ * follow the data (issue 7), not the window. By hand: span 172,764.003 s,
+ * margin span / 50 = 3,455.28006 s; hours (span <= 3 days); bucket 0 at day
+ * -1 minus one hour; the axis ends at day 0 + 89,819.28306 s, so
+ * ceil(179,819.28306 / 3600) = 50 buckets.
+ */
+static void check_data_span(const struct gl_series *s)
+{
+	int64_t m = (FIX_LAST_US - FIX_FIRST_US) / 50;
+
+	assert_true(m == 3455280060LL);
+	assert_true(s->t0_us == FIX_FIRST_US - m);
+	assert_true(s->t1_us == FIX_LAST_US + m);
+	assert_true(s->mem.t0_us == s->t0_us && s->mem.t1_us == s->t1_us);
+	assert_true(s->top_cols[0].t0_us == s->t0_us && s->top_cols[0].t1_us == s->t1_us);
+	assert_int_equal(s->bucket_us, 3600LL * 1000000);
+	assert_true(s->bucket0_us == FIX_FIRST_US - 3600LL * 1000000);
+	assert_int_equal(s->n_buckets, 50);
+}
+
+static void test_long_window_data_span(void **state)
 {
 	struct gl_output o;
 	struct gl_series s;
 
 	(void)state;
-	/* Ten days: errors per day, ten buckets. */
+	/* Ten days around the two days of data. */
 	assert_int_equal(run(FIX_DAY0_US - 5 * FIX_DAY_US, FIX_DAY0_US + 5 * FIX_DAY_US, 0,
 			     "long", &o, &s), GL_OK);
-	assert_int_equal(s.bucket_us, FIX_DAY_US);
-	assert_int_equal(s.n_buckets, 10);
+	check_data_span(&s);
+	/* the titles still name the window */
+	assert_true(s.since_us == FIX_DAY0_US - 5 * FIX_DAY_US);
+	assert_true(s.until_us == FIX_DAY0_US + 5 * FIX_DAY_US);
 	check_dir(o.dir, 1);
 	gl_series_release(&s);
 	gl_output_release(&o);
+	/* 36,500 days (1970-12-07 .. 2070-11-12): the same axis; charted, not refused */
+	assert_int_equal(run(FIX_DAY0_US - 20000 * FIX_DAY_US, FIX_DAY0_US + 16500 * FIX_DAY_US,
+			     0, "century", &o, &s), GL_OK);
+	check_data_span(&s);
+	check_dir(o.dir, 1);
+	gl_series_release(&s);
+	gl_output_release(&o);
+}
+
+/* Bucket units from the data's span, counted by hand. */
+static void test_bucket_units(void **state)
+{
+	struct gl_series s;
+	struct gl_err err;
+	int64_t sec = 1000000, w0 = FIX_DAY0_US - 20000 * FIX_DAY_US;
+	int64_t w1 = FIX_DAY0_US + 16500 * FIX_DAY_US;
+
+	(void)state;
+	/* 100 s of data: margin 2 s, seconds from day0 + 8 s to + 112 s: 104 */
+	gl_series_init(&s, 0);
+	assert_int_equal(gl_series_begin_span(&s, w0, w1, FIX_DAY0_US + 10 * sec,
+					      FIX_DAY0_US + 110 * sec, 4, &err), GL_OK);
+	assert_int_equal(s.bucket_us, sec);
+	assert_true(s.bucket0_us == FIX_DAY0_US + 8 * sec);
+	assert_int_equal(s.n_buckets, 104);
+	gl_series_release(&s);
+	/*
+	 * 10 days less 1 s: margin 17,279.98 s; days from day0 - 1 day; the axis
+	 * ends at day0 + 881,278.98 s: ceil(11.2) = 12
+	 */
+	gl_series_init(&s, 0);
+	assert_int_equal(gl_series_begin_span(&s, w0, w1, FIX_DAY0_US,
+					      FIX_DAY0_US + 10 * FIX_DAY_US - sec, 4, &err),
+			 GL_OK);
+	assert_int_equal(s.bucket_us, FIX_DAY_US);
+	assert_true(s.bucket0_us == FIX_DAY0_US - FIX_DAY_US);
+	assert_int_equal(s.n_buckets, 12);
+	gl_series_release(&s);
+	/* data at the window's start: the margin stays inside the window */
+	gl_series_init(&s, 0);
+	assert_int_equal(gl_series_begin_span(&s, FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US,
+					      FIX_DAY0_US, FIX_DAY0_US + 3600 * sec, 4, &err),
+			 GL_OK);
+	assert_true(s.t0_us == FIX_DAY0_US);
+	assert_true(s.t1_us == FIX_DAY0_US + 3600 * sec + 72 * sec);
+	assert_int_equal(s.bucket_us, 60 * sec);
+	assert_int_equal(s.n_buckets, 62);	/* ceil(3672 / 60) */
+	gl_series_release(&s);
 }
 
 static void test_no_charts(void **state)
@@ -260,7 +338,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_six_charts_deterministic),
 		cmocka_unit_test(test_empty_window),
-		cmocka_unit_test(test_long_window_daily),
+		cmocka_unit_test(test_long_window_data_span),
+		cmocka_unit_test(test_bucket_units),
 		cmocka_unit_test(test_no_charts),
 		cmocka_unit_test(test_unwritable_dir),
 		cmocka_unit_test(test_rmm_zoom),

@@ -1,7 +1,8 @@
 /*
  * test_query.c - lib/store/query.c: refuses what is not a gpulog database
  * (missing file, not SQLite, wrong application_id, newer schema), streams
- * a window in time order with [since, until) bounds.
+ * a window in time order with [since, until) bounds; kernel timings by
+ * (kernel, time); the span of a window's rows.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 
 #include "schema_sql.h"
 #include "store/query.h"
+#include "util/timeutil.h"
 
 static void make_db(const char *path, const char *pragmas)
 {
@@ -105,6 +107,71 @@ static void test_window(void **state)
 	unlink(p);
 }
 
+struct kseen {
+	int64_t kernel[8], ts[8];
+	double dur[8];
+	int n;
+};
+
+static int collect_kernel(void *arg, const struct gl_query_event *ev)
+{
+	struct kseen *s = arg;
+
+	if (s->n < 8) {
+		s->kernel[s->n] = ev->kernel_id;
+		s->ts[s->n] = ev->ts_us;
+		s->dur[s->n] = ev->dur_us;
+	}
+	s->n++;
+	return 0;
+}
+
+/*
+ * Kernel timings by (kernel, time, id): rows without a kernel or a
+ * duration, mirrored rows and rows outside [since, until) left out.
+ */
+static void test_kernel_samples(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query4.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct kseen s = {0};
+	int64_t first, last;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'a'), (2, 'b');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO events(id, ts_us, kernel_id, dur_us, stream_id, line) VALUES"
+		   " (1, 300, 2, 1, 1, 1), (2, 100, 1, 2, 1, 2), (3, 200, 2, 3, 1, 3),"
+		   " (4, 200, 1, 4, 1, 4), (5, 150, NULL, NULL, 1, 5), (6, 250, 1, NULL, 1, 6),"
+		   " (7, 99, 1, 7, 1, 7), (8, 400, 1, 8, 1, 8), (9, 200, 1, 9, 1, 9);"
+		   "INSERT INTO events(id, ts_us, kernel_id, dur_us, stream_id, line, dup_of)"
+		   " VALUES (10, 120, 1, 10, 1, 10, 2);"
+		   "INSERT INTO mem_events(ts_us, action, ptr, size_bytes, stream_id, line)"
+		   " VALUES (50, 0, 1, 1, 1, 11), (350, 1, 1, 1, 1, 12);");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_kernel_samples(q, 100, 400, collect_kernel, &s, &err), GL_OK);
+	/* a: 100 (id 2), 200 (id 4), 200 (id 9); b: 200 (id 3), 300 (id 1) */
+	assert_int_equal(s.n, 5);
+	static const int64_t k[5] = {1, 1, 1, 2, 2}, ts[5] = {100, 200, 200, 200, 300};
+	static const double dur[5] = {2, 4, 9, 3, 1};
+	for (int i = 0; i < 5; i++) {
+		assert_true(s.kernel[i] == k[i] && s.ts[i] == ts[i]);
+		assert_true(s.dur[i] == dur[i]);
+	}
+	/* the span of events and RMM rows, before filters: 99 .. 350 in [0, 400) */
+	assert_int_equal(gl_query_events_span(q, 0, 400, &first, &last, &err), GL_OK);
+	assert_true(first == 50 && last == 350);
+	assert_int_equal(gl_query_events_span(q, 100, 300, &first, &last, &err), GL_OK);
+	assert_true(first == 100 && last == 250);
+	assert_int_equal(gl_query_events_span(q, 500, 600, &first, &last, &err), GL_OK);
+	assert_true(first == GL_TS_NONE && last == GL_TS_NONE);
+	gl_query_close(q);
+	unlink(p);
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -144,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
+#include "../../reports/series.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -834,6 +835,57 @@ static void test_short_run_in_long_window(void **state)
 	fx_close(&f);
 }
 
+/*
+ * The same 5-minute run with the chart series: the time axis is the data's
+ * span (10:00:00 .. 10:05:00) with a margin of 300 s / 50 = 6 s, not the
+ * day, and the error buckets are minutes. By hand: bucket 0 starts at
+ * 09:59:00 (09:59:54 down to the minute); the axis ends at 10:05:06:
+ * ceil(366 / 60) = 7 buckets; the errors at 10:00:00, 10:01:40, 10:03:20 and
+ * 10:05:00 fall in buckets 1, 2, 4 and 6.
+ */
+static void test_short_run_chart_axis(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+	struct gl_series s;
+	struct gl_query *q = NULL;
+	struct gl_report_config cfg;
+	struct gl_err err;
+	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
+				     .series = &s};
+	int64_t ten = T0 + 10 * 3600 * 1000000LL, sec = 1000000;
+	static const uint64_t want[7] = {0, 1, 1, 0, 1, 0, 1};
+
+	fx_open(&f);
+	for (int i = 0; i <= 30; i++)
+		ev(&f, ten + i * 10 * sec, i % 10 == 0 ? 5 : 3, "svc", "stable",
+		   100 + (i % 2 ? 1 : -1), NAN, i % 10 == 0 ? "boom" : NULL);
+	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
+	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
+	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
+	gl_series_init(&s, 0);
+	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
+	assert_true(s.t0_us == ten - 6 * sec);
+	assert_true(s.t1_us == ten + 306 * sec);
+	assert_true(s.n_top == 1);
+	assert_true(s.top_cols[0].t0_us == s.t0_us && s.top_cols[0].t1_us == s.t1_us);
+	assert_int_equal(s.top_cols[0].n, 31);
+	assert_int_equal(s.bucket_us, 60 * sec);
+	assert_true(s.bucket0_us == ten - 60 * sec);
+	assert_int_equal(s.n_buckets, 7);
+	assert_int_equal(s.n_groups, 1);
+	for (size_t b = 0; b < 7; b++)
+		assert_int_equal(s.count[b], want[b]);
+	/* the window is still the day */
+	assert_true(s.since_us == T0 && s.until_us == T0 + GL_US_PER_DAY);
+	gl_series_release(&s);
+	gl_report_release(&r);
+	gl_query_close(q);
+	gl_config_release(&cfg);
+	fx_close(&f);
+}
+
 static void test_message_shape_units(void **state)
 {
 	(void)state;
@@ -887,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_operations),
 		cmocka_unit_test(test_error_sink),
 		cmocka_unit_test(test_short_run_in_long_window),
+		cmocka_unit_test(test_short_run_chart_axis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
