@@ -154,7 +154,7 @@ expect_eq "gpufl kernels stored" 11 "$(q $T/db "select count(*) from events wher
 expect_eq "kineto kernels stored" 4 "$(q $T/db "select count(*) from events where source = 'kineto' and kernel_id is not null")"
 expect_eq "spans stored" 11 "$(q $T/db "select count(*) from spans")"
 
-"$REPORT" --db $T/db --since 2025-11-16 --until 2025-11-17 --format json --top 5 \
+"$REPORT" --db $T/db --since 2025-11-16 --until 2025-11-17 --format json --top 20 \
 	--output-dir $T/json >/dev/null || fail "report json"
 python3 - $T/want.json $T/json/report.json <<'PY' || fail "json differs from python3's values"
 import json, math, sys
