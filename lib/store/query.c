@@ -417,7 +417,7 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     struct gl_err *err)
 {
 	static const char sql[] =
-		"SELECT ts_us, series_id, value FROM samples INDEXED BY samples_ts"
+		"SELECT ts_us, series_id, value FROM samples"
 		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
 	sqlite3_stmt *st = NULL;
 	struct gl_query_sample s;

@@ -79,7 +79,7 @@ struct gl_store {
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
 		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe, *get_lines, *set_lines,
-		*ins_span;
+		*ins_span, *get_sample_id, *set_sample_id;
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
 	const char *last_path;
@@ -89,6 +89,7 @@ struct gl_store {
 	size_t keycap;
 	uint64_t duplicates;	/* events marked dup_of since open */
 	uint64_t samples;	/* samples stored since open */
+	int64_t next_sample_id;	/* samples.id of the next sample (counters 'samples.id') */
 	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
 	size_t ev_dup_cap;
 };
@@ -292,13 +293,13 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	" device TEXT, host_id INTEGER REFERENCES names(id), source TEXT NOT NULL, labels TEXT);"
 	"CREATE UNIQUE INDEX series_key ON series"
 	" (metric_id, ifnull(device, ''), ifnull(host_id, 0), source, ifnull(labels, ''));"
-	"CREATE TABLE samples (id INTEGER PRIMARY KEY, ts_us INTEGER NOT NULL,"
+	"CREATE TABLE samples (ts_us INTEGER NOT NULL, id INTEGER NOT NULL,"
 	" series_id INTEGER NOT NULL REFERENCES series(id), value REAL NOT NULL,"
 	" ts_estimated INTEGER NOT NULL DEFAULT 0, stream_id INTEGER NOT NULL REFERENCES streams(id),"
 	" line INTEGER NOT NULL, file_id INTEGER REFERENCES files(id),"
-	" path_id INTEGER REFERENCES paths(id));"
-	"CREATE INDEX samples_ts ON samples (ts_us);"
-	"CREATE INDEX samples_series_ts ON samples (series_id, ts_us);"
+	" path_id INTEGER REFERENCES paths(id), PRIMARY KEY (ts_us, id)) WITHOUT ROWID;"
+	"CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+	"INSERT INTO counters (name, value) VALUES ('samples.id', 1);"
 	"DROP VIEW v_events; DROP VIEW v_mem_events; DROP VIEW v_rejects;"
 	"CREATE VIEW v_events AS"
 	" SELECT e.id, strftime('%Y-%m-%dT%H:%M:%fZ', e.ts_us / 1e6, 'unixepoch') AS time,"
@@ -571,7 +572,11 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 		return rc;
 	if ((rc = prepare(st, &st->ins_sample,
 			  "INSERT INTO samples (ts_us, series_id, value, ts_estimated, stream_id, line,"
-			  " file_id, path_id) VALUES (?,?,?,?,?,?,?,?)", err)) != GL_OK)
+			  " file_id, path_id, id) VALUES (?,?,?,?,?,?,?,?,?)", err)) != GL_OK ||
+	    (rc = prepare(st, &st->get_sample_id,
+			  "SELECT value FROM counters WHERE name = 'samples.id'", err)) != GL_OK ||
+	    (rc = prepare(st, &st->set_sample_id,
+			  "UPDATE counters SET value = ? WHERE name = 'samples.id'", err)) != GL_OK)
 		return rc;
 	/* The duplicate probe: an index lookup on (ts_us, rec_hash), never a scan. */
 	if ((rc = prepare(st, &st->dup_probe,
@@ -754,6 +759,13 @@ static int interns_load(struct gl_store *st, struct gl_err *err)
 		if (rc != SQLITE_DONE)
 			return db_err(st, err, "cannot read names");
 	}
+	/* and the id of the next sample */
+	s = st->get_sample_id;
+	rc = sqlite3_step(s);
+	st->next_sample_id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return db_err(st, err, "cannot read counters");
 	return GL_OK;
 }
 
@@ -1171,6 +1183,8 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->ins_name);
 	sqlite3_finalize(st->ins_path);
 	sqlite3_finalize(st->ins_series);
+	sqlite3_finalize(st->get_sample_id);
+	sqlite3_finalize(st->set_sample_id);
 	sqlite3_finalize(st->ins_sample);
 	sqlite3_finalize(st->ins_span);
 	sqlite3_finalize(st->dup_probe);
@@ -1576,8 +1590,9 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 	sqlite3_bind_int64(s, 6, (int64_t)b->line);
 	bind_id(s, 7, b->file_id);
 	bind_id(s, 8, pid);
+	sqlite3_bind_int64(s, 9, st->next_sample_id);
 	if ((rc = step(st, s, err)) == GL_OK)
-		st->samples++;
+		st->samples++, st->next_sample_id++;
 	return rc;
 }
 
@@ -1787,6 +1802,10 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		rc = put_reject(st, &b->rej[i], run_id, err);
 	for (size_t i = 0; i < b->nop && rc == GL_OK; i++)
 		rc = put_op(st, &b->op[i], run_id, err);
+	if (rc == GL_OK && st->samples != samples) {
+		sqlite3_bind_int64(st->set_sample_id, 1, st->next_sample_id);
+		rc = step(st, st->set_sample_id, err);
+	}
 	if (rc == GL_OK)
 		rc = db_exec(st, "COMMIT", err);
 	if (rc != GL_OK) {
