@@ -447,8 +447,13 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
-	static const char sql[] = "SELECT min(ts_us), max(ts_us) FROM samples"
-				  " WHERE ts_us >= ?1 AND ts_us < ?2";
+	/* Two probes of the table's key, not a scan of the window (SQLite
+	 * reads every row for min() and max() together). */
+	static const char sql[] =
+		"SELECT (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us LIMIT 1),"
+		" (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us DESC LIMIT 1)";
 	sqlite3_stmt *st = NULL;
 	int rc = GL_OK;
 
