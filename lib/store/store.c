@@ -710,15 +710,17 @@ static void intern_clear(struct intern *t)
 }
 
 /*
- * The key of a series in st->key: metric id, host id, then device, source
- * and labels, each as a presence byte, a length and the bytes. Returns its
- * length, or 0 when memory runs out.
+ * The key of a series in st->key: host id, then metric name, device, source
+ * and labels, each as a presence byte, a length and the bytes. The metric
+ * by name, not id: a sample of a known series costs one hash, and its name
+ * is looked up only for a new series. Returns its length, or 0 when memory
+ * runs out.
  */
-static size_t series_key(struct gl_store *st, int64_t metric_id, int64_t host_id,
+static size_t series_key(struct gl_store *st, int64_t host_id, struct gl_str metric,
 			 struct gl_str device, struct gl_str source, struct gl_str labels)
 {
-	size_t need = 16 + 3 * 9 + device.len + source.len + labels.len, n = 0;
-	const struct gl_str part[3] = {device, source, labels};
+	size_t need = 8 + 4 * 9 + metric.len + device.len + source.len + labels.len, n = 0;
+	const struct gl_str part[4] = {metric, device, source, labels};
 
 	if (need > st->keycap) {
 		char *v = realloc(st->key, need);
@@ -728,10 +730,9 @@ static size_t series_key(struct gl_store *st, int64_t metric_id, int64_t host_id
 		st->key = v;
 		st->keycap = need;
 	}
-	memcpy(st->key, &metric_id, 8);
-	memcpy(st->key + 8, &host_id, 8);
-	n = 16;
-	for (size_t i = 0; i < 3; i++) {
+	memcpy(st->key, &host_id, 8);
+	n = 8;
+	for (size_t i = 0; i < 4; i++) {
 		uint64_t len = part[i].len;
 
 		st->key[n++] = part[i].p != NULL;
@@ -761,7 +762,8 @@ static int interns_load(struct gl_store *st, struct gl_err *err)
 	static const char *const sql[3] = {
 		"SELECT id, name FROM names",
 		"SELECT id, path FROM paths",
-		"SELECT id, metric_id, host_id, device, source, labels FROM series",
+		"SELECT s.id, n.name, s.host_id, s.device, s.source, s.labels"
+		" FROM series s JOIN names n ON n.id = s.metric_id",
 	};
 	struct intern *t[3] = {&st->names, &st->paths, &st->series};
 	sqlite3_stmt *s = NULL;
@@ -782,8 +784,8 @@ static int interns_load(struct gl_store *st, struct gl_err *err)
 				p = (const char *)sqlite3_column_text(s, 1);
 				len = (size_t)sqlite3_column_bytes(s, 1);
 			} else {
-				len = series_key(st, sqlite3_column_int64(s, 1),
-						 sqlite3_column_int64(s, 2), col_str(s, 3),
+				len = series_key(st, sqlite3_column_int64(s, 2), col_str(s, 1),
+						 col_str(s, 3),
 						 col_str(s, 4), col_str(s, 5));
 				p = st->key;
 			}
@@ -1447,6 +1449,15 @@ static uint64_t min_lines(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* step() for a statement whose every parameter is bound before each step. */
+static int step_bound(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
+}
+
 static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 {
 	int rc = sqlite3_step(s);
@@ -1615,11 +1626,11 @@ static int flush_samples(struct gl_store *st, struct gl_err *err)
 	if (n == GL_SAMPLE_ROWS) {
 		for (size_t k = 0; k < n; k++)
 			bind_sample(st->ins_samples, k, &st->pend[k]);
-		return step(st, st->ins_samples, err);
+		return step_bound(st, st->ins_samples, err);
 	}
 	for (size_t k = 0; k < n && rc == GL_OK; k++) {
 		bind_sample(st->ins_sample, 0, &st->pend[k]);
-		rc = step(st, st->ins_sample, err);
+		rc = step_bound(st, st->ins_sample, err);
 	}
 	return rc;
 }
@@ -1634,14 +1645,16 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 	size_t klen;
 	int rc;
 
-	if ((rc = name_id(st, x->metric, &metric, err)) != GL_OK ||
-	    (rc = path_id(st, b->path, &pid, err)) != GL_OK)
+	if ((rc = path_id(st, b->path, &pid, err)) != GL_OK)
 		return rc;
-	klen = series_key(st, metric, host_id, x->device, source, x->labels);
+	klen = series_key(st, host_id, x->metric, x->device, source, x->labels);
 	if (!klen)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	series = intern_find(&st->series, st->key, klen);
 	if (!series) {
+		/* (name_id() may grow the names table, never st->key) */
+		if ((rc = name_id(st, x->metric, &metric, err)) != GL_OK)
+			return rc;
 		s = st->ins_series;
 		sqlite3_bind_int64(s, 1, metric);
 		bind_id(s, 2, host_id);
