@@ -551,6 +551,7 @@ static void test_lock_same_process(void **state)
 
 		assert_non_null(b);
 		e = &b->ev[b->nev++];
+		memset(e, 0, sizeof(*e));	/* no path, no file: batch rows are not zeroed */
 		gl_event_init(&e->ev);
 		e->stream_id = 1;
 		e->line = 1;
