@@ -242,20 +242,36 @@ CREATE UNIQUE INDEX series_key ON series
 	(metric_id, ifnull(device, ''), ifnull(host_id, 0), source, ifnull(labels, ''));
 
 -- Metric samples (schema version 3): a number a source measured at a time.
+-- Stored in time order (a WITHOUT ROWID table keyed by (ts_us, id)): a
+-- window of samples is one range of the table, read without lookups, and
+-- a sample is one B-tree entry, appended. There is no index by series: an
+-- index entry inserted at one place per series split pages half-full and
+-- doubled the cost of a sample (measured); the samples of one metric are
+-- found through series (indexed by metric) and the window's range:
+--   SELECT s.ts_us, s.value FROM samples s JOIN series r ON r.id = s.series_id
+--   WHERE s.ts_us BETWEEN ? AND ? AND r.metric_id = (SELECT id FROM names
+--   WHERE name = 'gpu.power_w') ORDER BY s.ts_us;
+-- id numbers samples in the order they were stored (counters 'samples.id'
+-- holds the next one), so (ts_us, id) is the order of a report.
 CREATE TABLE samples (
-	id           INTEGER PRIMARY KEY,
 	ts_us        INTEGER NOT NULL,	-- UTC µs
+	id           INTEGER NOT NULL,
 	series_id    INTEGER NOT NULL REFERENCES series(id),
 	value        REAL NOT NULL,
 	ts_estimated INTEGER NOT NULL DEFAULT 0,	-- 1: time placed, not read (start + interval_s, a monotonic clock)
 	stream_id    INTEGER NOT NULL REFERENCES streams(id),
 	line         INTEGER NOT NULL,	-- line in its stream/file (1-based)
 	file_id      INTEGER REFERENCES files(id),
-	path_id      INTEGER REFERENCES paths(id)	-- where it was read
+	path_id      INTEGER REFERENCES paths(id),	-- where it was read
+	PRIMARY KEY (ts_us, id)
+) WITHOUT ROWID;
+
+-- Counters the writer keeps: 'samples.id' is the id of the next sample.
+CREATE TABLE counters (
+	name  TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
 );
--- All samples of a window in time order; one series over a window.
-CREATE INDEX samples_ts ON samples (ts_us);
-CREATE INDEX samples_series_ts ON samples (series_id, ts_us);
+INSERT INTO counters (name, value) VALUES ('samples.id', 1);
 
 -- Lines that could not be parsed, and damage found in files. A reject is
 -- data: the run goes on. excerpt holds the first 1 KiB of the line.

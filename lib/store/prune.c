@@ -19,15 +19,16 @@
 
 #define GL_PRUNE_BATCH 50000
 
-/* The tables pruned, with the column that holds a row's time. */
+/* The tables pruned, with the column that holds a row's time and the
+ * key of a row (samples is a WITHOUT ROWID table). */
 static const struct {
-	const char *table, *ts_col;
+	const char *table, *ts_col, *key;
 } pruned[] = {
-	{"events", "ts_us"},
-	{"mem_events", "ts_us"},
-	{"samples", "ts_us"},
-	{"spans", "start_us"},
-	{"rejects", "ts_us"},
+	{"events", "ts_us", "rowid"},
+	{"mem_events", "ts_us", "rowid"},
+	{"samples", "ts_us", "ts_us, id"},
+	{"spans", "start_us", "rowid"},
+	{"rejects", "ts_us", "rowid"},
 };
 
 static int fail(sqlite3 *db, const char *path, struct gl_err *err)
@@ -76,8 +77,8 @@ static int prune_table(sqlite3 *db, const char *path, size_t i, int64_t before_u
 	/* A reject without a time (a line before any timed record) goes with
 	 * the run that stored it. */
 	snprintf(sql, sizeof(sql),
-		 "DELETE FROM %s WHERE rowid IN (SELECT rowid FROM %s WHERE %s < ?1%s LIMIT %d)",
-		 pruned[i].table, pruned[i].table, pruned[i].ts_col,
+		 "DELETE FROM %s WHERE (%s) IN (SELECT %s FROM %s WHERE %s < ?1%s LIMIT %d)",
+		 pruned[i].table, pruned[i].key, pruned[i].key, pruned[i].table, pruned[i].ts_col,
 		 strcmp(pruned[i].table, "rejects") == 0
 			 ? " OR (ts_us IS NULL AND run_id IN (SELECT id FROM runs WHERE started_us < ?1))"
 			 : "",

@@ -508,7 +508,7 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     struct gl_err *err)
 {
 	static const char sql[] =
-		"SELECT ts_us, series_id, value FROM samples INDEXED BY samples_ts"
+		"SELECT ts_us, series_id, value FROM samples"
 		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
 	sqlite3_stmt *st = NULL;
 	struct gl_query_sample s;
@@ -578,8 +578,13 @@ int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
-	static const char sql[] = "SELECT min(ts_us), max(ts_us) FROM samples"
-				  " WHERE ts_us >= ?1 AND ts_us < ?2";
+	/* Two probes of the table's key, not a scan of the window (SQLite
+	 * reads every row for min() and max() together). */
+	static const char sql[] =
+		"SELECT (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us LIMIT 1),"
+		" (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us DESC LIMIT 1)";
 	sqlite3_stmt *st = NULL;
 	int rc = GL_OK;
 

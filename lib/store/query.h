@@ -148,7 +148,8 @@ struct gl_query_sample {
 
 /*
  * Calls fn for each metric sample with since_us <= ts_us < until_us, in
- * order of (ts_us, id), through the index samples_ts. Same contract as
+ * order of (ts_us, id): one range of the table, which is kept in that
+ * order (WITHOUT ROWID, keyed by (ts_us, id)). Same contract as
  * gl_query_events; a database without the samples table calls fn never.
  */
 int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,

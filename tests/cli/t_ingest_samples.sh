@@ -33,6 +33,12 @@ touch -d '1 hour ago' $d/gpu.log
 ingest $db --host node1 $d || fail "second run"
 ingest $db --host node1 $d || fail "third run"
 expect_eq "samples after appends" "5|3" "$(q $db 'select count(*), count(distinct series_id) from samples')"
+# ids number samples in the order they were stored, across runs (the first
+# run stored 4 samples, ids 1-4; the second the 5th, of the appended line 5); the
+# counter holds the next one
+expect_eq "sample ids" "1|1|2|1|3|1|4|2|5|5" \
+	"$(q $db 'select id, line from samples order by id' | tr '\n' '|' | sed 's/|$//')"
+expect_eq "next sample id" 6 "$(q $db "select value from counters where name = 'samples.id'")"
 # another host is another series
 mkdir $T/other; head -n 1 $d/gpu.log | sed 's/"a"/"x"/' > $T/other/gpu.log
 touch -d '1 hour ago' $T/other/gpu.log
