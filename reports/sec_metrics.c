@@ -117,19 +117,19 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		 * every sample (the service's own figures, a host's CPU), which
 		 * would squeeze a day of GPU readings into a corner of a week.
 		 */
-		for (size_t i = 0; i < m->n_qs; i++) {
-			int64_t a, b;
+		int64_t *ids = malloc((m->n_qs ? m->n_qs : 1) * sizeof(*ids));
+		size_t nids = 0;
 
-			if (m->ser[i].panel < 0 || m->ser[i].trace < 0)
-				continue;
-			if ((rc = gl_query_series_span(cx->q, m->qs[i].id, cx->p->since_us,
-						       cx->p->until_us, &a, &b, cx->err)) != GL_OK)
-				return rc;
-			if (a != GL_TS_NONE && (t0 == GL_TS_NONE || a < t0))
-				t0 = a;
-			if (b != GL_TS_NONE && (t1 == GL_TS_NONE || b > t1))
-				t1 = b;
-		}
+		if (!ids)
+			return gl_section_oom(cx->err);
+		for (size_t i = 0; i < m->n_qs; i++)
+			if (m->ser[i].panel >= 0 && m->ser[i].trace >= 0)
+				ids[nids++] = m->qs[i].id;
+		rc = gl_query_series_span(cx->q, ids, nids, cx->p->since_us, cx->p->until_us, &t0,
+					  &t1, cx->err);
+		free(ids);
+		if (rc != GL_OK)
+			return rc;
 		if ((rc = gl_telemetry_span(&m->tel, t0, t1 == GL_TS_NONE ? t1 : t1 + 1,
 					    cx->err)) != GL_OK)
 			return rc;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -535,19 +536,36 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	return rc;
 }
 
-/* One end of a series' samples in the window: an index probe, never a scan. */
-static int series_end(struct gl_query *q, const char *sql, int64_t series_id, int64_t since_us,
-		      int64_t until_us, int64_t *ts_us, struct gl_err *err)
+/*
+ * One end of the samples of some series in the window: samples are keyed by
+ * time, so this walks from the window's edge to the first sample of one of
+ * them (at once, when they are sampled all along).
+ */
+static int series_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t since_us,
+		      int64_t until_us, int desc, int64_t *ts_us, struct gl_err *err)
 {
+	size_t cap = 160 + 21 * n;
+	char *sql = malloc(cap);
 	sqlite3_stmt *st = NULL;
+	size_t len;
 	int rc = GL_OK, r;
 
 	*ts_us = GL_TS_NONE;
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (!sql)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	len = (size_t)snprintf(sql, cap, "SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+			       " AND series_id IN (");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
+					(long long)ids[i]);
+	snprintf(sql + len, cap - len, ") ORDER BY ts_us%s LIMIT 1", desc ? " DESC" : "");
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		free(sql);
 		return db_error(q, err, "cannot query samples");
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_int64(st, 2, since_us);
-	sqlite3_bind_int64(st, 3, until_us);
+	}
+	free(sql);
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		*ts_us = sqlite3_column_int64(st, 0);
@@ -557,22 +575,18 @@ static int series_end(struct gl_query *q, const char *sql, int64_t series_id, in
 	return rc;
 }
 
-int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us,
-			 int64_t until_us, int64_t *first_us, int64_t *last_us,
+int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err)
 {
 	int rc;
 
 	*first_us = *last_us = GL_TS_NONE;
-	if (!q->has_samples)
+	if (!q->has_samples || n == 0)
 		return GL_OK;
-	if ((rc = series_end(q, "SELECT ts_us FROM samples WHERE series_id = ?1 AND ts_us >= ?2"
-			     " AND ts_us < ?3 ORDER BY ts_us LIMIT 1", series_id, since_us,
-			     until_us, first_us, err)) != GL_OK)
+	if ((rc = series_end(q, series_ids, n, since_us, until_us, 0, first_us, err)) != GL_OK)
 		return rc;
-	return series_end(q, "SELECT ts_us FROM samples WHERE series_id = ?1 AND ts_us >= ?2"
-			  " AND ts_us < ?3 ORDER BY ts_us DESC LIMIT 1", series_id, since_us,
-			  until_us, last_us, err);
+	return series_end(q, series_ids, n, since_us, until_us, 1, last_us, err);
 }
 
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,

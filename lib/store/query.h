@@ -156,10 +156,10 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 		     struct gl_err *err);
 
-/* First and last sample time of one series in [since_us, until_us) (index probes);
+/* First and last sample time of the series series_ids[0..n) in [since_us, until_us);
  * GL_TS_NONE both when none. */
-int gl_query_series_span(struct gl_query *q, int64_t series_id, int64_t since_us,
-			 int64_t until_us, int64_t *first_us, int64_t *last_us,
+int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err);
 
 /*
