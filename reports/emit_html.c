@@ -139,6 +139,11 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	else
 		fputs("; <b>no events in this window</b>", f);
 	fputs(".</p>\n", f);
+	if (rep->window.retained_since_us != GL_TS_NONE &&
+	    rep->window.since_us < rep->window.retained_since_us)
+		fprintf(f, "<p class=\"note\">The window starts before the retained data: rows"
+			" before <b>%s</b> were deleted (<code>--keep-days</code>).</p>\n",
+			gl_text_ts(rep->window.retained_since_us, d1));
 	fprintf(f, "<div id=\"status\" class=\"status %s\"><h2>", cls);
 	if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
 		fputs("All clear", f);

@@ -35,6 +35,12 @@ static json_t *document(const struct gl_report *r)
 				      ? NAN
 				      : (double)(r->window.data_last_ts_us -
 						 r->window.data_first_ts_us) / GL_US_PER_S));
+	gl_jb_set(&jb, win, "retained_since", gl_json_ts(r->window.retained_since_us));
+	gl_jb_set(&jb, win, "before_retained",
+		  r->window.retained_since_us != GL_TS_NONE &&
+				  r->window.since_us < r->window.retained_since_us
+			  ? json_true()
+			  : json_false());
 	gl_jb_set(&jb, root, "window", win);
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i]->emit_json)

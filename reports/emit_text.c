@@ -27,6 +27,10 @@ static void write_text(FILE *fp, const struct gl_report *r)
 			gl_text_ts(r->window.data_last_ts_us, b),
 			(double)(r->window.data_last_ts_us - r->window.data_first_ts_us) /
 				(3600.0 * GL_US_PER_S));
+	if (r->window.retained_since_us != GL_TS_NONE &&
+	    r->window.since_us < r->window.retained_since_us)
+		fprintf(fp, "Note     the window starts before the retained data: rows before %s were"
+			" deleted (--keep-days)\n", gl_text_ts(r->window.retained_since_us, a));
 	for (size_t i = 0; i < l->n; i++) {
 		if (!l->items[i]->emit_text)
 			continue;

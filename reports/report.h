@@ -42,6 +42,12 @@ struct gl_report_window {
 	 * Rates per hour and the charts' time axes use this span.
 	 */
 	int64_t data_first_ts_us, data_last_ts_us;
+	/*
+	 * The retention horizon (gpulog-ingest --keep-days): rows before it
+	 * were deleted; GL_TS_NONE when nothing was ever pruned. A window that
+	 * starts before it holds only what is left.
+	 */
+	int64_t retained_since_us;
 };
 
 struct gl_report_summary {

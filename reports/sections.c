@@ -245,7 +245,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	rep->version = GL_VERSION;
 	rep->window = (struct gl_report_window){p->since_us, p->until_us,
 						(double)len / (double)GL_US_PER_DAY,
-						GL_TS_NONE, GL_TS_NONE};
+						GL_TS_NONE, GL_TS_NONE, GL_TS_NONE};
 	rep->top = p->top;
 	rep->sections = p->sections;
 	b.list = list;
@@ -254,6 +254,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 				len <= 0 ? "empty time window" : "--top must be at least 1");
 		goto out;
 	}
+	if ((rc = gl_query_retained_since(q, &rep->window.retained_since_us, err)) != GL_OK)
+		goto out;
 	/* Years 1970..9999 keep every time of the report (the preceding window
 	 * of the baseline too, at most 36500 days earlier) a four-digit RFC 3339
 	 * year, and the charts' time axes within what PLplot draws. */

@@ -68,6 +68,18 @@ jsonl $L/b.log b0 0 2
 grep -q "7 lines stored" $T/err || fail "append: $(cat $T/err)"
 expect_eq "events after append" 22 "$(q $db 'select count(*) from events')"
 
+# gpulog-report says when its window starts before the retained data: the
+# horizon is the latest runs.pruned_before_us, printed here by sqlite3
+horizon=$(q $db "select strftime('%Y-%m-%dT%H:%M:%S', max(pruned_before_us) / 1000000, 'unixepoch') || '.' || printf('%06d', max(pruned_before_us) % 1000000) || 'Z' from runs")
+"$REPORT" --db $db --days 60 --format json --no-charts --output-dir $T/rep >/dev/null || fail "report"
+grep -q "\"retained_since\": \"$horizon\"" $T/rep/report.json \
+	|| fail "retained_since (want $horizon): $(grep retained $T/rep/report.json)"
+grep -q '"before_retained": true' $T/rep/report.json || fail "before_retained: $(grep before_ $T/rep/report.json)"
+"$REPORT" --db $db --days 60 --format text --no-charts > $T/rep.txt || fail "text report"
+grep -q "the window starts before the retained data" $T/rep.txt || fail "text note: $(head -5 $T/rep.txt)"
+"$REPORT" --db $db --days 5 --format json --no-charts --output-dir $T/rep5 >/dev/null || fail "report 5 days"
+grep -q '"before_retained": false' $T/rep5/report.json || fail "5-day window: $(grep before_ $T/rep5/report.json)"
+
 # --- space: a bigger set, pruned, the file shrinks ----------------------
 B=$T/big
 mkdir -p $B
