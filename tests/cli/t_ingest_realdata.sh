@@ -1,7 +1,7 @@
 # Real logs from ../shared/realdata (when present): every RMM sample is read
 # without a single reject; GPU flight recorder NDJSON is read (fmt_gpufl.c:
-# its init and shutdown lines are events), inference receipts are skipped,
-# not rejected; vLLM logs and Prometheus scrapes are read (fmt_vllm.c,
+# its init and shutdown lines are events), the two BitNet-rs inference
+# receipts are one event each (fmt_jsondoc.c); vLLM logs and Prometheus scrapes are read (fmt_vllm.c,
 # fmt_prom.c).
 . tests/cli/lib.sh
 [ -d "$REALDATA/rmm" ] || skip "no real data at $REALDATA"
@@ -21,11 +21,22 @@ expect_eq "failures carry their size" "$errs" \
 if [ -d "$REALDATA/gpufl" ]; then
 	out=$("$INGEST" --db $T/db2 "$REALDATA/gpufl" "$REALDATA/bitnet-rs" 2>&1) || fail "ingest gpufl: $out"
 	expect_eq "gpufl rejects" 0 "$(q $T/db2 'select count(*) from rejects')"
-	n=$(find "$REALDATA/bitnet-rs" -type f | wc -l | tr -d ' ')
-	expect_eq "skipped" "$n" "$(q $T/db2 "select count(*) from files where status = 'skipped'")"
+	expect_eq "skipped" 0 "$(q $T/db2 "select count(*) from files where status = 'skipped'")"
 	# every gpufl file opens with init and closes with shutdown
 	n=$(cat $(find "$REALDATA/gpufl" -type f) | grep -c '"type":"\(init\|shutdown\)"')
-	expect_eq "gpufl init/shutdown events" "$n" "$(q $T/db2 "select count(*) from events")"
+	expect_eq "gpufl init/shutdown events" "$n" "$(q $T/db2 "select count(*) from v_events where component <> 'bitnet'")"
+	# the receipts, read by hand: ci/inference.json "timestamp":
+	# "2025-10-23T00:39:09.569365214+00:00" = 1761179949 s (python3
+	# calendar.timegm) + .569365 s; the baseline 2025-10-15T19:41:18.920441642
+	# = 1760557278 s + .920441 s; both 1 token at 0.0 tokens/s on cpu
+	expect_eq "receipts" "1761179949569365|bitnet|receipt: 1 tokens at 0 tokens/s (cpu)
+1760557278920441|bitnet|receipt: 1 tokens at 0 tokens/s (cpu)" \
+		"$(q $T/db2 "select ts_us, component, message from v_events where component = 'bitnet' order by path")"
+	expect_eq "receipt samples" "1760557278920441|inference.tokens_generated|1.0|{\"backend_type\":\"cpu\"}
+1760557278920441|inference.tokens_per_second|0.0|{\"backend_type\":\"cpu\"}
+1761179949569365|inference.tokens_generated|1.0|{\"backend_type\":\"cpu\"}
+1761179949569365|inference.tokens_per_second|0.0|{\"backend_type\":\"cpu\"}" \
+		"$(q $T/db2 "select ts_us, metric, value, labels from v_samples where metric like 'inference.%' order by ts_us, metric")"
 fi
 
 # vLLM server logs (fmt_vllm.c): counts from wc/grep, see SOURCES.md
