@@ -372,6 +372,7 @@ static void entry(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_r
 
 struct out {
 	int n;			/* records made on this line */
+	int foreign;		/* the document closed is of no known shape */
 	const char *reject;
 };
 
@@ -465,7 +466,7 @@ static void doc_end(struct gl_parse_ctx *ctx, struct jd *d, struct gl_rec *rec, 
 	else if (is_entry(doc))
 		entry(ctx, d, doc, rec);
 	else
-		o->reject = "JSON document of no known shape";
+		o->foreign = 1;	/* another JSON document: detection must not take it */
 }
 
 /* A top-level key that says which document this is; -1: not one of ours. */
@@ -487,7 +488,7 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 			  struct gl_rec *rec)
 {
 	struct jd *d = ctx->priv && ctx->priv_free == jd_free ? ctx->priv : NULL;
-	struct out o = {0, NULL};
+	struct out o = {0, 0, NULL};
 	size_t off = 0;
 
 	rec->kind = GL_REC_FOREIGN;
@@ -568,6 +569,8 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		rec->reason = o.reject;
 		rec->samples = NULL;
 		rec->n_samples = 0;
+	} else if (o.foreign) {
+		rec->kind = GL_REC_FOREIGN;
 	} else if (!o.n || rec->kind == GL_REC_FOREIGN) {
 		rec->kind = GL_REC_NONE;
 	}
