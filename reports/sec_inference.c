@@ -102,10 +102,37 @@ struct inference {
 	struct qacc acc[Q_COUNT];
 	struct hgroup *groups;
 	size_t n_groups;
-	uint64_t records;		/* BitNet-rs records: distinct sample times */
-	int64_t last_record_ts_us;
-	bool any;			/* any sample this section reads */
 };
+
+/*
+ * BitNet-rs records in the window: each record gives at most one sample to
+ * each of its inference.* series (a null field none), and the records of a
+ * first run share one estimated time; so per host the most samples of any
+ * one of them.
+ */
+static uint64_t bitnet_records(const struct inference *in)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		int64_t host = in->ss.qs[i].host_id;
+		bool seen = false;
+		uint64_t most = 0;
+
+		if (!in->rows[i].also_record)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = in->rows[j].also_record && in->ss.qs[j].host_id == host;
+		if (seen)
+			continue;	/* the host's first record series counted them */
+		for (size_t j = i; j < in->ss.n_qs; j++)
+			if (in->rows[j].also_record && in->ss.qs[j].host_id == host &&
+			    in->rows[j].n > most)
+				most = in->rows[j].n;
+		total += most;
+	}
+	return total;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -167,7 +194,6 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	if (rc != GL_OK)
 		return rc;
-	in->last_record_ts_us = GL_TS_NONE;
 	for (int q = 0; q < Q_COUNT; q++) {
 		gl_fit_acc_init(&in->acc[q].fit);
 		in->acc[q].first_ts_us = in->acc[q].last_ts_us = GL_TS_NONE;
@@ -220,12 +246,10 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 
 	if (row < 0 || !isfinite(smp->value) || (r = &in->rows[row])->kind == ROW_NONE)
 		return GL_OK;
-	in->any = true;
-	if (r->also_record && smp->ts_us != in->last_record_ts_us) {
-		in->records++;
-		in->last_record_ts_us = smp->ts_us;
-	}
-	if (r->kind == ROW_QUANTITY) {
+	if (r->kind == ROW_QUANTITY || r->kind == ROW_RECORD) {
+		r->n++;
+		if (r->kind == ROW_RECORD)
+			return GL_OK;
 		struct qacc *a = &in->acc[r->q];
 
 		if (a->n == a->cap) {
@@ -342,8 +366,10 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
 	if (isnan(all) && !isnan(ok))
 		all = ok + (isnan(failed) ? 0 : failed);
-	if (in->records)
-		all = (isnan(all) ? 0 : all) + (double)in->records;
+	uint64_t records = bitnet_records(in);
+
+	if (records)
+		all = (isnan(all) ? 0 : all) + (double)records;
 	ri->requests = all;
 	ri->failed = failed;
 	ri->failed_pct = !isnan(failed) && all > 0 ? failed * 100 / all : NAN;
