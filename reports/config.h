@@ -29,6 +29,9 @@ enum gl_rule_kind {
 	GL_RULE_METRIC_ABOVE,		/* a statistic of a metric series at or above */
 	GL_RULE_METRIC_BELOW,		/* a statistic of a metric series at or below */
 	GL_RULE_METRIC_TREND_CHANGE_PCT,	/* change over the span of a degrading metric */
+	GL_RULE_TOKENS_PER_SECOND_BELOW,	/* inference: mean tokens/s at or below */
+	GL_RULE_TTFT_P95_ABOVE,		/* inference: p95 time to first token, ms */
+	GL_RULE_FAILED_REQUESTS_PCT_ABOVE,	/* inference: failed per 100 requests */
 	GL_RULE_COUNT
 };
 

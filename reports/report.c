@@ -77,6 +77,18 @@ void gl_report_release(struct gl_report *rep)
 		free(m->labels);
 	}
 	free(rep->metrics);
+	for (size_t i = 0; i < rep->inference.n_counters; i++) {
+		free(rep->inference.counters[i].metric);
+		free(rep->inference.counters[i].host);
+		free(rep->inference.counters[i].labels);
+	}
+	free(rep->inference.counters);
+	for (size_t i = 0; i < rep->inference.n_histograms; i++) {
+		free(rep->inference.histograms[i].metric);
+		free(rep->inference.histograms[i].host);
+		free(rep->inference.histograms[i].labels);
+	}
+	free(rep->inference.histograms);
 	if (rep->sec_state) {
 		const struct gl_section_list *l = gl_report_sections(rep);
 
@@ -136,9 +148,9 @@ const char *gl_severity_name(enum gl_severity s)
 const char *gl_trend_series_name(enum gl_trend_series s)
 {
 	static const char *const names[] = {"kernel", "memory", "errors", "operation", "metric",
-					    "scope"};
+					    "scope", "inference"};
 
-	return (unsigned)s < 6 ? names[s] : "";
+	return (unsigned)s < 7 ? names[s] : "";
 }
 
 const char *gl_anomaly_method_name(enum gl_anomaly_method m)

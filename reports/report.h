@@ -107,6 +107,7 @@ enum gl_trend_series {
 	GL_TREND_OPERATION,	/* duration of one operation, ms */
 	GL_TREND_METRIC,	/* one metric series (samples), in the metric's unit */
 	GL_TREND_SCOPE,		/* duration of one scope path (spans), ms */
+	GL_TREND_INFERENCE,	/* one inference quantity (sec_inference.c), its unit */
 };
 
 enum gl_verdict {
@@ -315,6 +316,49 @@ struct gl_report_metric {
 	int64_t first_ts_us, last_ts_us;
 };
 
+/* The samples of one inference quantity in the window; NAN figures when count is 0. */
+struct gl_report_dist {
+	uint64_t count;
+	double mean, p50, p95, p99, min, max;
+};
+
+/* A Prometheus counter series (name ending _total): its increase over the window. */
+struct gl_report_prom_counter {
+	char *metric;			/* "vllm:generation_tokens_total" */
+	char *host;			/* "" when none */
+	char *labels;			/* JSON object text, "{}" when none */
+	uint64_t samples;		/* scrapes in the window */
+	uint64_t resets;		/* times the value fell (a restart) */
+	double increase;		/* NAN with fewer than 2 samples */
+	double last;
+};
+
+/* A Prometheus histogram (the _bucket series sharing a name and labels but le). */
+struct gl_report_prom_histogram {
+	char *metric;			/* the family, "vllm:time_to_first_token_seconds" */
+	char *host;
+	char *labels;			/* without le */
+	bool cumulative;		/* buckets as last scraped (one scrape), not the increase */
+	size_t buckets;			/* bucket series, +Inf included */
+	double count;			/* observations: the +Inf bucket */
+	double p50, p95, p99;		/* histogram_quantile; NAN when not defined */
+};
+
+/*
+ * The inference section (sec_inference.c): requests and tokens of the
+ * window from BitNet-rs records, vLLM logs and Prometheus scrapes.
+ */
+struct gl_report_inference {
+	double requests, failed;	/* NAN: unknown */
+	double failed_pct;		/* failed per 100 requests; NAN: unknown */
+	struct gl_report_dist tokens_generated, tokens_per_second, ttft_ms, latency_ms,
+		token_latency_ms;
+	struct gl_report_prom_counter *counters;	/* by metric, host, labels */
+	size_t n_counters;
+	struct gl_report_prom_histogram *histograms;	/* by metric, host, labels */
+	size_t n_histograms;
+};
+
 struct gl_section_list;
 
 struct gl_report {
@@ -343,6 +387,7 @@ struct gl_report {
 	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
 	size_t n_metrics;
 	uint64_t metric_samples;	/* samples in the window (after --metric and --host) */
+	struct gl_report_inference inference;
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */

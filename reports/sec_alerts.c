@@ -80,7 +80,8 @@ static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule
 	int sev = -1;
 	char msg[512];
 
-	bool below = rule->kind == GL_RULE_METRIC_BELOW;
+	bool below = rule->kind == GL_RULE_METRIC_BELOW ||
+		     rule->kind == GL_RULE_TOKENS_PER_SECOND_BELOW;
 
 	/* metric rules match the metric name themselves (eval_metric) */
 	if (isnan(value) || (!is_metric_rule(rule) && fnmatch(rule->match, subject, 0) != 0))
@@ -183,6 +184,33 @@ static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
 	return rc;
 }
 
+/*
+ * ttft_p95_above, in ms: the p95 of the TTFT samples (BitNet-rs), and that
+ * of each Prometheus time-to-first-token histogram in seconds
+ * (vllm:time_to_first_token_seconds), subject "<family> <labels>".
+ */
+static int eval_ttft(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
+{
+	const struct gl_report_inference *ri = &cx->rep->inference;
+	char subject[512];
+	int rc = GL_OK;
+
+	if (ri->ttft_ms.count)
+		rc = add_alert(cx, r, "inference", ri->ttft_ms.p95, "p95 time to first token",
+			       " ms");
+	for (size_t i = 0; i < ri->n_histograms && rc == GL_OK; i++) {
+		const struct gl_report_prom_histogram *h = &ri->histograms[i];
+		size_t len = strlen(h->metric);
+
+		if (!strstr(h->metric, "time_to_first_token") || len < 8 ||
+		    strcmp(h->metric + len - 8, "_seconds"))
+			continue;
+		snprintf(subject, sizeof(subject), "%s %s", h->metric, h->labels);
+		rc = add_alert(cx, r, subject, h->p95 * 1000, "p95 time to first token", " ms");
+	}
+	return rc;
+}
+
 static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const struct gl_alert_rule *r)
 {
 	struct gl_report *rep = cx->rep;
@@ -256,6 +284,18 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 	case GL_RULE_METRIC_BELOW:
 	case GL_RULE_METRIC_TREND_CHANGE_PCT:
 		rc = eval_metric(cx, r);
+		break;
+	case GL_RULE_TOKENS_PER_SECOND_BELOW:
+		if (rep->inference.tokens_per_second.count)
+			rc = add_alert(cx, r, "inference", rep->inference.tokens_per_second.mean,
+				       "mean tokens per second", " tokens/s");
+		break;
+	case GL_RULE_TTFT_P95_ABOVE:
+		rc = eval_ttft(cx, r);
+		break;
+	case GL_RULE_FAILED_REQUESTS_PCT_ABOVE:
+		rc = add_alert(cx, r, "inference", rep->inference.failed_pct, "failed requests",
+			       "%");
 		break;
 	case GL_RULE_COUNT:
 		break;

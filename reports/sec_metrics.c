@@ -39,11 +39,8 @@ struct mseries {
 };
 
 struct metrics {
-	struct gl_query_series *qs;	/* the series table, owned */
-	size_t n_qs;
-	struct mseries *ser;		/* one per qs, same order */
-	uint32_t *by_id;		/* series id -> index + 1 into ser (0: none or filtered out) */
-	size_t n_by_id;
+	struct gl_section_series ss;	/* the series table and its index */
+	struct mseries *ser;		/* one per ss.qs row, same order */
 	struct gl_telemetry tel;	/* the chart's reduced series */
 };
 
@@ -73,43 +70,30 @@ static const char *unit_of(const char *metric)
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
-	int64_t max_id = 0;
-	int rc = gl_query_series_load(cx->q, &m->qs, &m->n_qs, cx->err);
+	int rc = gl_section_series_load(cx, &m->ss);
 
 	if (rc != GL_OK)
 		return rc;
-	for (size_t i = 0; i < m->n_qs; i++)
-		if (m->qs[i].id > max_id)
-			max_id = m->qs[i].id;
-	if (max_id >= (int64_t)UINT32_MAX)
-		return gl_err_set(cx->err, GL_EFORMAT, NULL, 0, "series.id out of range",
-				  "cannot read series");
-	m->n_by_id = (size_t)max_id + 1;
-	m->by_id = calloc(m->n_by_id, sizeof(*m->by_id));
-	m->ser = calloc(m->n_qs ? m->n_qs : 1, sizeof(*m->ser));
-	if (!m->by_id || !m->ser)
+	m->ser = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*m->ser));
+	if (!m->ser)
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < m->n_qs; i++) {
+	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 
-		s->qs = &m->qs[i];
-		s->metric = gl_section_name(cx, m->qs[i].metric_id);
+		s->qs = &m->ss.qs[i];
+		s->metric = m->ss.metric[i];
 		s->first_ts_us = s->last_ts_us = GL_TS_NONE;
 		s->panel = s->trace = -1;
 		gl_fit_acc_init(&s->fit);
-		if (m->qs[i].id < 0 || !*s->metric || !gl_section_metric_ok(cx, s->metric) ||
-		    !gl_section_host_ok(cx, m->qs[i].host_id))
-			continue;
-		m->by_id[m->qs[i].id] = (uint32_t)i + 1;
 	}
 	if (cx->p->series) {
 		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
 
 		gl_telemetry_init(&m->tel, cx->p->since_us, cx->p->until_us);
-		for (size_t i = 0; i < m->n_qs; i++)
-			if (m->by_id[m->qs[i].id] &&
-			    (rc = gl_telemetry_assign(&m->tel, m->ser[i].metric, m->qs[i].device,
-						      gl_section_name(cx, m->qs[i].host_id),
+		for (size_t i = 0; i < m->ss.n_qs; i++)
+			if (gl_section_series_row(&m->ss, m->ss.qs[i].id) >= 0 &&
+			    (rc = gl_telemetry_assign(&m->tel, m->ser[i].metric, m->ss.qs[i].device,
+						      gl_section_name(cx, m->ss.qs[i].host_id),
 						      &m->ser[i].panel, &m->ser[i].trace, cx->err)) != GL_OK)
 				return rc;
 		/*
@@ -117,14 +101,14 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		 * every sample (the service's own figures, a host's CPU), which
 		 * would squeeze a day of GPU readings into a corner of a week.
 		 */
-		int64_t *ids = malloc((m->n_qs ? m->n_qs : 1) * sizeof(*ids));
+		int64_t *ids = malloc((m->ss.n_qs ? m->ss.n_qs : 1) * sizeof(*ids));
 		size_t nids = 0;
 
 		if (!ids)
 			return gl_section_oom(cx->err);
-		for (size_t i = 0; i < m->n_qs; i++)
+		for (size_t i = 0; i < m->ss.n_qs; i++)
 			if (m->ser[i].panel >= 0 && m->ser[i].trace >= 0)
-				ids[nids++] = m->qs[i].id;
+				ids[nids++] = m->ss.qs[i].id;
 		rc = gl_query_series_span(cx->q, ids, nids, cx->p->since_us, cx->p->until_us, &t0,
 					  &t1, cx->err);
 		free(ids);
@@ -140,12 +124,12 @@ static int begin(struct gl_section_ctx *cx, void *st)
 static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
 {
 	struct metrics *m = st;
+	long row = gl_section_series_row(&m->ss, smp->series_id);
 	struct mseries *s;
 
-	if (smp->series_id < 0 || (uint64_t)smp->series_id >= m->n_by_id ||
-	    !m->by_id[smp->series_id] || !isfinite(smp->value))
+	if (row < 0 || !isfinite(smp->value))
 		return GL_OK;
-	s = &m->ser[m->by_id[smp->series_id] - 1];
+	s = &m->ser[row];
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
 		double *d = realloc(s->v, cap * sizeof(*d));
@@ -238,12 +222,12 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct gl_report *rep = cx->rep;
 	size_t n = 0;
 
-	for (size_t i = 0; i < m->n_qs; i++)
+	for (size_t i = 0; i < m->ss.n_qs; i++)
 		n += m->ser[i].n > 0;
 	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
 	if (!rep->metrics)
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < m->n_qs; i++) {
+	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
 		struct gl_stats_desc d;
@@ -295,11 +279,10 @@ static void release(void *st)
 {
 	struct metrics *m = st;
 
-	for (size_t i = 0; m->ser && i < m->n_qs; i++)
+	for (size_t i = 0; m->ser && i < m->ss.n_qs; i++)
 		free(m->ser[i].v);
 	free(m->ser);
-	free(m->by_id);
-	gl_query_series_free(m->qs, m->n_qs);
+	gl_section_series_release(&m->ss);
 	gl_telemetry_release(&m->tel);
 }
 

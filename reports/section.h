@@ -126,7 +126,7 @@ struct gl_section_list {
 };
 
 /* The default table: summary, kernels, operations, trends, anomalies, memory, errors,
- * metrics, scopes, alerts, baseline. */
+ * metrics, inference, scopes, alerts, baseline. */
 extern const struct gl_section_list gl_sections;
 
 /* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
@@ -164,11 +164,32 @@ struct gl_fit_acc;
 void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
 		      int64_t first_ts_us, int64_t last_ts_us, struct gl_report_trend *t);
 
+/*
+ * The series table (table series) of the database, loaded once by a section
+ * that reads metric samples, with an index from a sample's series_id to its
+ * row. Rows whose metric fails the --metric globs, whose host fails the
+ * --host globs, or that have no metric name are not indexed.
+ */
+struct gl_section_series {
+	struct gl_query_series *qs;	/* owned, ordered by id */
+	size_t n_qs;
+	const char **metric;		/* per qs row: its metric name, borrowed from the query */
+	uint32_t *by_id;		/* series id -> row + 1 (0: none or filtered out) */
+	size_t n_by_id;
+};
+
+int gl_section_series_load(struct gl_section_ctx *cx, struct gl_section_series *ss);
+
+/* The row of ss->qs that series_id names, or -1 when none or filtered out. */
+long gl_section_series_row(const struct gl_section_series *ss, int64_t series_id);
+
+void gl_section_series_release(struct gl_section_series *ss);
+
 /* Appends n zeroed trends to rep->trends; returns the first, NULL when out of memory. */
 struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
 
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
-	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes;
+	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes, gl_sec_inference;
 
 #endif

@@ -21,7 +21,7 @@
 
 static const struct gl_section *const default_items[] = {
 	&gl_sec_summary, &gl_sec_kernels, &gl_sec_operations, &gl_sec_trends, &gl_sec_anomalies,
-	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_scopes,	  &gl_sec_alerts,
+	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_inference, &gl_sec_scopes, &gl_sec_alerts,
 	&gl_sec_baseline,
 };
 
@@ -87,6 +87,49 @@ void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *
 			t->change_pct = (y1 - y0) / y0 * 100;
 	}
 	t->verdict = verdict_of(&f, t->change_pct, cx->cfg);
+}
+
+int gl_section_series_load(struct gl_section_ctx *cx, struct gl_section_series *ss)
+{
+	int64_t max_id = 0;
+	int rc = gl_query_series_load(cx->q, &ss->qs, &ss->n_qs, cx->err);
+
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < ss->n_qs; i++)
+		if (ss->qs[i].id > max_id)
+			max_id = ss->qs[i].id;
+	if (max_id >= (int64_t)UINT32_MAX)
+		return gl_err_set(cx->err, GL_EFORMAT, NULL, 0, "series.id out of range",
+				  "cannot read series");
+	ss->n_by_id = (size_t)max_id + 1;
+	ss->by_id = calloc(ss->n_by_id, sizeof(*ss->by_id));
+	ss->metric = calloc(ss->n_qs ? ss->n_qs : 1, sizeof(*ss->metric));
+	if (!ss->by_id || !ss->metric)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < ss->n_qs; i++) {
+		ss->metric[i] = gl_section_name(cx, ss->qs[i].metric_id);
+		if (ss->qs[i].id < 0 || !*ss->metric[i] || !gl_section_metric_ok(cx, ss->metric[i]) ||
+		    !gl_section_host_ok(cx, ss->qs[i].host_id))
+			continue;
+		ss->by_id[ss->qs[i].id] = (uint32_t)i + 1;
+	}
+	return GL_OK;
+}
+
+long gl_section_series_row(const struct gl_section_series *ss, int64_t series_id)
+{
+	if (series_id < 0 || (uint64_t)series_id >= ss->n_by_id || !ss->by_id[series_id])
+		return -1;
+	return (long)ss->by_id[series_id] - 1;
+}
+
+void gl_section_series_release(struct gl_section_series *ss)
+{
+	free(ss->by_id);
+	free(ss->metric);
+	gl_query_series_free(ss->qs, ss->n_qs);
+	memset(ss, 0, sizeof(*ss));
 }
 
 struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n)

@@ -71,6 +71,34 @@ double gl_stats_quantile_sorted(const double *x, size_t n, double f)
 	return n ? gsl_stats_quantile_from_sorted_data(x, 1, n, f) : NAN;
 }
 
+double gl_stats_histogram_quantile(double q, const double *upper, double *cum, size_t n)
+{
+	double rank, start, count;
+	size_t b = 0;
+
+	if (n < 2 || !isinf(upper[n - 1]) || upper[n - 1] < 0 || isnan(q) || q < 0 || q > 1)
+		return NAN;
+	for (size_t i = 1; i < n; i++)
+		if (cum[i] < cum[i - 1])
+			cum[i] = cum[i - 1];
+	if (!(cum[n - 1] > 0))
+		return NAN;
+	rank = q * cum[n - 1];
+	while (b < n - 1 && cum[b] < rank)
+		b++;
+	if (b == n - 1)
+		return upper[n - 2];
+	if (b == 0 && upper[0] <= 0)
+		return upper[0];
+	start = b ? upper[b - 1] : 0;
+	count = cum[b];
+	if (b) {
+		count -= cum[b - 1];
+		rank -= cum[b - 1];
+	}
+	return count > 0 ? start + (upper[b] - start) * (rank / count) : upper[b];
+}
+
 void gl_fit_acc_init(struct gl_fit_acc *acc)
 {
 	*acc = (struct gl_fit_acc){0};

@@ -36,6 +36,19 @@ void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
  */
 double gl_stats_quantile_sorted(const double *x, size_t n, double f);
 
+/*
+ * Quantile q (0..1) of a Prometheus histogram as histogram_quantile() does:
+ * upper[0..n) the buckets' upper bounds (le), ascending, the last +Inf;
+ * cum[0..n) their cumulative counts (made monotonic first, as Prometheus
+ * does). The rank q * cum[n-1] falls in the first bucket whose count
+ * reaches it, and the value is interpolated linearly inside that bucket
+ * (from 0 for the first bucket when its bound is positive); a rank in the
+ * +Inf bucket gives the largest finite bound. NAN when n < 2, the last
+ * bound is not +Inf, there are no observations or q is outside [0, 1].
+ * cum is modified.
+ */
+double gl_stats_histogram_quantile(double q, const double *upper, double *cum, size_t n);
+
 /* A least-squares line y = intercept + slope * x. */
 struct gl_fit {
 	uint64_t n;

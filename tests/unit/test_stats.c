@@ -389,6 +389,43 @@ static void test_anomalies_hand(void **state)
 	assert_int_equal(judged, 0);
 }
 
+/*
+ * histogram_quantile by hand. Buckets le 1, 2, 4, +Inf with cumulative
+ * counts 2, 6, 8, 10: q 0.5 -> rank 5 in (1, 2]: 1 + 1 * (5 - 2) / 4 = 1.75;
+ * q 0.1 -> rank 1 in [0, 1]: 0 + 1 * 1 / 2 = 0.5; q 0.7 -> rank 7 in (2, 4]:
+ * 2 + 2 * (7 - 6) / 2 = 3; q 0.9 -> rank 9 in +Inf: the largest finite bound 4.
+ */
+static void test_histogram_quantile(void **state)
+{
+	const double le[] = {1, 2, 4, INFINITY};
+	const double counts[] = {2, 6, 8, 10};
+	const double q[] = {0.5, 0.1, 0.7, 0.9}, want[] = {1.75, 0.5, 3, 4};
+	double c[4];
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		memcpy(c, counts, sizeof(c));
+		near(gl_stats_histogram_quantile(q[i], le, c, 4), want[i], 1e-12);
+	}
+	/* a count that falls (buckets scraped at different moments) is raised, as Prometheus
+	 * does: 2, 6, 5, 10 -> 2, 6, 6, 10; q 0.7 -> rank 7 in +Inf -> 4 */
+	const double bad[] = {2, 6, 5, 10};
+	memcpy(c, bad, sizeof(c));
+	near(gl_stats_histogram_quantile(0.7, le, c, 4), 4, 1e-12);
+	/* a first bucket with a bound <= 0 gives its bound */
+	const double le0[] = {-1, INFINITY};
+	double c0[] = {5, 10};
+	near(gl_stats_histogram_quantile(0.2, le0, c0, 2), -1, 1e-12);
+	/* no +Inf bucket, no observations, a single bucket, q out of range: NAN */
+	const double fin[] = {1, 2};
+	double cf[] = {1, 2}, cz[] = {0, 0, 0, 0}, c1[] = {3};
+	assert_true(isnan(gl_stats_histogram_quantile(0.5, fin, cf, 2)));
+	assert_true(isnan(gl_stats_histogram_quantile(0.5, le, cz, 4)));
+	assert_true(isnan(gl_stats_histogram_quantile(0.5, le + 3, c1, 1)));
+	memcpy(c, counts, sizeof(c));
+	assert_true(isnan(gl_stats_histogram_quantile(1.5, le, c, 4)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_anomalies_against_direct),
 		cmocka_unit_test(test_anomalies_hand),
+		cmocka_unit_test(test_histogram_quantile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,764 @@
+/*
+ * sec_inference.c - the inference section: what the metric samples of the
+ * window (tables series and samples) say about serving a model.
+ *
+ * In: each sample of the window (collect_sample), its series from the
+ * series table (gl_section_series_load, as the metrics section reads it).
+ * Out: rep->inference (report.h) and one trend per quantity (series
+ * "inference"). The quantities and where they come from:
+ *
+ *   tokens_per_second  inference.tokens_per_second (BitNet-rs, one per
+ *                      request) and vllm.generation_throughput_tps (vLLM's
+ *                      "Avg generation throughput: 12.3 tokens/s" lines)
+ *   ttft_ms            inference.ttft_ms
+ *   latency_ms         inference.latency_ms
+ *   token_latency_ms   inference.token_latency_ms
+ *   tokens_generated   inference.tokens_generated
+ *
+ * Prometheus (source "prom"): a series whose name ends in _total is a
+ * counter; its increase over the window is the sum of its rises between
+ * consecutive scrapes, a fall counting as a restart from zero (Prometheus'
+ * increase() without the extrapolation to the window's edges). The _bucket
+ * series of one family and label set (le aside) form a histogram whose
+ * p50/p95/p99 are estimated by gl_stats_histogram_quantile from each
+ * bucket's increase, or from the buckets as last scraped when the window
+ * holds a single scrape.
+ *
+ * requests: the increase of *requests_total counters (every request), else
+ * of *request_success_total plus the failure counters, plus one per
+ * BitNet-rs record (its samples share one time); NAN when none of these is
+ * known. failed: the increase of counters named *request*fail*_total or
+ * *request*error*_total; NAN when there is none.
+ *
+ * Memory: one double per sample of the five quantities, O(series) else.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "emit_util.h"
+#include "section.h"
+#include "sections.h"
+#include "stats/stats.h"
+#include "util/timeutil.h"
+
+enum quantity { Q_TPS, Q_TTFT, Q_LATENCY, Q_TOKEN_LATENCY, Q_TOKENS, Q_COUNT };
+
+static const struct {
+	const char *name, *unit;
+	bool higher_is_better;		/* tokens/s falling is the degradation */
+} quantities[Q_COUNT] = {
+	{"tokens_per_second", "tokens/s", true},
+	{"ttft_ms", "ms", false},
+	{"latency_ms", "ms", false},
+	{"token_latency_ms", "ms", false},
+	{"tokens_generated", "tokens", true},
+};
+
+static const struct {
+	const char *metric;
+	enum quantity q;
+} sources[] = {
+	{"inference.tokens_per_second", Q_TPS},
+	{"vllm.generation_throughput_tps", Q_TPS},
+	{"inference.ttft_ms", Q_TTFT},
+	{"inference.latency_ms", Q_LATENCY},
+	{"inference.token_latency_ms", Q_TOKEN_LATENCY},
+	{"inference.tokens_generated", Q_TOKENS},
+};
+
+enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
+
+/* What each row of the series table is to this section, and its counter state. */
+struct row {
+	enum row_kind kind;
+	enum quantity q;		/* ROW_QUANTITY */
+	bool also_record;		/* a BitNet-rs series: its samples mark records */
+	size_t group;			/* ROW_BUCKET: index into groups */
+	double le;			/* ROW_BUCKET: upper bound */
+	uint64_t n;			/* samples in the window */
+	double first, prev, increase;
+	uint64_t resets;
+};
+
+struct qacc {
+	double *v;
+	size_t n, cap;
+	struct gl_fit_acc fit;
+	int64_t first_ts_us, last_ts_us;
+};
+
+struct hgroup {
+	char *family, *labels;		/* owned */
+	int64_t host_id;
+};
+
+struct inference {
+	struct gl_section_series ss;
+	struct row *rows;		/* one per ss.qs row */
+	struct qacc acc[Q_COUNT];
+	struct hgroup *groups;
+	size_t n_groups;
+};
+
+/*
+ * BitNet-rs records in the window: each record gives at most one sample to
+ * each of its inference.* series (a null field none), and the records of a
+ * first run share one estimated time; so per host the most samples of any
+ * one of them.
+ */
+static uint64_t bitnet_records(const struct inference *in)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		int64_t host = in->ss.qs[i].host_id;
+		bool seen = false;
+		uint64_t most = 0;
+
+		if (!in->rows[i].also_record)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = in->rows[j].also_record && in->ss.qs[j].host_id == host;
+		if (seen)
+			continue;	/* the host's first record series counted them */
+		for (size_t j = i; j < in->ss.n_qs; j++)
+			if (in->rows[j].also_record && in->ss.qs[j].host_id == host &&
+			    in->rows[j].n > most)
+				most = in->rows[j].n;
+		total += most;
+	}
+	return total;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* labels without "le" as sorted compact JSON (owned), and le's value in *le; NULL: no le. */
+static char *split_le(const char *labels, double *le, bool *oom)
+{
+	json_t *o = labels ? json_loads(labels, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(o, "le"));
+	char *rest = NULL, *end;
+
+	*oom = false;
+	if (v) {
+		*le = !strcmp(v, "+Inf") || !strcmp(v, "Inf") ? INFINITY : strtod(v, &end);
+		if (isinf(*le) || (end != v && !*end)) {
+			json_object_del(o, "le");
+			rest = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+			*oom = !rest;
+		}
+	}
+	json_decref(o);
+	return rest;
+}
+
+static int group_of(struct inference *in, const char *family, char *labels, int64_t host_id,
+		    size_t *out)
+{
+	for (size_t i = 0; i < in->n_groups; i++)
+		if (in->groups[i].host_id == host_id && !strcmp(in->groups[i].family, family) &&
+		    !strcmp(in->groups[i].labels, labels)) {
+			free(labels);
+			*out = i;
+			return GL_OK;
+		}
+	struct hgroup *g = realloc(in->groups, (in->n_groups + 1) * sizeof(*g));
+	char *f = strdup(family);
+
+	if (!g || !f) {
+		free(f);
+		free(labels);
+		if (g)
+			in->groups = g;
+		return GL_ENOMEM;
+	}
+	in->groups = g;
+	g[in->n_groups] = (struct hgroup){.family = f, .labels = labels, .host_id = host_id};
+	*out = in->n_groups++;
+	return GL_OK;
+}
+
+static int begin(struct gl_section_ctx *cx, void *st)
+{
+	struct inference *in = st;
+	int rc = gl_section_series_load(cx, &in->ss);
+
+	if (rc != GL_OK)
+		return rc;
+	for (int q = 0; q < Q_COUNT; q++) {
+		gl_fit_acc_init(&in->acc[q].fit);
+		in->acc[q].first_ts_us = in->acc[q].last_ts_us = GL_TS_NONE;
+	}
+	in->rows = calloc(in->ss.n_qs ? in->ss.n_qs : 1, sizeof(*in->rows));
+	if (!in->rows)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		const struct gl_query_series *qs = &in->ss.qs[i];
+		const char *metric = in->ss.metric[i];
+		const char *src = qs->source ? qs->source : "";
+		struct row *r = &in->rows[i];
+
+		if (gl_section_series_row(&in->ss, qs->id) < 0)
+			continue;
+		r->also_record = !strcmp(src, "bitnet") && !strncmp(metric, "inference.", 10);
+		r->kind = r->also_record ? ROW_RECORD : ROW_NONE;
+		for (size_t k = 0; k < sizeof(sources) / sizeof(sources[0]); k++)
+			if (!strcmp(metric, sources[k].metric)) {
+				r->kind = ROW_QUANTITY;
+				r->q = sources[k].q;
+			}
+		if (r->kind != ROW_NONE || strcmp(src, "prom"))
+			continue;
+		if (ends_with(metric, "_total")) {
+			r->kind = ROW_COUNTER;
+		} else if (ends_with(metric, "_bucket")) {
+			bool oom;
+			char *labels = split_le(qs->labels, &r->le, &oom);
+			char family[512];
+
+			if (oom)
+				return gl_section_oom(cx->err);
+			if (!labels)
+				continue;
+			snprintf(family, sizeof(family), "%.*s", (int)(strlen(metric) - 7), metric);
+			if (group_of(in, family, labels, qs->host_id, &r->group) != GL_OK)
+				return gl_section_oom(cx->err);
+			r->kind = ROW_BUCKET;
+		}
+	}
+	return GL_OK;
+}
+
+static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
+{
+	struct inference *in = st;
+	long row = gl_section_series_row(&in->ss, smp->series_id);
+	struct row *r;
+
+	if (row < 0 || !isfinite(smp->value) || (r = &in->rows[row])->kind == ROW_NONE)
+		return GL_OK;
+	if (r->kind == ROW_QUANTITY || r->kind == ROW_RECORD) {
+		r->n++;
+		if (r->kind == ROW_RECORD)
+			return GL_OK;
+		struct qacc *a = &in->acc[r->q];
+
+		if (a->n == a->cap) {
+			size_t cap = a->cap ? a->cap * 2 : 64;
+			double *d = realloc(a->v, cap * sizeof(*d));
+
+			if (!d)
+				return gl_section_oom(cx->err);
+			a->v = d;
+			a->cap = cap;
+		}
+		a->v[a->n++] = smp->value;
+		gl_fit_acc_add(&a->fit, gl_section_days(cx, smp->ts_us), smp->value);
+		if (a->first_ts_us == GL_TS_NONE)
+			a->first_ts_us = smp->ts_us;
+		a->last_ts_us = smp->ts_us;
+		return GL_OK;
+	}
+	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
+		/* a counter that falls was restarted: it counted from zero since */
+		if (r->n == 0)
+			r->first = smp->value;
+		else if (smp->value >= r->prev)
+			r->increase += smp->value - r->prev;
+		else {
+			r->increase += smp->value;
+			r->resets++;
+		}
+		r->prev = smp->value;
+		r->n++;
+	}
+	return GL_OK;
+}
+
+static void dist_of(struct qacc *a, struct gl_report_dist *d)
+{
+	struct gl_stats_desc s;
+
+	gl_stats_describe(a->v, a->n, &s);
+	*d = (struct gl_report_dist){a->n, s.mean, s.p50, s.p95, s.p99, s.min, s.max};
+}
+
+static struct gl_report_dist *dist_at(struct gl_report_inference *ri, enum quantity q)
+{
+	switch (q) {
+	case Q_TPS: return &ri->tokens_per_second;
+	case Q_TTFT: return &ri->ttft_ms;
+	case Q_LATENCY: return &ri->latency_ms;
+	case Q_TOKEN_LATENCY: return &ri->token_latency_ms;
+	case Q_TOKENS:
+	case Q_COUNT: break;
+	}
+	return &ri->tokens_generated;
+}
+
+static int cmp_counter(const void *pa, const void *pb)
+{
+	const struct gl_report_prom_counter *a = pa, *b = pb;
+	int c;
+
+	if ((c = strcmp(a->metric, b->metric)) != 0 || (c = strcmp(a->host, b->host)) != 0)
+		return c;
+	return strcmp(a->labels, b->labels);
+}
+
+static int cmp_hist(const void *pa, const void *pb)
+{
+	const struct gl_report_prom_histogram *a = pa, *b = pb;
+	int c;
+
+	if ((c = strcmp(a->metric, b->metric)) != 0 || (c = strcmp(a->host, b->host)) != 0)
+		return c;
+	return strcmp(a->labels, b->labels);
+}
+
+static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
+{
+	struct gl_report_inference *ri = &cx->rep->inference;
+	double all = NAN, ok = NAN, failed = NAN;
+	size_t n = 0;
+
+	for (size_t i = 0; i < in->ss.n_qs; i++)
+		n += in->rows[i].kind == ROW_COUNTER && in->rows[i].n;
+	ri->counters = calloc(n ? n : 1, sizeof(*ri->counters));
+	if (!ri->counters)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		const struct row *r = &in->rows[i];
+		const char *metric = in->ss.metric[i];
+		struct gl_report_prom_counter *c = &ri->counters[ri->n_counters];
+
+		if (r->kind != ROW_COUNTER || !r->n)
+			continue;
+		ri->n_counters++;
+		c->metric = strdup(metric);
+		c->host = strdup(gl_section_name(cx, in->ss.qs[i].host_id));
+		c->labels = strdup(in->ss.qs[i].labels ? in->ss.qs[i].labels : "{}");
+		if (!c->metric || !c->host || !c->labels)
+			return gl_section_oom(cx->err);
+		c->samples = r->n;
+		c->resets = r->resets;
+		c->increase = r->n >= 2 ? r->increase : NAN;
+		c->last = r->prev;
+		if (isnan(c->increase))
+			continue;
+		if (!fnmatch("*request*fail*_total", metric, 0) ||
+		    !fnmatch("*request*error*_total", metric, 0))
+			failed = (isnan(failed) ? 0 : failed) + c->increase;
+		else if (!fnmatch("*request_success_total", metric, 0))
+			ok = (isnan(ok) ? 0 : ok) + c->increase;
+		else if (!fnmatch("*requests_total", metric, 0))
+			all = (isnan(all) ? 0 : all) + c->increase;
+	}
+	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
+	if (isnan(all) && !isnan(ok))
+		all = ok + (isnan(failed) ? 0 : failed);
+	uint64_t records = bitnet_records(in);
+
+	if (records)
+		all = (isnan(all) ? 0 : all) + (double)records;
+	ri->requests = all;
+	ri->failed = failed;
+	ri->failed_pct = !isnan(failed) && all > 0 ? failed * 100 / all : NAN;
+	return GL_OK;
+}
+
+struct bucket {
+	double le, cum;
+};
+
+static int cmp_bucket(const void *pa, const void *pb)
+{
+	const struct bucket *a = pa, *b = pb;
+
+	return a->le < b->le ? -1 : a->le > b->le;
+}
+
+static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
+{
+	struct gl_report_inference *ri = &cx->rep->inference;
+	struct bucket *b = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*b));
+	double *le = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*le));
+	double *cum = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*cum));
+	int rc = GL_OK;
+
+	ri->histograms = calloc(in->n_groups ? in->n_groups : 1, sizeof(*ri->histograms));
+	if (!b || !le || !cum || !ri->histograms) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t g = 0; g < in->n_groups; g++) {
+		struct gl_report_prom_histogram *h = &ri->histograms[ri->n_histograms];
+		bool single = false;
+		size_t nb = 0;
+
+		for (size_t i = 0; i < in->ss.n_qs; i++)
+			if (in->rows[i].kind == ROW_BUCKET && in->rows[i].group == g && in->rows[i].n)
+				single |= in->rows[i].n < 2;
+		for (size_t i = 0; i < in->ss.n_qs; i++) {
+			const struct row *r = &in->rows[i];
+
+			if (r->kind == ROW_BUCKET && r->group == g && r->n)
+				b[nb++] = (struct bucket){r->le, single ? r->prev : r->increase};
+		}
+		if (!nb)
+			continue;
+		ri->n_histograms++;
+		qsort(b, nb, sizeof(*b), cmp_bucket);
+		h->metric = strdup(in->groups[g].family);
+		h->host = strdup(gl_section_name(cx, in->groups[g].host_id));
+		h->labels = strdup(in->groups[g].labels);
+		if (!h->metric || !h->host || !h->labels) {
+			rc = gl_section_oom(cx->err);
+			goto out;
+		}
+		h->cumulative = single;
+		h->buckets = nb;
+		h->count = isinf(b[nb - 1].le) ? b[nb - 1].cum : NAN;
+		const double qs[3] = {0.5, 0.95, 0.99};
+		double *res[3] = {&h->p50, &h->p95, &h->p99};
+
+		for (int k = 0; k < 3; k++) {
+			for (size_t j = 0; j < nb; j++) {
+				le[j] = b[j].le;
+				cum[j] = b[j].cum;
+			}
+			*res[k] = gl_stats_histogram_quantile(qs[k], le, cum, nb);
+		}
+	}
+	qsort(ri->histograms, ri->n_histograms, sizeof(*ri->histograms), cmp_hist);
+out:
+	free(b);
+	free(le);
+	free(cum);
+	return rc;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	struct inference *in = st;
+	struct gl_report_inference *ri = &cx->rep->inference;
+	int rc;
+
+	for (int q = 0; q < Q_COUNT; q++)
+		dist_of(&in->acc[q], dist_at(ri, (enum quantity)q));
+	if ((rc = finish_counters(cx, in)) != GL_OK || (rc = finish_histograms(cx, in)) != GL_OK)
+		return rc;
+	for (int q = 0; q < Q_COUNT; q++) {
+		struct qacc *a = &in->acc[q];
+		struct gl_report_trend *t;
+
+		if (q == Q_TOKENS || !a->n)
+			continue;
+		if (!(t = gl_section_add_trends(cx->rep, 1)))
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
+		/* gl_section_trend calls a rise degrading: right for latencies, not for tokens/s */
+		if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_DEGRADING)
+			t->verdict = GL_VERDICT_IMPROVING;
+		else if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_IMPROVING)
+			t->verdict = GL_VERDICT_DEGRADING;
+		t->series = GL_TREND_INFERENCE;
+		t->unit = quantities[q].unit;
+		if (!(t->kernel = strdup(quantities[q].name)))
+			return gl_section_oom(cx->err);
+	}
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct inference *in = st;
+
+	for (int q = 0; q < Q_COUNT; q++)
+		free(in->acc[q].v);
+	for (size_t i = 0; i < in->n_groups; i++) {
+		free(in->groups[i].family);
+		free(in->groups[i].labels);
+	}
+	free(in->groups);
+	free(in->rows);
+	gl_section_series_release(&in->ss);
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static const struct gl_report_dist *dist_c(const struct gl_report_inference *ri, enum quantity q)
+{
+	return dist_at((struct gl_report_inference *)ri, q);
+}
+
+static json_t *labels_json(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return json_object();
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	const struct gl_report_inference *ri = &r->inference;
+	struct gl_jb jb = {0};
+	json_t *o = json_object(), *ca = json_array(), *ha = json_array();
+
+	(void)st;
+	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
+	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
+	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
+	for (int q = 0; q < Q_COUNT; q++) {
+		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
+		json_t *x = json_object();
+
+		gl_jb_set(&jb, x, "unit", gl_json_str(quantities[q].unit));
+		gl_jb_set(&jb, x, "count", gl_json_u64(d->count));
+		gl_jb_set(&jb, x, "mean", gl_json_num(d->mean));
+		gl_jb_set(&jb, x, "p50", gl_json_num(d->p50));
+		gl_jb_set(&jb, x, "p95", gl_json_num(d->p95));
+		gl_jb_set(&jb, x, "p99", gl_json_num(d->p99));
+		gl_jb_set(&jb, x, "min", gl_json_num(d->min));
+		gl_jb_set(&jb, x, "max", gl_json_num(d->max));
+		gl_jb_set(&jb, o, quantities[q].name, x);
+	}
+	for (size_t i = 0; ca && i < ri->n_counters; i++) {
+		const struct gl_report_prom_counter *c = &ri->counters[i];
+		json_t *x = json_object();
+
+		gl_jb_set(&jb, x, "metric", gl_json_str(c->metric));
+		gl_jb_set(&jb, x, "host", gl_json_str(c->host));
+		gl_jb_set(&jb, x, "labels", labels_json(c->labels));
+		gl_jb_set(&jb, x, "samples", gl_json_u64(c->samples));
+		gl_jb_set(&jb, x, "resets", gl_json_u64(c->resets));
+		gl_jb_set(&jb, x, "increase", gl_json_num(c->increase));
+		gl_jb_set(&jb, x, "last", gl_json_num(c->last));
+		gl_jb_append(&jb, ca, x);
+	}
+	gl_jb_set(&jb, o, "counters", ca);
+	for (size_t i = 0; ha && i < ri->n_histograms; i++) {
+		const struct gl_report_prom_histogram *h = &ri->histograms[i];
+		json_t *x = json_object();
+
+		gl_jb_set(&jb, x, "metric", gl_json_str(h->metric));
+		gl_jb_set(&jb, x, "host", gl_json_str(h->host));
+		gl_jb_set(&jb, x, "labels", labels_json(h->labels));
+		gl_jb_set(&jb, x, "from", gl_json_str(h->cumulative ? "cumulative" : "increase"));
+		gl_jb_set(&jb, x, "buckets", gl_json_u64(h->buckets));
+		gl_jb_set(&jb, x, "count", gl_json_num(h->count));
+		gl_jb_set(&jb, x, "p50", gl_json_num(h->p50));
+		gl_jb_set(&jb, x, "p95", gl_json_num(h->p95));
+		gl_jb_set(&jb, x, "p99", gl_json_num(h->p99));
+		gl_jb_append(&jb, ha, x);
+	}
+	gl_jb_set(&jb, o, "histograms", ha);
+	return gl_jb_done(&jb, o);
+}
+
+/*
+ * inference.csv: one row per quantity (kind "quantity"), counter and
+ * histogram, and the requests and failed figures (kind "requests").
+ */
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_inference *ri = &r->inference;
+	const double none = NAN;
+
+	(void)st;
+	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
+	gl_csv_eol(fp);
+	fputs("requests,requests,requests,,{},", fp);
+	gl_csv_num(fp, ri->requests);
+	fputs(",,,,,,,,", fp);
+	gl_csv_eol(fp);
+	fputs("requests,failed,requests,,{},", fp);
+	gl_csv_num(fp, ri->failed);
+	fputs(",,,,,,,,", fp);
+	gl_csv_eol(fp);
+	for (int q = 0; q < Q_COUNT; q++) {
+		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
+		const double v[] = {d->mean, d->p50, d->p95, d->p99, d->min, d->max, none};
+
+		fprintf(fp, "quantity,%s,%s,,{},", quantities[q].name, quantities[q].unit);
+		gl_csv_u64(fp, d->count);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			gl_csv_sep(fp);
+			gl_csv_num(fp, v[j]);
+		}
+		gl_csv_sep(fp);
+		gl_csv_eol(fp);
+	}
+	for (size_t i = 0; i < ri->n_counters; i++) {
+		const struct gl_report_prom_counter *c = &ri->counters[i];
+
+		fputs("counter,", fp);
+		gl_csv_text(fp, c->metric);
+		fputs(",,", fp);
+		gl_csv_text(fp, c->host);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, c->labels);
+		gl_csv_sep(fp);
+		gl_csv_u64(fp, c->samples);
+		fputs(",,,,,,,", fp);
+		gl_csv_num(fp, c->increase);
+		gl_csv_sep(fp);
+		gl_csv_u64(fp, c->resets);
+		gl_csv_eol(fp);
+	}
+	for (size_t i = 0; i < ri->n_histograms; i++) {
+		const struct gl_report_prom_histogram *h = &ri->histograms[i];
+
+		fputs("histogram,", fp);
+		gl_csv_text(fp, h->metric);
+		fputs(",,", fp);
+		gl_csv_text(fp, h->host);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, h->labels);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, h->count);
+		fputs(",,", fp);
+		gl_csv_num(fp, h->p50);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, h->p95);
+		gl_csv_sep(fp);
+		gl_csv_num(fp, h->p99);
+		fputs(",,,,", fp);
+		gl_csv_eol(fp);
+	}
+}
+
+static bool empty(const struct gl_report_inference *ri)
+{
+	for (int q = 0; q < Q_COUNT; q++)
+		if (dist_c(ri, (enum quantity)q)->count)
+			return false;
+	return !ri->n_counters && !ri->n_histograms && isnan(ri->requests);
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	const struct gl_report_inference *ri = &r->inference;
+	char b[8][40];
+
+	(void)st;
+	if (empty(ri)) {
+		fprintf(fp, "no inference data\n");
+		return;
+	}
+	fprintf(fp, "requests %s, failed %s", gl_text_num(ri->requests, b[0], sizeof(b[0])),
+		gl_text_num(ri->failed, b[1], sizeof(b[1])));
+	if (!isnan(ri->failed_pct))
+		fprintf(fp, " (%.1f%%)", ri->failed_pct);
+	fputc('\n', fp);
+	fprintf(fp, "%-18s %-8s %7s %9s %9s %9s %9s %9s %9s\n", "", "unit", "count", "mean", "p50",
+		"p95", "p99", "min", "max");
+	for (int q = 0; q < Q_COUNT; q++) {
+		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
+
+		if (!d->count)
+			continue;
+		fprintf(fp, "%-18s %-8s %7llu %9s %9s %9s %9s %9s %9s\n", quantities[q].name,
+			quantities[q].unit, (unsigned long long)d->count,
+			gl_text_num(d->mean, b[0], sizeof(b[0])), gl_text_num(d->p50, b[1], sizeof(b[1])),
+			gl_text_num(d->p95, b[2], sizeof(b[2])), gl_text_num(d->p99, b[3], sizeof(b[3])),
+			gl_text_num(d->min, b[4], sizeof(b[4])), gl_text_num(d->max, b[5], sizeof(b[5])));
+	}
+	for (size_t i = 0; i < ri->n_histograms && i < r->top; i++) {
+		const struct gl_report_prom_histogram *h = &ri->histograms[i];
+
+		gl_text_cell(fp, h->metric, 40);
+		fprintf(fp, " p50 %s  p95 %s  p99 %s  (%s obs.)\n", gl_text_num(h->p50, b[0], sizeof(b[0])),
+			gl_text_num(h->p95, b[1], sizeof(b[1])), gl_text_num(h->p99, b[2], sizeof(b[2])),
+			gl_text_num(h->count, b[3], sizeof(b[3])));
+	}
+	fprintf(fp, "%zu counters, %zu histograms (all in inference.csv)\n", ri->n_counters,
+		ri->n_histograms);
+}
+
+static void html_row(FILE *f, const char *name, const char *labels, const double *v, size_t n)
+{
+	fputs("<tr><td class=\"k\">", f);
+	gl_html_text(f, name);
+	fputs("</td><td>", f);
+	gl_html_text(f, labels);
+	fputs("</td>", f);
+	for (size_t j = 0; j < n; j++) {
+		fputs("<td class=\"n\">", f);
+		gl_html_num(f, v[j], GL_HTML_G4);
+		fputs("</td>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_report_inference *ri = &rep->inference;
+
+	(void)st;
+	if (empty(ri)) {
+		fputs("<p>No inference data in this window.</p>\n", f);
+		return;
+	}
+	fputs("<p>Requests: ", f);
+	gl_html_num(f, ri->requests, GL_HTML_G4);
+	fputs(", failed: ", f);
+	gl_html_num(f, ri->failed, GL_HTML_G4);
+	fputs("</p>\n<table><tr><th>quantity</th><th>unit</th><th>count</th><th>mean</th>"
+	      "<th>p50</th><th>p95</th><th>p99</th><th>min</th><th>max</th></tr>\n", f);
+	for (int q = 0; q < Q_COUNT; q++) {
+		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
+		const double v[] = {(double)d->count, d->mean, d->p50, d->p95, d->p99, d->min, d->max};
+
+		html_row(f, quantities[q].name, quantities[q].unit, v, sizeof(v) / sizeof(v[0]));
+	}
+	fputs("</table>\n", f);
+	if (ri->n_counters) {
+		fputs("<table><tr><th>counter</th><th>labels</th><th>samples</th><th>resets</th>"
+		      "<th>increase</th></tr>\n", f);
+		for (size_t i = 0; i < ri->n_counters; i++) {
+			const struct gl_report_prom_counter *c = &ri->counters[i];
+			const double v[] = {(double)c->samples, (double)c->resets, c->increase};
+
+			html_row(f, c->metric, c->labels, v, 3);
+		}
+		fputs("</table>\n", f);
+	}
+	if (ri->n_histograms) {
+		fputs("<table><tr><th>histogram</th><th>labels</th><th>observations</th><th>p50</th>"
+		      "<th>p95</th><th>p99</th></tr>\n", f);
+		for (size_t i = 0; i < ri->n_histograms; i++) {
+			const struct gl_report_prom_histogram *h = &ri->histograms[i];
+			const double v[] = {h->count, h->p50, h->p95, h->p99};
+
+			html_row(f, h->metric, h->labels, v, 4);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
+const struct gl_section gl_sec_inference = {
+	.name = "inference",
+	.title = "Inference",
+	.state_size = sizeof(struct inference),
+	.begin = begin,
+	.collect_sample = collect_sample,
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};

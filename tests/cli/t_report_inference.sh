@@ -1,0 +1,146 @@
+#!/bin/sh
+# gpulog-report's inference section end to end: a hand-written Prometheus
+# exposition (a counter that resets, success and failure counters, two
+# histograms) and a BitNet-rs metrics file through gpulog-ingest; the
+# counter increases and histogram_quantile figures against a hand
+# calculation, the request statistics against python3's own reading of the
+# file, the tokens/s trend of falling vLLM throughput, and the alert rules
+# tokens_per_second_below, ttft_p95_above, failed_requests_pct_above.
+. tests/cli/lib.sh
+
+mkdir -p "$T/prom" "$T/bitnet" "$T/vllm"
+# four scrapes a minute apart from 2025-01-01T00:00:00Z
+cat > "$T/prom/metrics.prom" <<'EOF'
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{engine="0"} 100 1735689600000
+vllm:generation_tokens_total{engine="0"} 250 1735689660000
+vllm:generation_tokens_total{engine="0"} 40 1735689720000
+vllm:generation_tokens_total{engine="0"} 90 1735689780000
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0"} 0 1735689600000
+vllm:request_success_total{engine="0"} 90 1735689780000
+# TYPE vllm:request_failure_total counter
+vllm:request_failure_total{engine="0"} 0 1735689600000
+vllm:request_failure_total{engine="0"} 10 1735689780000
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1"} 0 1735689600000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.5"} 0 1735689600000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="1"} 0 1735689600000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf"} 0 1735689600000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1"} 10 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.5"} 60 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="1"} 90 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf"} 100 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="1",le="0.2"} 50 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="1",le="0.4"} 100 1735689780000
+vllm:time_to_first_token_seconds_bucket{engine="1",le="+Inf"} 100 1735689780000
+EOF
+ingest "$T/p.db" "$T/prom" || fail "ingest prom"
+cat > "$T/alerts.json" <<'EOF'
+{"alerts": [
+ {"rule": "ttft_p95_above", "warning": 500, "critical": 2000},
+ {"rule": "failed_requests_pct_above", "warning": 5, "critical": 20},
+ {"rule": "tokens_per_second_below", "warning": 50, "critical": 10}
+]}
+EOF
+W="--since 2025-01-01 --until 2025-01-02"
+for f in json csv; do
+	"$REPORT" --db "$T/p.db" $W --config "$T/alerts.json" --format $f --no-charts \
+		--output-dir "$T/pj" >/dev/null 2>&1 || fail "report prom $f"
+done
+# Hand calculation. Counter: +150, then a reset to 40 (+40), then +50 = 240.
+# requests: success 90 + failure 10 = 100; failed 10 = 10 %.
+# engine 0 bucket increases 10, 60, 90, 100 over le 0.1, 0.5, 1, +Inf:
+#   p50 rank 50 in (0.1, 0.5]: 0.1 + 0.4 * (50 - 10) / 50 = 0.42
+#   p95 rank 95 in +Inf: the largest finite bound, 1; p99 likewise.
+# engine 1 (one scrape: the buckets as scraped) 50, 100, 100 over 0.2, 0.4, +Inf:
+#   p50 rank 50 in [0, 0.2]: 0.2 * 50 / 50 = 0.2
+#   p95 rank 95 in (0.2, 0.4]: 0.2 + 0.2 * 45 / 50 = 0.38; p99: 0.2 + 0.2 * 49 / 50 = 0.396
+python3 - "$T/pj/report.json" "$T/pj/inference.csv" <<'EOF' || fail "prom figures"
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+inf = r["inference"]
+def near(a, b): return a is not None and abs(a - b) < 1e-9
+c = {x["metric"]: x for x in inf["counters"]}
+g = c["vllm:generation_tokens_total"]
+assert near(g["increase"], 240) and g["resets"] == 1 and g["samples"] == 4, g
+assert g["labels"] == {"engine": "0"}, g
+assert near(c["vllm:request_success_total"]["increase"], 90)
+assert near(inf["requests"], 100) and near(inf["failed"], 10) and near(inf["failed_pct"], 10), inf
+h = {x["labels"]["engine"]: x for x in inf["histograms"]}
+assert h["0"]["metric"] == "vllm:time_to_first_token_seconds" and h["0"]["from"] == "increase"
+assert near(h["0"]["p50"], 0.42) and near(h["0"]["p95"], 1) and near(h["0"]["p99"], 1), h["0"]
+assert near(h["0"]["count"], 100) and h["0"]["buckets"] == 4
+assert h["1"]["from"] == "cumulative", h["1"]
+assert near(h["1"]["p50"], 0.2) and near(h["1"]["p95"], 0.38) and near(h["1"]["p99"], 0.396), h["1"]
+assert inf["tokens_per_second"]["count"] == 0 and inf["tokens_per_second"]["mean"] is None
+al = {(a["rule"], a["subject"]): a for a in r["alerts"]}
+# ttft: engine 0 p95 1000 ms >= 500 (warning); engine 1 380 ms does not fire
+k = ('ttft_p95_above', 'vllm:time_to_first_token_seconds {"engine":"0"}')
+assert k in al and al[k]["severity"] == "warning" and near(al[k]["value"], 1000), al
+assert not any("engine\":\"1" in s for (_, s) in al), al
+assert al[("failed_requests_pct_above", "inference")]["severity"] == "warning"
+assert not any(ru == "tokens_per_second_below" for (ru, _) in al), al
+rows = list(csv.DictReader(open(sys.argv[2])))
+cr = [x for x in rows if x["kind"] == "counter" and x["name"] == "vllm:generation_tokens_total"]
+assert len(cr) == 1 and float(cr[0]["increase"]) == 240 and cr[0]["resets"] == "1", cr
+hr = [x for x in rows if x["kind"] == "histogram" and '"1"' in x["labels"]]
+assert len(hr) == 1 and abs(float(hr[0]["p95"]) - 0.38) < 1e-9, hr
+EOF
+
+# BitNet-rs: five records (one TTFT null), times spread over the file's mtime
+cat > "$T/bitnet/metrics.jsonl" <<'EOF'
+{"total_latency_ms": 900.0, "tokens_generated": 32, "tokens_per_second": 40.0, "first_token_latency_ms": 95.0, "average_token_latency_ms": 25.0}
+{"total_latency_ms": 3300.5, "tokens_generated": 128, "tokens_per_second": 38.5, "first_token_latency_ms": 110.0, "average_token_latency_ms": 26.0}
+{"total_latency_ms": 1600.0, "tokens_generated": 64, "tokens_per_second": 41.25, "first_token_latency_ms": null, "average_token_latency_ms": 24.0}
+{"total_latency_ms": 800.0, "tokens_generated": 30, "tokens_per_second": 37.0, "first_token_latency_ms": 80.0, "average_token_latency_ms": 27.5}
+{"total_latency_ms": 2000.0, "tokens_generated": 80, "tokens_per_second": 42.0, "first_token_latency_ms": 101.0, "average_token_latency_ms": 23.0}
+EOF
+touch -d '2025-01-01T00:10:00Z' "$T/bitnet/metrics.jsonl"
+ingest "$T/b.db" "$T/bitnet" || fail "ingest bitnet"
+for f in json text; do
+	"$REPORT" --db "$T/b.db" $W --config "$T/alerts.json" --format $f --no-charts \
+		--output-dir "$T/bj" >/dev/null 2>&1 || fail "report bitnet $f"
+done
+python3 - "$T/bitnet/metrics.jsonl" "$T/bj/report.json" <<'EOF' || fail "bitnet statistics"
+import json, math, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+inf = json.load(open(sys.argv[2]))["inference"]
+def q(v, f):
+    v = sorted(v); h = (len(v) - 1) * f; i = math.floor(h)
+    return v[i] if i + 1 >= len(v) else v[i] + (h - i) * (v[i + 1] - v[i])
+fields = {"tokens_per_second": "tokens_per_second", "ttft_ms": "first_token_latency_ms",
+          "latency_ms": "total_latency_ms", "token_latency_ms": "average_token_latency_ms",
+          "tokens_generated": "tokens_generated"}
+for k, f in fields.items():
+    v = [r[f] for r in recs if r[f] is not None]
+    want = {"mean": sum(v) / len(v), "p50": q(v, .5), "p95": q(v, .95), "p99": q(v, .99),
+            "min": min(v), "max": max(v)}
+    got = inf[k]
+    assert got["count"] == len(v), (k, got)
+    for s, w in want.items():
+        assert abs(got[s] - w) < 1e-9 * max(1, abs(w)), (k, s, got[s], w)
+assert inf["requests"] == len(recs) and inf["failed"] is None, inf
+EOF
+grep -q '^tokens_per_second *tokens/s *5 ' "$T/bj/report.txt" || fail "text row"
+grep -q 'warning  inference: mean tokens per second 39.8 tokens/s' "$T/bj/report.txt" ||
+	fail "tokens_per_second_below alert in the text"
+
+# vLLM generation throughput falling 800 -> 400 tokens/s over ten minutes: degrading
+awk 'BEGIN { for (i = 0; i < 20; i++)
+	printf("(APIServer pid=1) INFO 01-01 00:%02d:%02d [loggers.py:123] Engine 000: Avg prompt throughput: 100.0 tokens/s, Avg generation throughput: %.1f tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.0%%, Prefix cache hit rate: 0.0%%\n", int(i * 30 / 60), (i * 30) % 60, 800 - i * 20) }' \
+	> "$T/vllm/vllm_server.log"
+touch -d '2025-01-01T00:20:00Z' "$T/vllm/vllm_server.log"
+ingest "$T/v.db" "$T/vllm" || fail "ingest vllm"
+"$REPORT" --db "$T/v.db" $W --format json --no-charts --output-dir "$T/vj" >/dev/null 2>&1 ||
+	fail "report vllm"
+python3 - "$T/vj/report.json" <<'EOF' || fail "vllm trend"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = [x for x in r["trends"] if x["series"] == "inference" and x["kernel"] == "tokens_per_second"]
+assert len(t) == 1 and t[0]["verdict"] == "degrading" and t[0]["n"] == 20, t
+v = [800 - i * 20 for i in range(20)]
+assert abs(r["inference"]["tokens_per_second"]["mean"] - sum(v) / 20) < 1e-9
+assert r["inference"]["requests"] is None and r["inference"]["failed"] is None
+EOF
+echo "ok"
