@@ -99,6 +99,44 @@ static void put(struct gl_jstream *js, char c)
 		js->high_water = js->len;
 }
 
+/* Appends n bytes to the unit, or marks it too big (as n calls of put). */
+static void put_n(struct gl_jstream *js, const char *s, size_t n)
+{
+	if (js->too_big || n == 0)
+		return;
+	if (js->len + n > js->cap) {
+		size_t cap = js->cap ? js->cap : 4096;
+		char *p;
+
+		while (cap < js->len + n && cap < js->cap_max)
+			cap *= 2;
+		if (cap > js->cap_max)
+			cap = js->cap_max;
+		if (js->len + n > cap || !(p = realloc(js->buf, cap))) {
+			js->too_big = 1;
+			js->len = 0;
+			return;
+		}
+		js->buf = p;
+		js->cap = cap;
+	}
+	memcpy(js->buf + js->len, s, n);
+	js->len += n;
+	if (js->len > js->high_water)
+		js->high_water = js->len;
+}
+
+/*
+ * The bytes unit_byte copies without a change of state: inside a string
+ * all but '"', '\\' and a line break; between a container unit's strings
+ * all but quotes, brackets, braces and a line break. The fast path of
+ * gl_jstream_feed copies a run of them at once (most of a trace's bytes).
+ */
+static const unsigned char stop_str[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1};
+static const unsigned char stop_obj[256] = {
+	['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
+};
+
 static void unit_start(struct gl_jstream *js)
 {
 	js->in_unit = 1;
@@ -185,7 +223,22 @@ enum gl_jstream_ret gl_jstream_feed(struct gl_jstream *js, const char *p, size_t
 		char c = *off < len ? p[*off] : '\n';
 
 		if (js->in_unit) {
-			int r = unit_byte(js, c);
+			int r;
+
+			if (!js->esc && !js->scalar && !js->unit_first &&
+			    (js->in_str || js->unit_depth > 0)) {
+				const unsigned char *stop = js->in_str ? stop_str : stop_obj;
+				size_t i = *off;
+
+				while (i < len && !stop[(unsigned char)p[i]])
+					i++;
+				if (i > *off) {
+					put_n(js, p + *off, i - *off);
+					*off = i;
+					continue;
+				}
+			}
+			r = unit_byte(js, c);
 
 			if (r < 0)
 				return fail(js, "line break inside a string");
