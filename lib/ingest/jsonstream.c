@@ -127,15 +127,76 @@ static void put_n(struct gl_jstream *js, const char *s, size_t n)
 }
 
 /*
- * The bytes unit_byte copies without a change of state: inside a string
- * all but '"', '\\' and a line break; between a container unit's strings
- * all but quotes, brackets, braces and a line break. The fast path of
- * gl_jstream_feed copies a run of them at once (most of a trace's bytes).
+ * Bytes that change the state of a unit being assembled: inside a string
+ * '"', '\\' and a line break; between a container's strings also quotes,
+ * brackets and braces. The bytes between them (most of a trace) are skipped
+ * by a table lookup each and copied at once by fast_run.
  */
 static const unsigned char stop_str[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1};
 static const unsigned char stop_obj[256] = {
 	['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
 };
+
+/*
+ * The fast path of a string or container unit (what unit_byte does, with
+ * the state in locals and one copy for the whole run): follows the line's
+ * bytes from *off to the unit's end (returns 1, *off just after it) or to a
+ * byte left to unit_byte, a line break or the line's end (returns 0).
+ */
+static int fast_run(struct gl_jstream *js, const char *p, size_t len, size_t *off)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i = *off;
+	int in_str = js->in_str, esc = js->esc, depth = js->unit_depth, done = 0;
+
+	while (i < len) {
+		if (in_str) {
+			if (esc) {
+				if (u[i] == '\n')
+					break;
+				esc = 0;
+				i++;
+				continue;
+			}
+			while (i < len && !stop_str[u[i]])
+				i++;
+			if (i == len || u[i] == '\n')
+				break;
+			if (u[i] == '\\')
+				esc = 1;
+			else {
+				in_str = 0;
+				if (depth == 0) {
+					i++;
+					done = 1;
+					break;
+				}
+			}
+			i++;
+			continue;
+		}
+		while (i < len && !stop_obj[u[i]])
+			i++;
+		if (i == len || u[i] == '\n')
+			break;
+		if (u[i] == '"')
+			in_str = 1;
+		else if (u[i] == '{' || u[i] == '[')
+			depth++;
+		else if ((u[i] == '}' || u[i] == ']') && --depth == 0) {
+			i++;
+			done = 1;
+			break;
+		}
+		i++;	/* a '\\' between strings is copied like any byte */
+	}
+	put_n(js, p + *off, i - *off);
+	js->in_str = in_str;
+	js->esc = esc;
+	js->unit_depth = depth;
+	*off = i;
+	return done;
+}
 
 static void unit_start(struct gl_jstream *js)
 {
@@ -225,18 +286,13 @@ enum gl_jstream_ret gl_jstream_feed(struct gl_jstream *js, const char *p, size_t
 		if (js->in_unit) {
 			int r;
 
-			if (!js->esc && !js->scalar && !js->unit_first &&
-			    (js->in_str || js->unit_depth > 0)) {
-				const unsigned char *stop = js->in_str ? stop_str : stop_obj;
-				size_t i = *off;
+			if (!js->scalar && !js->unit_first && (js->in_str || js->unit_depth > 0)) {
+				size_t from = *off;
 
-				while (i < len && !stop[(unsigned char)p[i]])
-					i++;
-				if (i > *off) {
-					put_n(js, p + *off, i - *off);
-					*off = i;
+				if (fast_run(js, p, len, off))
+					return unit_done(js);
+				if (*off > from)
 					continue;
-				}
 			}
 			r = unit_byte(js, c);
 
