@@ -125,6 +125,7 @@ check:
 
 bench: $(BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/bench/run
+	@BUILD=$(BUILD) sh tests/bench/run-traces
 	@BUILD=$(BUILD) sh tests/bench/run-report
 
 # make fuzz: the library built by clang with fuzzer instrumentation in

@@ -132,11 +132,19 @@ enum gf_key {
 	K_SCOPE, K_ERROR, K_TS_START, K_DURATION, K_HOST, K_DEVICES, K_SESSION, K_TS_END, K_COUNT
 };
 
-static const char *const gf_keys[K_COUNT] = {
-	"type", "pid", "app", "name", "ts_ns", "start_ns", "end_ns", "api_start_ns", "api_exit_ns",
-	"grid", "block", "num_regs", "dyn_shared_bytes", "static_shared_bytes", "occupancy",
-	"device_id", "stream_id", "corr_id", "stack_trace", "user_scope", "cuda_error",
-	"ts_start_ns", "duration_ns", "host", "devices", "session_id", "ts_end_ns",
+/* The member names read, with their lengths (compared first: no strlen per key). */
+#define GF_KEY(s) {s, sizeof(s) - 1}
+static const struct gf_keyname {
+	const char *s;
+	size_t len;
+} gf_keys[K_COUNT] = {
+	GF_KEY("type"), GF_KEY("pid"), GF_KEY("app"), GF_KEY("name"), GF_KEY("ts_ns"),
+	GF_KEY("start_ns"), GF_KEY("end_ns"), GF_KEY("api_start_ns"), GF_KEY("api_exit_ns"),
+	GF_KEY("grid"), GF_KEY("block"), GF_KEY("num_regs"), GF_KEY("dyn_shared_bytes"),
+	GF_KEY("static_shared_bytes"), GF_KEY("occupancy"), GF_KEY("device_id"),
+	GF_KEY("stream_id"), GF_KEY("corr_id"), GF_KEY("stack_trace"), GF_KEY("user_scope"),
+	GF_KEY("cuda_error"), GF_KEY("ts_start_ns"), GF_KEY("duration_ns"), GF_KEY("host"),
+	GF_KEY("devices"), GF_KEY("session_id"), GF_KEY("ts_end_ns"),
 };
 
 static int key_is(const struct gl_json_val *k, const char *s)
@@ -600,7 +608,7 @@ static void gpufl_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 		return;
 	while ((r = gl_json_object_next(&sc, 2, &k, &v)) == 1)
 		for (int i = 0; i < K_COUNT; i++)
-			if (key_is(&k, gf_keys[i])) {
+			if (k.len == gf_keys[i].len && memcmp(k.p, gf_keys[i].s, k.len) == 0) {
 				val[i] = v;
 				break;
 			}

@@ -99,6 +99,105 @@ static void put(struct gl_jstream *js, char c)
 		js->high_water = js->len;
 }
 
+/* Appends n bytes to the unit, or marks it too big (as n calls of put). */
+static void put_n(struct gl_jstream *js, const char *s, size_t n)
+{
+	if (js->too_big || n == 0)
+		return;
+	if (js->len + n > js->cap) {
+		size_t cap = js->cap ? js->cap : 4096;
+		char *p;
+
+		while (cap < js->len + n && cap < js->cap_max)
+			cap *= 2;
+		if (cap > js->cap_max)
+			cap = js->cap_max;
+		if (js->len + n > cap || !(p = realloc(js->buf, cap))) {
+			js->too_big = 1;
+			js->len = 0;
+			return;
+		}
+		js->buf = p;
+		js->cap = cap;
+	}
+	memcpy(js->buf + js->len, s, n);
+	js->len += n;
+	if (js->len > js->high_water)
+		js->high_water = js->len;
+}
+
+/*
+ * Bytes that change the state of a unit being assembled: inside a string
+ * '"', '\\' and a line break; between a container's strings also quotes,
+ * brackets and braces. The bytes between them (most of a trace) are skipped
+ * by a table lookup each and copied at once by fast_run.
+ */
+static const unsigned char stop_str[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1};
+static const unsigned char stop_obj[256] = {
+	['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
+};
+
+/*
+ * The fast path of a string or container unit (what unit_byte does, with
+ * the state in locals and one copy for the whole run): follows the line's
+ * bytes from *off to the unit's end (returns 1, *off just after it) or to a
+ * byte left to unit_byte, a line break or the line's end (returns 0).
+ */
+static int fast_run(struct gl_jstream *js, const char *p, size_t len, size_t *off)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i = *off;
+	int in_str = js->in_str, esc = js->esc, depth = js->unit_depth, done = 0;
+
+	while (i < len) {
+		if (in_str) {
+			if (esc) {
+				if (u[i] == '\n')
+					break;
+				esc = 0;
+				i++;
+				continue;
+			}
+			while (i < len && !stop_str[u[i]])
+				i++;
+			if (i == len || u[i] == '\n')
+				break;
+			if (u[i] == '\\')
+				esc = 1;
+			else {
+				in_str = 0;
+				if (depth == 0) {
+					i++;
+					done = 1;
+					break;
+				}
+			}
+			i++;
+			continue;
+		}
+		while (i < len && !stop_obj[u[i]])
+			i++;
+		if (i == len || u[i] == '\n')
+			break;
+		if (u[i] == '"')
+			in_str = 1;
+		else if (u[i] == '{' || u[i] == '[')
+			depth++;
+		else if ((u[i] == '}' || u[i] == ']') && --depth == 0) {
+			i++;
+			done = 1;
+			break;
+		}
+		i++;	/* a '\\' between strings is copied like any byte */
+	}
+	put_n(js, p + *off, i - *off);
+	js->in_str = in_str;
+	js->esc = esc;
+	js->unit_depth = depth;
+	*off = i;
+	return done;
+}
+
 static void unit_start(struct gl_jstream *js)
 {
 	js->in_unit = 1;
@@ -185,7 +284,17 @@ enum gl_jstream_ret gl_jstream_feed(struct gl_jstream *js, const char *p, size_t
 		char c = *off < len ? p[*off] : '\n';
 
 		if (js->in_unit) {
-			int r = unit_byte(js, c);
+			int r;
+
+			if (!js->scalar && !js->unit_first && (js->in_str || js->unit_depth > 0)) {
+				size_t from = *off;
+
+				if (fast_run(js, p, len, off))
+					return unit_done(js);
+				if (*off > from)
+					continue;
+			}
+			r = unit_byte(js, c);
 
 			if (r < 0)
 				return fail(js, "line break inside a string");

@@ -1,6 +1,7 @@
 # The benchmark tools on their own: gen (layout, line count, mix, order,
-# determinism), benchrun (status, wall time, peak RSS) and inflate (counts
-# equal to gzip -dc + wc -l). Expected values come from gzip, wc, grep and
+# determinism), benchrun (status, wall time, peak RSS), inflate (counts
+# equal to gzip -dc + wc -l) and gen_traces (a small Kineto trace and gpufl
+# file that ingest with every kernel). Expected values come from gzip, wc, grep and
 # sort, not from the tools themselves.
 . tests/cli/lib.sh
 
@@ -83,4 +84,47 @@ rss=$(echo "$out" | sed 's/.*maxrss_kib=\([0-9]*\).*/\1/')
 [ "$rss" -ge 58000 ] || fail "peak RSS of a 60 MB string: $out"
 "$BENCHRUN" -- "$T/no-such-command" > /dev/null 2>&1
 expect_eq "benchrun missing command" 127 "$?"
+
+# 6. gen_traces: a small Kineto trace and gpufl file ingest with every
+#    kernel, each with its launch overhead. Counts from grep on the files;
+#    elements: 2 x 25001 events + 3 annotations + 1 deviceProperties entry.
+GENT="$PWD/$BUILD/bench/gen_traces"
+[ -x "$GENT" ] || fail "'$GENT' is not built"
+mkdir -p "$T/tr"
+"$GENT" kineto "$T/tr/g.pt.trace.json" 25001 3 > "$T/tr.out" || fail "gen_traces kineto failed"
+"$GENT" gpufl "$T/tr/g.kernel.0.log" 999 3 >> "$T/tr.out" || fail "gen_traces gpufl failed"
+expect_eq "kineto kernels in the file" 25001 "$(grep -c '"cat": "kernel"' "$T/tr/g.pt.trace.json")"
+expect_eq "kineto launches in the file" 25001 "$(grep -c '"name": "cudaLaunchKernel"' "$T/tr/g.pt.trace.json")"
+expect_eq "kineto distinct correlations" 25001 \
+	"$(grep -o '"correlation": [0-9]*' "$T/tr/g.pt.trace.json" | sort -u | wc -l | tr -d ' ')"
+expect_eq "gpufl kernel_event lines" 999 "$(grep -c '^{"type":"kernel_event",' "$T/tr/g.kernel.0.log")"
+grep -q "^kernels=25001 launches=25001 spans=3 elements=50006 bytes=$(wc -c < "$T/tr/g.pt.trace.json" | tr -d ' ')\$" \
+	"$T/tr.out" || fail "gen_traces kineto line: $(cat "$T/tr.out")"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+k = {e["args"]["correlation"]: e for e in ev if e["cat"] == "kernel"}
+l = {e["args"]["correlation"]: e for e in ev if e["cat"] == "cuda_runtime"}
+assert len(k) == 25001 and set(k) == set(l)
+assert all(l[c]["ts"] + l[c]["dur"] <= k[c]["ts"] for c in k)
+for n, line in enumerate(open(sys.argv[2]), 1):
+    o = json.loads(line)
+    if o["type"] == "kernel_event":
+        assert o["api_start_ns"] < o["api_exit_ns"] < o["start_ns"] < o["end_ns"], n
+' "$T/tr/g.pt.trace.json" "$T/tr/g.kernel.0.log" || fail "gen_traces: not JSON of the expected shape"
+fi
+"$INGEST" -q --db "$T/tr.db" "$T/tr" || fail "ingest of the generated traces"
+expect_eq "kernels and launch overheads stored per file" \
+	"g.kernel.0.log|gpufl|999|999 g.pt.trace.json|kineto|25001|25001" \
+	"$(q "$T/tr.db" "select replace(path, '$T/tr/', ''), source, count(kernel), count(launch_overhead_us)
+		from v_events where kernel is not null group by path order by 1" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "rejects" 0 "$(q "$T/tr.db" 'select count(*) from rejects')"
+# the gzip form on its own (next to the plain one it would be its rotated copy)
+mkdir -p "$T/trgz"
+gzip -c "$T/tr/g.pt.trace.json" > "$T/trgz/g.pt.trace.json.gz"
+"$INGEST" -q --db "$T/trgz.db" "$T/trgz" || fail "ingest of the gzip trace"
+expect_eq "gzip trace: kernels, launch overheads, rejects" "25001|25001|0" \
+	"$(q "$T/trgz.db" "select count(kernel), count(launch_overhead_us), (select count(*) from rejects)
+		from v_events where kernel is not null")"
 exit 0

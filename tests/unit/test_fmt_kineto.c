@@ -365,6 +365,55 @@ static void test_launch_pairing(void **state)
 	assert_int_equal(ctx.hold, 0);
 }
 
+/*
+ * Strings holding what is structure outside them (brackets, braces, an
+ * escaped quote, an escaped backslash before the closing quote) and nested
+ * arrays over several lines: the element is cut where the JSON says, and
+ * the name comes out decoded. The decoded name is written here by hand:
+ * k<"{[x]}\"> y\ (the JSON below escapes each " and \).
+ */
+static void test_strings_with_structure(void **state)
+{
+	static const char *const doc[] = {
+		"{", "  \"traceEvents\": [",
+		"  {",
+		"    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k<\\\"{[x]}\\\\\\\">] y\\\\\", \"pid\": 0, \"tid\": 7,",
+		"    \"ts\": 1000, \"dur\": 10,",
+		"    \"args\": {",
+		"      \"note\": \"}]}]\", \"grid\": [",
+		"        [1, 2], {\"a\": \"[\"}",
+		"      ], \"device\": 0, \"stream\": 7, \"correlation\": 9",
+		"    }",
+		"  },",
+		"  {",
+		"    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,",
+		"    \"ts\": 990, \"dur\": 2.5, \"args\": {\"correlation\": 9}",
+		"  }",
+		"  ],",
+		"  \"traceName\": \"t\\\"]}\"",
+		"}",
+	};
+	struct gl_rec rec;
+	int seen = 0, rejects = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
+		memset(&rec, 0, sizeof(rec));
+		gl_test_parse(&gl_fmt_kineto, &ctx, doc[i], &rec);
+		rejects += rec.kind == GL_REC_REJECT;
+		if (rec.kind != GL_REC_EVENT)
+			continue;
+		seen++;
+		assert_int_equal(i, 14);	/* at its launch call's closing line */
+		gl_test_assert_str(rec.ev.kernel, "k<\"{[x]}\\\">] y\\");
+		NEAR(rec.ev.launch_overhead_us, 2.5, 1e-12);
+		NEAR(rec.ev.dur_us, 10.0, 1e-12);
+	}
+	assert_int_equal(seen, 1);
+	assert_int_equal(rejects, 0);
+	assert_int_equal(ctx.hold, 0);
+}
+
 /* Annotations nested by time on one thread; another thread has its own stack. */
 static void test_annotation_nesting(void **state)
 {
@@ -601,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_real_2021_categories, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_pairing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strings_with_structure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
