@@ -175,9 +175,10 @@ static int hot_journal(const char *path)
 }
 
 /*
- * Sets *fresh to 1 for an empty file (to be created), 2 for one whose
- * creation was interrupted (see hot_journal(); to be rolled back, then
- * created), else 0 for a gpulog database. Refuses other files untouched.
+ * Sets *fresh to 1 for an empty file (to be created), else 0: a gpulog
+ * database, or one whose creation was interrupted (see hot_journal(): the
+ * first read in create_or_migrate() rolls it back to empty and creates it).
+ * Refuses other files untouched.
  */
 static int check_header(int fd, const char *path, int *fresh, struct gl_err *err)
 {
@@ -193,10 +194,8 @@ static int check_header(int fd, const char *path, int *fresh, struct gl_err *err
 	n = pread(fd, h, sizeof(h), 0);
 	if (n < 0)
 		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot read database");
-	if ((n < (ssize_t)sizeof(h) || be32(h + 68) != GL_APPLICATION_ID) && hot_journal(path)) {
-		*fresh = 2;
+	if ((n < (ssize_t)sizeof(h) || be32(h + 68) != GL_APPLICATION_ID) && hot_journal(path))
 		return GL_OK;
-	}
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
 		return gl_err_set(err, GL_ENOTGPULOG, path, 0,
 				  "not an SQLite database; the file was left untouched",
@@ -460,9 +459,10 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 	int rc;
 
 	/*
-	 * A run killed just before its creating transaction committed leaves
-	 * the whole new file and the journal that undoes it: the first read
-	 * rolls it back to an empty file, which we (holding the lock) create.
+	 * A run killed while its creating transaction was under way leaves a
+	 * new file (half or wholly written) and the journal that undoes it:
+	 * the first read rolls it back to an empty file, which we (holding the
+	 * lock) create.
 	 */
 	if (!fresh) {
 		if ((rc = db_exec(st, "SELECT count(*) FROM sqlite_master", err)) != GL_OK ||
@@ -1111,34 +1111,6 @@ static void checkpointer_stop(struct gl_store *st)
 	ck->started = 0;
 }
 
-/*
- * An interrupted creation (check_header's fresh 2), under our lock: one
- * read through SQLite rolls the hot journal back, which leaves the file
- * empty, and the creation starts again. A file that is still no gpulog
- * database after the rollback is refused as ever.
- */
-static int roll_back_creation(const char *path, int fd, int *fresh, struct gl_err *err)
-{
-	sqlite3 *db = NULL;
-	int rc;
-
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gl_err_set(err, GL_EDB, path, 0, db ? sqlite3_errmsg(db) : "out of memory",
-				"cannot recover database");
-		sqlite3_close(db);
-		return rc;
-	}
-	sqlite3_close(db);
-	if ((rc = check_header(fd, path, fresh, err)) != GL_OK)
-		return rc;
-	if (*fresh == 2)
-		return gl_err_set(err, GL_ENOTGPULOG, path, 0,
-				  "not a gpulog database, even after rolling back its journal",
-				  "refusing database");
-	return GL_OK;
-}
-
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		  void (*waiting)(void *), void *arg, struct gl_err *err)
 {
@@ -1165,8 +1137,6 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		goto out;
 	/* The holder we waited for may have created it meanwhile. */
 	if ((rc = check_header(st->lock_fd, path, &fresh, err)) != GL_OK)
-		goto out;
-	if (fresh == 2 && (rc = roll_back_creation(path, st->lock_fd, &fresh, err)) != GL_OK)
 		goto out;
 	/*
 	 * One connection used by one thread at a time: SQLite's per-call
