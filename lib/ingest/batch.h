@@ -40,6 +40,10 @@ struct gl_bev {
 	struct gl_str path;
 	uint64_t line;			/* 1-based line of the record's first line */
 	int comp_from_path;		/* ev.component is the file's, the record names none */
+	/* gl_store_rec_hash() of the record as written (without a component
+	 * taken from the file name) and the batch's host: computed on the
+	 * parsing thread, which has time to spare, not on the writing one. */
+	uint64_t rec_hash;
 };
 
 struct gl_bmem {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "../store/store.h"
 
 /* Returns the offset of the first invalid UTF-8 byte, or len when valid. */
 static size_t utf8_check(const unsigned char *s, size_t len)
@@ -362,6 +363,17 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 	x->file_id = j->p->state->file[j->fi].id;
 	x->path = job_path(j);
 	x->line = line;
+	{
+		/* The record as written: a component taken from the file name is
+		 * not part of it (the same line in gpu.log and error.log is one
+		 * record). */
+		struct gl_event own = x->ev;
+		struct gl_str host = {b->host, b->host ? strlen(b->host) : 0};
+
+		if (x->comp_from_path)
+			own.component = (struct gl_str){NULL, 0};
+		x->rec_hash = gl_store_rec_hash(&own, host);
+	}
 	if (e->ts_us != GL_TS_NONE)
 		j->last_ts = e->ts_us;
 }

@@ -108,7 +108,19 @@ struct gl_store {
 	size_t npend;
 	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
 	size_t ev_dup_cap;
+	/*
+	 * Which events need the mirror probe (an index lookup per event, a
+	 * tenth of the writer's time): one with a time after every event
+	 * stored before this connection opened (pre_max_ts) whose record hash
+	 * is not in the Bloom filter of the events put since cannot have an
+	 * original, and is not looked up. The filter has no false negatives,
+	 * so every event that may have one still is.
+	 */
+	int64_t pre_max_ts;	/* max(events.ts_us) at open; INT64_MIN: none */
+	uint64_t *bloom;	/* GL_BLOOM_BITS bits, allocated at the first event */
 };
+
+#define GL_BLOOM_BITS (1u << 25)	/* 4 MiB: 1.3% false positives at 1M events */
 
 struct sqlite3 *gl_store_db(struct gl_store *st)
 {
@@ -1111,6 +1123,21 @@ static void checkpointer_stop(struct gl_store *st)
 	ck->started = 0;
 }
 
+static int pre_max_ts(struct gl_store *st, struct gl_err *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	st->pre_max_ts = INT64_MIN;
+	if (sqlite3_prepare_v2(st->db, "SELECT max(ts_us) FROM events", -1, &s, NULL) != SQLITE_OK)
+		return db_err(st, err, "cannot open database");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		st->pre_max_ts = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? GL_OK : db_err(st, err, "cannot open database");
+}
+
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		  void (*waiting)(void *), void *arg, struct gl_err *err)
 {
@@ -1169,6 +1196,8 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 		goto out;
 	if ((rc = interns_load(st, err)) != GL_OK)
 		goto out;
+	if ((rc = pre_max_ts(st, err)) != GL_OK)
+		goto out;
 	rc = checkpointer_start(st, err);
 out:
 	if (rc != GL_OK) {
@@ -1214,6 +1243,7 @@ void gl_store_close(struct gl_store *st)
 	intern_clear(&st->series);
 	free(st->key);
 	free(st->ev_dup);
+	free(st->bloom);
 	free(st->path);
 	free(st);
 }
@@ -1440,8 +1470,29 @@ static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
 }
 
+/*
+ * Adds rec_hash h to the filter and returns whether an event with it may
+ * have an original (always when old: the filter only knows this run's).
+ * Without memory for the filter every event is looked up.
+ */
+static int bloom_test_add(struct gl_store *st, uint64_t h, int old)
+{
+	uint64_t k = h * 0x9E3779B97F4A7C15ULL;
+	uint32_t a = (uint32_t)(k >> 7) & (GL_BLOOM_BITS - 1);
+	uint32_t b = (uint32_t)(k >> 39) & (GL_BLOOM_BITS - 1);
+	uint64_t ma = 1ULL << (a & 63), mb = 1ULL << (b & 63);
+	int seen;
+
+	if (!st->bloom && !(st->bloom = calloc(GL_BLOOM_BITS / 64, sizeof(uint64_t))))
+		return 1;
+	seen = (st->bloom[a >> 6] & ma) && (st->bloom[b >> 6] & mb);
+	st->bloom[a >> 6] |= ma;
+	st->bloom[b >> 6] |= mb;
+	return old || seen;
+}
+
 static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
-		     struct gl_str host, unsigned char *is_dup, struct gl_err *err)
+		     unsigned char *is_dup, struct gl_err *err)
 {
 	const struct gl_event *e = &b->ev;
 	sqlite3_stmt *s = st->ins_ev;
@@ -1449,24 +1500,14 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 	uint64_t h;
 	int rc;
 
-	/* The record as written: a component taken from the file name is not
-	 * part of it (the same line in gpu.log and error.log is one record). */
-	if (b->comp_from_path) {
-		struct gl_event own = *e;
-
-		own.component = (struct gl_str){NULL, 0};
-		h = gl_store_rec_hash(&own, host);
-	} else {
-		h = gl_store_rec_hash(e, host);
-	}
-
+	h = b->rec_hash;
 	if ((rc = name_id(st, e->component, &comp, err)) != GL_OK ||
 	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK ||
 	    (rc = path_id(st, b->path, &pid, err)) != GL_OK ||
 	    (e->scope.p && (rc = name_id(st, e->scope, &scope, err)) != GL_OK) ||
 	    (e->stack.p && (rc = name_id(st, e->stack, &stack, err)) != GL_OK))
 		return rc;
-	if (e->ts_us != GL_TS_NONE) {
+	if (e->ts_us != GL_TS_NONE && bloom_test_add(st, h, e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 
 		sqlite3_bind_int64(q, 1, e->ts_us);
@@ -1880,7 +1921,7 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	for (size_t i = 0; i < b->ndrop && rc == GL_OK; i++)
 		rc = drop_open(st, &b->drop[i], err);
 	for (size_t i = 0; i < b->nev && rc == GL_OK; i++)
-		rc = put_event(st, &b->ev[i], host_id, h, &st->ev_dup[i], err);
+		rc = put_event(st, &b->ev[i], host_id, &st->ev_dup[i], err);
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
 	/* The samples of a mirror (an event marked dup_of) are the original's. */
