@@ -165,6 +165,21 @@ oom:
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 }
 
+static int cmp_age(const void *a, const void *b)
+{
+	const struct gl_found *x = a, *y = b;
+
+	if (x->mtime_ns != y->mtime_ns)
+		return x->mtime_ns < y->mtime_ns ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+void gl_found_sort_by_age(struct gl_found_list *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_age);
+}
+
 void gl_found_list_release(struct gl_found_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -17,7 +17,7 @@ struct gl_found {
 };
 
 struct gl_found_list {
-	struct gl_found *v;	/* sorted by path within each directory */
+	struct gl_found *v;	/* sorted by path within each directory (see gl_found_sort_by_age) */
 	size_t n, cap;
 	struct gl_err *problems;	/* paths that could not be read */
 	size_t nproblems, capproblems;
@@ -33,6 +33,14 @@ struct gl_found_list {
  */
 int gl_discover(struct gl_found_list *l, const char *const *paths, size_t npaths,
 		const char *exclude, struct gl_err *err);
+
+/*
+ * Reorders l oldest first: by modification time, then by path. The ingest
+ * reads in this order: rotated files before the live one, so rows arrive
+ * in about the order of their times and SQLite appends to its time-keyed
+ * trees (samples, events_ts) instead of splitting pages in their middle.
+ */
+void gl_found_sort_by_age(struct gl_found_list *l);
 
 void gl_found_list_release(struct gl_found_list *l);
 

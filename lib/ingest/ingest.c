@@ -254,6 +254,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		dbabs[0] = '\0';
 	if ((rc = gl_discover(&found, o->paths, o->npaths, dbabs[0] ? dbabs : NULL, err)) != GL_OK)
 		goto out_store;
+	gl_found_sort_by_age(&found);
 	for (size_t i = 0; i < found.nproblems; i++)
 		tell(o, &found.problems[i]);
 	st->files_failed = found.nproblems;

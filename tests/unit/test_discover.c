@@ -415,10 +415,52 @@ static void test_many_sorted(void **state)
 	gl_found_list_release(&l);
 }
 
+/* Oldest first; equal times by path. */
+static void test_sort_by_age(void **state)
+{
+	static const struct {
+		const char *name;
+		time_t sec;
+		long nsec;
+	} files[] = {
+		{"live.log", 1757430000, 0},		/* newest */
+		{"live.log.1", 1757420000, 500},
+		{"live.log.2.gz", 1757410000, 0},	/* oldest */
+		{"other.log", 1757420000, 500},		/* same time as live.log.1 */
+		{"same.log", 1757420000, 499},		/* 1 ns older than those */
+	};
+	static const char *const want[] = {
+		"ages/live.log.2.gz", "ages/same.log", "ages/live.log.1", "ages/other.log",
+		"ages/live.log",
+	};
+	struct gl_found_list l;
+	struct gl_err err;
+	char p[PATH_MAX];
+	const char *paths[] = {p};
+
+	(void)state;
+	dir("ages");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char rel[64];
+		struct timespec ts[2] = {{files[i].sec, files[i].nsec}, {files[i].sec, files[i].nsec}};
+
+		snprintf(rel, sizeof(rel), "ages/%s", files[i].name);
+		put(rel, "x\n");
+		path_of(p, rel);
+		assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+	}
+	path_of(p, "ages");
+	assert_int_equal(gl_discover(&l, paths, 1, NULL, &err), GL_OK);
+	gl_found_sort_by_age(&l);
+	assert_found(&l, want, sizeof(want) / sizeof(want[0]));
+	gl_found_list_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_walk_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sort_by_age, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclude, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dangling_link, setup, teardown),
