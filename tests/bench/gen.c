@@ -1,7 +1,7 @@
 /*
  * gen.c - writes a realistic GPU log tree for the benchmarks.
  *
- *   gen [-f NFILES] DIR LINES [SEED]
+ *   gen [-f NFILES] [-l BYTES] DIR LINES [SEED]
  *
  * One stream of JSON lines, in time order, spread over the files a rotating
  * logger leaves behind (oldest first):
@@ -19,8 +19,11 @@
  * {"timestamp": "2025-11-16T14:30:22.123456Z", "level": "INFO", "component": "gpu", "message": "Kernel force_pass_kernel executed in 512.34μs", "metadata": {"batch": 3, "device": "cuda:0"}, "execution_time_ms": 0.51234, "memory_usage_mb": 1024.5, "gpu_metrics": {"kernel_name": "force_pass_kernel", "execution_time_us": 512.34, "memory_allocated_mb": 256.0, "memory_peak_mb": 300.5, "gpu_utilization_percent": 85.2, "error_count": 0, "recovery_attempts": 0, "performance_anomaly": false}}
  *
  * the rest server requests, memory reports, performance notes, warnings and
- * errors. The output depends only on LINES, NFILES and SEED (default 1):
- * the same arguments give the same bytes, file names and mtimes.
+ * errors. -l BYTES pads every line shorter than BYTES to BYTES with a
+ * "trace_id" member of random hex digits before its closing brace (issue
+ * 12's variant with longer lines: -l 512). The output depends only on
+ * LINES, NFILES, BYTES and SEED (default 1): the same arguments give the
+ * same bytes, file names and mtimes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,6 +75,7 @@ struct gen {
 	double mem_mb;		/* running memory_usage_mb, a slow random walk */
 	double peak_mb;
 	uint64_t bytes;		/* uncompressed bytes written */
+	int pad_to;		/* -l: pad shorter lines to this length; 0: none */
 };
 
 /* splitmix64: small, fast, and the same on every platform. */
@@ -268,6 +272,27 @@ static int line_error(struct gen *g, char *buf, size_t n, const char *ts)
 	}
 }
 
+/*
+ * -l: a line of k bytes ("...}\n") shorter than g->pad_to becomes exactly
+ * pad_to bytes: ', "trace_id": "<hex>"' goes before the closing brace.
+ */
+static int pad_line(struct gen *g, char *buf, size_t n, int k)
+{
+	static const char head[] = ", \"trace_id\": \"";
+	static const char hex[] = "0123456789abcdef";
+	int extra = g->pad_to - k, digits = extra - (int)(sizeof(head) - 1) - 1;
+
+	if (g->pad_to == 0 || digits < 1 || (size_t)g->pad_to >= n)
+		return k;
+	k -= 2;				/* before "}\n" */
+	memcpy(buf + k, head, sizeof(head) - 1);
+	k += (int)(sizeof(head) - 1);
+	for (int i = 0; i < digits; i++)
+		buf[k++] = hex[rnd(g) & 15];
+	memcpy(buf + k, "\"}\n", 3);
+	return k + 3;
+}
+
 /* The next line of the stream into buf; returns its length. */
 static int gen_line(struct gen *g, char *buf, size_t n)
 {
@@ -292,6 +317,7 @@ static int gen_line(struct gen *g, char *buf, size_t n)
 		fprintf(stderr, "gen: line too long\n");
 		exit(1);
 	}
+	k = pad_line(g, buf, n, k);
 	g->bytes += (uint64_t)k;
 	return k;
 }
@@ -348,7 +374,7 @@ static void write_file(struct gen *g, const char *path, uint64_t nlines, int gz)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen [-f NFILES] DIR LINES [SEED]\n");
+	fprintf(stderr, "usage: gen [-f NFILES] [-l BYTES] DIR LINES [SEED]\n");
 	exit(2);
 }
 
@@ -362,9 +388,20 @@ int main(int argc, char **argv)
 	char path[4096];
 	int a = 1;
 
-	if (a + 1 < argc && strcmp(argv[a], "-f") == 0) {
-		nfiles = strtol(argv[a + 1], NULL, 10);
-		a += 2;
+	for (;;) {
+		if (a + 1 < argc && strcmp(argv[a], "-f") == 0) {
+			nfiles = strtol(argv[a + 1], NULL, 10);
+			a += 2;
+		} else if (a + 1 < argc && strcmp(argv[a], "-l") == 0) {
+			long l = strtol(argv[a + 1], NULL, 10);
+
+			if (l < 0 || l > 2000)
+				usage();
+			g.pad_to = (int)l;
+			a += 2;
+		} else {
+			break;
+		}
 	}
 	if (argc - a < 2 || argc - a > 3 || nfiles < 3)
 		usage();
