@@ -20,7 +20,7 @@
  *
  * the rest server requests, memory reports, performance notes, warnings and
  * errors. -l BYTES pads every line shorter than BYTES to BYTES with a
- * "trace_id" member of random hex digits before its closing brace (issue
+ * "trace_id" member of random hex digits (or blanks) before its closing brace (issue
  * 12's variant with longer lines: -l 512). The output depends only on
  * LINES, NFILES, BYTES and SEED (default 1): the same arguments give the
  * same bytes, file names and mtimes.
@@ -76,16 +76,22 @@ struct gen {
 	double peak_mb;
 	uint64_t bytes;		/* uncompressed bytes written */
 	int pad_to;		/* -l: pad shorter lines to this length; 0: none */
+	uint64_t pad_rng;	/* the padding's own sequence: the lines stay as without -l */
 };
 
 /* splitmix64: small, fast, and the same on every platform. */
-static uint64_t rnd(struct gen *g)
+static uint64_t splitmix(uint64_t *state)
 {
-	uint64_t z = (g->rng += 0x9E3779B97F4A7C15ULL);
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
 
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
 	return z ^ (z >> 31);
+}
+
+static uint64_t rnd(struct gen *g)
+{
+	return splitmix(&g->rng);
 }
 
 /* Uniform in [0, 1). */
@@ -274,7 +280,8 @@ static int line_error(struct gen *g, char *buf, size_t n, const char *ts)
 
 /*
  * -l: a line of k bytes ("...}\n") shorter than g->pad_to becomes exactly
- * pad_to bytes: ', "trace_id": "<hex>"' goes before the closing brace.
+ * pad_to bytes: ', "trace_id": "<hex>"' goes before the closing brace, or
+ * blanks when fewer than 18 bytes are missing.
  */
 static int pad_line(struct gen *g, char *buf, size_t n, int k)
 {
@@ -282,13 +289,19 @@ static int pad_line(struct gen *g, char *buf, size_t n, int k)
 	static const char hex[] = "0123456789abcdef";
 	int extra = g->pad_to - k, digits = extra - (int)(sizeof(head) - 1) - 1;
 
-	if (g->pad_to == 0 || digits < 1 || (size_t)g->pad_to >= n)
+	if (g->pad_to == 0 || extra <= 0 || (size_t)g->pad_to >= n)
 		return k;
 	k -= 2;				/* before "}\n" */
+	if (digits < 1) {
+		/* too little room for the member: blanks, which JSON allows */
+		memset(buf + k, ' ', (size_t)extra);
+		memcpy(buf + k + extra, "}\n", 2);
+		return g->pad_to;
+	}
 	memcpy(buf + k, head, sizeof(head) - 1);
 	k += (int)(sizeof(head) - 1);
 	for (int i = 0; i < digits; i++)
-		buf[k++] = hex[rnd(g) & 15];
+		buf[k++] = hex[splitmix(&g->pad_rng) & 15];
 	memcpy(buf + k, "\"}\n", 3);
 	return k + 3;
 }
@@ -411,6 +424,7 @@ int main(int argc, char **argv)
 		seed = strtoull(argv[a + 2], NULL, 10);
 
 	g.rng = seed;
+	g.pad_rng = ~seed;
 	g.t_us = START_S * 1000000LL;
 	g.mem_mb = 8192.0;
 	g.peak_mb = g.mem_mb;

@@ -127,4 +127,36 @@ gzip -c "$T/tr/g.pt.trace.json" > "$T/trgz/g.pt.trace.json.gz"
 expect_eq "gzip trace: kernels, launch overheads, rejects" "25001|25001|0" \
 	"$(q "$T/trgz.db" "select count(kernel), count(launch_overhead_us), (select count(*) from rejects)
 		from v_events where kernel is not null")"
+
+# 7. gen -l 512: lines shorter than 512 bytes are padded to exactly 512 with
+#    a trace_id member or blanks (lengths by awk); the rest unchanged.
+"$GEN" -f 6 -l 512 "$T/p" 2000 7 > /dev/null || fail "gen -l failed"
+"$GEN" -f 6 "$T/u" 2000 7 > /dev/null || fail "gen failed"
+all_lines "$T/p" > "$T/p.txt"
+all_lines "$T/u" > "$T/u.txt"
+expect_eq "padded lines" 2000 "$(wc -l < "$T/p.txt" | tr -d ' ')"
+expect_eq "padded lines shorter than 512" 0 "$(awk 'length($0) + 1 < 512' "$T/p.txt" | wc -l | tr -d ' ')"
+expect_eq "lines padded = lines of the unpadded tree under 512 bytes" \
+	"$(awk 'length($0) + 1 < 512' "$T/u.txt" | wc -l | tr -d ' ')" \
+	"$(grep -c -e '"trace_id": "[0-9a-f]*"}$' -e ' }$' "$T/p.txt")"
+sed -e 's/, "trace_id": "[0-9a-f]*"}$/}/' -e 's/ *}$/}/' "$T/p.txt" | cmp -s - "$T/u.txt" ||
+	fail "gen -l: without trace_id, not the unpadded lines"
+
+# 8. diff-ingest: the same binary on both sides is "same"; an "old" side
+#    that loses one event after its ingest must be found DIFFERENT.
+DIFF="$PWD/tests/bench/diff-ingest"
+mkdir -p "$T/d"
+"$GEN" -f 3 "$T/d/logs" 500 7 > /dev/null || fail "gen failed"
+out=$(sh "$DIFF" "$INGEST" "$INGEST" "$T/d/logs" "$T/d/absent") || fail "diff-ingest, same binary: $out"
+echo "$out" | grep -q "^diff-ingest: same: $T/d/logs (" || fail "diff-ingest: $out"
+echo "$out" | grep -q "^diff-ingest: skipped: $T/d/absent absent" || fail "diff-ingest: $out"
+{
+	echo '#!/bin/sh'
+	echo "\"$INGEST\" \"\$@\" || exit \$?"
+	echo 'while [ $# -gt 1 ]; do [ "$1" = --db ] && db=$2; shift; done'
+	echo 'sqlite3 "$db" "delete from events where id = 7"'
+} > "$T/d/lossy"
+chmod +x "$T/d/lossy"
+out=$(sh "$DIFF" "$T/d/lossy" "$INGEST" "$T/d/logs") && fail "diff-ingest missed a lost event: $out"
+echo "$out" | grep -q "^diff-ingest: DIFFERENT rows: $T/d/logs" || fail "diff-ingest: $out"
 exit 0
