@@ -26,7 +26,8 @@ out=$("$INGEST" --db $db $d 2>&1) || fail "ingest: $out"
 expect_eq "events" 12 "$(q $db 'select count(*) from events')"
 expect_eq "duplicates" 2 "$(q $db 'select count(*) from events where dup_of is not null')"
 echo "$out" | grep -q "2 events marked as duplicates" || fail "summary: $out"
-# Files are read in path order: a.log, b.log, c.log, error.log, gpu.log.
+# Files are read oldest first, equal times in path order: here all have one
+# time, so a.log, b.log, c.log, error.log, gpu.log.
 expect_eq "error.log's error is the original" "error.log|gpu.log" \
 	"$(q $db "select o.path, d.path from v_events d join v_events o on o.id = d.dup_of
 		  where d.message = 'CUDA out of memory'" | sed "s|$d/||g")"
@@ -53,6 +54,21 @@ expect_eq "third copy points at the original" \
 	"$(q $db "select id from events where message = 'CUDA out of memory' and dup_of is null")" \
 	"$(q $db "select dup_of from v_events where message = 'CUDA out of memory' and path like '%worker.log'")"
 expect_eq "duplicates after the third copy" 3 "$(q $db 'select count(*) from events where dup_of is not null')"
+
+# Files of different ages: the older is read first, whatever the names
+# (z.log two hours old, a.log one hour): z.log's copy is the original, and
+# its rows come first.
+mkdir $T/age
+{ first z; echo "$err"; } > $T/age/z.log
+{ first a; echo "$err"; } > $T/age/a.log
+touch -d '2 hours ago' $T/age/z.log
+touch -d '1 hour ago' $T/age/a.log
+ingest $T/dbage $T/age || fail "age run"
+expect_eq "the older file's copy is the original" "z.log|a.log" \
+	"$(q $T/dbage "select o.path, d.path from v_events d join v_events o on o.id = d.dup_of" |
+		sed "s|$T/age/||g")"
+expect_eq "rows in reading order" "z.log z.log a.log a.log" \
+	"$(q $T/dbage 'select path from v_events order by id' | sed "s|$T/age/||" | tr '\n' ' ' | sed 's/ $//')"
 
 # Identical records within one file at the same time are all originals
 # (a loop that logs the same thing twice in a microsecond).
