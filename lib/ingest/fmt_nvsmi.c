@@ -483,6 +483,6 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 const struct gl_format gl_fmt_nvsmi = {
 	.name = "nvsmi",
 	.summary = "nvidia-smi --query-gpu CSV (units or nounits, header or config columns)",
-	.flags = 0,
+	.flags = GL_FMT_HEADER_ONCE,
 	.parse = nvsmi_parse,
 };

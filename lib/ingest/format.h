@@ -315,6 +315,14 @@ int64_t gl_ctx_time_of_day(struct gl_parse_ctx *ctx, int64_t tod_us);
 enum {
 	GL_FMT_MULTILINE = 1,		/* lines that start no record continue the previous one */
 	GL_FMT_TIME_OF_DAY = 2,		/* timestamps carry no date */
+	/*
+	 * The writer prints its header once, at its start (nvidia-smi
+	 * --query-gpu -l): a file truncated in place (logrotate's
+	 * copytruncate) goes on without it. The new stream of such a file
+	 * starts with the parse state of the file's previous stream, when
+	 * it was of the same format; a header it does print replaces it.
+	 */
+	GL_FMT_HEADER_ONCE = 4,
 };
 
 struct gl_format {

@@ -655,6 +655,10 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		}
 		gl_reader_rewind(j.r, &e);
 	}
+	/* the stream this file held before (truncated in place, see
+	 * GL_FMT_HEADER_ONCE) */
+	int64_t prev_stream = known >= 0 ? s->file[known].stream_id : 0;
+
 	if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, NULL)) != GL_OK)
 		return finish(&j, rc);
 
@@ -731,6 +735,16 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		return finish(&j, rc);
 	j.fmt = fmt;
 	s->file[j.fi].stream_id = s->stream[j.si].id;
+	if ((fmt->flags & GL_FMT_HEADER_ONCE) && prev_stream) {
+		int32_t ps = gl_state_stream_by_id(s, prev_stream);
+
+		if (ps >= 0 && strcmp(s->stream[ps].format, fmt->name) == 0 &&
+		    s->stream[ps].parse_state_len <= GL_PARSE_STATE_MAX) {
+			j.ctx.state_len = s->stream[ps].parse_state_len;
+			if (j.ctx.state_len)
+				memcpy(j.ctx.state, s->stream[ps].parse_state, j.ctx.state_len);
+		}
+	}
 	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 		return finish(&j, rc);
 	/* A trace whose clock is relative, or whose time base is written
