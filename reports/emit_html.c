@@ -122,20 +122,22 @@ static void fig_end(FILE *f, const char *label)
 static void verdict(FILE *f, const struct gl_report *rep)
 {
 	size_t n[3] = {0, 0, 0};
-	char w[96], d1[40], d2[40];
+	char w[96], d1[40], d2[40], span[40];
 
 	for (size_t i = 0; i < rep->n_alerts; i++)
 		n[rep->alerts[i].severity]++;
 	const char *cls = n[GL_SEVERITY_CRITICAL] ? "crit" : n[GL_SEVERITY_WARNING] ? "warn" : "ok";
 
 	gl_chart_window_text(rep->window.since_us, rep->window.until_us, w, sizeof(w));
-	fprintf(f, "<h1>gpulog report</h1>\n<p>Window <b>%s</b> (%.3g days)", w, rep->window.days);
+	fprintf(f, "<h1>gpulog report</h1>\n<p>Window <b>%s</b> (%s)", w,
+		gl_text_duration(rep->window.days * 86400.0, span, sizeof(span)));
 	if (rep->window.data_first_ts_us != GL_TS_NONE)
-		fprintf(f, "; data from <b>%s</b> to <b>%s</b> (%.3g hours)",
+		fprintf(f, "; data from <b>%s</b> to <b>%s</b> (%s)",
 			gl_text_ts(rep->window.data_first_ts_us, d1),
 			gl_text_ts(rep->window.data_last_ts_us, d2),
-			(double)(rep->window.data_last_ts_us - rep->window.data_first_ts_us) /
-				(3600.0 * GL_US_PER_S));
+			gl_text_duration((double)(rep->window.data_last_ts_us -
+						  rep->window.data_first_ts_us) / GL_US_PER_S,
+					 span, sizeof(span)));
 	else
 		fputs("; <b>no events in this window</b>", f);
 	fputs(".</p>\n", f);

@@ -16,17 +16,18 @@
 static void write_text(FILE *fp, const struct gl_report *r)
 {
 	const struct gl_section_list *l = gl_report_sections(r);
-	char a[40], b[40];
+	char a[40], b[40], span[40];
 
 	fprintf(fp, "gpulog-report %s\n", r->version);
-	fprintf(fp, "Window   %s .. %s (%.4g days)\n", gl_text_ts(r->window.since_us, a),
-		gl_text_ts(r->window.until_us, b), r->window.days);
+	fprintf(fp, "Window   %s .. %s (%s)\n", gl_text_ts(r->window.since_us, a),
+		gl_text_ts(r->window.until_us, b),
+		gl_text_duration(r->window.days * 86400.0, span, sizeof(span)));
 	if (r->window.data_first_ts_us != GL_TS_NONE)
-		fprintf(fp, "Data     %s .. %s (%.4g hours)\n",
-			gl_text_ts(r->window.data_first_ts_us, a),
+		fprintf(fp, "Data     %s .. %s (%s)\n", gl_text_ts(r->window.data_first_ts_us, a),
 			gl_text_ts(r->window.data_last_ts_us, b),
-			(double)(r->window.data_last_ts_us - r->window.data_first_ts_us) /
-				(3600.0 * GL_US_PER_S));
+			gl_text_duration((double)(r->window.data_last_ts_us -
+						  r->window.data_first_ts_us) / GL_US_PER_S,
+					 span, sizeof(span)));
 	if (r->window.retained_since_us != GL_TS_NONE &&
 	    r->window.since_us < r->window.retained_since_us)
 		fprintf(fp, "Note     the window starts before the retained data: rows before %s were"

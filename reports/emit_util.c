@@ -271,6 +271,34 @@ const char *gl_text_num(double v, char *buf, size_t n)
 	return buf;
 }
 
+const char *gl_text_duration(double s, char *buf, size_t n)
+{
+	static const struct {
+		double per, from;	/* seconds per unit; used from this many seconds */
+		const char *unit;
+	} u[] = {
+		{86400, 2 * 86400, "days"}, {3600, 2 * 3600, "h"}, {60, 2 * 60, "min"},
+		{1, 1, "s"}, {1e-3, 1e-3, "ms"}, {1e-6, 0, "\xC2\xB5s"},
+	};
+	size_t k = 0;
+	double v;
+
+	if (!isfinite(s)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	while (k + 1 < sizeof(u) / sizeof(u[0]) && fabs(s) < u[k].from)
+		k++;
+	v = s / u[k].per;
+	if (fabs(v) >= 1000)
+		snprintf(buf, n, "%.0f %s", v, u[k].unit);
+	else if (fabs(v) < 0.001)
+		snprintf(buf, n, "0 %s", s == 0 ? "s" : u[k].unit);
+	else
+		snprintf(buf, n, "%.3g %s", v, u[k].unit);
+	return buf;
+}
+
 const char *gl_text_pct(double v, char *buf, size_t n)
 {
 	if (!isfinite(v))

@@ -65,6 +65,10 @@ const char *gl_text_num(double v, char *buf, size_t n);	/* 123.4, 12.3k, 1.23M *
 const char *gl_text_pct(double v, char *buf, size_t n);	/* +12.3 */
 const char *gl_text_p(double v, char *buf, size_t n);	/* 0.012 */
 const char *gl_text_bytes(double v, char *buf, size_t n);	/* 1.5 GiB */
+/* A duration in seconds for people, never with an exponent: "36160 days",
+ * "5.3 h", "7.5 min", "12 s", "3.5 ms", "42 µs" (2 units of the larger
+ * one before it is used: 90 min, 36 h). */
+const char *gl_text_duration(double s, char *buf, size_t n);
 const char *gl_text_ts(int64_t us, char *buf);			/* buf: 40 bytes */
 
 /* ---- HTML ------------------------------------------------------------- */

@@ -291,6 +291,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
+	char span[40];
+
 	(void)st;
 	if (rep->n_trends == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
@@ -317,8 +319,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fprintf(f, " %s</td><td class=\"n\">", t->unit ? t->unit : "");
 		gl_html_num(f, t->change_pct, GL_HTML_PCT);
 		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, t->span_s / 3600, GL_HTML_G3);
-		fputs(" h</td><td class=\"n\">", f);
+		gl_html_text(f, gl_text_duration(t->span_s, span, sizeof(span)));
+		fputs("</td><td class=\"n\">", f);
 		gl_html_num(f, t->r2, GL_HTML_F3);
 		fputs("</td><td class=\"n\">", f);
 		gl_html_num(f, t->p_value, GL_HTML_G3);

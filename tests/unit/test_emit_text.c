@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "../../reports/emit_util.h"
 #include "../../reports/report.h"
 #include "util/timeutil.h"
 
@@ -67,10 +68,38 @@ static void test_text(void **state)
 	free(buf);
 }
 
+/* Durations by hand: the unit is the largest of which there are 2 (days,
+ * h, min) or 1 (s, ms); 3 significant digits below 1000, none above. */
+static void test_duration(void **state)
+{
+	static const struct {
+		double s;
+		const char *want;
+	} c[] = {
+		{0, "0 s"},
+		{3124224000.0, "36160 days"},	/* 36,160 days */
+		{33066000.0, "383 days"},	/* 9,185 h = 382.7 days */
+		{604800, "7 days"},
+		{172799, "48 h"},		/* 1 s short of 2 days: 47.9997 h */
+		{5400, "90 min"},
+		{119, "119 s"},
+		{0.006192, "6.19 ms"},		/* the 1.72e-06 h of a trends row */
+		{1.5e-7, "0.15 \xC2\xB5s"},
+		{-30, "-30 s"},
+	};
+	char buf[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_string_equal(gl_text_duration(c[i].s, buf, sizeof(buf)), c[i].want);
+	assert_string_equal(gl_text_duration(NAN, buf, sizeof(buf)), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_duration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
