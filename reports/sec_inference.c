@@ -32,13 +32,17 @@
  *
  * Memory: one double per sample of the five quantities, O(series) else.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "chart.h"
+#include "emit_png.h"
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
@@ -58,17 +62,26 @@ static const struct {
 	{"tokens_generated", "tokens", true},
 };
 
+/*
+ * The chart inference.png: tokens/s (one line per source) above TTFT, over
+ * the span of the samples it draws. The lines of the chart, by source.
+ */
+enum chart_line { C_TPS_BITNET, C_TPS_VLLM, C_TTFT, C_COUNT, C_NONE = -1 };
+
 static const struct {
 	const char *metric;
 	enum quantity q;
+	int line;			/* enum chart_line */
 } sources[] = {
-	{"inference.tokens_per_second", Q_TPS},
-	{"vllm.generation_throughput_tps", Q_TPS},
-	{"inference.ttft_ms", Q_TTFT},
-	{"inference.latency_ms", Q_LATENCY},
-	{"inference.token_latency_ms", Q_TOKEN_LATENCY},
-	{"inference.tokens_generated", Q_TOKENS},
+	{"inference.tokens_per_second", Q_TPS, C_TPS_BITNET},
+	{"vllm.generation_throughput_tps", Q_TPS, C_TPS_VLLM},
+	{"inference.ttft_ms", Q_TTFT, C_TTFT},
+	{"inference.latency_ms", Q_LATENCY, C_NONE},
+	{"inference.token_latency_ms", Q_TOKEN_LATENCY, C_NONE},
+	{"inference.tokens_generated", Q_TOKENS, C_NONE},
 };
+
+#define GL_PNG_INFERENCE "inference.png"
 
 enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
 
@@ -76,6 +89,7 @@ enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
 struct row {
 	enum row_kind kind;
 	enum quantity q;		/* ROW_QUANTITY */
+	int line;			/* ROW_QUANTITY: enum chart_line */
 	bool also_record;		/* a BitNet-rs series: its samples mark records */
 	size_t group;			/* ROW_BUCKET: index into groups */
 	double le;			/* ROW_BUCKET: upper bound */
@@ -102,6 +116,8 @@ struct inference {
 	struct qacc acc[Q_COUNT];
 	struct hgroup *groups;
 	size_t n_groups;
+	bool chart;			/* some cols allocated (charts asked for, data in the window) */
+	struct gl_chart_cols cols[C_COUNT];	/* each over its own samples' span; col NULL: none */
 };
 
 /*
@@ -187,6 +203,48 @@ static int group_of(struct inference *in, const char *family, char *labels, int6
 	return GL_OK;
 }
 
+/*
+ * The chart's time axes: each line over the span of its own samples (as
+ * gpu_telemetry.png's over the GPUs' span), not the window. The sources do
+ * not share times: BitNet-rs records of one run share one estimated time,
+ * the vLLM log's lines are minutes apart; on one axis each would be a few
+ * pixels wide.
+ */
+static int chart_begin(struct gl_section_ctx *cx, struct inference *in)
+{
+	int64_t *ids = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*ids));
+	int rc = GL_OK;
+
+	if (!ids)
+		return gl_section_oom(cx->err);
+	for (int c = 0; c < C_COUNT && rc == GL_OK; c++) {
+		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
+		size_t nids = 0;
+
+		for (size_t i = 0; i < in->ss.n_qs; i++)
+			if (in->rows[i].kind == ROW_QUANTITY && in->rows[i].line == c)
+				ids[nids++] = in->ss.qs[i].id;
+		if (!nids || (rc = gl_query_series_span(cx->q, ids, nids, cx->p->since_us,
+							cx->p->until_us, &t0, &t1, cx->err)) != GL_OK ||
+		    t0 == GL_TS_NONE)
+			continue;
+		/*
+		 * Samples within a minute (the BitNet-rs records of a first run
+		 * share one time) are drawn in the middle of ten minutes, as one
+		 * column's mean and min..max band; else one past the last sample,
+		 * which gl_chart_cols keeps in its last column.
+		 */
+		if (t1 - t0 < 60 * GL_US_PER_S) {
+			t0 -= 5 * 60 * GL_US_PER_S;
+			t1 += 5 * 60 * GL_US_PER_S;
+		}
+		rc = gl_chart_cols_init(&in->cols[c], t0, t1 + 1, GL_CHART_COLUMNS, cx->err);
+		in->chart = in->chart || rc == GL_OK;
+	}
+	free(ids);
+	return rc;
+}
+
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
@@ -215,6 +273,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			if (!strcmp(metric, sources[k].metric)) {
 				r->kind = ROW_QUANTITY;
 				r->q = sources[k].q;
+				r->line = sources[k].line;
 			}
 		if (r->kind != ROW_NONE || strcmp(src, "prom"))
 			continue;
@@ -235,7 +294,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			r->kind = ROW_BUCKET;
 		}
 	}
-	return GL_OK;
+	return cx->p->series ? chart_begin(cx, in) : GL_OK;
 }
 
 static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
@@ -262,6 +321,8 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 			a->cap = cap;
 		}
 		a->v[a->n++] = smp->value;
+		if (r->line != C_NONE && in->cols[r->line].col)
+			gl_chart_cols_add(&in->cols[r->line], smp->ts_us, smp->value, 0);
 		gl_fit_acc_add(&a->fit, gl_section_days(cx, smp->ts_us), smp->value);
 		if (a->first_ts_us == GL_TS_NONE)
 			a->first_ts_us = smp->ts_us;
@@ -491,6 +552,8 @@ static void release(void *st)
 	}
 	free(in->groups);
 	free(in->rows);
+	for (int c = 0; c < C_COUNT; c++)
+		gl_chart_cols_release(&in->cols[c]);
 	gl_section_series_release(&in->ss);
 }
 
@@ -749,6 +812,113 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	}
 }
 
+/* ---- chart ------------------------------------------------------------- */
+
+struct draw_arg {
+	const struct inference *in;
+	struct gl_chart_opts co;
+};
+
+/*
+ * One panel per line, stacked: vLLM's throughput, BitNet-rs' tokens/s and
+ * TTFT; each over its own span (said in its title) when the spans differ.
+ */
+static int draw(const char *path, const void *arg, struct gl_err *err)
+{
+	static const struct {
+		int line;
+		const char *what, *y_label, *legend;
+	} panels[] = {
+		{C_TPS_VLLM, "vLLM generation", "throughput (tokens/s)",
+		 "vLLM (server log)"},
+		{C_TPS_BITNET, "BitNet-rs tokens/s", "throughput (tokens/s)",
+		 "BitNet-rs (estimated times)"},
+		{C_TTFT, "BitNet-rs TTFT", "TTFT (ms)",
+		 "BitNet-rs (estimated times)"},
+	};
+	const struct draw_arg *a = arg;
+	const struct inference *in = a->in;
+	struct gl_chart_series ser[C_COUNT];
+	struct gl_chart_panel p[C_COUNT];
+	struct gl_chart_opts co = a->co;
+	char title[256], span[96], ptitle[C_COUNT][160];
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	bool same = true;
+	size_t np = 0;
+
+	for (size_t k = 0; k < C_COUNT; k++) {
+		const struct gl_chart_cols *c = &in->cols[panels[k].line];
+
+		if (!c->n)
+			continue;
+		same = same && (np == 0 || (c->t0_us == t0 && c->t1_us == t1));
+		t0 = c->t0_us < t0 ? c->t0_us : t0;
+		t1 = c->t1_us > t1 ? c->t1_us : t1;
+		ser[np] = (struct gl_chart_series){panels[k].legend, c, GL_CHART_LINE,
+						   panels[k].line == C_TPS_VLLM ? 1 : 0};
+		memset(&p[np], 0, sizeof(p[np]));
+		p[np].title = panels[k].what;
+		p[np].y_label = panels[k].y_label;
+		p[np].series = &ser[np];
+		p[np].nseries = 1;
+		p[np].legend = 1;
+		np++;
+	}
+	/* a small panel's title holds 40 characters: its time axis tells the span */
+	for (size_t k = 0; k < np && !same; k++) {
+		const struct gl_chart_cols *c = p[k].series[0].cols;
+
+		snprintf(ptitle[k], sizeof(ptitle[k]), "%s (own time axis)", p[k].title);
+		p[k].title = ptitle[k];
+		p[k].t0_us = c->t0_us;
+		p[k].t1_us = c->t1_us;
+	}
+	gl_chart_window_text(t0, t1, span, sizeof(span));
+	snprintf(title, sizeof(title), "Inference: throughput and time to first token \xC2\xB7 %s",
+		 span);
+	co.stacked = 1;
+	if (!co.height_px && np > 2)
+		co.height_px = 1200;
+	return gl_chart_timeline(path, title, t0, t1, p, np, &co, err);
+}
+
+/*
+ * inference.png, only when the window has tokens/s or TTFT samples; else a
+ * file of that name left in out->dir by an earlier report is removed, so
+ * that index.html (which shows the charts it finds there) does not show it.
+ */
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	const struct inference *in = st;
+	bool any = false;
+	char path[4096];
+
+	(void)rep;
+	(void)s;
+	for (int c = 0; in && in->chart && c < C_COUNT; c++)
+		any |= in->cols[c].n > 0;
+	if (any) {
+		struct draw_arg a = {in, {0}};
+
+		if (o)
+			a.co = o->chart;
+		return gl_png_draw_fn(GL_PNG_INFERENCE, out, draw, &a, err);
+	}
+	if (!out->dir)
+		return GL_OK;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", out->dir, GL_PNG_INFERENCE) >=
+	    sizeof(path))
+		return gl_err_set(err, GL_EUSAGE, out->dir, 0, NULL, "output path too long");
+	if (remove(path) != 0 && errno != ENOENT)
+		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot remove");
+	return GL_OK;
+}
+
+static const char *const charts[] = {GL_PNG_INFERENCE, NULL};
+static const char *const alts[] = {
+	"Tokens generated per second and time to first token (ms) over time"};
+
 const struct gl_section gl_sec_inference = {
 	.name = "inference",
 	.title = "Inference",
@@ -761,4 +931,7 @@ const struct gl_section gl_sec_inference = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
 };

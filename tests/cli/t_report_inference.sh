@@ -5,7 +5,8 @@
 # counter increases and histogram_quantile figures against a hand
 # calculation, the request statistics against python3's own reading of the
 # file, the tokens/s trend of falling vLLM throughput, and the alert rules
-# tokens_per_second_below, ttft_p95_above, failed_requests_pct_above.
+# tokens_per_second_below, ttft_p95_above, failed_requests_pct_above; the
+# chart inference.png only when there are tokens/s or TTFT samples.
 . tests/cli/lib.sh
 
 mkdir -p "$T/prom" "$T/bitnet" "$T/vllm"
@@ -143,4 +144,26 @@ v = [800 - i * 20 for i in range(20)]
 assert abs(r["inference"]["tokens_per_second"]["mean"] - sum(v) / 20) < 1e-9
 assert r["inference"]["requests"] is None and r["inference"]["failed"] is None
 EOF
+# inference.png: written when the window has tokens/s or TTFT samples, listed in
+# index.html; one panel (vLLM only: 900 px), three (BitNet-rs tokens/s and TTFT
+# with vLLM: 1200 px); not written, and an old one removed, without them.
+PNGCHECK="$PWD/$BUILD/bench/pngcheck"
+"$REPORT" --db "$T/v.db" $W --format json --output-dir "$T/vc" >"$T/vc.out" 2>&1 ||
+	fail "report vllm charts"
+"$PNGCHECK" "$T/vc/inference.png" 1600 900 >/dev/null || fail "$("$PNGCHECK" "$T/vc/inference.png" 1600 900)"
+grep -qx "$T/vc/inference.png" "$T/vc.out" || fail "inference.png not printed"
+grep -q '<figure id="chart-inference"><img alt="Tokens generated per second' "$T/vc/index.html" ||
+	fail "index.html lists inference.png"
+cp -p "$T/vllm/vllm_server.log" "$T/bitnet/"
+ingest "$T/bv.db" "$T/bitnet" || fail "ingest bitnet + vllm"
+"$REPORT" --db "$T/bv.db" $W --format json --output-dir "$T/bvc" >/dev/null 2>&1 ||
+	fail "report bitnet + vllm charts"
+"$PNGCHECK" "$T/bvc/inference.png" 1600 1200 >/dev/null ||
+	fail "$("$PNGCHECK" "$T/bvc/inference.png" 1600 1200)"
+mkdir -p "$T/pc" && cp "$T/vc/inference.png" "$T/pc/"
+"$REPORT" --db "$T/p.db" $W --format json --output-dir "$T/pc" >"$T/pc.out" 2>&1 ||
+	fail "report prom charts"
+[ ! -e "$T/pc/inference.png" ] || fail "inference.png without tokens/s or TTFT samples"
+grep -q 'inference.png' "$T/pc.out" "$T/pc/index.html" && fail "inference.png listed without data"
+[ -s "$T/pc/gpu_telemetry.png" ] || fail "the other charts are written"
 echo "ok"
