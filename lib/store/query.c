@@ -692,3 +692,56 @@ int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			struct gl_err *err)
+{
+	/* jsondoc writes an alert's metadata as compact JSON without timestamp,
+	 * component and message (fmt_jsondoc.c); a receipt's holds no "severity" */
+	static const char sql[2][420] = {
+		"SELECT e.ts_us, e.level, e.component_id, e.host_id, e.message,"
+		" json_extract(e.metadata, '$.metric'), json_extract(e.metadata, '$.value'),"
+		" json_extract(e.metadata, '$.threshold') FROM events e"
+		" JOIN streams s ON s.id = e.stream_id WHERE s.format = 'jsondoc'"
+		" AND e.ts_us >= ?1 AND e.ts_us < ?2 AND json_valid(e.metadata)"
+		" AND json_type(e.metadata, '$.severity') = 'text' ORDER BY e.ts_us, e.id",
+		"SELECT e.ts_us, e.level, e.component_id, e.host_id, e.message,"
+		" json_extract(e.metadata, '$.metric'), json_extract(e.metadata, '$.value'),"
+		" json_extract(e.metadata, '$.threshold') FROM events e"
+		" JOIN streams s ON s.id = e.stream_id WHERE s.format = 'jsondoc'"
+		" AND e.ts_us >= ?1 AND e.ts_us < ?2 AND e.dup_of IS NULL AND json_valid(e.metadata)"
+		" AND json_type(e.metadata, '$.severity') = 'text' ORDER BY e.ts_us, e.id",
+	};
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK, s = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query the logs' alerts");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg = (const char *)sqlite3_column_text(st, 4);
+		struct gl_query_log_alert a = {
+			.ts_us = sqlite3_column_int64(st, 0),
+			.level = sqlite3_column_int(st, 1),
+			.component_id = sqlite3_column_int64(st, 2),
+			.host_id = sqlite3_column_int64(st, 3),
+			.message = msg ? msg : "",
+			.metric = sqlite3_column_type(st, 5) == SQLITE_TEXT
+					  ? (const char *)sqlite3_column_text(st, 5) : NULL,
+			.value = sqlite3_column_type(st, 6) == SQLITE_NULL ||
+					 sqlite3_column_type(st, 6) == SQLITE_TEXT
+					 ? NAN : sqlite3_column_double(st, 6),
+			.threshold = sqlite3_column_type(st, 7) == SQLITE_NULL ||
+					     sqlite3_column_type(st, 7) == SQLITE_TEXT
+					     ? NAN : sqlite3_column_double(st, 7),
+		};
+
+		rc = fn(arg, &a);
+	}
+	if (rc == GL_OK && s != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read the logs' alerts");
+	sqlite3_finalize(st);
+	return rc;
+}

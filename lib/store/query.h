@@ -163,6 +163,26 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 			 struct gl_err *err);
 
 /*
+ * An alert a log wrote (the performance monitor's alert_<ts>.json and the
+ * "alerts" of its metrics_history.json, read by the format jsondoc): an
+ * event of that format whose metadata holds "severity". Strings valid
+ * during the call; value and threshold NAN when the document had none.
+ */
+struct gl_query_log_alert {
+	int64_t ts_us;
+	int level;			/* enum gl_level */
+	int64_t component_id, host_id;
+	const char *message;		/* "" when none */
+	const char *metric;		/* the document's "metric", else NULL */
+	double value, threshold;
+};
+
+/* Calls fn for each such alert with since_us <= ts_us < until_us, mirrors left out, in time order. */
+int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			struct gl_err *err);
+
+/*
  * First and last time of the events and RMM rows in [since_us, until_us),
  * before any filter; GL_TS_NONE both when none. For the charts' time axes.
  */
