@@ -359,6 +359,7 @@ struct gl_report_prom_histogram {
 struct gl_report_inference {
 	double requests, failed;	/* NAN: unknown */
 	double failed_pct;		/* failed per 100 requests; NAN: unknown */
+	const char *failed_from;	/* "counters", "access_lines" (static); NULL: failed unknown */
 	struct gl_report_dist tokens_generated, tokens_per_second, ttft_ms, latency_ms,
 		token_latency_ms;
 	struct gl_report_prom_counter *counters;	/* by metric, host, labels */

@@ -27,8 +27,14 @@
  * requests: the increase of *requests_total counters (every request), else
  * of *request_success_total plus the failure counters, plus one per
  * BitNet-rs record (its samples share one time); NAN when none of these is
- * known. failed: the increase of counters named *request*fail*_total or
- * *request*error*_total; NAN when there is none.
+ * known. failed, from the first source that knows (failed_from): the
+ * counters (those named *request*fail*_total or *request*error*_total, and
+ * request counters whose labels tell failures: failed_by_label); else
+ * vLLM's access lines, POSTs to /v1/ answered with 400 or more
+ * (gl_query_access_requests), which then also give requests when no
+ * counter did; else NAN. vLLM's ERROR lines are not counted: they do not
+ * say which request failed ("AsyncLLM output_handler failed.", then a
+ * traceback).
  *
  * Memory: one double per sample of the five quantities, O(series) else.
  */
@@ -386,11 +392,73 @@ static int cmp_hist(const void *pa, const void *pb)
 	return strcmp(a->labels, b->labels);
 }
 
+/*
+ * A counter series' label value (labels: its JSON object text) into buf;
+ * false when it has no such label.
+ */
+static bool label_of(const char *labels, const char *name, char *buf, size_t n)
+{
+	json_t *o = labels ? json_loads(labels, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(o, name));
+
+	if (v)
+		snprintf(buf, n, "%s", v);
+	json_decref(o);
+	return v != NULL;
+}
+
+/*
+ * What a request counter series says about failures, by its labels:
+ * vLLM's vllm:request_success_total{finished_reason="stop|length|abort|error"}
+ * counts every request the engine finished, "abort" and "error" the ones
+ * that failed; a *requests_total with an HTTP status label ("status" or
+ * "code", as BitNet-rs servers' bitnet_requests_total{status="500"}) counts
+ * every request, a status of 400 or more a failed one. *known: the series
+ * has such a label (failures would show in it: none is 0, not unknown).
+ */
+static bool failed_by_label(const char *metric, const char *labels, bool *known)
+{
+	char v[64];
+
+	*known = false;
+	if (!fnmatch("*request_success_total", metric, 0) &&
+	    label_of(labels, "finished_reason", v, sizeof(v))) {
+		*known = true;
+		return !strcmp(v, "abort") || !strcmp(v, "error");
+	}
+	if (!fnmatch("*requests_total", metric, 0) &&
+	    (label_of(labels, "status", v, sizeof(v)) || label_of(labels, "code", v, sizeof(v)))) {
+		*known = true;
+		return (v[0] == '4' || v[0] == '5') && strlen(v) == 3;
+	}
+	return false;
+}
+
+struct access_acc {
+	struct gl_section_ctx *cx;
+	uint64_t requests, failed;
+	bool any;
+};
+
+static int on_access(void *arg, const struct gl_query_access *a)
+{
+	struct access_acc *acc = arg;
+	struct gl_query_event ev = {.component_id = a->component_id, .host_id = a->host_id};
+
+	if (!gl_section_event_ok(acc->cx, &ev))
+		return GL_OK;
+	acc->requests += a->requests;
+	acc->failed += a->failed;
+	acc->any = true;
+	return GL_OK;
+}
+
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
 	struct gl_report_inference *ri = &cx->rep->inference;
-	double all = NAN, ok = NAN, failed = NAN;
+	double all = NAN, ok = NAN, failed = NAN, fail_counters = 0;
 	size_t n = 0;
+	int rc;
 
 	for (size_t i = 0; i < in->ss.n_qs; i++)
 		n += in->rows[i].kind == ROW_COUNTER && in->rows[i].n;
@@ -416,17 +484,40 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		c->last = r->prev;
 		if (isnan(c->increase))
 			continue;
+		bool known, by_label = failed_by_label(metric, c->labels, &known);
+
 		if (!fnmatch("*request*fail*_total", metric, 0) ||
-		    !fnmatch("*request*error*_total", metric, 0))
+		    !fnmatch("*request*error*_total", metric, 0)) {
 			failed = (isnan(failed) ? 0 : failed) + c->increase;
-		else if (!fnmatch("*request_success_total", metric, 0))
+			fail_counters += c->increase;
+			continue;
+		}
+		if (known)
+			failed = (isnan(failed) ? 0 : failed) + (by_label ? c->increase : 0);
+		if (!fnmatch("*request_success_total", metric, 0))
 			ok = (isnan(ok) ? 0 : ok) + c->increase;
 		else if (!fnmatch("*requests_total", metric, 0))
 			all = (isnan(all) ? 0 : all) + c->increase;
 	}
 	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
+	/* request_success_total counts the aborted too; the failure counters apart */
 	if (isnan(all) && !isnan(ok))
-		all = ok + (isnan(failed) ? 0 : failed);
+		all = ok + fail_counters;
+	ri->failed_from = isnan(failed) ? NULL : "counters";
+	if (isnan(failed)) {
+		/* no counter says: the access lines of vLLM's server log, when any */
+		struct access_acc acc = {cx, 0, 0, false};
+
+		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us, "vllm",
+						   on_access, &acc, cx->err)) != GL_OK)
+			return rc;
+		if (acc.any) {
+			failed = (double)acc.failed;
+			if (isnan(all))
+				all = (double)acc.requests;
+			ri->failed_from = "access_lines";
+		}
+	}
 	uint64_t records = bitnet_records(in);
 
 	if (records)
@@ -584,6 +675,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
+	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
 		json_t *x = json_object();
@@ -725,6 +817,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		gl_text_num(ri->failed, b[1], sizeof(b[1])));
 	if (!isnan(ri->failed_pct))
 		fprintf(fp, " (%.1f%%)", ri->failed_pct);
+	if (ri->failed_from)
+		fprintf(fp, ", failed from the %s",
+			!strcmp(ri->failed_from, "counters") ? "counters" : "access lines");
 	fputc('\n', fp);
 	fprintf(fp, "%-18s %-8s %7s %9s %9s %9s %9s %9s %9s\n", "", "unit", "count", "mean", "p50",
 		"p95", "p99", "min", "max");
