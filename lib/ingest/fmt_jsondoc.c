@@ -590,10 +590,32 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 	}
 }
 
+/*
+ * The end of the file inside a document: it is cut (the writer died, or the
+ * disk filled), never completed by more lines of this file once its writer
+ * stopped. Said once per run, with where the document stands.
+ */
+static const char *jsondoc_end(struct gl_parse_ctx *ctx)
+{
+	struct jd *d = ctx->priv && ctx->priv_free == jd_free ? ctx->priv : NULL;
+
+	int history;
+
+	if (!d || !d->started || d->js.err)
+		return NULL;
+	history = d->st.history;
+	jd_drop(ctx);
+	ctx->state_len = 0;
+	return history ? "monitor history cut at the end of the file: the entry or the document "
+			 "is not closed"
+		       : "JSON document cut at the end of the file: no closing brace";
+}
+
 const struct gl_format gl_fmt_jsondoc = {
 	.name = "jsondoc",
 	.summary = "one indented JSON document: BitNet-rs receipts, performance monitor alerts, "
 		   "metrics snapshots and histories",
 	.flags = 0,
 	.parse = jsondoc_parse,
+	.end = jsondoc_end,
 };

@@ -348,6 +348,19 @@ struct gl_format {
 	 * reason says what to write instead.
 	 */
 	const char *(*refuse)(const struct gl_str *lines, size_t n);
+	/*
+	 * Optional (NULL: none). Called by ingest once after the last line a
+	 * run reads of a file, when that line left ctx->hold set (a record
+	 * still being assembled at the end of the file) and the file has
+	 * settled (unchanged for GL_SETTLE_US: its writer is not in the middle
+	 * of the record). Returns a short static reason when the format knows
+	 * the record is cut there for good (a JSON document without its
+	 * closing brace), having forgotten it (ctx->state as after a record);
+	 * ingest then stores the reason as a reject of the last line and
+	 * claims the held lines, so it is said once. NULL: the lines stay held
+	 * and are read again when the file grows.
+	 */
+	const char *(*end)(struct gl_parse_ctx *ctx);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

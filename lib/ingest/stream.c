@@ -337,6 +337,22 @@ static int read_lines(struct job *j)
 	}
 	if ((rc = gl_job_flush(j)) != GL_OK)
 		return rc;
+	/*
+	 * A record the format knows is cut at the end of a file that has
+	 * settled (format.h: end): a reject of the last line, and the held
+	 * lines are claimed, so that it is said once. A fresh file is left
+	 * held: its writer may be in the middle of the record.
+	 */
+	const char *cut = r == 0 && j->ctx.hold && j->hold_active && !j->held.n && j->new_lines &&
+				  j->fmt->end && !fresh(j)
+				  ? j->fmt->end(&j->ctx) : NULL;
+
+	if (cut) {
+		if ((rc = gl_job_reject(j, j->pos.lines, j->pos.bytes, 0, NULL, 0, cut)) != GL_OK)
+			return rc;
+		j->hold_active = 0;
+		j->ctx.hold = 0;
+	}
 	if (r < 0) {
 		j->status = "damaged";
 		j->p->b->files_damaged++;
