@@ -100,7 +100,11 @@ struct jd {
 	uint64_t again_hash;
 	size_t again_len;
 	struct gl_rec again_rec;
-	int again_hold;
+	int again_hold, again_more;
+	/* a line holding several units (a history on one line): where the next begins */
+	int resume;
+	uint64_t resume_hash;
+	size_t resume_len, resume_off;
 };
 
 static void jd_clear_out(struct jd *d)
@@ -494,6 +498,7 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 	rec->kind = GL_REC_FOREIGN;
 	rec->reason = NULL;
 	ctx->hold = 0;
+	ctx->more = 0;
 	/* another format's heap state is never taken over */
 	if (ctx->priv && !d)
 		return;
@@ -502,11 +507,24 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		size_t i = 0;
 
 		if (!(st && st->history)) {
-			/* a document starts on a line that opens an object and does not close it */
+			/*
+			 * A document starts on a line that opens an object and does
+			 * not close it; or a history written on one line:
+			 *     {"metrics": [{"timestamp": ...}, ...], "alerts": [...]}
+			 */
 			while (i < len && (line[i] == ' ' || line[i] == '\t'))
 				i++;
-			if (i == len || line[i] != '{' || memchr(line, '}', len))
+			if (i == len || line[i] != '{')
 				return;
+			if (memchr(line, '}', len)) {
+				size_t k = i + 1;
+
+				while (k < len && (line[k] == ' ' || line[k] == '\t'))
+					k++;
+				if (!(len - k >= 9 && !memcmp(line + k, "\"metrics\"", 9)) &&
+				    !(len - k >= 8 && !memcmp(line + k, "\"alerts\"", 8)))
+					return;
+			}
 		}
 	}
 	if (!d && !(d = jd_get(ctx))) {
@@ -519,8 +537,14 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		if (len == d->again_len && gl_hash64(line, len, 0) == d->again_hash) {
 			*rec = d->again_rec;
 			ctx->hold = d->again_hold;
+			ctx->more = d->again_more;
 			return;
 		}
+	}
+	if (d->resume) {
+		d->resume = 0;
+		if (len == d->resume_len && gl_hash64(line, len, 0) == d->resume_hash)
+			off = d->resume_off;
 	}
 	d->started = 1;
 	if (d->js.err) {
@@ -559,10 +583,20 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 			continue;
 		}
 		if (d->st.history && d->js.in_array &&
-		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts")))
+		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts"))) {
 			history_unit(ctx, d, rec, &o);
-		else if (!d->st.history)
+			/* another unit on this line: handed out by the next call (format.h: more) */
+			if (off < len && memchr(line + off, '{', len - off)) {
+				d->resume = 1;
+				d->resume_hash = gl_hash64(line, len, 0);
+				d->resume_len = len;
+				d->resume_off = off;
+				ctx->more = 1;
+				break;
+			}
+		} else if (!d->st.history) {
 			collect_unit(d, &o);
+		}
 	}
 	if (o.reject) {
 		rec->kind = GL_REC_REJECT;
@@ -576,7 +610,8 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 	}
 	/* a history is claimed entry by entry; any other document only whole */
 	ctx->hold = d->js.in_unit || d->js.key_capture || (!d->st.history && !d->js.ended);
-	if (d->st.history && !ctx->hold && !d->js.err) {
+	/* state[] changes only after a line's last record (format.h: more) */
+	if (d->st.history && !ctx->hold && !ctx->more && !d->js.err) {
 		gl_jstream_save(&d->js, &d->st.pos);
 		memcpy(ctx->state, &d->st, sizeof(d->st));
 		ctx->state_len = sizeof(d->st);
@@ -587,6 +622,7 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		d->again_len = len;
 		d->again_rec = *rec;
 		d->again_hold = ctx->hold;
+		d->again_more = ctx->more;
 	}
 }
 

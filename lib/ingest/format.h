@@ -240,6 +240,16 @@ struct gl_parse_ctx {
 	 */
 	int hold;
 	/*
+	 * Set by the format after a line that holds further records it has
+	 * not handed out yet (a monitor history written on one line: one
+	 * record per entry). Ingest then hands the same line to the format
+	 * again, with more reset to 0, until it stays 0; the format keeps its
+	 * place in the line itself (in priv) and must not change state[]
+	 * before the line's last record (a batch sent in between claims the
+	 * position before the line, with state[] as it was there).
+	 */
+	int more;
+	/*
 	 * A format's heap memory for the file being parsed (Kineto's element
 	 * buffer and correlation map): the format allocates it on first use
 	 * and sets priv_free; gl_parse_ctx_release() frees it. Never stored:

@@ -321,8 +321,17 @@ static int read_lines(struct job *j)
 				j->cut_end = after.bytes;
 				j->rec_start = j->pend.active ? j->pend.start : before;
 			}
+			j->ctx.more = 0;
 			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
+			/* the line's further records (format.h: more); each call moves
+			 * the format on in the line, so at most one per byte */
+			for (size_t k = 0; j->ctx.more && k < ln.len; k++) {
+				j->ctx.more = 0;
+				j->p->b->lines_read--;	/* one line, read once */
+				if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+					return rc;
+			}
 			if (j->last_cut)
 				j->rec_start = j->pend.active ? j->pend.start : before;
 		}
