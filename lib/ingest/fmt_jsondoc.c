@@ -55,8 +55,11 @@
  * closing brace. While a record is incomplete ctx->hold is 1, so a run that
  * stops inside one re-reads it next time. A document of none of these
  * shapes (a Kineto trace, any other JSON) is foreign: detection never takes
- * it. Several history entries closed on one line (a history written without
- * indentation) are a reject with that reason, never silently dropped.
+ * it. A history written on one line (json.dump without indent),
+ *     {"metrics": [{"timestamp": ..., "component_id": ...}, ...], "alerts": [...]}
+ * gives one record per entry: the line is handed out again while entries
+ * are left in it (ctx->more, format.h), the place kept in d->resume_off.
+ * A document cut at the end of a settled file is a reject (jsondoc_end).
  */
 #define _GNU_SOURCE	/* vasprintf */
 #include "format.h"

@@ -144,6 +144,29 @@ expect_eq "settled cut: entry 1 and all lines claimed" "1 10" \
 expect_eq "fresh cut: no reject, held" "0 1 7" \
 	"$(q $T/db6 'select count(*) from rejects') $(q $T/db6 'select count(*) from events') $(q $T/db6 'select lines from streams')"
 
+# a history written on one line (json.dump without indent), rewritten with two
+# more entries: one record per entry, each entry stored once. By hand:
+# cpu_usage 10.5 + 11.5 + 12.5 + 13.5 + 14.5 = 62.5 over 5 entries; events: 5
+# entries and the alert, the second file's first 3 entries and alert mirrors.
+O=$T/oneline
+mkdir -p $O
+for n in 3 5; do
+	python3 - "$O/metrics_history.json" $n <<'PY'
+import json, sys
+n = int(sys.argv[2])
+m = [{"timestamp": 1718000000 + 60 * i, "component_id": "echo_core", "cpu_usage": 10.5 + i,
+      "status": "ok"} for i in range(n)]
+a = [{"timestamp": 1718000030, "severity": "warning", "component": "echo_core",
+      "message": "High CPU", "metric": "cpu_usage", "value": 93.1, "threshold": 90}]
+json.dump({"metrics": m, "alerts": a}, open(sys.argv[1], "w"))
+PY
+	touch -d '2025-01-01T00:00:00Z' $O/metrics_history.json
+	ingest $T/db7 $O || fail "ingest one-line history of $n"
+done
+expect_eq "one line: lines" 1 "$(awk 'END { print NR }' $O/metrics_history.json)"
+expect_eq "one line: events, originals, samples, sum, rejects" "10 6 5 62.5 0" \
+	"$(q $T/db7 'select count(*) from events') $(q $T/db7 'select count(*) from events where dup_of is null') $(q $T/db7 "select count(*) from v_samples where metric = 'cpu_usage'") $(q $T/db7 "select printf('%.1f', sum(value)) from v_samples where metric = 'cpu_usage'") $(q $T/db7 'select count(*) from rejects')"
+
 # a JSON document of no known shape is skipped, not taken
 printf '{\n  "name": "x",\n  "items": [\n    1,\n    2\n  ]\n}\n' > $T/other.json
 out=$("$INGEST" --db $T/db4 $T/other.json 2>&1) || fail "ingest other: $out"
