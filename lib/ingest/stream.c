@@ -288,6 +288,7 @@ static int read_lines(struct job *j)
 	 * its lines at the file's modification time.
 	 */
 	const uint64_t run_start = j->pos.bytes;
+	uint64_t last_offset = 0;	/* of the last line read (a cut record's reject) */
 
 	j->ctx.new_bytes_total = !j->gzip && (uint64_t)j->f->size > run_start
 					 ? (uint64_t)j->f->size - run_start : 0;
@@ -297,6 +298,7 @@ static int read_lines(struct job *j)
 		j->ctx.bytes_done = j->pos.bytes - run_start;
 
 		gl_pos_advance(&after, &ln);
+		last_offset = ln.offset;
 		j->p->b->bytes_uncompressed += ln.full_len;
 		st = &j->p->state->stream[j->si];
 		/* the head is a final first line: not one stored cut (open_end) */
@@ -357,7 +359,7 @@ static int read_lines(struct job *j)
 				  ? j->fmt->end(&j->ctx) : NULL;
 
 	if (cut) {
-		if ((rc = gl_job_reject(j, j->pos.lines, j->pos.bytes, 0, NULL, 0, cut)) != GL_OK)
+		if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
 			return rc;
 		j->hold_active = 0;
 		j->ctx.hold = 0;
