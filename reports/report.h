@@ -255,13 +255,21 @@ enum gl_severity {
 	GL_SEVERITY_CRITICAL,
 };
 
+/*
+ * An alert: gpulog's own (a rule of the configuration crossed; source
+ * "gpulog") or one a log wrote (the performance monitor's alert documents;
+ * source "log": rule is the document's metric, else "log", subject its
+ * component, value and threshold as written, NAN when absent, at ts_us).
+ */
 struct gl_report_alert {
 	enum gl_severity severity;
-	char *rule;			/* rule name from the config */
+	char *rule;			/* rule name from the config; log: the metric or "log" */
 	char *subject;			/* kernel, component, or "memory" / "rmm" */
 	double value;
 	double threshold;		/* the threshold of severity that was crossed */
 	char *message;
+	const char *source;		/* "gpulog" or "log" (static); NULL: "gpulog" */
+	int64_t ts_us;			/* log: when it was written; gpulog: GL_TS_NONE */
 };
 
 enum gl_baseline_verdict {
@@ -351,6 +359,7 @@ struct gl_report_prom_histogram {
 struct gl_report_inference {
 	double requests, failed;	/* NAN: unknown */
 	double failed_pct;		/* failed per 100 requests; NAN: unknown */
+	const char *failed_from;	/* "counters", "access_lines" (static); NULL: failed unknown */
 	struct gl_report_dist tokens_generated, tokens_per_second, ttft_ms, latency_ms,
 		token_latency_ms;
 	struct gl_report_prom_counter *counters;	/* by metric, host, labels */

@@ -12,6 +12,7 @@
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
+#include "util/timeutil.h"
 
 /* What the per-component rule needs: events and ERROR+ events per component id. */
 struct alerts {
@@ -109,6 +110,8 @@ static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule
 		.value = value,
 		.threshold = rule->threshold[sev],
 		.message = strdup(msg),
+		.source = "gpulog",
+		.ts_us = GL_TS_NONE,
 	};
 	rep->n_alerts++;
 	if (!al->rule || !al->subject || !al->message)
@@ -123,9 +126,9 @@ static int cmp_alert(const void *pa, const void *pb)
 
 	if (a->severity != b->severity)
 		return a->severity < b->severity ? 1 : -1;
-	if ((c = strcmp(a->rule, b->rule)) != 0)
+	if ((c = strcmp(a->rule, b->rule)) != 0 || (c = strcmp(a->subject, b->subject)) != 0)
 		return c;
-	return strcmp(a->subject, b->subject);
+	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
 }
 
 /* "gpu.power_w on node1 GPU 0": a metric series as an alert's subject. */
@@ -303,6 +306,44 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 	return rc;
 }
 
+/*
+ * An alert a log wrote (gl_query_log_alerts), after --component and
+ * --host: its level as the severity (CRITICAL and ERROR critical, WARN
+ * warning, else info), its message after its component.
+ */
+static int on_log_alert(void *arg, const struct gl_query_log_alert *la)
+{
+	struct gl_section_ctx *cx = arg;
+	struct gl_report *rep = cx->rep;
+	struct gl_query_event ev = {.component_id = la->component_id, .host_id = la->host_id};
+	const char *comp = gl_section_name(cx, la->component_id);
+	struct gl_report_alert *al;
+	char msg[1024];
+
+	if (!gl_section_event_ok(cx, &ev))
+		return GL_OK;
+	if (!(al = realloc(rep->alerts, (rep->n_alerts + 1) * sizeof(*al))))
+		return gl_section_oom(cx->err);
+	rep->alerts = al;
+	al = &rep->alerts[rep->n_alerts];
+	snprintf(msg, sizeof(msg), "%s%s%s", comp, *comp ? ": " : "", la->message);
+	*al = (struct gl_report_alert){
+		.severity = la->level >= GL_LEVEL_ERROR ? GL_SEVERITY_CRITICAL
+			    : la->level == GL_LEVEL_WARN ? GL_SEVERITY_WARNING : GL_SEVERITY_INFO,
+		.rule = strdup(la->metric ? la->metric : "log"),
+		.subject = strdup(*comp ? comp : "log"),
+		.value = la->value,
+		.threshold = la->threshold,
+		.message = strdup(msg),
+		.source = "log",
+		.ts_us = la->ts_us,
+	};
+	rep->n_alerts++;
+	if (!al->rule || !al->subject || !al->message)
+		return gl_section_oom(cx->err);
+	return GL_OK;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct gl_report *rep = cx->rep;
@@ -310,6 +351,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 	for (size_t i = 0; i < cx->cfg->n_rules && rc == GL_OK; i++)
 		rc = eval_rule(cx, st, &cx->cfg->rules[i]);
+	if (rc == GL_OK)
+		rc = gl_query_log_alerts(cx->q, cx->p->since_us, cx->p->until_us, on_log_alert, cx,
+					 cx->err);
 	if (rc == GL_OK && rep->n_alerts)
 		qsort(rep->alerts, rep->n_alerts, sizeof(*rep->alerts), cmp_alert);
 	return rc;
@@ -321,6 +365,11 @@ static void release(void *st)
 
 	free(a->comp_events);
 	free(a->comp_errors);
+}
+
+static bool is_log(const struct gl_report_alert *a)
+{
+	return a->source && !strcmp(a->source, "log");
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -340,6 +389,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(jb, o, "value", gl_json_num(al->value));
 		gl_jb_set(jb, o, "threshold", gl_json_num(al->threshold));
 		gl_jb_set(jb, o, "message", gl_json_str(al->message));
+		gl_jb_set(jb, o, "source", gl_json_str(al->source ? al->source : "gpulog"));
+		gl_jb_set(jb, o, "time", gl_json_ts(is_log(al) ? al->ts_us : GL_TS_NONE));
 		gl_jb_append(jb, a, o);
 	}
 	return gl_jb_done(jb, a);
@@ -348,14 +399,15 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	(void)st;
-	fputs("severity,rule,subject,value,threshold,message", fp);
+	fputs("severity,rule,subject,value,threshold,message,source", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < r->n_alerts; i++) {
 		const struct gl_report_alert *a = &r->alerts[i];
 
 		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
 		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
-		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_eol(fp);
+		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
+		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_eol(fp);
 	}
 }
 
@@ -366,7 +418,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "none\n");
 	for (size_t i = 0; i < r->n_alerts && i < r->top; i++) {
 		gl_text_cell(fp, gl_severity_name(r->alerts[i].severity), 9);
-		gl_text_last(fp, r->alerts[i].message, GL_TEXT_WIDTH - 9);
+		if (is_log(&r->alerts[i]))
+			fputs("[log] ", fp);
+		gl_text_last(fp, r->alerts[i].message,
+			     GL_TEXT_WIDTH - 9 - (is_log(&r->alerts[i]) ? 6 : 0));
 		fputc('\n', fp);
 	}
 	if (r->n_alerts > r->top)
@@ -381,7 +436,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		return;
 	}
 	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>value</th>"
-	      "<th>threshold</th><th>message</th></tr>\n", f);
+	      "<th>threshold</th><th>message</th><th>source</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n_alerts; i++) {
 		const struct gl_report_alert *a = &rep->alerts[i];
 		const char *sev = gl_severity_name(a->severity);
@@ -396,6 +451,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_num(f, a->threshold, GL_HTML_G4);
 		fputs("</td><td>", f);
 		gl_html_text(f, a->message);
+		fputs("</td><td>", f);
+		gl_html_text(f, is_log(a) ? "log" : "gpulog");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -27,18 +27,28 @@
  * requests: the increase of *requests_total counters (every request), else
  * of *request_success_total plus the failure counters, plus one per
  * BitNet-rs record (its samples share one time); NAN when none of these is
- * known. failed: the increase of counters named *request*fail*_total or
- * *request*error*_total; NAN when there is none.
+ * known. failed, from the first source that knows (failed_from): the
+ * counters (those named *request*fail*_total or *request*error*_total, and
+ * request counters whose labels tell failures: failed_by_label); else
+ * vLLM's access lines, POSTs to /v1/ answered with 400 or more
+ * (gl_query_access_requests), which then also give requests when no
+ * counter did; else NAN. vLLM's ERROR lines are not counted: they do not
+ * say which request failed ("AsyncLLM output_handler failed.", then a
+ * traceback).
  *
  * Memory: one double per sample of the five quantities, O(series) else.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "chart.h"
+#include "emit_png.h"
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
@@ -58,17 +68,26 @@ static const struct {
 	{"tokens_generated", "tokens", true},
 };
 
+/*
+ * The chart inference.png: tokens/s (one line per source) above TTFT, over
+ * the span of the samples it draws. The lines of the chart, by source.
+ */
+enum chart_line { C_TPS_BITNET, C_TPS_VLLM, C_TTFT, C_COUNT, C_NONE = -1 };
+
 static const struct {
 	const char *metric;
 	enum quantity q;
+	int line;			/* enum chart_line */
 } sources[] = {
-	{"inference.tokens_per_second", Q_TPS},
-	{"vllm.generation_throughput_tps", Q_TPS},
-	{"inference.ttft_ms", Q_TTFT},
-	{"inference.latency_ms", Q_LATENCY},
-	{"inference.token_latency_ms", Q_TOKEN_LATENCY},
-	{"inference.tokens_generated", Q_TOKENS},
+	{"inference.tokens_per_second", Q_TPS, C_TPS_BITNET},
+	{"vllm.generation_throughput_tps", Q_TPS, C_TPS_VLLM},
+	{"inference.ttft_ms", Q_TTFT, C_TTFT},
+	{"inference.latency_ms", Q_LATENCY, C_NONE},
+	{"inference.token_latency_ms", Q_TOKEN_LATENCY, C_NONE},
+	{"inference.tokens_generated", Q_TOKENS, C_NONE},
 };
+
+#define GL_PNG_INFERENCE "inference.png"
 
 enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
 
@@ -76,6 +95,7 @@ enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
 struct row {
 	enum row_kind kind;
 	enum quantity q;		/* ROW_QUANTITY */
+	int line;			/* ROW_QUANTITY: enum chart_line */
 	bool also_record;		/* a BitNet-rs series: its samples mark records */
 	size_t group;			/* ROW_BUCKET: index into groups */
 	double le;			/* ROW_BUCKET: upper bound */
@@ -102,6 +122,8 @@ struct inference {
 	struct qacc acc[Q_COUNT];
 	struct hgroup *groups;
 	size_t n_groups;
+	bool chart;			/* some cols allocated (charts asked for, data in the window) */
+	struct gl_chart_cols cols[C_COUNT];	/* each over its own samples' span; col NULL: none */
 };
 
 /*
@@ -187,6 +209,48 @@ static int group_of(struct inference *in, const char *family, char *labels, int6
 	return GL_OK;
 }
 
+/*
+ * The chart's time axes: each line over the span of its own samples (as
+ * gpu_telemetry.png's over the GPUs' span), not the window. The sources do
+ * not share times: BitNet-rs records of one run share one estimated time,
+ * the vLLM log's lines are minutes apart; on one axis each would be a few
+ * pixels wide.
+ */
+static int chart_begin(struct gl_section_ctx *cx, struct inference *in)
+{
+	int64_t *ids = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*ids));
+	int rc = GL_OK;
+
+	if (!ids)
+		return gl_section_oom(cx->err);
+	for (int c = 0; c < C_COUNT && rc == GL_OK; c++) {
+		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
+		size_t nids = 0;
+
+		for (size_t i = 0; i < in->ss.n_qs; i++)
+			if (in->rows[i].kind == ROW_QUANTITY && in->rows[i].line == c)
+				ids[nids++] = in->ss.qs[i].id;
+		if (!nids || (rc = gl_query_series_span(cx->q, ids, nids, cx->p->since_us,
+							cx->p->until_us, &t0, &t1, cx->err)) != GL_OK ||
+		    t0 == GL_TS_NONE)
+			continue;
+		/*
+		 * Samples within a minute (the BitNet-rs records of a first run
+		 * share one time) are drawn in the middle of ten minutes, as one
+		 * column's mean and min..max band; else one past the last sample,
+		 * which gl_chart_cols keeps in its last column.
+		 */
+		if (t1 - t0 < 60 * GL_US_PER_S) {
+			t0 -= 5 * 60 * GL_US_PER_S;
+			t1 += 5 * 60 * GL_US_PER_S;
+		}
+		rc = gl_chart_cols_init(&in->cols[c], t0, t1 + 1, GL_CHART_COLUMNS, cx->err);
+		in->chart = in->chart || rc == GL_OK;
+	}
+	free(ids);
+	return rc;
+}
+
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
@@ -215,6 +279,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			if (!strcmp(metric, sources[k].metric)) {
 				r->kind = ROW_QUANTITY;
 				r->q = sources[k].q;
+				r->line = sources[k].line;
 			}
 		if (r->kind != ROW_NONE || strcmp(src, "prom"))
 			continue;
@@ -235,7 +300,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			r->kind = ROW_BUCKET;
 		}
 	}
-	return GL_OK;
+	return cx->p->series ? chart_begin(cx, in) : GL_OK;
 }
 
 static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
@@ -262,6 +327,8 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 			a->cap = cap;
 		}
 		a->v[a->n++] = smp->value;
+		if (r->line != C_NONE && in->cols[r->line].col)
+			gl_chart_cols_add(&in->cols[r->line], smp->ts_us, smp->value, 0);
 		gl_fit_acc_add(&a->fit, gl_section_days(cx, smp->ts_us), smp->value);
 		if (a->first_ts_us == GL_TS_NONE)
 			a->first_ts_us = smp->ts_us;
@@ -325,11 +392,73 @@ static int cmp_hist(const void *pa, const void *pb)
 	return strcmp(a->labels, b->labels);
 }
 
+/*
+ * A counter series' label value (labels: its JSON object text) into buf;
+ * false when it has no such label.
+ */
+static bool label_of(const char *labels, const char *name, char *buf, size_t n)
+{
+	json_t *o = labels ? json_loads(labels, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(o, name));
+
+	if (v)
+		snprintf(buf, n, "%s", v);
+	json_decref(o);
+	return v != NULL;
+}
+
+/*
+ * What a request counter series says about failures, by its labels:
+ * vLLM's vllm:request_success_total{finished_reason="stop|length|abort|error"}
+ * counts every request the engine finished, "abort" and "error" the ones
+ * that failed; a *requests_total with an HTTP status label ("status" or
+ * "code", as BitNet-rs servers' bitnet_requests_total{status="500"}) counts
+ * every request, a status of 400 or more a failed one. *known: the series
+ * has such a label (failures would show in it: none is 0, not unknown).
+ */
+static bool failed_by_label(const char *metric, const char *labels, bool *known)
+{
+	char v[64];
+
+	*known = false;
+	if (!fnmatch("*request_success_total", metric, 0) &&
+	    label_of(labels, "finished_reason", v, sizeof(v))) {
+		*known = true;
+		return !strcmp(v, "abort") || !strcmp(v, "error");
+	}
+	if (!fnmatch("*requests_total", metric, 0) &&
+	    (label_of(labels, "status", v, sizeof(v)) || label_of(labels, "code", v, sizeof(v)))) {
+		*known = true;
+		return (v[0] == '4' || v[0] == '5') && strlen(v) == 3;
+	}
+	return false;
+}
+
+struct access_acc {
+	struct gl_section_ctx *cx;
+	uint64_t requests, failed;
+	bool any;
+};
+
+static int on_access(void *arg, const struct gl_query_access *a)
+{
+	struct access_acc *acc = arg;
+	struct gl_query_event ev = {.component_id = a->component_id, .host_id = a->host_id};
+
+	if (!gl_section_event_ok(acc->cx, &ev))
+		return GL_OK;
+	acc->requests += a->requests;
+	acc->failed += a->failed;
+	acc->any = true;
+	return GL_OK;
+}
+
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
 	struct gl_report_inference *ri = &cx->rep->inference;
-	double all = NAN, ok = NAN, failed = NAN;
+	double all = NAN, ok = NAN, failed = NAN, fail_counters = 0;
 	size_t n = 0;
+	int rc;
 
 	for (size_t i = 0; i < in->ss.n_qs; i++)
 		n += in->rows[i].kind == ROW_COUNTER && in->rows[i].n;
@@ -355,17 +484,40 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		c->last = r->prev;
 		if (isnan(c->increase))
 			continue;
+		bool known, by_label = failed_by_label(metric, c->labels, &known);
+
 		if (!fnmatch("*request*fail*_total", metric, 0) ||
-		    !fnmatch("*request*error*_total", metric, 0))
+		    !fnmatch("*request*error*_total", metric, 0)) {
 			failed = (isnan(failed) ? 0 : failed) + c->increase;
-		else if (!fnmatch("*request_success_total", metric, 0))
+			fail_counters += c->increase;
+			continue;
+		}
+		if (known)
+			failed = (isnan(failed) ? 0 : failed) + (by_label ? c->increase : 0);
+		if (!fnmatch("*request_success_total", metric, 0))
 			ok = (isnan(ok) ? 0 : ok) + c->increase;
 		else if (!fnmatch("*requests_total", metric, 0))
 			all = (isnan(all) ? 0 : all) + c->increase;
 	}
 	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
+	/* request_success_total counts the aborted too; the failure counters apart */
 	if (isnan(all) && !isnan(ok))
-		all = ok + (isnan(failed) ? 0 : failed);
+		all = ok + fail_counters;
+	ri->failed_from = isnan(failed) ? NULL : "counters";
+	if (isnan(failed)) {
+		/* no counter says: the access lines of vLLM's server log, when any */
+		struct access_acc acc = {cx, 0, 0, false};
+
+		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us, "vllm",
+						   on_access, &acc, cx->err)) != GL_OK)
+			return rc;
+		if (acc.any) {
+			failed = (double)acc.failed;
+			if (isnan(all))
+				all = (double)acc.requests;
+			ri->failed_from = "access_lines";
+		}
+	}
 	uint64_t records = bitnet_records(in);
 
 	if (records)
@@ -491,6 +643,8 @@ static void release(void *st)
 	}
 	free(in->groups);
 	free(in->rows);
+	for (int c = 0; c < C_COUNT; c++)
+		gl_chart_cols_release(&in->cols[c]);
 	gl_section_series_release(&in->ss);
 }
 
@@ -521,6 +675,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
+	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
 		json_t *x = json_object();
@@ -662,6 +817,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		gl_text_num(ri->failed, b[1], sizeof(b[1])));
 	if (!isnan(ri->failed_pct))
 		fprintf(fp, " (%.1f%%)", ri->failed_pct);
+	if (ri->failed_from)
+		fprintf(fp, ", failed from the %s",
+			!strcmp(ri->failed_from, "counters") ? "counters" : "access lines");
 	fputc('\n', fp);
 	fprintf(fp, "%-18s %-8s %7s %9s %9s %9s %9s %9s %9s\n", "", "unit", "count", "mean", "p50",
 		"p95", "p99", "min", "max");
@@ -749,6 +907,113 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	}
 }
 
+/* ---- chart ------------------------------------------------------------- */
+
+struct draw_arg {
+	const struct inference *in;
+	struct gl_chart_opts co;
+};
+
+/*
+ * One panel per line, stacked: vLLM's throughput, BitNet-rs' tokens/s and
+ * TTFT; each over its own span (said in its title) when the spans differ.
+ */
+static int draw(const char *path, const void *arg, struct gl_err *err)
+{
+	static const struct {
+		int line;
+		const char *what, *y_label, *legend;
+	} panels[] = {
+		{C_TPS_VLLM, "vLLM generation", "throughput (tokens/s)",
+		 "vLLM (server log)"},
+		{C_TPS_BITNET, "BitNet-rs tokens/s", "throughput (tokens/s)",
+		 "BitNet-rs (estimated times)"},
+		{C_TTFT, "BitNet-rs TTFT", "TTFT (ms)",
+		 "BitNet-rs (estimated times)"},
+	};
+	const struct draw_arg *a = arg;
+	const struct inference *in = a->in;
+	struct gl_chart_series ser[C_COUNT];
+	struct gl_chart_panel p[C_COUNT];
+	struct gl_chart_opts co = a->co;
+	char title[256], span[96], ptitle[C_COUNT][160];
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	bool same = true;
+	size_t np = 0;
+
+	for (size_t k = 0; k < C_COUNT; k++) {
+		const struct gl_chart_cols *c = &in->cols[panels[k].line];
+
+		if (!c->n)
+			continue;
+		same = same && (np == 0 || (c->t0_us == t0 && c->t1_us == t1));
+		t0 = c->t0_us < t0 ? c->t0_us : t0;
+		t1 = c->t1_us > t1 ? c->t1_us : t1;
+		ser[np] = (struct gl_chart_series){panels[k].legend, c, GL_CHART_LINE,
+						   panels[k].line == C_TPS_VLLM ? 1 : 0};
+		memset(&p[np], 0, sizeof(p[np]));
+		p[np].title = panels[k].what;
+		p[np].y_label = panels[k].y_label;
+		p[np].series = &ser[np];
+		p[np].nseries = 1;
+		p[np].legend = 1;
+		np++;
+	}
+	/* a small panel's title holds 40 characters: its time axis tells the span */
+	for (size_t k = 0; k < np && !same; k++) {
+		const struct gl_chart_cols *c = p[k].series[0].cols;
+
+		snprintf(ptitle[k], sizeof(ptitle[k]), "%s (own time axis)", p[k].title);
+		p[k].title = ptitle[k];
+		p[k].t0_us = c->t0_us;
+		p[k].t1_us = c->t1_us;
+	}
+	gl_chart_window_text(t0, t1, span, sizeof(span));
+	snprintf(title, sizeof(title), "Inference: throughput and time to first token \xC2\xB7 %s",
+		 span);
+	co.stacked = 1;
+	if (!co.height_px && np > 2)
+		co.height_px = 1200;
+	return gl_chart_timeline(path, title, t0, t1, p, np, &co, err);
+}
+
+/*
+ * inference.png, only when the window has tokens/s or TTFT samples; else a
+ * file of that name left in out->dir by an earlier report is removed, so
+ * that index.html (which shows the charts it finds there) does not show it.
+ */
+static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
+		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+{
+	const struct inference *in = st;
+	bool any = false;
+	char path[4096];
+
+	(void)rep;
+	(void)s;
+	for (int c = 0; in && in->chart && c < C_COUNT; c++)
+		any |= in->cols[c].n > 0;
+	if (any) {
+		struct draw_arg a = {in, {0}};
+
+		if (o)
+			a.co = o->chart;
+		return gl_png_draw_fn(GL_PNG_INFERENCE, out, draw, &a, err);
+	}
+	if (!out->dir)
+		return GL_OK;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", out->dir, GL_PNG_INFERENCE) >=
+	    sizeof(path))
+		return gl_err_set(err, GL_EUSAGE, out->dir, 0, NULL, "output path too long");
+	if (remove(path) != 0 && errno != ENOENT)
+		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot remove");
+	return GL_OK;
+}
+
+static const char *const charts[] = {GL_PNG_INFERENCE, NULL};
+static const char *const alts[] = {
+	"Tokens generated per second and time to first token (ms) over time"};
+
 const struct gl_section gl_sec_inference = {
 	.name = "inference",
 	.title = "Inference",
@@ -761,4 +1026,7 @@ const struct gl_section gl_sec_inference = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
+	.chart = chart,
+	.charts = charts,
+	.chart_alts = alts,
 };

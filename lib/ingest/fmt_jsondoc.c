@@ -55,8 +55,11 @@
  * closing brace. While a record is incomplete ctx->hold is 1, so a run that
  * stops inside one re-reads it next time. A document of none of these
  * shapes (a Kineto trace, any other JSON) is foreign: detection never takes
- * it. Several history entries closed on one line (a history written without
- * indentation) are a reject with that reason, never silently dropped.
+ * it. A history written on one line (json.dump without indent),
+ *     {"metrics": [{"timestamp": ..., "component_id": ...}, ...], "alerts": [...]}
+ * gives one record per entry: the line is handed out again while entries
+ * are left in it (ctx->more, format.h), the place kept in d->resume_off.
+ * A document cut at the end of a settled file is a reject (jsondoc_end).
  */
 #define _GNU_SOURCE	/* vasprintf */
 #include "format.h"
@@ -100,7 +103,11 @@ struct jd {
 	uint64_t again_hash;
 	size_t again_len;
 	struct gl_rec again_rec;
-	int again_hold;
+	int again_hold, again_more;
+	/* a line holding several units (a history on one line): where the next begins */
+	int resume;
+	uint64_t resume_hash;
+	size_t resume_len, resume_off;
 };
 
 static void jd_clear_out(struct jd *d)
@@ -494,6 +501,7 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 	rec->kind = GL_REC_FOREIGN;
 	rec->reason = NULL;
 	ctx->hold = 0;
+	ctx->more = 0;
 	/* another format's heap state is never taken over */
 	if (ctx->priv && !d)
 		return;
@@ -502,11 +510,24 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		size_t i = 0;
 
 		if (!(st && st->history)) {
-			/* a document starts on a line that opens an object and does not close it */
+			/*
+			 * A document starts on a line that opens an object and does
+			 * not close it; or a history written on one line:
+			 *     {"metrics": [{"timestamp": ...}, ...], "alerts": [...]}
+			 */
 			while (i < len && (line[i] == ' ' || line[i] == '\t'))
 				i++;
-			if (i == len || line[i] != '{' || memchr(line, '}', len))
+			if (i == len || line[i] != '{')
 				return;
+			if (memchr(line, '}', len)) {
+				size_t k = i + 1;
+
+				while (k < len && (line[k] == ' ' || line[k] == '\t'))
+					k++;
+				if (!(len - k >= 9 && !memcmp(line + k, "\"metrics\"", 9)) &&
+				    !(len - k >= 8 && !memcmp(line + k, "\"alerts\"", 8)))
+					return;
+			}
 		}
 	}
 	if (!d && !(d = jd_get(ctx))) {
@@ -519,8 +540,14 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		if (len == d->again_len && gl_hash64(line, len, 0) == d->again_hash) {
 			*rec = d->again_rec;
 			ctx->hold = d->again_hold;
+			ctx->more = d->again_more;
 			return;
 		}
+	}
+	if (d->resume) {
+		d->resume = 0;
+		if (len == d->resume_len && gl_hash64(line, len, 0) == d->resume_hash)
+			off = d->resume_off;
 	}
 	d->started = 1;
 	if (d->js.err) {
@@ -559,10 +586,20 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 			continue;
 		}
 		if (d->st.history && d->js.in_array &&
-		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts")))
+		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts"))) {
 			history_unit(ctx, d, rec, &o);
-		else if (!d->st.history)
+			/* another unit on this line: handed out by the next call (format.h: more) */
+			if (off < len && memchr(line + off, '{', len - off)) {
+				d->resume = 1;
+				d->resume_hash = gl_hash64(line, len, 0);
+				d->resume_len = len;
+				d->resume_off = off;
+				ctx->more = 1;
+				break;
+			}
+		} else if (!d->st.history) {
 			collect_unit(d, &o);
+		}
 	}
 	if (o.reject) {
 		rec->kind = GL_REC_REJECT;
@@ -576,7 +613,8 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 	}
 	/* a history is claimed entry by entry; any other document only whole */
 	ctx->hold = d->js.in_unit || d->js.key_capture || (!d->st.history && !d->js.ended);
-	if (d->st.history && !ctx->hold && !d->js.err) {
+	/* state[] changes only after a line's last record (format.h: more) */
+	if (d->st.history && !ctx->hold && !ctx->more && !d->js.err) {
 		gl_jstream_save(&d->js, &d->st.pos);
 		memcpy(ctx->state, &d->st, sizeof(d->st));
 		ctx->state_len = sizeof(d->st);
@@ -587,7 +625,29 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 		d->again_len = len;
 		d->again_rec = *rec;
 		d->again_hold = ctx->hold;
+		d->again_more = ctx->more;
 	}
+}
+
+/*
+ * The end of the file inside a document: it is cut (the writer died, or the
+ * disk filled), never completed by more lines of this file once its writer
+ * stopped. Said once per run, with where the document stands.
+ */
+static const char *jsondoc_end(struct gl_parse_ctx *ctx)
+{
+	struct jd *d = ctx->priv && ctx->priv_free == jd_free ? ctx->priv : NULL;
+
+	int history;
+
+	if (!d || !d->started || d->js.err)
+		return NULL;
+	history = d->st.history;
+	jd_drop(ctx);
+	ctx->state_len = 0;
+	return history ? "monitor history cut at the end of the file: the entry or the document "
+			 "is not closed"
+		       : "JSON document cut at the end of the file: no closing brace";
 }
 
 const struct gl_format gl_fmt_jsondoc = {
@@ -596,4 +656,5 @@ const struct gl_format gl_fmt_jsondoc = {
 		   "metrics snapshots and histories",
 	.flags = 0,
 	.parse = jsondoc_parse,
+	.end = jsondoc_end,
 };

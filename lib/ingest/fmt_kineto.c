@@ -797,6 +797,14 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 		    !memmem(line, len, "\"schemaVersion\"", 15))
 			return;
 	}
+	/*
+	 * Another format's heap state is never taken over: this parse may be
+	 * the trial records.c makes on a line the file's format rejected (a
+	 * jsondoc document broken by a "{" line), and freeing that format's
+	 * state would lose its document and its reason for the reject.
+	 */
+	if (!k && ctx->priv)
+		return;
 	if (!k && !(k = kin_get(ctx))) {
 		rec->kind = GL_REC_REJECT;
 		rec->reason = "out of memory";

@@ -371,8 +371,13 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 
 		ctx.day_us = 0;
 		ctx.last_tod_us = -1;
-		/* each format reads the lines from the start, with no state of another */
+		/* each format reads the lines from the start, with no state of another
+		 * (nor its heap state: a format never takes over another's priv) */
 		ctx.state_len = 0;
+		if (ctx.priv && ctx.priv_free)
+			ctx.priv_free(ctx.priv);
+		ctx.priv = NULL;
+		ctx.priv_free = NULL;
 		for (size_t i = 0; i < n; i++) {
 			if (!lines[i].len)
 				continue;

@@ -240,6 +240,16 @@ struct gl_parse_ctx {
 	 */
 	int hold;
 	/*
+	 * Set by the format after a line that holds further records it has
+	 * not handed out yet (a monitor history written on one line: one
+	 * record per entry). Ingest then hands the same line to the format
+	 * again, with more reset to 0, until it stays 0; the format keeps its
+	 * place in the line itself (in priv) and must not change state[]
+	 * before the line's last record (a batch sent in between claims the
+	 * position before the line, with state[] as it was there).
+	 */
+	int more;
+	/*
 	 * A format's heap memory for the file being parsed (Kineto's element
 	 * buffer and correlation map): the format allocates it on first use
 	 * and sets priv_free; gl_parse_ctx_release() frees it. Never stored:
@@ -356,6 +366,19 @@ struct gl_format {
 	 * reason says what to write instead.
 	 */
 	const char *(*refuse)(const struct gl_str *lines, size_t n);
+	/*
+	 * Optional (NULL: none). Called by ingest once after the last line a
+	 * run reads of a file, when that line left ctx->hold set (a record
+	 * still being assembled at the end of the file) and the file has
+	 * settled (unchanged for GL_SETTLE_US: its writer is not in the middle
+	 * of the record). Returns a short static reason when the format knows
+	 * the record is cut there for good (a JSON document without its
+	 * closing brace), having forgotten it (ctx->state as after a record);
+	 * ingest then stores the reason as a reject of the last line and
+	 * claims the held lines, so it is said once. NULL: the lines stay held
+	 * and are read again when the file grows.
+	 */
+	const char *(*end)(struct gl_parse_ctx *ctx);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

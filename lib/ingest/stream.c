@@ -288,6 +288,7 @@ static int read_lines(struct job *j)
 	 * its lines at the file's modification time.
 	 */
 	const uint64_t run_start = j->pos.bytes;
+	uint64_t last_offset = 0;	/* of the last line read (a cut record's reject) */
 
 	j->ctx.new_bytes_total = !j->gzip && (uint64_t)j->f->size > run_start
 					 ? (uint64_t)j->f->size - run_start : 0;
@@ -297,6 +298,7 @@ static int read_lines(struct job *j)
 		j->ctx.bytes_done = j->pos.bytes - run_start;
 
 		gl_pos_advance(&after, &ln);
+		last_offset = ln.offset;
 		j->p->b->bytes_uncompressed += ln.full_len;
 		st = &j->p->state->stream[j->si];
 		/* the head is a final first line: not one stored cut (open_end) */
@@ -321,8 +323,17 @@ static int read_lines(struct job *j)
 				j->cut_end = after.bytes;
 				j->rec_start = j->pend.active ? j->pend.start : before;
 			}
+			j->ctx.more = 0;
 			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
+			/* the line's further records (format.h: more); each call moves
+			 * the format on in the line, so at most one per byte */
+			for (size_t k = 0; j->ctx.more && k < ln.len; k++) {
+				j->ctx.more = 0;
+				j->p->b->lines_read--;	/* one line, read once */
+				if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+					return rc;
+			}
 			if (j->last_cut)
 				j->rec_start = j->pend.active ? j->pend.start : before;
 		}
@@ -337,6 +348,22 @@ static int read_lines(struct job *j)
 	}
 	if ((rc = gl_job_flush(j)) != GL_OK)
 		return rc;
+	/*
+	 * A record the format knows is cut at the end of a file that has
+	 * settled (format.h: end): a reject of the last line, and the held
+	 * lines are claimed, so that it is said once. A fresh file is left
+	 * held: its writer may be in the middle of the record.
+	 */
+	const char *cut = r == 0 && j->ctx.hold && j->hold_active && !j->held.n && j->new_lines &&
+				  j->fmt->end && !fresh(j)
+				  ? j->fmt->end(&j->ctx) : NULL;
+
+	if (cut) {
+		if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
+			return rc;
+		j->hold_active = 0;
+		j->ctx.hold = 0;
+	}
 	if (r < 0) {
 		j->status = "damaged";
 		j->p->b->files_damaged++;

@@ -692,3 +692,118 @@ int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/*
+ * Does a stream of this format exist? The queries below read the window's
+ * events of some format; events have no index by stream, so they scan the
+ * window: this keeps them off a database without such files.
+ */
+static int has_format(struct gl_query *q, const char *format, bool *yes, struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int s;
+
+	*yes = false;
+	if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM streams WHERE format = ?1 LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query streams");
+	sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	*yes = s == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read streams");
+}
+
+int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			struct gl_err *err)
+{
+	/* jsondoc writes an alert's metadata as compact JSON without timestamp,
+	 * component and message (fmt_jsondoc.c); a receipt's holds no "severity" */
+#define LOG_ALERTS_SQL(dup)                                                                    \
+	"SELECT e.ts_us, e.level, e.component_id, e.host_id, e.message,"                     \
+	" json_extract(e.metadata, '$.metric'), json_extract(e.metadata, '$.value'),"         \
+	" json_extract(e.metadata, '$.threshold') FROM events e"                              \
+	" WHERE e.ts_us >= ?1 AND e.ts_us < ?2"                                               \
+	" AND e.stream_id IN (SELECT id FROM streams WHERE format = 'jsondoc')" dup           \
+	" AND json_valid(e.metadata) AND json_type(e.metadata, '$.severity') = 'text'"        \
+	" ORDER BY e.ts_us, e.id"
+	static const char *const sql[2] = {LOG_ALERTS_SQL(""), LOG_ALERTS_SQL(" AND e.dup_of IS NULL")};
+#undef LOG_ALERTS_SQL
+	sqlite3_stmt *st = NULL;
+	int rc, s = SQLITE_DONE;
+	bool any;
+
+	if ((rc = has_format(q, "jsondoc", &any, err)) != GL_OK || !any)
+		return rc;
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query the logs' alerts");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg = (const char *)sqlite3_column_text(st, 4);
+		struct gl_query_log_alert a = {
+			.ts_us = sqlite3_column_int64(st, 0),
+			.level = sqlite3_column_int(st, 1),
+			.component_id = sqlite3_column_int64(st, 2),
+			.host_id = sqlite3_column_int64(st, 3),
+			.message = msg ? msg : "",
+			.metric = sqlite3_column_type(st, 5) == SQLITE_TEXT
+					  ? (const char *)sqlite3_column_text(st, 5) : NULL,
+			.value = sqlite3_column_type(st, 6) == SQLITE_NULL ||
+					 sqlite3_column_type(st, 6) == SQLITE_TEXT
+					 ? NAN : sqlite3_column_double(st, 6),
+			.threshold = sqlite3_column_type(st, 7) == SQLITE_NULL ||
+					     sqlite3_column_type(st, 7) == SQLITE_TEXT
+					     ? NAN : sqlite3_column_double(st, 7),
+		};
+
+		rc = fn(arg, &a);
+	}
+	if (rc == GL_OK && s != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read the logs' alerts");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     const char *format,
+			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+			     struct gl_err *err)
+{
+	/* "10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK" (uvicorn) */
+#define ACCESS_SQL(dup)                                                                        \
+	"SELECT component_id, host_id, count(*),"                                              \
+	" coalesce(sum(message GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*'), 0)"             \
+	" FROM events WHERE ts_us >= ?1 AND ts_us < ?2"                                        \
+	" AND stream_id IN (SELECT id FROM streams WHERE format = ?3)" dup                     \
+	" AND message GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*'"                          \
+	" GROUP BY component_id, host_id ORDER BY component_id, host_id"
+	static const char *const sql[2] = {ACCESS_SQL(""), ACCESS_SQL(" AND dup_of IS NULL")};
+#undef ACCESS_SQL
+	sqlite3_stmt *st = NULL;
+	int rc, s = SQLITE_DONE;
+	bool any;
+
+	if ((rc = has_format(q, format, &any, err)) != GL_OK || !any)
+		return rc;
+	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
+		return db_error(q, err, "cannot query the access lines");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	sqlite3_bind_text(st, 3, format, -1, SQLITE_STATIC);
+	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gl_query_access a = {
+			.component_id = sqlite3_column_int64(st, 0),
+			.host_id = sqlite3_column_int64(st, 1),
+			.requests = (uint64_t)sqlite3_column_int64(st, 2),
+			.failed = (uint64_t)sqlite3_column_int64(st, 3),
+		};
+
+		rc = fn(arg, &a);
+	}
+	if (rc == GL_OK && s != SQLITE_DONE)
+		rc = db_error(q, err, "cannot read the access lines");
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -163,6 +163,49 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 			 struct gl_err *err);
 
 /*
+ * An alert a log wrote (the performance monitor's alert_<ts>.json and the
+ * "alerts" of its metrics_history.json, read by the format jsondoc): an
+ * event of that format whose metadata holds "severity". Strings valid
+ * during the call; value and threshold NAN when the document had none.
+ */
+struct gl_query_log_alert {
+	int64_t ts_us;
+	int level;			/* enum gl_level */
+	int64_t component_id, host_id;
+	const char *message;		/* "" when none */
+	const char *metric;		/* the document's "metric", else NULL */
+	double value, threshold;
+};
+
+/*
+ * Calls fn for each such alert with since_us <= ts_us < until_us, mirrors
+ * left out, in time order. Reads the window's events when the database
+ * holds a jsondoc stream (no index by stream), none otherwise.
+ */
+int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			struct gl_err *err);
+
+/*
+ * Requests a server's access lines tell in [since_us, until_us): events of
+ * the format (e.g. "vllm") whose message is a uvicorn access line of a POST
+ * to an OpenAI-style endpoint,
+ *     10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK
+ * counted per component and host; failed: those answered with a status of
+ * 400 or more. Mirrors left out. fn is called once per component and host
+ * that has such lines; never when the database has no stream of the
+ * format (else the window's events are read: no index by stream).
+ */
+struct gl_query_access {
+	int64_t component_id, host_id;
+	uint64_t requests, failed;
+};
+int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     const char *format,
+			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+			     struct gl_err *err);
+
+/*
  * First and last time of the events and RMM rows in [since_us, until_us),
  * before any filter; GL_TS_NONE both when none. For the charts' time axes.
  */

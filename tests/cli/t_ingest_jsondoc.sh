@@ -1,7 +1,8 @@
 # One-document JSON files (fmt_jsondoc.c): the performance monitor's
 # metrics_history.json rewritten in place three times stores each entry
 # once; alert_<ts>.json files overwriting each other within a second; a
-# document cut in the middle is no record; a Kineto trace is not taken.
+# document cut in the middle is no record, and a history cut at the end of
+# a settled file is a reject said once; a Kineto trace is not taken.
 . tests/cli/lib.sh
 command -v python3 >/dev/null || skip "skipped: python3 absent"
 D=$T/echo_stats
@@ -114,7 +115,58 @@ expect_eq "cut: no event" 0 "$(q $T/db3 'select count(*) from events')"
 printf '{\n  "timestamp": 1718003700,\n  "severity": "warning",\n  "component": "x",\n{\n  "a": 1\n}\n' > $C/alert_1718003701.json
 ingest $T/db3 $C || fail "ingest broken"
 expect_eq "broken: rejects" "5 6 7" "$(q $T/db3 "select line from rejects order by line" | tr '\n' ' ' | sed 's/ $//')"
+# the reason is jsondoc's own (the Kineto parser's trial on the "{" line used
+# to take the document's state: "not a line of any known format")
+expect_eq "broken: reasons" "JSON document: a member name expected
+JSON document broken earlier: a member name expected
+JSON document broken earlier: a member name expected" \
+	"$(q $T/db3 "select reason from rejects order by line")"
 expect_eq "broken: no event" 0 "$(q $T/db3 'select count(*) from events')"
+
+# a history cut inside its second entry at the end of the file: once the
+# file has settled (a minute unchanged) a reject of its last line, said once
+# over three runs, its lines claimed; while fresh (its writer may be in the
+# middle of the entry) no reject, the entry's lines held (7 of 10 claimed)
+for d in settled fresh; do
+	mkdir -p $T/$d
+	printf '{\n  "metrics": [\n    {\n      "timestamp": 1718000000,\n      "component_id": "echo_core",\n      "cpu_usage": 10.5\n    },\n    {\n      "timestamp": 1718000060,\n      "component_id": "echo_core",\n' \
+		> $T/$d/metrics_history.json
+done
+touch -d '2025-01-01T00:00:00Z' $T/settled/metrics_history.json
+for i in 1 2 3; do
+	ingest $T/db5 $T/settled || fail "ingest settled cut history $i"
+	ingest $T/db6 $T/fresh || fail "ingest fresh cut history $i"
+done
+# line 10 starts at byte 157, the bytes of the first 9 lines (wc -c)
+expect_eq "settled cut: one reject" "10|$(head -n 9 $T/settled/metrics_history.json | wc -c | tr -d ' ')|monitor history cut at the end of the file: the entry or the document is not closed" \
+	"$(q $T/db5 'select line, offset, reason from rejects')"
+expect_eq "settled cut: entry 1 and all lines claimed" "1 10" \
+	"$(q $T/db5 'select count(*) from events') $(q $T/db5 'select lines from streams')"
+expect_eq "fresh cut: no reject, held" "0 1 7" \
+	"$(q $T/db6 'select count(*) from rejects') $(q $T/db6 'select count(*) from events') $(q $T/db6 'select lines from streams')"
+
+# a history written on one line (json.dump without indent), rewritten with two
+# more entries: one record per entry, each entry stored once. By hand:
+# cpu_usage 10.5 + 11.5 + 12.5 + 13.5 + 14.5 = 62.5 over 5 entries; events: 5
+# entries and the alert, the second file's first 3 entries and alert mirrors.
+O=$T/oneline
+mkdir -p $O
+for n in 3 5; do
+	python3 - "$O/metrics_history.json" $n <<'PY'
+import json, sys
+n = int(sys.argv[2])
+m = [{"timestamp": 1718000000 + 60 * i, "component_id": "echo_core", "cpu_usage": 10.5 + i,
+      "status": "ok"} for i in range(n)]
+a = [{"timestamp": 1718000030, "severity": "warning", "component": "echo_core",
+      "message": "High CPU", "metric": "cpu_usage", "value": 93.1, "threshold": 90}]
+json.dump({"metrics": m, "alerts": a}, open(sys.argv[1], "w"))
+PY
+	touch -d '2025-01-01T00:00:00Z' $O/metrics_history.json
+	ingest $T/db7 $O || fail "ingest one-line history of $n"
+done
+expect_eq "one line: lines" 1 "$(awk 'END { print NR }' $O/metrics_history.json)"
+expect_eq "one line: events, originals, samples, sum, rejects" "10 6 5 62.5 0" \
+	"$(q $T/db7 'select count(*) from events') $(q $T/db7 'select count(*) from events where dup_of is null') $(q $T/db7 "select count(*) from v_samples where metric = 'cpu_usage'") $(q $T/db7 "select printf('%.1f', sum(value)) from v_samples where metric = 'cpu_usage'") $(q $T/db7 'select count(*) from rejects')"
 
 # a JSON document of no known shape is skipped, not taken
 printf '{\n  "name": "x",\n  "items": [\n    1,\n    2\n  ]\n}\n' > $T/other.json

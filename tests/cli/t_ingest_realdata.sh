@@ -60,6 +60,16 @@ if [ -d "$REALDATA/inference-server-logs" ]; then
 	# first throughput line of 0.15.0, by hand: 8149.1 tokens/s at 02-04 11:28:51
 	expect_eq "first prompt throughput" 8149.1 "$(q $T/db3 "select value from v_samples
 		where metric = 'vllm.prompt_throughput_tps' and path like '%0.15.0%' order by ts_us limit 1")"
+	# the report's requests and failed from the access lines (grep -acE): POSTs to
+	# /v1/ answered, those with a status of 400 or more failed
+	req=$(cat "$L"/*/*/server.log "$L"/*/vllm.log | grep -acE '"POST /v1/[^"]* HTTP/[^"]*" [1-5][0-9][0-9] ')
+	bad=$(cat "$L"/*/*/server.log "$L"/*/vllm.log | grep -acE '"POST /v1/[^"]* HTTP/[^"]*" [45][0-9][0-9] ')
+	"$REPORT" --db $T/db3 --since 2001-01-01 --until 2100-01-01 --format json --no-charts \
+		--output-dir $T/r3 >/dev/null 2>&1 || fail "report on the vLLM logs"
+	expect_eq "requests, failed from access lines" "$req $bad access_lines" "$(python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["inference"]
+print("%d %d %s" % (i["requests"], i["failed"], i["failed_from"]))' $T/r3/report.json)"
 else
 	echo "skipped: no vLLM logs at $REALDATA"
 fi

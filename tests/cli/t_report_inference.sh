@@ -5,7 +5,8 @@
 # counter increases and histogram_quantile figures against a hand
 # calculation, the request statistics against python3's own reading of the
 # file, the tokens/s trend of falling vLLM throughput, and the alert rules
-# tokens_per_second_below, ttft_p95_above, failed_requests_pct_above.
+# tokens_per_second_below, ttft_p95_above, failed_requests_pct_above; the
+# chart inference.png only when there are tokens/s or TTFT samples.
 . tests/cli/lib.sh
 
 mkdir -p "$T/prom" "$T/bitnet" "$T/vllm"
@@ -143,4 +144,86 @@ v = [800 - i * 20 for i in range(20)]
 assert abs(r["inference"]["tokens_per_second"]["mean"] - sum(v) / 20) < 1e-9
 assert r["inference"]["requests"] is None and r["inference"]["failed"] is None
 EOF
+# failed: from counters' labels (vLLM finished_reason abort/error, an HTTP
+# status >= 400 on a *requests_total), else from vLLM's access lines (POST
+# /v1/... answered >= 400), else null; which one in failed_from.
+mkdir -p "$T/fr" "$T/st" "$T/ac"
+cat > "$T/fr/metrics.prom" <<'P'
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="stop"} 5 1735689600000
+vllm:request_success_total{engine="0",finished_reason="length"} 0 1735689600000
+vllm:request_success_total{engine="0",finished_reason="abort"} 1 1735689600000
+vllm:request_success_total{engine="0",finished_reason="stop"} 55 1735689660000
+vllm:request_success_total{engine="0",finished_reason="length"} 30 1735689660000
+vllm:request_success_total{engine="0",finished_reason="abort"} 21 1735689660000
+P
+cat > "$T/st/metrics.prom" <<'P'
+# TYPE bitnet_requests_total counter
+bitnet_requests_total{endpoint="/v1/completions",status="200"} 0 1735689600000
+bitnet_requests_total{endpoint="/v1/completions",status="404"} 0 1735689600000
+bitnet_requests_total{endpoint="/v1/completions",status="500"} 0 1735689600000
+bitnet_requests_total{endpoint="/v1/completions",status="200"} 40 1735689660000
+bitnet_requests_total{endpoint="/v1/completions",status="404"} 2 1735689660000
+bitnet_requests_total{endpoint="/v1/completions",status="500"} 8 1735689660000
+P
+cat > "$T/ac/vllm_server.log" <<'P'
+(APIServer pid=1) INFO 01-01 00:00:01 [api_server.py:1895] vLLM API server version 0.11.0
+(APIServer pid=1) INFO:     10.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 200 OK
+(APIServer pid=1) INFO:     10.0.0.1:5001 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+(APIServer pid=1) INFO:     10.0.0.1:5002 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request
+(APIServer pid=1) INFO:     10.0.0.1:5003 - "GET /metrics HTTP/1.1" 200 OK
+(APIServer pid=1) INFO:     10.0.0.1:5004 - "GET /v1/nothing HTTP/1.1" 404 Not Found
+(APIServer pid=1) INFO:     10.0.0.1:5005 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+(APIServer pid=1) INFO:     10.0.0.1:5006 - "POST /v1/completions HTTP/1.1" 200 OK
+(APIServer pid=1) ERROR 01-01 00:00:09 [serving_chat.py:200] Error in preprocessing prompt inputs
+(APIServer pid=1) INFO:     10.0.0.1:5007 - "POST /v1/completions HTTP/1.1" 200 OK
+P
+touch -d '2025-01-01T00:10:00Z' "$T/ac/vllm_server.log"
+for d in fr st ac; do
+	ingest "$T/$d.db" "$T/$d" || fail "ingest $d"
+	"$REPORT" --db "$T/$d.db" $W --format json --no-charts --output-dir "$T/${d}j" >/dev/null 2>&1 ||
+		fail "report $d"
+done
+# By hand. fr: stop +50, length +30, abort +20: 100 requests, 20 failed.
+# st: 200 +40, 404 +2, 500 +8: 50 requests, 10 failed. ac: six POST /v1/
+# lines, the 400 and the 500 failed (the GETs and the ERROR line not counted).
+# Then the access lines next to counters: the counters' figures stand.
+cp -p "$T/ac/vllm_server.log" "$T/fr/"
+ingest "$T/frac.db" "$T/fr" || fail "ingest fr + ac"
+"$REPORT" --db "$T/frac.db" $W --format json --no-charts --output-dir "$T/fracj" >/dev/null 2>&1 ||
+	fail "report fr + ac"
+python3 - "$T" <<'PY' || fail "failed requests"
+import json, sys
+def inf(d): return json.load(open(sys.argv[1] + "/" + d + "/report.json"))["inference"]
+for d, req, fl, src in [("frj", 100, 20, "counters"), ("stj", 50, 10, "counters"),
+                        ("acj", 6, 2, "access_lines"), ("fracj", 100, 20, "counters")]:
+    i = inf(d)
+    got = (i["requests"], i["failed"], i["failed_from"])
+    assert got == (req, fl, src) and abs(i["failed_pct"] - fl * 100 / req) < 1e-9, (d, i)
+i = inf("vj")
+assert i["failed"] is None and i["failed_from"] is None, i
+PY
+
+# inference.png: written when the window has tokens/s or TTFT samples, listed in
+# index.html; one panel (vLLM only: 900 px), three (BitNet-rs tokens/s and TTFT
+# with vLLM: 1200 px); not written, and an old one removed, without them.
+PNGCHECK="$PWD/$BUILD/bench/pngcheck"
+"$REPORT" --db "$T/v.db" $W --format json --output-dir "$T/vc" >"$T/vc.out" 2>&1 ||
+	fail "report vllm charts"
+"$PNGCHECK" "$T/vc/inference.png" 1600 900 >/dev/null || fail "$("$PNGCHECK" "$T/vc/inference.png" 1600 900)"
+grep -qx "$T/vc/inference.png" "$T/vc.out" || fail "inference.png not printed"
+grep -q '<figure id="chart-inference"><img alt="Tokens generated per second' "$T/vc/index.html" ||
+	fail "index.html lists inference.png"
+cp -p "$T/vllm/vllm_server.log" "$T/bitnet/"
+ingest "$T/bv.db" "$T/bitnet" || fail "ingest bitnet + vllm"
+"$REPORT" --db "$T/bv.db" $W --format json --output-dir "$T/bvc" >/dev/null 2>&1 ||
+	fail "report bitnet + vllm charts"
+"$PNGCHECK" "$T/bvc/inference.png" 1600 1200 >/dev/null ||
+	fail "$("$PNGCHECK" "$T/bvc/inference.png" 1600 1200)"
+mkdir -p "$T/pc" && cp "$T/vc/inference.png" "$T/pc/"
+"$REPORT" --db "$T/p.db" $W --format json --output-dir "$T/pc" >"$T/pc.out" 2>&1 ||
+	fail "report prom charts"
+[ ! -e "$T/pc/inference.png" ] || fail "inference.png without tokens/s or TTFT samples"
+grep -q 'inference.png' "$T/pc.out" "$T/pc/index.html" && fail "inference.png listed without data"
+[ -s "$T/pc/gpu_telemetry.png" ] || fail "the other charts are written"
 echo "ok"
