@@ -172,6 +172,102 @@ static void test_kernel_samples(void **state)
 	unlink(p);
 }
 
+struct tseen {
+	int64_t id_of_dur[64];	/* dur_us carries the row's id */
+	char msg[64][32], src[64][16], dev[64][16];
+	size_t msg_len[64];
+	int n, stop_at;
+};
+
+static int collect_ties(void *arg, const struct gl_query_event *ev)
+{
+	struct tseen *s = arg;
+
+	if (s->n < 64) {
+		s->id_of_dur[s->n] = (int64_t)ev->dur_us;
+		snprintf(s->msg[s->n], sizeof(s->msg[0]), "%s", ev->message ? ev->message : "-");
+		s->msg_len[s->n] = ev->message_len;
+		snprintf(s->src[s->n], sizeof(s->src[0]), "%s", ev->source ? ev->source : "-");
+		snprintf(s->dev[s->n], sizeof(s->dev[0]), "%s", ev->device ? ev->device : "-");
+	}
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 9 : 0;
+}
+
+/*
+ * Rows of one time come in id order although the index events_ts orders
+ * them by rec_hash (here the reverse of id), with their text (message of a
+ * WARNING row, a trace row's source and device) intact: the reader holds a
+ * time's rows back and copies their text. A callback's stop in the middle
+ * of a time is returned.
+ */
+static void test_events_same_time_by_id(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query5.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct tseen s = {0};
+	char sql[256];
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	/* ids 1..40: times 100 (ids 1-20), 200 (id 21), 300 (ids 22-40); rec_hash = 1000 - id;
+	 * even ids WARNING with a message "m<id>", ids 30.. trace rows of source "s<id>" */
+	for (int id = 1; id <= 40; id++) {
+		int ts = id <= 20 ? 100 : id == 21 ? 200 : 300;
+		char src[16] = "NULL", dev[16] = "NULL";
+
+		if (id >= 30) {
+			snprintf(src, sizeof(src), "'s%d'", id);
+			snprintf(dev, sizeof(dev), "'d%d'", id);
+		}
+
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, message, stream_id,"
+			 " line, rec_hash, source, device) VALUES (%d, %d, %d, 1, %d, 'm%d', 1, %d,"
+			 " %d, %s, %s)",
+			 id, ts, id % 2 ? 3 : 4, id, id, id, 1000 - id, src, dev);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_events(q, 0, 1000, 0, collect_ties, &s, &err), GL_OK);
+	assert_int_equal(s.n, 40);
+	for (int i = 0; i < 40; i++) {
+		char want[16];
+		int id = i + 1;
+
+		assert_int_equal(s.id_of_dur[i], id);
+		snprintf(want, sizeof(want), id % 2 ? "-" : "m%d", id);
+		assert_string_equal(s.msg[i], want);
+		assert_int_equal(s.msg_len[i], id % 2 ? 0 : strlen(want));
+		snprintf(want, sizeof(want), id >= 30 ? "s%d" : "-", id);
+		assert_string_equal(s.src[i], want);
+		snprintf(want, sizeof(want), id >= 30 ? "d%d" : "-", id);
+		assert_string_equal(s.dev[i], want);
+	}
+	/* stopped at the 5th row of the first time */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 5;
+	assert_int_equal(gl_query_events(q, 0, 1000, 0, collect_ties, &s, &err), 9);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.id_of_dur[4], 5);
+	/* the kernels-only walk: same order */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(gl_query_events(q, 150, 1000, GL_QUERY_KERNELS_ONLY, collect_ties, &s,
+					 &err), GL_OK);
+	assert_int_equal(s.n, 20);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(s.id_of_dur[i], 21 + i);
+	gl_query_close(q);
+	unlink(p);
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -212,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_kernel_samples),
+		cmocka_unit_test(test_events_same_time_by_id),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
