@@ -35,6 +35,9 @@ struct build {
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
+	/* the sections with a collect (collect_sample) hook, in table order: a
+	 * pass over millions of rows does not look at the others */
+	size_t *with_collect, n_collect, *with_sample, n_sample;
 };
 
 int gl_section_oom(struct gl_err *err)
@@ -204,9 +207,11 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		gl_kcache_add(b->kcache, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
 		return GL_ENOMEM;
-	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
-		if (b->list->items[i]->collect)
-			rc = b->list->items[i]->collect(cx, rep->sec_state[i], ev);
+	for (size_t j = 0; j < b->n_collect && rc == GL_OK; j++) {
+		size_t i = b->with_collect[j];
+
+		rc = b->list->items[i]->collect(cx, rep->sec_state[i], ev);
+	}
 	return rc;
 }
 
@@ -253,9 +258,11 @@ static int on_sample(void *arg, const struct gl_query_sample *smp)
 	struct build *b = arg;
 	int rc = GL_OK;
 
-	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
-		if (b->list->items[i]->collect_sample)
-			rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
+	for (size_t j = 0; j < b->n_sample && rc == GL_OK; j++) {
+		size_t i = b->with_sample[j];
+
+		rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
+	}
 	return rc;
 }
 
@@ -330,6 +337,18 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
+	b.with_collect = calloc(list->n ? list->n : 1, sizeof(size_t));
+	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));
+	if (!b.with_collect || !b.with_sample) {
+		rc = gl_section_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		if (list->items[i]->collect)
+			b.with_collect[b.n_collect++] = i;
+		if (list->items[i]->collect_sample)
+			b.with_sample[b.n_sample++] = i;
+	}
 	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
 		rc = gl_section_oom(err);
 		goto out;
@@ -401,6 +420,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	gl_kcache_free(b.kcache);
+	free(b.with_collect);
+	free(b.with_sample);
 	free(b.cx.comp_ok);
 	free(b.cx.host_ok);
 	free(b.cx.kern_ok);
