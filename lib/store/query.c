@@ -7,6 +7,7 @@
 #include "util/timeutil.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -612,20 +613,20 @@ int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_
 	return GL_OK;
 }
 
-int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
-		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
-		     struct gl_err *err)
+static const char samples_sql[] =
+	"SELECT ts_us, series_id, value FROM samples"
+	" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
+
+/* One thread: the rows straight to fn. */
+static int samples_direct(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			  struct gl_err *err)
 {
-	static const char sql[] =
-		"SELECT ts_us, series_id, value FROM samples"
-		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
 	sqlite3_stmt *st = NULL;
 	struct gl_query_sample s;
 	int rc;
 
-	if (!q->has_samples)
-		return GL_OK;
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, samples_sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query samples");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
@@ -642,6 +643,157 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read samples");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/*
+ * Two threads: a reader on its own connection steps through the rows and
+ * fills blocks of a small ring; the caller's thread hands each block's rows
+ * to fn in the order read. fn runs in the caller's thread only, so the
+ * sections see what they saw from one thread; the reading (SQLite's
+ * stepping and decoding, measured: 2.7 s of 29M samples) overlaps with
+ * theirs.
+ */
+#define SAMPLE_BLOCK 8192
+#define SAMPLE_RING 8
+
+struct sample_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	sqlite3 *db;				/* the reader's connection */
+	int64_t since_us, until_us;
+	struct gl_query_sample *blk[SAMPLE_RING];
+	size_t len[SAMPLE_RING];
+	size_t produced, consumed;		/* blocks, counted from 0 */
+	bool done, stop;
+	bool failed;				/* the reader hit a database error */
+	char msg[256];
+};
+
+static void *sample_reader(void *arg)
+{
+	struct sample_pipe *pp = arg;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_DONE;
+	bool stop = false;
+
+	if (sqlite3_prepare_v2(pp->db, samples_sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = SQLITE_ERROR;
+	} else {
+		sqlite3_bind_int64(st, 1, pp->since_us);
+		sqlite3_bind_int64(st, 2, pp->until_us);
+	}
+	while (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+		pthread_mutex_lock(&pp->mu);
+		while (pp->produced - pp->consumed == SAMPLE_RING && !pp->stop)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop)
+			break;
+		/* the slot is the reader's until produced moves past it */
+		size_t slot = pp->produced % SAMPLE_RING, n = 0;
+		struct gl_query_sample *b = pp->blk[slot];
+
+		while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			b[n].ts_us = sqlite3_column_int64(st, 0);
+			b[n].series_id = sqlite3_column_int64(st, 1);
+			b[n].value = sqlite3_column_double(st, 2);
+			n++;
+		}
+		pthread_mutex_lock(&pp->mu);
+		pp->len[slot] = n;
+		pp->produced++;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+		if (n < SAMPLE_BLOCK)
+			break;
+	}
+	pthread_mutex_lock(&pp->mu);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
+		pp->failed = true;
+		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
+	}
+	pp->done = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	sqlite3_finalize(st);
+	return NULL;
+}
+
+/* GL_OK, fn's value, GL_EDB; -1: could not start (no thread or connection): read directly. */
+static int samples_piped(struct gl_query *q, int64_t since_us, int64_t until_us,
+			 int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			 struct gl_err *err)
+{
+	struct sample_pipe pp = {.since_us = since_us, .until_us = until_us};
+	const char *path = sqlite3_db_filename(q->db, "main");
+	pthread_t th;
+	int rc = GL_OK;
+
+	if (!path || !*path ||
+	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(pp.db, 5000);
+	for (size_t i = 0; i < SAMPLE_RING; i++)
+		if (!(pp.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*pp.blk[i]))))
+			rc = -1;
+	if (rc != GL_OK || pthread_mutex_init(&pp.mu, NULL) != 0) {
+		for (size_t i = 0; i < SAMPLE_RING; i++)
+			free(pp.blk[i]);
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	pthread_cond_init(&pp.cv, NULL);
+	if (pthread_create(&th, NULL, sample_reader, &pp) != 0) {
+		rc = -1;
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&pp.mu);
+		while (pp.consumed == pp.produced && !pp.done)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		bool empty = pp.consumed == pp.produced;
+		pthread_mutex_unlock(&pp.mu);
+		if (empty)
+			break;
+		size_t slot = pp.consumed % SAMPLE_RING;
+
+		for (size_t i = 0; i < pp.len[slot] && rc == GL_OK; i++)
+			rc = fn(arg, &pp.blk[slot][i]);
+		pthread_mutex_lock(&pp.mu);
+		pp.consumed++;
+		if (rc != GL_OK)
+			pp.stop = true;
+		pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.mu);
+		if (rc != GL_OK)
+			break;
+	}
+	pthread_join(th, NULL);
+	if (rc == GL_OK && pp.failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read samples");
+out:
+	pthread_cond_destroy(&pp.cv);
+	pthread_mutex_destroy(&pp.mu);
+	for (size_t i = 0; i < SAMPLE_RING; i++)
+		free(pp.blk[i]);
+	sqlite3_close(pp.db);
+	return rc;
+}
+
+int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		     struct gl_err *err)
+{
+	int rc;
+
+	if (!q->has_samples)
+		return GL_OK;
+	rc = samples_piped(q, since_us, until_us, fn, arg, err);
+	return rc == -1 ? samples_direct(q, since_us, until_us, fn, arg, err) : rc;
 }
 
 /*

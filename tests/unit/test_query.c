@@ -7,6 +7,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,6 +269,97 @@ static void test_events_same_time_by_id(void **state)
 	unlink(p);
 }
 
+struct sseen {
+	int64_t n, stop_at;
+	int64_t prev_ts, prev_id;
+	bool ordered;
+	double sum;
+};
+
+static int collect_sample(void *arg, const struct gl_query_sample *smp)
+{
+	struct sseen *s = arg;
+	/* value = ts * 10 + id % 10 carries the row's id (ids 1..n, the same time for ten) */
+	int64_t id = (int64_t)smp->value % 10;
+
+	if (s->n > 0 && (smp->ts_us < s->prev_ts || (smp->ts_us == s->prev_ts && id <= s->prev_id)))
+		s->ordered = false;
+	if (smp->series_id != 1 + (int64_t)smp->value % 3)
+		s->ordered = false;
+	s->prev_ts = smp->ts_us;
+	s->prev_id = id;
+	s->sum += smp->value;
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 5 : 0;
+}
+
+/*
+ * Samples of a window in (ts_us, id) order through the reader thread's ring
+ * (8 blocks of 8192 rows: 100,003 rows fill it many times over), every row
+ * once; a stop from the callback in the middle ends the walk with its value.
+ */
+static void test_samples_piped(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query6.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct sseen s = {.ordered = true};
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	enum { N = 100003 };
+	double want = 0;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'm');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO series(id, metric_id, source) VALUES (1, 1, 'x'), (2, 1, 'y'),"
+		   " (3, 1, 'z');");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_prepare_v2(db, "INSERT INTO samples(ts_us, id, series_id, value, stream_id, line)"
+			       " VALUES (?1, ?2, ?3, ?4, 1, 1)", -1, &st, NULL);
+	/* ids written in reverse within each time, so that the table's order is not the insert order */
+	for (int64_t i = N; i >= 1; i--) {
+		int64_t ts = 1000 + (i - 1) / 10, id = (i - 1) % 10;
+		double v = (double)(ts * 10 + id);
+
+		/* series 1 + v % 3 */
+		sqlite3_bind_int64(st, 1, ts);
+		sqlite3_bind_int64(st, 2, id);
+		sqlite3_bind_int64(st, 3, 1 + (int64_t)v % 3);
+		sqlite3_bind_double(st, 4, v);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+		if (ts >= 1100 && ts < 9000)
+			want += v;
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_samples(q, 1100, 9000, collect_sample, &s, &err), GL_OK);
+	assert_int_equal(s.n, (9000 - 1100) * 10);
+	assert_true(s.ordered);
+	assert_true(s.sum == want);
+	/* stop at row 70,000 */
+	memset(&s, 0, sizeof(s));
+	s.ordered = true;
+	s.stop_at = 70000;
+	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), 5);
+	assert_int_equal(s.n, 70000);
+	assert_true(s.ordered);
+	/* and again after a stop: the connection is fine */
+	memset(&s, 0, sizeof(s));
+	s.ordered = true;
+	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), GL_OK);
+	assert_int_equal(s.n, N);
+	assert_true(s.ordered);
+	gl_query_close(q);
+	unlink(p);
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -309,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_events_same_time_by_id),
+		cmocka_unit_test(test_samples_piped),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
