@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define FLAG_BIT (UINT64_C(1) << 63)
-#define BLOCK_MIN 16u
+#define BLOCK_MIN 2u
 #define BLOCK_MAX 8192u
 
 struct timing {

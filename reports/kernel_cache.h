@@ -17,7 +17,7 @@
  * Kept per timing: ts_us, dur_us and whether anomaly == 1 (16 bytes: the
  * flag rides in the top bit of the time, which is >= 0 in a report's
  * window). Per kernel the timings live in a chain of blocks growing from
- * 16 to 8192 timings, so that a kernel with one timing costs little and a
+ * 2 to 8192 timings, so that a kernel with one timing costs little and a
  * long one wastes at most one block's tail.
  *
  * Memory is bounded by max_timings: past it, or when an allocation fails,

@@ -1,7 +1,7 @@
 /*
  * test_kernel_cache.c - reports/kernel_cache.c: timings handed back kernel
  * by kernel in ascending id, each kernel's in the order added, across block
- * boundaries (16, 32, ... 8192, 8192); the anomaly flag; the bound and
+ * boundaries (2, 4, ... 8192, 8192); the anomaly flag; the bound and
  * what happens past it; a stop from the callback.
  */
 #include <math.h>
