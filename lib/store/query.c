@@ -201,14 +201,24 @@ bool gl_query_has_dup_of(const struct gl_query *q)
 }
 
 /*
- * The rows of one time (ts_us) held back until the next time shows up, so
- * that they go out in id order. The index events_ts is (ts_us, rec_hash):
- * it gives time order without a sort, but not id order among rows of the
- * same time, and asking SQLite for "ORDER BY ts_us, id" makes it sort every
- * run of equal times in a temporary b-tree (measured: 4 of the 9 s of
- * reading 10M events). Text columns are copied, since a row's pointers die
+ * Events are read in blocks of decoded rows. The index events_ts is
+ * (ts_us, rec_hash): it gives time order without a sort, but not id order
+ * among rows of the same time, and asking SQLite for "ORDER BY ts_us, id"
+ * makes it sort every run of equal times in a temporary b-tree (measured:
+ * 4 of the 9 s of reading 10M events). So a block ends only where the time
+ * changes, and each run of equal times in it is put in id order here. Text
+ * columns are copied into the block's arena, since a row's pointers die
  * with the next sqlite3_step.
+ *
+ * A reader thread on its own connection fills the blocks of a small ring
+ * while the caller's thread hands the rows of the filled ones to fn, in
+ * order: fn runs in the caller's thread only, and SQLite's stepping and
+ * decoding overlap with the sections' work. Without a thread or a second
+ * connection, one thread fills a block and hands it out in turn.
  */
+#define EV_BLOCK 4096		/* rows; a block ends at the first change of time past this */
+#define EV_RING 4
+
 struct held {
 	struct gl_query_event ev;
 	int64_t id;
@@ -256,14 +266,111 @@ static int cmp_held_id(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Hands out the held rows in id order and empties the group; fn's value or 0. */
-static int held_flush(struct held_group *g, int (*fn)(void *arg, const struct gl_query_event *ev),
+/* Puts each run of equal times of g in id order. */
+static void sort_runs(struct held_group *g)
+{
+	for (size_t i = 0, j; i < g->n; i = j) {
+		for (j = i + 1; j < g->n && g->h[j].ev.ts_us == g->h[i].ev.ts_us; j++)
+			;
+		if (j - i > 1)
+			qsort(g->h + i, j - i, sizeof(*g->h), cmp_held_id);
+	}
+}
+
+/* Decodes the row st is on into a new entry of g; false when out of memory. */
+static bool decode_event(sqlite3_stmt *st, struct held_group *g)
+{
+	bool oom = false;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : EV_BLOCK + 16;
+		struct held *nh = realloc(g->h, cap * sizeof(*nh));
+
+		if (!nh)
+			return false;
+		g->h = nh;
+		g->cap = cap;
+	}
+	struct held *h = &g->h[g->n];
+	struct gl_query_event *ev = &h->ev;
+
+	ev->ts_us = sqlite3_column_int64(st, 0);
+	ev->level = sqlite3_column_int(st, 1);
+	if (ev->level < GL_LEVEL_NONE || ev->level > GL_LEVEL_CRITICAL)
+		ev->level = GL_LEVEL_NONE;
+	ev->component_id = sqlite3_column_int64(st, 2);
+	ev->host_id = sqlite3_column_int64(st, 3);
+	ev->kernel_id = sqlite3_column_int64(st, 4);
+	ev->dur_us = col_double(st, 5);
+	ev->mem_mb = col_double(st, 6);
+	ev->anomaly = sqlite3_column_int(st, 7);
+	ev->recovery_attempts = col_count(st, 8);
+	h->off[0] = arena_put(g, (const char *)sqlite3_column_text(st, 9),
+			      (size_t)sqlite3_column_bytes(st, 9), &oom);
+	ev->message_len = h->off[0] == SIZE_MAX ? 0 : (size_t)sqlite3_column_bytes(st, 9);
+	ev->error_count = col_count(st, 10);
+	ev->stream_id = sqlite3_column_int64(st, 11);
+	ev->exec_ms = col_double(st, 12);
+	h->off[1] = arena_put(g, (const char *)sqlite3_column_text(st, 13),
+			      (size_t)sqlite3_column_bytes(st, 13), &oom);
+	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : (size_t)sqlite3_column_bytes(st, 13);
+	ev->dup_of = sqlite3_column_int64(st, 14);
+	/* the trace columns: only for a row of a profiler trace (source set) */
+	const char *source = (const char *)sqlite3_column_text(st, 15);
+	h->off[2] = h->off[3] = SIZE_MAX;
+	if (source) {
+		h->off[3] = arena_put(g, source, (size_t)sqlite3_column_bytes(st, 15), &oom);
+		ev->launch_overhead_us = col_double(st, 16);
+		ev->queue_us = col_double(st, 17);
+		ev->occupancy = col_double(st, 18);
+		const char *device = (const char *)sqlite3_column_text(st, 19);
+		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_column_bytes(st, 19) : 0,
+				      &oom);
+		ev->scope_id = sqlite3_column_int64(st, 20);
+		ev->stack_id = sqlite3_column_int64(st, 21);
+	} else {
+		ev->launch_overhead_us = ev->queue_us = ev->occupancy = NAN;
+		ev->scope_id = ev->stack_id = 0;
+	}
+	h->id = sqlite3_column_int64(st, 22);
+	g->n++;
+	return !oom;
+}
+
+/*
+ * Empties g and fills it from st: to the end (SQLITE_DONE), or to a row of
+ * a new time once EV_BLOCK rows are in (SQLITE_ROW; st stays on that row,
+ * not yet decoded: *pending), or an error (SQLITE_NOMEM when out of
+ * memory). On entry *pending says st is on a row not yet decoded.
+ */
+static int fill_block(sqlite3_stmt *st, struct held_group *g, bool *pending)
+{
+	int rc;
+
+	g->n = 0;
+	g->alen = 0;
+	for (;;) {
+		if (!*pending && (rc = sqlite3_step(st)) != SQLITE_ROW)
+			break;
+		*pending = false;
+		if (g->n >= EV_BLOCK && sqlite3_column_int64(st, 0) != g->h[g->n - 1].ev.ts_us) {
+			*pending = true;
+			rc = SQLITE_ROW;
+			break;
+		}
+		if (!decode_event(st, g))
+			return SQLITE_NOMEM;
+	}
+	sort_runs(g);
+	return rc;
+}
+
+/* Hands the rows of g to fn in order; fn's value or 0. */
+static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl_query_event *ev),
 		      void *arg)
 {
 	int rc = 0;
 
-	if (g->n > 1)
-		qsort(g->h, g->n, sizeof(*g->h), cmp_held_id);
 	for (size_t i = 0; i < g->n && rc == 0; i++) {
 		struct held *h = &g->h[i];
 
@@ -273,20 +380,14 @@ static int held_flush(struct held_group *g, int (*fn)(void *arg, const struct gl
 		h->ev.source = h->off[3] == SIZE_MAX ? NULL : g->arena + h->off[3];
 		rc = fn(arg, &h->ev);
 	}
-	g->n = 0;
-	g->alen = 0;
 	return rc;
 }
 
-int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		    struct gl_err *err)
+static const char *events_sql(const struct gl_query *q, unsigned flags)
 {
 	/*
 	 * Text is read only where a report uses it (see query.h): reading every
-	 * message of 10M kernel lines would double the report's time. Rows come
-	 * in time order from the index; the order by id within one time is
-	 * made here (struct held_group).
+	 * message of 10M kernel lines would double the report's time.
 	 */
 #define EV_COLS(dup, trace)                                                                \
 	"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,"   \
@@ -318,89 +419,163 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 #undef EV_SQL
 #undef EV_SQL_DUP
 #undef EV_COLS
+	return sql[q->has_dup_of][q->has_trace && !only][only];
+}
+
+/* One thread: fill a block, hand it out, again. */
+static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+			 int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			 struct gl_err *err)
+{
 	sqlite3_stmt *st = NULL;
 	struct held_group g = {0};
-	bool oom = false;
+	bool pending = false;
 	int rc, frc = 0;
 
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][q->has_trace && !only][only], -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t ts_us = sqlite3_column_int64(st, 0);
-
-		if (g.n > 0 && ts_us != g.h[0].ev.ts_us && (frc = held_flush(&g, fn, arg)) != 0)
-			break;
-		if (g.n == g.cap) {
-			size_t cap = g.cap ? g.cap * 2 : 16;
-			struct held *h = realloc(g.h, cap * sizeof(*h));
-
-			if (!h) {
-				oom = true;
-				break;
-			}
-			g.h = h;
-			g.cap = cap;
-		}
-		struct held *h = &g.h[g.n++];
-		struct gl_query_event *ev = &h->ev;
-
-		ev->ts_us = ts_us;
-		ev->level = sqlite3_column_int(st, 1);
-		if (ev->level < GL_LEVEL_NONE || ev->level > GL_LEVEL_CRITICAL)
-			ev->level = GL_LEVEL_NONE;
-		ev->component_id = sqlite3_column_int64(st, 2);
-		ev->host_id = sqlite3_column_int64(st, 3);
-		ev->kernel_id = sqlite3_column_int64(st, 4);
-		ev->dur_us = col_double(st, 5);
-		ev->mem_mb = col_double(st, 6);
-		ev->anomaly = sqlite3_column_int(st, 7);
-		ev->recovery_attempts = col_count(st, 8);
-		ev->message_len = (size_t)sqlite3_column_bytes(st, 9);
-		h->off[0] = arena_put(&g, (const char *)sqlite3_column_text(st, 9), ev->message_len,
-				      &oom);
-		ev->error_count = col_count(st, 10);
-		ev->stream_id = sqlite3_column_int64(st, 11);
-		ev->exec_ms = col_double(st, 12);
-		ev->metadata_len = (size_t)sqlite3_column_bytes(st, 13);
-		h->off[1] = arena_put(&g, (const char *)sqlite3_column_text(st, 13),
-				      ev->metadata_len, &oom);
-		ev->dup_of = sqlite3_column_int64(st, 14);
-		/* the trace columns: only for a row of a profiler trace (source set) */
-		const char *source = (const char *)sqlite3_column_text(st, 15);
-		h->off[2] = h->off[3] = SIZE_MAX;
-		if (source) {
-			h->off[3] = arena_put(&g, source, (size_t)sqlite3_column_bytes(st, 15), &oom);
-			ev->launch_overhead_us = col_double(st, 16);
-			ev->queue_us = col_double(st, 17);
-			ev->occupancy = col_double(st, 18);
-			const char *device = (const char *)sqlite3_column_text(st, 19);
-			h->off[2] = arena_put(&g, device, device ? (size_t)sqlite3_column_bytes(st, 19) : 0,
-					      &oom);
-			ev->scope_id = sqlite3_column_int64(st, 20);
-			ev->stack_id = sqlite3_column_int64(st, 21);
-		} else {
-			ev->launch_overhead_us = ev->queue_us = ev->occupancy = NAN;
-			ev->scope_id = ev->stack_id = 0;
-		}
-		h->id = sqlite3_column_int64(st, 22);
-		if (oom)
-			break;
-	}
-	if (oom)
-		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	else if (frc != 0)
+	do {
+		rc = fill_block(st, &g, &pending);
+		frc = emit_block(&g, fn, arg);
+	} while (rc == SQLITE_ROW && frc == 0);
+	if (frc != 0)
 		rc = frc;
+	else if (rc == SQLITE_NOMEM)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	else if (rc != SQLITE_DONE)
 		rc = db_error(q, err, "cannot read events");
 	else
-		rc = held_flush(&g, fn, arg);
+		rc = GL_OK;
 	free(g.h);
 	free(g.arena);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+struct event_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	sqlite3 *db;				/* the reader's connection */
+	const char *sql;
+	int64_t since_us, until_us;
+	struct held_group ring[EV_RING];
+	size_t produced, consumed;		/* blocks, counted from 0 */
+	bool done, stop;
+	int failed;				/* 0, or SQLITE_NOMEM / another error code */
+	char msg[256];
+};
+
+static void *event_reader(void *arg)
+{
+	struct event_pipe *pp = arg;
+	sqlite3_stmt *st = NULL;
+	bool pending = false, stop = false;
+	int rc = SQLITE_ROW;
+
+	if (sqlite3_prepare_v2(pp->db, pp->sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = SQLITE_ERROR;
+	} else {
+		sqlite3_bind_int64(st, 1, pp->since_us);
+		sqlite3_bind_int64(st, 2, pp->until_us);
+	}
+	while (rc == SQLITE_ROW) {
+		pthread_mutex_lock(&pp->mu);
+		while (pp->produced - pp->consumed == EV_RING && !pp->stop)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop)
+			break;
+		/* the slot is the reader's until produced moves past it */
+		rc = fill_block(st, &pp->ring[pp->produced % EV_RING], &pending);
+		pthread_mutex_lock(&pp->mu);
+		pp->produced++;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+	}
+	pthread_mutex_lock(&pp->mu);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
+		pp->failed = rc;
+		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
+	}
+	pp->done = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	sqlite3_finalize(st);
+	return NULL;
+}
+
+/* GL_OK, fn's value, GL_EDB or GL_ENOMEM; -1: could not start (no thread or connection). */
+static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			struct gl_err *err)
+{
+	struct event_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us};
+	const char *path = sqlite3_db_filename(q->db, "main");
+	pthread_t th;
+	int rc = GL_OK;
+
+	if (!path || !*path ||
+	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(pp.db, 5000);
+	if (pthread_mutex_init(&pp.mu, NULL) != 0) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	pthread_cond_init(&pp.cv, NULL);
+	if (pthread_create(&th, NULL, event_reader, &pp) != 0) {
+		rc = -1;
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&pp.mu);
+		while (pp.consumed == pp.produced && !pp.done)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		bool empty = pp.consumed == pp.produced;
+		pthread_mutex_unlock(&pp.mu);
+		if (empty)
+			break;
+		rc = emit_block(&pp.ring[pp.consumed % EV_RING], fn, arg);
+		pthread_mutex_lock(&pp.mu);
+		pp.consumed++;
+		if (rc != GL_OK)
+			pp.stop = true;
+		pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.mu);
+		if (rc != GL_OK)
+			break;
+	}
+	pthread_join(th, NULL);
+	if (rc == GL_OK && pp.failed == SQLITE_NOMEM)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	else if (rc == GL_OK && pp.failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read events");
+out:
+	pthread_cond_destroy(&pp.cv);
+	pthread_mutex_destroy(&pp.mu);
+	for (size_t i = 0; i < EV_RING; i++) {
+		free(pp.ring[i].h);
+		free(pp.ring[i].arena);
+	}
+	sqlite3_close(pp.db);
+	return rc;
+}
+
+int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		    struct gl_err *err)
+{
+	const char *sql = events_sql(q, flags);
+	int rc = flags & GL_QUERY_ONE_THREAD ? -1
+					      : events_piped(q, sql, since_us, until_us, fn, arg, err);
+
+	return rc == -1 ? events_direct(q, sql, since_us, until_us, fn, arg, err) : rc;
 }
 
 int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_us,

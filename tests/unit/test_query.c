@@ -237,6 +237,10 @@ static void test_events_same_time_by_id(void **state)
 	}
 	sqlite3_close(db);
 	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_events(q, 0, 1000, GL_QUERY_ONE_THREAD, collect_ties, &s, &err),
+			 GL_OK);
+	assert_int_equal(s.n, 40);
+	memset(&s, 0, sizeof(s));
 	assert_int_equal(gl_query_events(q, 0, 1000, 0, collect_ties, &s, &err), GL_OK);
 	assert_int_equal(s.n, 40);
 	for (int i = 0; i < 40; i++) {
@@ -360,6 +364,97 @@ static void test_samples_piped(void **state)
 	unlink(p);
 }
 
+struct bseen {
+	int64_t n, stop_at, bad;
+	int64_t prev_ts, prev_id;
+};
+
+static int collect_blocks(void *arg, const struct gl_query_event *ev)
+{
+	struct bseen *s = arg;
+	int64_t id = (int64_t)ev->dur_us;	/* dur_us carries the id */
+	char want[32];
+
+	if (s->n > 0 && (ev->ts_us < s->prev_ts || (ev->ts_us == s->prev_ts && id <= s->prev_id)))
+		s->bad++;
+	if (ev->ts_us != 1000 + (id - 1) / 7)
+		s->bad++;
+	snprintf(want, sizeof(want), "m%lld", (long long)id);
+	if (id % 3 == 0 ? !ev->message || strcmp(ev->message, want) || ev->message_len != strlen(want)
+			: ev->message != NULL)
+		s->bad++;
+	s->prev_ts = ev->ts_us;
+	s->prev_id = id;
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 4 : 0;
+}
+
+/*
+ * Many rows (20,003, seven to a time, index order by rec_hash the reverse
+ * of id): blocks of decoded rows end only where the time changes, and
+ * every run comes out in id order with its text, read by the second thread
+ * and in the caller's thread alike; a stop in the middle of a run ends the
+ * walk with fn's value.
+ */
+static void test_events_blocks(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query7.db";
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	enum { N = 20003 };
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_prepare_v2(db, "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, message,"
+			       " stream_id, line, rec_hash) VALUES (?1, ?2, ?3, 1, ?1, ?4, 1, 1, -?1)",
+			       -1, &st, NULL);
+	for (int64_t id = 1; id <= N; id++) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "m%lld", (long long)id);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, 1000 + (id - 1) / 7);
+		sqlite3_bind_int(st, 3, id % 3 == 0 ? 4 : 3);	/* WARNING rows carry the message */
+		sqlite3_bind_text(st, 4, msg, -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (unsigned one = 0; one < 2; one++) {
+		unsigned fl = one ? GL_QUERY_ONE_THREAD : 0;
+		struct bseen s = {0};
+
+		assert_int_equal(gl_query_events(q, 0, 1000000, fl, collect_blocks, &s, &err), GL_OK);
+		assert_int_equal(s.n, N);
+		assert_int_equal(s.bad, 0);
+		/* from time 1500 (ids 3501..): 16,503 rows */
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(gl_query_events(q, 1500, 1000000, fl, collect_blocks, &s, &err),
+				 GL_OK);
+		assert_int_equal(s.n, N - 3500);
+		assert_int_equal(s.bad, 0);
+		/* stopped at row 9,000 (inside a run of seven) */
+		memset(&s, 0, sizeof(s));
+		s.stop_at = 9000;
+		assert_int_equal(gl_query_events(q, 0, 1000000, fl, collect_blocks, &s, &err), 4);
+		assert_int_equal(s.n, 9000);
+		assert_int_equal(s.bad, 0);
+		assert_int_equal(s.prev_id, 9000);
+	}
+	gl_query_close(q);
+	unlink(p);
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -402,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_events_same_time_by_id),
 		cmocka_unit_test(test_samples_piped),
+		cmocka_unit_test(test_events_blocks),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
