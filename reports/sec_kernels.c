@@ -146,7 +146,9 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		return GL_OK;
 	d = &ks->listed[k->rank];
 	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
+		/* the event pass counted them: one allocation of the right size */
+		size_t cap = d->cap ? d->cap * 2
+				    : cx->kernel_n[ev->kernel_id] ? cx->kernel_n[ev->kernel_id] : 64;
 		double *p = realloc(d->dur, cap * sizeof(*p));
 
 		if (!p)

@@ -32,7 +32,8 @@
  * anomaly test, histograms) is done in the kernel pass, which the driver
  * makes when a section has collect_kernel: after plan (where the kernels
  * section picks the kernels it lists), the window's kernel timings come
- * again ordered by (kernel, time), filters applied as in the event pass,
+ * again ordered by (kernel, time), filters applied as in the event pass
+ * (from memory, kernel_cache.h, or past its bound from the database),
  * and a section keeps the samples of the kernels it needs, or none.
  * Memory: O(kernels x small constant) + O(samples of the listed kernels).
  *
@@ -102,7 +103,9 @@ struct gl_section {
 	int (*collect_span)(struct gl_section_ctx *cx, void *st, const struct gl_query_span *sp);
 	/* After the event passes, before the kernel pass. */
 	int (*plan)(struct gl_section_ctx *cx, void *st);
-	/* Each kernel timing, by (kernel_id, ts_us, id); first: the kernel's first. */
+	/* Each kernel timing, by (kernel_id, ts_us, id); first: the kernel's first. Only
+	 * ts_us, kernel_id, dur_us and anomaly (1 or 0) are set: the pass is replayed from
+	 * what the event pass kept (kernel_cache.h), filters already applied. */
 	int (*collect_kernel)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
 			      bool first);
 	int (*finish)(struct gl_section_ctx *cx, void *st);

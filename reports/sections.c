@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_cache.h"
 #include "section.h"
 #include "series.h"
 #include "stats/stats.h"
@@ -33,6 +34,10 @@ struct build {
 	struct gl_section_ctx cx;
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
+	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
+	/* the sections with a collect (collect_sample) hook, in table order: a
+	 * pass over millions of rows does not look at the others */
+	size_t *with_collect, n_collect, *with_sample, n_sample;
 };
 
 int gl_section_oom(struct gl_err *err)
@@ -198,11 +203,15 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
 	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
 		cx->kernel_n[ev->kernel_id]++;
+	if (cx->kernel_sample && b->kcache && (uint64_t)ev->kernel_id < cx->n_ids)
+		gl_kcache_add(b->kcache, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
 		return GL_ENOMEM;
-	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
-		if (b->list->items[i]->collect)
-			rc = b->list->items[i]->collect(cx, rep->sec_state[i], ev);
+	for (size_t j = 0; j < b->n_collect && rc == GL_OK; j++) {
+		size_t i = b->with_collect[j];
+
+		rc = b->list->items[i]->collect(cx, rep->sec_state[i], ev);
+	}
 	return rc;
 }
 
@@ -216,17 +225,14 @@ bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id)
 	return id_ok(cx, cx->host_ok, host_id, cx->p->hosts, cx->p->nhosts);
 }
 
-/* The kernel pass: the same events as kernel_sample marks in on_event. */
-static int on_kernel(void *arg, const struct gl_query_event *ev)
+/* The kernel pass, from the cache: rows on_event kept, filters applied there. */
+static int on_kernel_kept(void *arg, const struct gl_query_event *ev)
 {
 	struct build *b = arg;
 	struct gl_section_ctx *cx = &b->cx;
 	bool first;
 	int rc = GL_OK;
 
-	if (ev->dup_of || !gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
-	    (uint64_t)ev->kernel_id >= cx->n_ids)
-		return 0;
 	first = ev->kernel_id != b->last_kernel_id;
 	b->last_kernel_id = ev->kernel_id;
 	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
@@ -235,14 +241,28 @@ static int on_kernel(void *arg, const struct gl_query_event *ev)
 	return rc;
 }
 
+/* The kernel pass from the database: the same events as kernel_sample marks in on_event. */
+static int on_kernel(void *arg, const struct gl_query_event *ev)
+{
+	struct build *b = arg;
+	struct gl_section_ctx *cx = &b->cx;
+
+	if (ev->dup_of || !gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
+	    (uint64_t)ev->kernel_id >= cx->n_ids)
+		return 0;
+	return on_kernel_kept(arg, ev);
+}
+
 static int on_sample(void *arg, const struct gl_query_sample *smp)
 {
 	struct build *b = arg;
 	int rc = GL_OK;
 
-	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
-		if (b->list->items[i]->collect_sample)
-			rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
+	for (size_t j = 0; j < b->n_sample && rc == GL_OK; j++) {
+		size_t i = b->with_sample[j];
+
+		rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
+	}
 	return rc;
 }
 
@@ -317,6 +337,18 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
+	b.with_collect = calloc(list->n ? list->n : 1, sizeof(size_t));
+	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));
+	if (!b.with_collect || !b.with_sample) {
+		rc = gl_section_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		if (list->items[i]->collect)
+			b.with_collect[b.n_collect++] = i;
+		if (list->items[i]->collect_sample)
+			b.with_sample[b.n_sample++] = i;
+	}
 	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
 		rc = gl_section_oom(err);
 		goto out;
@@ -337,6 +369,13 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		if (rc != GL_OK)
 			goto out;
 	}
+	for (size_t i = 0; i < list->n; i++)
+		if (list->items[i]->collect_kernel) {
+			/* no cache (out of memory) is the kernel pass from the database */
+			b.kcache = gl_kcache_new(b.cx.n_ids, p->kernel_cache_max ? p->kernel_cache_max
+										 : GL_KCACHE_MAX_TIMINGS);
+			break;
+		}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);
@@ -364,7 +403,11 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->collect_kernel) {
 			b.last_kernel_id = -1;
-			rc = gl_query_kernel_samples(q, p->since_us, p->until_us, on_kernel, &b, err);
+			if (gl_kcache_ok(b.kcache))
+				rc = gl_kcache_replay(b.kcache, on_kernel_kept, &b);
+			else
+				rc = gl_query_kernel_samples(q, p->since_us, p->until_us, on_kernel,
+							     &b, err);
 			break;
 		}
 	if (rc != GL_OK)
@@ -376,6 +419,9 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	if (rc == GL_OK && p->series)
 		rc = gl_series_finish(p->series, q, rep, err);
 out:
+	gl_kcache_free(b.kcache);
+	free(b.with_collect);
+	free(b.with_sample);
 	free(b.cx.comp_ok);
 	free(b.cx.host_ok);
 	free(b.cx.kern_ok);

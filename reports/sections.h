@@ -47,6 +47,12 @@ struct gl_report_params {
 	 * The caller releases it in every case. NULL: no chart series.
 	 */
 	struct gl_series *series;
+	/*
+	 * Kernel timings kept from the event pass for the kernel pass
+	 * (kernel_cache.h); 0: GL_KCACHE_MAX_TIMINGS. Past it the kernel pass
+	 * reads the database again; the report is the same either way.
+	 */
+	size_t kernel_cache_max;
 	/* The sections to build; NULL: gl_sections (section.h). Borrowed; must outlive rep. */
 	const struct gl_section_list *sections;
 };

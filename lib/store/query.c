@@ -7,6 +7,7 @@
 #include "util/timeutil.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,9 +200,190 @@ bool gl_query_has_dup_of(const struct gl_query *q)
 	return q->has_dup_of;
 }
 
-int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		    struct gl_err *err)
+/*
+ * Events are read in blocks of decoded rows. The index events_ts is
+ * (ts_us, rec_hash): it gives time order without a sort, but not id order
+ * among rows of the same time, and asking SQLite for "ORDER BY ts_us, id"
+ * makes it sort every run of equal times in a temporary b-tree (measured:
+ * 4 of the 9 s of reading 10M events). So a block ends only where the time
+ * changes, and each run of equal times in it is put in id order here. Text
+ * columns are copied into the block's arena, since a row's pointers die
+ * with the next sqlite3_step.
+ *
+ * A reader thread on its own connection fills the blocks of a small ring
+ * while the caller's thread hands the rows of the filled ones to fn, in
+ * order: fn runs in the caller's thread only, and SQLite's stepping and
+ * decoding overlap with the sections' work. Without a thread or a second
+ * connection, one thread fills a block and hands it out in turn.
+ */
+#define EV_BLOCK 4096		/* rows; a block ends at the first change of time past this */
+#define EV_RING 4
+
+struct held {
+	struct gl_query_event ev;
+	int64_t id;
+	size_t off[4];		/* message, metadata, device, source in arena; SIZE_MAX: NULL */
+};
+
+struct held_group {
+	struct held *h;
+	size_t n, cap;
+	char *arena;
+	size_t alen, acap;
+};
+
+/* Copies len bytes of s (and a NUL) into the arena; SIZE_MAX for NULL, or out of memory (*oom). */
+static size_t arena_put(struct held_group *g, const char *s, size_t len, bool *oom)
+{
+	size_t off;
+
+	if (!s)
+		return SIZE_MAX;
+	if (g->alen + len + 1 > g->acap) {
+		size_t cap = g->acap ? g->acap : 4096;
+		char *a;
+
+		while (cap < g->alen + len + 1)
+			cap *= 2;
+		if (!(a = realloc(g->arena, cap))) {
+			*oom = true;
+			return SIZE_MAX;
+		}
+		g->arena = a;
+		g->acap = cap;
+	}
+	off = g->alen;
+	memcpy(g->arena + off, s, len);
+	g->arena[off + len] = '\0';
+	g->alen += len + 1;
+	return off;
+}
+
+static int cmp_held_id(const void *pa, const void *pb)
+{
+	const struct held *a = pa, *b = pb;
+
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Puts each run of equal times of g in id order. */
+static void sort_runs(struct held_group *g)
+{
+	for (size_t i = 0, j; i < g->n; i = j) {
+		for (j = i + 1; j < g->n && g->h[j].ev.ts_us == g->h[i].ev.ts_us; j++)
+			;
+		if (j - i > 1)
+			qsort(g->h + i, j - i, sizeof(*g->h), cmp_held_id);
+	}
+}
+
+/* Decodes the row st is on into a new entry of g; false when out of memory. */
+static bool decode_event(sqlite3_stmt *st, struct held_group *g)
+{
+	bool oom = false;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : EV_BLOCK + 16;
+		struct held *nh = realloc(g->h, cap * sizeof(*nh));
+
+		if (!nh)
+			return false;
+		g->h = nh;
+		g->cap = cap;
+	}
+	struct held *h = &g->h[g->n];
+	struct gl_query_event *ev = &h->ev;
+
+	ev->ts_us = sqlite3_column_int64(st, 0);
+	ev->level = sqlite3_column_int(st, 1);
+	if (ev->level < GL_LEVEL_NONE || ev->level > GL_LEVEL_CRITICAL)
+		ev->level = GL_LEVEL_NONE;
+	ev->component_id = sqlite3_column_int64(st, 2);
+	ev->host_id = sqlite3_column_int64(st, 3);
+	ev->kernel_id = sqlite3_column_int64(st, 4);
+	ev->dur_us = col_double(st, 5);
+	ev->mem_mb = col_double(st, 6);
+	ev->anomaly = sqlite3_column_int(st, 7);
+	ev->recovery_attempts = col_count(st, 8);
+	h->off[0] = arena_put(g, (const char *)sqlite3_column_text(st, 9),
+			      (size_t)sqlite3_column_bytes(st, 9), &oom);
+	ev->message_len = h->off[0] == SIZE_MAX ? 0 : (size_t)sqlite3_column_bytes(st, 9);
+	ev->error_count = col_count(st, 10);
+	ev->stream_id = sqlite3_column_int64(st, 11);
+	ev->exec_ms = col_double(st, 12);
+	h->off[1] = arena_put(g, (const char *)sqlite3_column_text(st, 13),
+			      (size_t)sqlite3_column_bytes(st, 13), &oom);
+	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : (size_t)sqlite3_column_bytes(st, 13);
+	ev->dup_of = sqlite3_column_int64(st, 14);
+	/* the trace columns: only for a row of a profiler trace (source set) */
+	const char *source = (const char *)sqlite3_column_text(st, 15);
+	h->off[2] = h->off[3] = SIZE_MAX;
+	if (source) {
+		h->off[3] = arena_put(g, source, (size_t)sqlite3_column_bytes(st, 15), &oom);
+		ev->launch_overhead_us = col_double(st, 16);
+		ev->queue_us = col_double(st, 17);
+		ev->occupancy = col_double(st, 18);
+		const char *device = (const char *)sqlite3_column_text(st, 19);
+		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_column_bytes(st, 19) : 0,
+				      &oom);
+		ev->scope_id = sqlite3_column_int64(st, 20);
+		ev->stack_id = sqlite3_column_int64(st, 21);
+	} else {
+		ev->launch_overhead_us = ev->queue_us = ev->occupancy = NAN;
+		ev->scope_id = ev->stack_id = 0;
+	}
+	h->id = sqlite3_column_int64(st, 22);
+	g->n++;
+	return !oom;
+}
+
+/*
+ * Empties g and fills it from st: to the end (SQLITE_DONE), or to a row of
+ * a new time once EV_BLOCK rows are in (SQLITE_ROW; st stays on that row,
+ * not yet decoded: *pending), or an error (SQLITE_NOMEM when out of
+ * memory). On entry *pending says st is on a row not yet decoded.
+ */
+static int fill_block(sqlite3_stmt *st, struct held_group *g, bool *pending)
+{
+	int rc;
+
+	g->n = 0;
+	g->alen = 0;
+	for (;;) {
+		if (!*pending && (rc = sqlite3_step(st)) != SQLITE_ROW)
+			break;
+		*pending = false;
+		if (g->n >= EV_BLOCK && sqlite3_column_int64(st, 0) != g->h[g->n - 1].ev.ts_us) {
+			*pending = true;
+			rc = SQLITE_ROW;
+			break;
+		}
+		if (!decode_event(st, g))
+			return SQLITE_NOMEM;
+	}
+	sort_runs(g);
+	return rc;
+}
+
+/* Hands the rows of g to fn in order; fn's value or 0. */
+static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl_query_event *ev),
+		      void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < g->n && rc == 0; i++) {
+		struct held *h = &g->h[i];
+
+		h->ev.message = h->off[0] == SIZE_MAX ? NULL : g->arena + h->off[0];
+		h->ev.metadata = h->off[1] == SIZE_MAX ? NULL : g->arena + h->off[1];
+		h->ev.device = h->off[2] == SIZE_MAX ? NULL : g->arena + h->off[2];
+		h->ev.source = h->off[3] == SIZE_MAX ? NULL : g->arena + h->off[3];
+		rc = fn(arg, &h->ev);
+	}
+	return rc;
+}
+
+static const char *events_sql(const struct gl_query *q, unsigned flags)
 {
 	/*
 	 * Text is read only where a report uses it (see query.h): reading every
@@ -213,18 +395,18 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	" (exec_ms IS NOT NULL OR message LIKE 'Operation %')) THEN message END,"          \
 	" error_count, stream_id, exec_ms,"                                                 \
 	" CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL THEN metadata END, " dup      \
-	", " trace " FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+	", " trace ", id FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
 #define TR_NO "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
 #define TR_YES                                                                             \
 	"source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
 #define EV_SQL(dup, trace)                                                                 \
-	{EV_COLS(dup, trace) " ORDER BY ts_us, id",                                        \
+	{EV_COLS(dup, trace) " ORDER BY ts_us",                                            \
 	 EV_COLS(dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"            \
-			     " ORDER BY ts_us, id"}
+			     " ORDER BY ts_us"}
 #define EV_SQL_DUP(trace)                                                                  \
-	{EV_COLS("dup_of", trace) " ORDER BY ts_us, id",                                   \
+	{EV_COLS("dup_of", trace) " ORDER BY ts_us",                                       \
 	 EV_COLS("dup_of", trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"        \
-				  " AND dup_of IS NULL ORDER BY ts_us, id"}
+				  " AND dup_of IS NULL ORDER BY ts_us"}
 	/* [has dup_of][has the trace columns][kernels only]; the kernels-only walk (the
 	 * baseline's durations) reads no trace column */
 	static const char *const sql[2][2][2] = {
@@ -237,61 +419,163 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 #undef EV_SQL
 #undef EV_SQL_DUP
 #undef EV_COLS
-	sqlite3_stmt *st = NULL;
-	struct gl_query_event ev;
-	int rc;
+	return sql[q->has_dup_of][q->has_trace && !only][only];
+}
 
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of][q->has_trace && !only][only], -1,
-			       &st, NULL) != SQLITE_OK)
+/* One thread: fill a block, hand it out, again. */
+static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+			 int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			 struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct held_group g = {0};
+	bool pending = false;
+	int rc, frc = 0;
+
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ev.ts_us = sqlite3_column_int64(st, 0);
-		ev.level = sqlite3_column_int(st, 1);
-		if (ev.level < GL_LEVEL_NONE || ev.level > GL_LEVEL_CRITICAL)
-			ev.level = GL_LEVEL_NONE;
-		ev.component_id = sqlite3_column_int64(st, 2);
-		ev.host_id = sqlite3_column_int64(st, 3);
-		ev.kernel_id = sqlite3_column_int64(st, 4);
-		ev.dur_us = col_double(st, 5);
-		ev.mem_mb = col_double(st, 6);
-		ev.anomaly = sqlite3_column_int(st, 7);
-		ev.recovery_attempts = col_count(st, 8);
-		ev.message = (const char *)sqlite3_column_text(st, 9);
-		ev.message_len = (size_t)sqlite3_column_bytes(st, 9);
-		ev.error_count = col_count(st, 10);
-		ev.stream_id = sqlite3_column_int64(st, 11);
-		ev.exec_ms = col_double(st, 12);
-		ev.metadata = (const char *)sqlite3_column_text(st, 13);
-		ev.metadata_len = (size_t)sqlite3_column_bytes(st, 13);
-		ev.dup_of = sqlite3_column_int64(st, 14);
-		/* the trace columns: only for a row of a profiler trace (source set) */
-		ev.source = (const char *)sqlite3_column_text(st, 15);
-		if (ev.source) {
-			ev.launch_overhead_us = col_double(st, 16);
-			ev.queue_us = col_double(st, 17);
-			ev.occupancy = col_double(st, 18);
-			ev.device = (const char *)sqlite3_column_text(st, 19);
-			ev.scope_id = sqlite3_column_int64(st, 20);
-			ev.stack_id = sqlite3_column_int64(st, 21);
-		} else {
-			ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
-			ev.device = NULL;
-			ev.scope_id = ev.stack_id = 0;
-		}
-		rc = fn(arg, &ev);
-		if (rc != 0) {
-			sqlite3_finalize(st);
-			return rc;
-		}
-	}
-	if (rc != SQLITE_DONE)
+	do {
+		rc = fill_block(st, &g, &pending);
+		frc = emit_block(&g, fn, arg);
+	} while (rc == SQLITE_ROW && frc == 0);
+	if (frc != 0)
+		rc = frc;
+	else if (rc == SQLITE_NOMEM)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	else if (rc != SQLITE_DONE)
 		rc = db_error(q, err, "cannot read events");
 	else
 		rc = GL_OK;
+	free(g.h);
+	free(g.arena);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+struct event_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	sqlite3 *db;				/* the reader's connection */
+	const char *sql;
+	int64_t since_us, until_us;
+	struct held_group ring[EV_RING];
+	size_t produced, consumed;		/* blocks, counted from 0 */
+	bool done, stop;
+	int failed;				/* 0, or SQLITE_NOMEM / another error code */
+	char msg[256];
+};
+
+static void *event_reader(void *arg)
+{
+	struct event_pipe *pp = arg;
+	sqlite3_stmt *st = NULL;
+	bool pending = false, stop = false;
+	int rc = SQLITE_ROW;
+
+	if (sqlite3_prepare_v2(pp->db, pp->sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = SQLITE_ERROR;
+	} else {
+		sqlite3_bind_int64(st, 1, pp->since_us);
+		sqlite3_bind_int64(st, 2, pp->until_us);
+	}
+	while (rc == SQLITE_ROW) {
+		pthread_mutex_lock(&pp->mu);
+		while (pp->produced - pp->consumed == EV_RING && !pp->stop)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop)
+			break;
+		/* the slot is the reader's until produced moves past it */
+		rc = fill_block(st, &pp->ring[pp->produced % EV_RING], &pending);
+		pthread_mutex_lock(&pp->mu);
+		pp->produced++;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+	}
+	pthread_mutex_lock(&pp->mu);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
+		pp->failed = rc;
+		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
+	}
+	pp->done = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	sqlite3_finalize(st);
+	return NULL;
+}
+
+/* GL_OK, fn's value, GL_EDB or GL_ENOMEM; -1: could not start (no thread or connection). */
+static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			struct gl_err *err)
+{
+	struct event_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us};
+	const char *path = sqlite3_db_filename(q->db, "main");
+	pthread_t th;
+	int rc = GL_OK;
+
+	if (!path || !*path ||
+	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(pp.db, 5000);
+	if (pthread_mutex_init(&pp.mu, NULL) != 0) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	pthread_cond_init(&pp.cv, NULL);
+	if (pthread_create(&th, NULL, event_reader, &pp) != 0) {
+		rc = -1;
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&pp.mu);
+		while (pp.consumed == pp.produced && !pp.done)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		bool empty = pp.consumed == pp.produced;
+		pthread_mutex_unlock(&pp.mu);
+		if (empty)
+			break;
+		rc = emit_block(&pp.ring[pp.consumed % EV_RING], fn, arg);
+		pthread_mutex_lock(&pp.mu);
+		pp.consumed++;
+		if (rc != GL_OK)
+			pp.stop = true;
+		pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.mu);
+		if (rc != GL_OK)
+			break;
+	}
+	pthread_join(th, NULL);
+	if (rc == GL_OK && pp.failed == SQLITE_NOMEM)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	else if (rc == GL_OK && pp.failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read events");
+out:
+	pthread_cond_destroy(&pp.cv);
+	pthread_mutex_destroy(&pp.mu);
+	for (size_t i = 0; i < EV_RING; i++) {
+		free(pp.ring[i].h);
+		free(pp.ring[i].arena);
+	}
+	sqlite3_close(pp.db);
+	return rc;
+}
+
+int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		    struct gl_err *err)
+{
+	const char *sql = events_sql(q, flags);
+	int rc = flags & GL_QUERY_ONE_THREAD ? -1
+					      : events_piped(q, sql, since_us, until_us, fn, arg, err);
+
+	return rc == -1 ? events_direct(q, sql, since_us, until_us, fn, arg, err) : rc;
 }
 
 int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
@@ -504,20 +788,20 @@ int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_
 	return GL_OK;
 }
 
-int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
-		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
-		     struct gl_err *err)
+static const char samples_sql[] =
+	"SELECT ts_us, series_id, value FROM samples"
+	" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
+
+/* One thread: the rows straight to fn. */
+static int samples_direct(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			  struct gl_err *err)
 {
-	static const char sql[] =
-		"SELECT ts_us, series_id, value FROM samples"
-		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
 	sqlite3_stmt *st = NULL;
 	struct gl_query_sample s;
 	int rc;
 
-	if (!q->has_samples)
-		return GL_OK;
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, samples_sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(q, err, "cannot query samples");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
@@ -534,6 +818,157 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read samples");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/*
+ * Two threads: a reader on its own connection steps through the rows and
+ * fills blocks of a small ring; the caller's thread hands each block's rows
+ * to fn in the order read. fn runs in the caller's thread only, so the
+ * sections see what they saw from one thread; the reading (SQLite's
+ * stepping and decoding, measured: 2.7 s of 29M samples) overlaps with
+ * theirs.
+ */
+#define SAMPLE_BLOCK 8192
+#define SAMPLE_RING 8
+
+struct sample_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	sqlite3 *db;				/* the reader's connection */
+	int64_t since_us, until_us;
+	struct gl_query_sample *blk[SAMPLE_RING];
+	size_t len[SAMPLE_RING];
+	size_t produced, consumed;		/* blocks, counted from 0 */
+	bool done, stop;
+	bool failed;				/* the reader hit a database error */
+	char msg[256];
+};
+
+static void *sample_reader(void *arg)
+{
+	struct sample_pipe *pp = arg;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_DONE;
+	bool stop = false;
+
+	if (sqlite3_prepare_v2(pp->db, samples_sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = SQLITE_ERROR;
+	} else {
+		sqlite3_bind_int64(st, 1, pp->since_us);
+		sqlite3_bind_int64(st, 2, pp->until_us);
+	}
+	while (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+		pthread_mutex_lock(&pp->mu);
+		while (pp->produced - pp->consumed == SAMPLE_RING && !pp->stop)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop)
+			break;
+		/* the slot is the reader's until produced moves past it */
+		size_t slot = pp->produced % SAMPLE_RING, n = 0;
+		struct gl_query_sample *b = pp->blk[slot];
+
+		while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			b[n].ts_us = sqlite3_column_int64(st, 0);
+			b[n].series_id = sqlite3_column_int64(st, 1);
+			b[n].value = sqlite3_column_double(st, 2);
+			n++;
+		}
+		pthread_mutex_lock(&pp->mu);
+		pp->len[slot] = n;
+		pp->produced++;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+		if (n < SAMPLE_BLOCK)
+			break;
+	}
+	pthread_mutex_lock(&pp->mu);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
+		pp->failed = true;
+		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
+	}
+	pp->done = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	sqlite3_finalize(st);
+	return NULL;
+}
+
+/* GL_OK, fn's value, GL_EDB; -1: could not start (no thread or connection): read directly. */
+static int samples_piped(struct gl_query *q, int64_t since_us, int64_t until_us,
+			 int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			 struct gl_err *err)
+{
+	struct sample_pipe pp = {.since_us = since_us, .until_us = until_us};
+	const char *path = sqlite3_db_filename(q->db, "main");
+	pthread_t th;
+	int rc = GL_OK;
+
+	if (!path || !*path ||
+	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(pp.db, 5000);
+	for (size_t i = 0; i < SAMPLE_RING; i++)
+		if (!(pp.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*pp.blk[i]))))
+			rc = -1;
+	if (rc != GL_OK || pthread_mutex_init(&pp.mu, NULL) != 0) {
+		for (size_t i = 0; i < SAMPLE_RING; i++)
+			free(pp.blk[i]);
+		sqlite3_close(pp.db);
+		return -1;
+	}
+	pthread_cond_init(&pp.cv, NULL);
+	if (pthread_create(&th, NULL, sample_reader, &pp) != 0) {
+		rc = -1;
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&pp.mu);
+		while (pp.consumed == pp.produced && !pp.done)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		bool empty = pp.consumed == pp.produced;
+		pthread_mutex_unlock(&pp.mu);
+		if (empty)
+			break;
+		size_t slot = pp.consumed % SAMPLE_RING;
+
+		for (size_t i = 0; i < pp.len[slot] && rc == GL_OK; i++)
+			rc = fn(arg, &pp.blk[slot][i]);
+		pthread_mutex_lock(&pp.mu);
+		pp.consumed++;
+		if (rc != GL_OK)
+			pp.stop = true;
+		pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.mu);
+		if (rc != GL_OK)
+			break;
+	}
+	pthread_join(th, NULL);
+	if (rc == GL_OK && pp.failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read samples");
+out:
+	pthread_cond_destroy(&pp.cv);
+	pthread_mutex_destroy(&pp.mu);
+	for (size_t i = 0; i < SAMPLE_RING; i++)
+		free(pp.blk[i]);
+	sqlite3_close(pp.db);
+	return rc;
+}
+
+int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		     struct gl_err *err)
+{
+	int rc;
+
+	if (!q->has_samples)
+		return GL_OK;
+	rc = samples_piped(q, since_us, until_us, fn, arg, err);
+	return rc == -1 ? samples_direct(q, since_us, until_us, fn, arg, err) : rc;
 }
 
 /*

@@ -92,11 +92,17 @@ int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_
 /* Kernel rows only (kernel_id and dur_us not NULL), for the baseline: their
  * kernel-trace columns are not read (NAN / NULL / 0). */
 #define GL_QUERY_KERNELS_ONLY 1u
+/* Read in the caller's thread only (the same rows in the same order; for tests). */
+#define GL_QUERY_ONE_THREAD 2u
 
 /*
  * Calls fn for each event with since_us <= ts_us < until_us, in order of
  * (ts_us, id). fn returns 0 to go on, else the walk stops and that value is
- * returned. Returns GL_OK, fn's value, or GL_EDB.
+ * returned. Returns GL_OK, fn's value, GL_ENOMEM or GL_EDB. The rows are
+ * read by a second thread on its own connection to the same file, in blocks,
+ * while fn runs in the caller's thread (GL_QUERY_ONE_THREAD, or when no
+ * thread or connection can be had: all in the caller's thread). Like every
+ * pass here, it is its own read transaction.
  */
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
@@ -150,7 +156,8 @@ struct gl_query_sample {
  * Calls fn for each metric sample with since_us <= ts_us < until_us, in
  * order of (ts_us, id): one range of the table, which is kept in that
  * order (WITHOUT ROWID, keyed by (ts_us, id)). Same contract as
- * gl_query_events; a database without the samples table calls fn never.
+ * gl_query_events (read by a second thread, fn in the caller's); a
+ * database without the samples table calls fn never.
  */
 int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -172,6 +173,288 @@ static void test_kernel_samples(void **state)
 	unlink(p);
 }
 
+struct tseen {
+	int64_t id_of_dur[64];	/* dur_us carries the row's id */
+	char msg[64][32], src[64][16], dev[64][16];
+	size_t msg_len[64];
+	int n, stop_at;
+};
+
+static int collect_ties(void *arg, const struct gl_query_event *ev)
+{
+	struct tseen *s = arg;
+
+	if (s->n < 64) {
+		s->id_of_dur[s->n] = (int64_t)ev->dur_us;
+		snprintf(s->msg[s->n], sizeof(s->msg[0]), "%s", ev->message ? ev->message : "-");
+		s->msg_len[s->n] = ev->message_len;
+		snprintf(s->src[s->n], sizeof(s->src[0]), "%s", ev->source ? ev->source : "-");
+		snprintf(s->dev[s->n], sizeof(s->dev[0]), "%s", ev->device ? ev->device : "-");
+	}
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 9 : 0;
+}
+
+/*
+ * Rows of one time come in id order although the index events_ts orders
+ * them by rec_hash (here the reverse of id), with their text (message of a
+ * WARNING row, a trace row's source and device) intact: the reader holds a
+ * time's rows back and copies their text. A callback's stop in the middle
+ * of a time is returned.
+ */
+static void test_events_same_time_by_id(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query5.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct tseen s = {0};
+	char sql[256];
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	/* ids 1..40: times 100 (ids 1-20), 200 (id 21), 300 (ids 22-40); rec_hash = 1000 - id;
+	 * even ids WARNING with a message "m<id>", ids 30.. trace rows of source "s<id>" */
+	for (int id = 1; id <= 40; id++) {
+		int ts = id <= 20 ? 100 : id == 21 ? 200 : 300;
+		char src[16] = "NULL", dev[16] = "NULL";
+
+		if (id >= 30) {
+			snprintf(src, sizeof(src), "'s%d'", id);
+			snprintf(dev, sizeof(dev), "'d%d'", id);
+		}
+
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, message, stream_id,"
+			 " line, rec_hash, source, device) VALUES (%d, %d, %d, 1, %d, 'm%d', 1, %d,"
+			 " %d, %s, %s)",
+			 id, ts, id % 2 ? 3 : 4, id, id, id, 1000 - id, src, dev);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_events(q, 0, 1000, GL_QUERY_ONE_THREAD, collect_ties, &s, &err),
+			 GL_OK);
+	assert_int_equal(s.n, 40);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(gl_query_events(q, 0, 1000, 0, collect_ties, &s, &err), GL_OK);
+	assert_int_equal(s.n, 40);
+	for (int i = 0; i < 40; i++) {
+		char want[16];
+		int id = i + 1;
+
+		assert_int_equal(s.id_of_dur[i], id);
+		snprintf(want, sizeof(want), id % 2 ? "-" : "m%d", id);
+		assert_string_equal(s.msg[i], want);
+		assert_int_equal(s.msg_len[i], id % 2 ? 0 : strlen(want));
+		snprintf(want, sizeof(want), id >= 30 ? "s%d" : "-", id);
+		assert_string_equal(s.src[i], want);
+		snprintf(want, sizeof(want), id >= 30 ? "d%d" : "-", id);
+		assert_string_equal(s.dev[i], want);
+	}
+	/* stopped at the 5th row of the first time */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 5;
+	assert_int_equal(gl_query_events(q, 0, 1000, 0, collect_ties, &s, &err), 9);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.id_of_dur[4], 5);
+	/* the kernels-only walk: same order */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(gl_query_events(q, 150, 1000, GL_QUERY_KERNELS_ONLY, collect_ties, &s,
+					 &err), GL_OK);
+	assert_int_equal(s.n, 20);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(s.id_of_dur[i], 21 + i);
+	gl_query_close(q);
+	unlink(p);
+}
+
+struct sseen {
+	int64_t n, stop_at;
+	int64_t prev_ts, prev_id;
+	bool ordered;
+	double sum;
+};
+
+static int collect_sample(void *arg, const struct gl_query_sample *smp)
+{
+	struct sseen *s = arg;
+	/* value = ts * 10 + id % 10 carries the row's id (ids 1..n, the same time for ten) */
+	int64_t id = (int64_t)smp->value % 10;
+
+	if (s->n > 0 && (smp->ts_us < s->prev_ts || (smp->ts_us == s->prev_ts && id <= s->prev_id)))
+		s->ordered = false;
+	if (smp->series_id != 1 + (int64_t)smp->value % 3)
+		s->ordered = false;
+	s->prev_ts = smp->ts_us;
+	s->prev_id = id;
+	s->sum += smp->value;
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 5 : 0;
+}
+
+/*
+ * Samples of a window in (ts_us, id) order through the reader thread's ring
+ * (8 blocks of 8192 rows: 100,003 rows fill it many times over), every row
+ * once; a stop from the callback in the middle ends the walk with its value.
+ */
+static void test_samples_piped(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query6.db";
+	struct gl_query *q;
+	struct gl_err err;
+	struct sseen s = {.ordered = true};
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	enum { N = 100003 };
+	double want = 0;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'm');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO series(id, metric_id, source) VALUES (1, 1, 'x'), (2, 1, 'y'),"
+		   " (3, 1, 'z');");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_prepare_v2(db, "INSERT INTO samples(ts_us, id, series_id, value, stream_id, line)"
+			       " VALUES (?1, ?2, ?3, ?4, 1, 1)", -1, &st, NULL);
+	/* ids written in reverse within each time, so that the table's order is not the insert order */
+	for (int64_t i = N; i >= 1; i--) {
+		int64_t ts = 1000 + (i - 1) / 10, id = (i - 1) % 10;
+		double v = (double)(ts * 10 + id);
+
+		/* series 1 + v % 3 */
+		sqlite3_bind_int64(st, 1, ts);
+		sqlite3_bind_int64(st, 2, id);
+		sqlite3_bind_int64(st, 3, 1 + (int64_t)v % 3);
+		sqlite3_bind_double(st, 4, v);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+		if (ts >= 1100 && ts < 9000)
+			want += v;
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_samples(q, 1100, 9000, collect_sample, &s, &err), GL_OK);
+	assert_int_equal(s.n, (9000 - 1100) * 10);
+	assert_true(s.ordered);
+	assert_true(s.sum == want);
+	/* stop at row 70,000 */
+	memset(&s, 0, sizeof(s));
+	s.ordered = true;
+	s.stop_at = 70000;
+	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), 5);
+	assert_int_equal(s.n, 70000);
+	assert_true(s.ordered);
+	/* and again after a stop: the connection is fine */
+	memset(&s, 0, sizeof(s));
+	s.ordered = true;
+	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), GL_OK);
+	assert_int_equal(s.n, N);
+	assert_true(s.ordered);
+	gl_query_close(q);
+	unlink(p);
+}
+
+struct bseen {
+	int64_t n, stop_at, bad;
+	int64_t prev_ts, prev_id;
+};
+
+static int collect_blocks(void *arg, const struct gl_query_event *ev)
+{
+	struct bseen *s = arg;
+	int64_t id = (int64_t)ev->dur_us;	/* dur_us carries the id */
+	char want[32];
+
+	if (s->n > 0 && (ev->ts_us < s->prev_ts || (ev->ts_us == s->prev_ts && id <= s->prev_id)))
+		s->bad++;
+	if (ev->ts_us != 1000 + (id - 1) / 7)
+		s->bad++;
+	snprintf(want, sizeof(want), "m%lld", (long long)id);
+	if (id % 3 == 0 ? !ev->message || strcmp(ev->message, want) || ev->message_len != strlen(want)
+			: ev->message != NULL)
+		s->bad++;
+	s->prev_ts = ev->ts_us;
+	s->prev_id = id;
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 4 : 0;
+}
+
+/*
+ * Many rows (20,003, seven to a time, index order by rec_hash the reverse
+ * of id): blocks of decoded rows end only where the time changes, and
+ * every run comes out in id order with its text, read by the second thread
+ * and in the caller's thread alike; a stop in the middle of a run ends the
+ * walk with fn's value.
+ */
+static void test_events_blocks(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query7.db";
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	enum { N = 20003 };
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_prepare_v2(db, "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, message,"
+			       " stream_id, line, rec_hash) VALUES (?1, ?2, ?3, 1, ?1, ?4, 1, 1, -?1)",
+			       -1, &st, NULL);
+	for (int64_t id = 1; id <= N; id++) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "m%lld", (long long)id);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, 1000 + (id - 1) / 7);
+		sqlite3_bind_int(st, 3, id % 3 == 0 ? 4 : 3);	/* WARNING rows carry the message */
+		sqlite3_bind_text(st, 4, msg, -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (unsigned one = 0; one < 2; one++) {
+		unsigned fl = one ? GL_QUERY_ONE_THREAD : 0;
+		struct bseen s = {0};
+
+		assert_int_equal(gl_query_events(q, 0, 1000000, fl, collect_blocks, &s, &err), GL_OK);
+		assert_int_equal(s.n, N);
+		assert_int_equal(s.bad, 0);
+		/* from time 1500 (ids 3501..): 16,503 rows */
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(gl_query_events(q, 1500, 1000000, fl, collect_blocks, &s, &err),
+				 GL_OK);
+		assert_int_equal(s.n, N - 3500);
+		assert_int_equal(s.bad, 0);
+		/* stopped at row 9,000 (inside a run of seven) */
+		memset(&s, 0, sizeof(s));
+		s.stop_at = 9000;
+		assert_int_equal(gl_query_events(q, 0, 1000000, fl, collect_blocks, &s, &err), 4);
+		assert_int_equal(s.n, 9000);
+		assert_int_equal(s.bad, 0);
+		assert_int_equal(s.prev_id, 9000);
+	}
+	gl_query_close(q);
+	unlink(p);
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -212,6 +495,9 @@ int main(void)
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_kernel_samples),
+		cmocka_unit_test(test_events_same_time_by_id),
+		cmocka_unit_test(test_samples_piped),
+		cmocka_unit_test(test_events_blocks),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
