@@ -68,6 +68,7 @@
 #define _GNU_SOURCE	/* memmem */
 #include "format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,13 +333,265 @@ static int key_is(const struct gl_json_val *k, const char *s)
 	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
 }
 
-/* Walks the element's object (and its args object). Returns 0, or -1 with *why. */
+/*
+ * The fast path of scan_event: one walk over the element that reads the
+ * members used here and steps over the rest. Strings of plain bytes (no
+ * escape, control or non-ASCII byte) and plain numbers ("ts":
+ * 1735689600001037.509, "dur": 279.027, "correlation": 1) are checked
+ * here; any other value (containers, literals, other strings and numbers)
+ * goes to gl_json_scan_value, the same validating scan the slow path
+ * uses, at the same depth. Returns 0 with *t filled, or -1 when the element
+ * is anything but a well-formed object of this shape (a key with an
+ * escape, a value the scanner refuses, a stray byte): the caller then runs
+ * the slow path, which finds the same values or gives the reason.
+ */
+static int is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const unsigned char *b, size_t n, size_t i)
+{
+	while (i < n && is_ws(b[i]))
+		i++;
+	return i;
+}
+
+/* The value at b[*pi] (not whitespace), of nesting depth `depth`, into *v. */
+static int fast_value(const unsigned char *b, size_t n, size_t *pi, unsigned depth,
+		      struct gl_json_val *v)
+{
+	size_t i = *pi, j;
+
+	if (i >= n)
+		return -1;
+	if (b[i] == '"') {
+		j = i + 1 + gl_json_plain_run((const char *)b + i + 1, n - i - 1);
+		if (j >= n || b[j] != '"')
+			goto general;
+		v->type = GL_JSON_STRING;
+		v->p = (const char *)b + i + 1;
+		v->len = j - i - 1;
+		v->flags = 0;
+		*pi = j + 1;
+		return 0;
+	}
+	if (b[i] == '-' || (b[i] >= '0' && b[i] <= '9')) {
+		size_t d0;
+		int real = 0;
+
+		/* -?(0|[1-9][0-9]*)(.[0-9]+)?, at most 18 integer digits: fits int64, never overflows */
+		j = i + (b[i] == '-');
+		d0 = j;
+		if (j < n && b[j] == '0')
+			j++;
+		else
+			while (j < n && b[j] >= '0' && b[j] <= '9')
+				j++;
+		if (j == d0 || j - d0 > 18 || (j < n && b[j] >= '0' && b[j] <= '9'))
+			goto general;
+		if (j < n && b[j] == '.') {
+			size_t f0 = ++j;
+
+			while (j < n && b[j] >= '0' && b[j] <= '9')
+				j++;
+			if (j == f0)
+				goto general;
+			real = 1;
+		}
+		if (j < n && (b[j] == 'e' || b[j] == 'E'))
+			goto general;
+		v->type = real ? GL_JSON_REAL : GL_JSON_INT;
+		v->p = (const char *)b + i;
+		v->len = j - i;
+		v->flags = 0;
+		*pi = j;
+		return 0;
+	}
+general:
+	{
+		struct gl_json_scan sc;
+
+		gl_json_scan_init(&sc, (const char *)b, n);
+		sc.pos = i;
+		if (gl_json_scan_value(&sc, depth, v) < 0)
+			return -1;
+		*pi = sc.pos;
+		return 0;
+	}
+}
+
+/* A key of plain bytes at b[*pi] == '"', then ':': *pi after the ':' and its blanks. */
+static int fast_key(const unsigned char *b, size_t n, size_t *pi, const char **k, size_t *kl)
+{
+	size_t i = *pi + 1, j;
+
+	if (*pi >= n || b[*pi] != '"')
+		return -1;
+	j = i + gl_json_plain_run((const char *)b + i, n - i);
+	if (j >= n || b[j] != '"')
+		return -1;
+	*k = (const char *)b + i;
+	*kl = j - i;
+	j = skip_ws(b, n, j + 1);
+	if (j >= n || b[j] != ':')
+		return -1;
+	*pi = skip_ws(b, n, j + 1);
+	return 0;
+}
+
+#define KEY_IS(k, kl, lit) ((kl) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+/*
+ * After a member: ',' (then *pi on the next key) returns 1, '}' (then *pi
+ * after it) returns 0, anything else -1.
+ */
+static int fast_next(const unsigned char *b, size_t n, size_t *pi)
+{
+	size_t i = skip_ws(b, n, *pi);
+
+	if (i < n && b[i] == ',') {
+		*pi = skip_ws(b, n, i + 1);
+		return 1;
+	}
+	if (i < n && b[i] == '}') {
+		*pi = i + 1;
+		return 0;
+	}
+	return -1;
+}
+
+static int fast_args(const unsigned char *b, size_t n, size_t *pi, struct tev *t)
+{
+	size_t i = skip_ws(b, n, *pi + 1);
+	const char *k;
+	size_t kl;
+	int r;
+
+	if (i < n && b[i] == '}') {
+		*pi = i + 1;
+		return 0;
+	}
+	do {
+		struct gl_json_val v, *dst = NULL;
+
+		if (fast_key(b, n, &i, &k, &kl) < 0 || fast_value(b, n, &i, 3, &v) < 0)
+			return -1;
+		switch (kl) {
+		case 4:
+			if (KEY_IS(k, kl, "grid"))
+				dst = &t->grid;
+			break;
+		case 5:
+			if (KEY_IS(k, kl, "block"))
+				dst = &t->block;
+			break;
+		case 6:
+			if (KEY_IS(k, kl, "device"))
+				dst = &t->device;
+			else if (KEY_IS(k, kl, "stream"))
+				dst = &t->stream;
+			break;
+		case 11:
+			if (KEY_IS(k, kl, "correlation"))
+				dst = &t->corr;
+			break;
+		case 13:
+			if (KEY_IS(k, kl, "shared memory"))
+				dst = &t->smem;
+			break;
+		case 20:
+			if (KEY_IS(k, kl, "registers per thread"))
+				dst = &t->regs;
+			break;
+		case 25:
+			if (KEY_IS(k, kl, "est. achieved occupancy %"))
+				dst = &t->occ;
+			break;
+		default:
+			break;
+		}
+		if (dst)
+			*dst = v;
+	} while ((r = fast_next(b, n, &i)) == 1);
+	*pi = i;
+	return r;
+}
+
+static int fast_event(const char *p, size_t n, struct tev *t)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	size_t i = skip_ws(b, n, 0);
+	const char *k;
+	size_t kl;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (i >= n || b[i] != '{')
+		return -1;
+	i = skip_ws(b, n, i + 1);
+	if (i < n && b[i] == '}') {
+		i++;
+		goto end;
+	}
+	do {
+		struct gl_json_val v, *dst = NULL;
+
+		if (fast_key(b, n, &i, &k, &kl) < 0)
+			return -1;
+		if (KEY_IS(k, kl, "args") && i < n && b[i] == '{') {
+			if (fast_args(b, n, &i, t) < 0)
+				return -1;
+			continue;
+		}
+		if (fast_value(b, n, &i, 2, &v) < 0)
+			return -1;
+		switch (kl) {
+		case 2:
+			if (KEY_IS(k, kl, "ph"))
+				dst = &t->ph;
+			else if (KEY_IS(k, kl, "ts"))
+				dst = &t->ts;
+			break;
+		case 3:
+			if (KEY_IS(k, kl, "cat"))
+				dst = &t->cat;
+			else if (KEY_IS(k, kl, "pid"))
+				dst = &t->pid;
+			else if (KEY_IS(k, kl, "tid"))
+				dst = &t->tid;
+			else if (KEY_IS(k, kl, "dur"))
+				dst = &t->dur;
+			break;
+		case 4:
+			if (KEY_IS(k, kl, "name"))
+				dst = &t->name;
+			break;
+		default:
+			break;
+		}
+		if (dst)
+			*dst = v;
+	} while ((r = fast_next(b, n, &i)) == 1);
+	if (r < 0)
+		return -1;
+end:
+	return skip_ws(b, n, i) == n ? 0 : -1;
+}
+
+/*
+ * Walks the element's object (and its args object). Returns 0, or -1 with
+ * *why. The fast path above takes the elements it can; the rest (and every
+ * element that is not valid JSON) get the full validating walk.
+ */
 static int scan_event(const char *p, size_t n, struct tev *t, const char **why)
 {
 	struct gl_json_scan sc;
 	struct gl_json_val k, v;
 	int r;
 
+	if (fast_event(p, n, t) == 0)
+		return 0;
 	memset(t, 0, sizeof(*t));
 	gl_json_scan_init(&sc, p, n);
 	if (gl_json_object_begin(&sc) < 0) {
@@ -394,6 +647,10 @@ static int scan_event(const char *p, size_t n, struct tev *t, const char **why)
 	return 0;
 }
 
+static const double pow10_exact[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+};
+
 static int ts_split(const struct gl_json_val *v, struct kts *t)
 {
 	int64_t i;
@@ -414,10 +671,22 @@ static int ts_split(const struct gl_json_val *v, struct kts *t)
 	    !memchr(v->p, 'E', v->len)) {
 		char f[40] = "0";
 		size_t fl = v->len - (size_t)(dot - v->p);
+		uint64_t m = 0;
 
 		t->whole = 0;
 		for (const char *c = v->p; c < dot; c++)
 			t->whole = t->whole * 10 + (*c - '0');
+		/*
+		 * ".988" is 988 / 10^3: with at most 15 digits both are exact
+		 * doubles and the one division rounds as strtod("0.988") does
+		 * (Clinger's fast path).
+		 */
+		if (FLT_EVAL_METHOD == 0 && fl - 1 <= 15) {
+			for (const char *c = dot + 1; c < v->p + v->len; c++)
+				m = m * 10 + (uint64_t)(*c - '0');
+			t->frac = (double)m / pow10_exact[fl - 1];
+			return 0;
+		}
 		if (fl > sizeof(f) - 2)
 			fl = sizeof(f) - 2;
 		memcpy(f + 1, dot, fl);
