@@ -269,6 +269,16 @@ static struct gl_str slot_str(struct slot *s, const struct gl_json_val *v)
 	return out;
 }
 
+/* The length of the run at p[0..n) of digits, '-', ' ' and ','. */
+static size_t strspn_n(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == ' ' || p[i] == ','))
+		i++;
+	return i;
+}
+
 /* "grid": [4, 106, 1] -> "4,106,1"; NULL p unless an array of integers. */
 static struct gl_str slot_dim(struct slot *s, const struct gl_json_val *v)
 {
@@ -280,6 +290,34 @@ static struct gl_str slot_dim(struct slot *s, const struct gl_json_val *v)
 
 	if (v->type != GL_JSON_ARRAY)
 		return out;
+	/*
+	 * An array the scanner accepted that holds only digits, '-', ' ' and
+	 * ',' between its brackets ("[54, 1, 1]") is a list of integers: the
+	 * runs of digits are its elements.
+	 */
+	if (v->len >= 2 && v->len - 2 == strspn_n(v->p + 1, v->len - 2)) {
+		for (size_t i = 1; i + 1 < v->len;) {
+			size_t end;
+
+			if (v->p[i] == ' ' || v->p[i] == ',') {
+				i++;
+				continue;
+			}
+			for (end = i + 1; end + 1 < v->len && v->p[end] != ' ' && v->p[end] != ','; end++)
+				;
+			if (n++ == 3) {
+				s->used = start;
+				return out;
+			}
+			if (n > 1)
+				slot_put(s, ",", 1);
+			slot_put(s, v->p + i, end - i);
+			i = end;
+		}
+		out.p = s->buf + start;
+		out.len = s->used - start;
+		return out;
+	}
 	gl_json_scan_init(&sc, v->p, v->len);
 	sc.pos = 1;
 	for (;;) {
@@ -335,196 +373,159 @@ static int key_is(const struct gl_json_val *k, const char *s)
 
 /*
  * The fast path of scan_event: one walk over the element that reads the
- * members used here and steps over the rest. Strings of plain bytes (no
- * escape, control or non-ASCII byte) and plain numbers ("ts":
- * 1735689600001037.509, "dur": 279.027, "correlation": 1) are checked
- * here; any other value (containers, literals, other strings and numbers)
- * goes to gl_json_scan_value, the same validating scan the slow path
- * uses, at the same depth. Returns 0 with *t filled, or -1 when the element
- * is anything but a well-formed object of this shape (a key with an
- * escape, a value the scanner refuses, a stray byte): the caller then runs
- * the slow path, which finds the same values or gives the reason.
+ * members used here and steps over the rest. It checks itself what a
+ * Kineto event is mostly made of: keys and strings of plain bytes (no
+ * escape, control or non-ASCII byte), plain numbers ("ts":
+ * 1735689600001037.509, "dur": 279.027, "correlation": 1) and arrays of
+ * them ("grid": [54, 1, 1]). Any other value (objects but args, literals,
+ * other strings and numbers) goes to gl_json_scan_value, the validating
+ * scan the slow path uses, at the same depth. Returns 0 with *t filled, or
+ * -1 for anything else (a key with an escape, a value the scanner refuses,
+ * a stray byte): the caller then runs the slow path, which finds the same
+ * values or gives the reason.
  */
-static int is_ws(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+static const unsigned char plain_byte[256] = {	/* 0x20..0x7f but '"' and '\\' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const unsigned char ws_byte[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 static size_t skip_ws(const unsigned char *b, size_t n, size_t i)
 {
-	while (i < n && is_ws(b[i]))
+	while (i < n && ws_byte[b[i]])
 		i++;
 	return i;
 }
 
-/* The value at b[*pi] (not whitespace), of nesting depth `depth`, into *v. */
-static int fast_value(const unsigned char *b, size_t n, size_t *pi, unsigned depth,
-		      struct gl_json_val *v)
+static int is_digit(unsigned char c)
 {
-	size_t i = *pi, j;
-
-	if (i >= n)
-		return -1;
-	if (b[i] == '"') {
-		j = i + 1 + gl_json_plain_run((const char *)b + i + 1, n - i - 1);
-		if (j >= n || b[j] != '"')
-			goto general;
-		v->type = GL_JSON_STRING;
-		v->p = (const char *)b + i + 1;
-		v->len = j - i - 1;
-		v->flags = 0;
-		*pi = j + 1;
-		return 0;
-	}
-	if (b[i] == '-' || (b[i] >= '0' && b[i] <= '9')) {
-		size_t d0;
-		int real = 0;
-
-		/* -?(0|[1-9][0-9]*)(.[0-9]+)?, at most 18 integer digits: fits int64, never overflows */
-		j = i + (b[i] == '-');
-		d0 = j;
-		if (j < n && b[j] == '0')
-			j++;
-		else
-			while (j < n && b[j] >= '0' && b[j] <= '9')
-				j++;
-		if (j == d0 || j - d0 > 18 || (j < n && b[j] >= '0' && b[j] <= '9'))
-			goto general;
-		if (j < n && b[j] == '.') {
-			size_t f0 = ++j;
-
-			while (j < n && b[j] >= '0' && b[j] <= '9')
-				j++;
-			if (j == f0)
-				goto general;
-			real = 1;
-		}
-		if (j < n && (b[j] == 'e' || b[j] == 'E'))
-			goto general;
-		v->type = real ? GL_JSON_REAL : GL_JSON_INT;
-		v->p = (const char *)b + i;
-		v->len = j - i;
-		v->flags = 0;
-		*pi = j;
-		return 0;
-	}
-general:
-	{
-		struct gl_json_scan sc;
-
-		gl_json_scan_init(&sc, (const char *)b, n);
-		sc.pos = i;
-		if (gl_json_scan_value(&sc, depth, v) < 0)
-			return -1;
-		*pi = sc.pos;
-		return 0;
-	}
+	return c >= '0' && c <= '9';
 }
 
-/* A key of plain bytes at b[*pi] == '"', then ':': *pi after the ':' and its blanks. */
-static int fast_key(const unsigned char *b, size_t n, size_t *pi, const char **k, size_t *kl)
+/*
+ * A number at b[i] of the form -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 18
+ * integer digits (so it fits int64 and cannot overflow a double): its end,
+ * *real set when it has a fraction. 0 when it is not of that form.
+ */
+static size_t plain_number(const unsigned char *b, size_t n, size_t i, int *real)
 {
-	size_t i = *pi + 1, j;
+	size_t j = i + (b[i] == '-'), d0 = j;
 
-	if (*pi >= n || b[*pi] != '"')
-		return -1;
-	j = i + gl_json_plain_run((const char *)b + i, n - i);
-	if (j >= n || b[j] != '"')
-		return -1;
-	*k = (const char *)b + i;
-	*kl = j - i;
-	j = skip_ws(b, n, j + 1);
-	if (j >= n || b[j] != ':')
-		return -1;
-	*pi = skip_ws(b, n, j + 1);
-	return 0;
+	if (j < n && b[j] == '0')
+		j++;
+	else
+		while (j < n && is_digit(b[j]))
+			j++;
+	if (j == d0 || j - d0 > 18 || (j < n && is_digit(b[j])))
+		return 0;
+	*real = 0;
+	if (j < n && b[j] == '.') {
+		size_t f0 = ++j;
+
+		while (j < n && is_digit(b[j]))
+			j++;
+		if (j == f0)
+			return 0;
+		*real = 1;
+	}
+	if (j < n && (b[j] == 'e' || b[j] == 'E'))
+		return 0;
+	return j;
+}
+
+/* An array of plain numbers at b[i] == '[': its end, or 0. *space: blanks inside. */
+static size_t plain_array(const unsigned char *b, size_t n, size_t i, unsigned *space)
+{
+	size_t j = skip_ws(b, n, i + 1);
+	int real;
+
+	*space = j != i + 1;
+	if (j < n && b[j] == ']')
+		return j + 1;
+	for (;;) {
+		size_t e;
+
+		if (j >= n || (b[j] != '-' && !is_digit(b[j])) || !(e = plain_number(b, n, j, &real)))
+			return 0;
+		j = skip_ws(b, n, e);
+		*space |= j != e;
+		if (j >= n)
+			return 0;
+		if (b[j] == ']')
+			return j + 1;
+		if (b[j] != ',')
+			return 0;
+		e = skip_ws(b, n, j + 1);
+		*space |= e != j + 1;
+		j = e;
+	}
 }
 
 #define KEY_IS(k, kl, lit) ((kl) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
-/*
- * After a member: ',' (then *pi on the next key) returns 1, '}' (then *pi
- * after it) returns 0, anything else -1.
- */
-static int fast_next(const unsigned char *b, size_t n, size_t *pi)
+/* Where a member of the top-level object (args 0) or of args (args 1) goes. */
+static struct gl_json_val *member(struct tev *t, const char *k, size_t kl, int args)
 {
-	size_t i = skip_ws(b, n, *pi);
-
-	if (i < n && b[i] == ',') {
-		*pi = skip_ws(b, n, i + 1);
-		return 1;
-	}
-	if (i < n && b[i] == '}') {
-		*pi = i + 1;
-		return 0;
-	}
-	return -1;
-}
-
-static int fast_args(const unsigned char *b, size_t n, size_t *pi, struct tev *t)
-{
-	size_t i = skip_ws(b, n, *pi + 1);
-	const char *k;
-	size_t kl;
-	int r;
-
-	if (i < n && b[i] == '}') {
-		*pi = i + 1;
-		return 0;
-	}
-	do {
-		struct gl_json_val v, *dst = NULL;
-
-		if (fast_key(b, n, &i, &k, &kl) < 0 || fast_value(b, n, &i, 3, &v) < 0)
-			return -1;
+	if (!args) {
 		switch (kl) {
+		case 2:
+			return KEY_IS(k, kl, "ph") ? &t->ph : KEY_IS(k, kl, "ts") ? &t->ts : NULL;
+		case 3:
+			if (KEY_IS(k, kl, "cat"))
+				return &t->cat;
+			if (KEY_IS(k, kl, "pid"))
+				return &t->pid;
+			if (KEY_IS(k, kl, "tid"))
+				return &t->tid;
+			return KEY_IS(k, kl, "dur") ? &t->dur : NULL;
 		case 4:
-			if (KEY_IS(k, kl, "grid"))
-				dst = &t->grid;
-			break;
-		case 5:
-			if (KEY_IS(k, kl, "block"))
-				dst = &t->block;
-			break;
-		case 6:
-			if (KEY_IS(k, kl, "device"))
-				dst = &t->device;
-			else if (KEY_IS(k, kl, "stream"))
-				dst = &t->stream;
-			break;
-		case 11:
-			if (KEY_IS(k, kl, "correlation"))
-				dst = &t->corr;
-			break;
-		case 13:
-			if (KEY_IS(k, kl, "shared memory"))
-				dst = &t->smem;
-			break;
-		case 20:
-			if (KEY_IS(k, kl, "registers per thread"))
-				dst = &t->regs;
-			break;
-		case 25:
-			if (KEY_IS(k, kl, "est. achieved occupancy %"))
-				dst = &t->occ;
-			break;
+			return KEY_IS(k, kl, "name") ? &t->name : NULL;
 		default:
-			break;
+			return NULL;
 		}
-		if (dst)
-			*dst = v;
-	} while ((r = fast_next(b, n, &i)) == 1);
-	*pi = i;
-	return r;
+	}
+	switch (kl) {
+	case 4:
+		return KEY_IS(k, kl, "grid") ? &t->grid : NULL;
+	case 5:
+		return KEY_IS(k, kl, "block") ? &t->block : NULL;
+	case 6:
+		if (KEY_IS(k, kl, "device"))
+			return &t->device;
+		return KEY_IS(k, kl, "stream") ? &t->stream : NULL;
+	case 11:
+		return KEY_IS(k, kl, "correlation") ? &t->corr : NULL;
+	case 13:
+		return KEY_IS(k, kl, "shared memory") ? &t->smem : NULL;
+	case 20:
+		return KEY_IS(k, kl, "registers per thread") ? &t->regs : NULL;
+	case 25:
+		return KEY_IS(k, kl, "est. achieved occupancy %") ? &t->occ : NULL;
+	default:
+		return NULL;
+	}
 }
 
 static int fast_event(const char *p, size_t n, struct tev *t)
 {
 	const unsigned char *b = (const unsigned char *)p;
 	size_t i = skip_ws(b, n, 0);
-	const char *k;
-	size_t kl;
-	int r;
+	int args = 0;	/* walking the members of args */
 
 	memset(t, 0, sizeof(*t));
 	if (i >= n || b[i] != '{')
@@ -534,47 +535,85 @@ static int fast_event(const char *p, size_t n, struct tev *t)
 		i++;
 		goto end;
 	}
-	do {
-		struct gl_json_val v, *dst = NULL;
+	for (;;) {
+		struct gl_json_val v, *dst;
+		const char *k;
+		size_t kl, j;
+		int real;
+		unsigned space;
 
-		if (fast_key(b, n, &i, &k, &kl) < 0)
+		/* "key" : */
+		if (i >= n || b[i] != '"')
 			return -1;
-		if (KEY_IS(k, kl, "args") && i < n && b[i] == '{') {
-			if (fast_args(b, n, &i, t) < 0)
-				return -1;
+		for (j = i + 1; j < n && plain_byte[b[j]]; j++)
+			;
+		if (j >= n || b[j] != '"')
+			return -1;
+		k = p + i + 1;
+		kl = j - i - 1;
+		i = skip_ws(b, n, j + 1);
+		if (i >= n || b[i] != ':')
+			return -1;
+		i = skip_ws(b, n, i + 1);
+		if (i >= n)
+			return -1;
+		if (!args && b[i] == '{' && KEY_IS(k, kl, "args")) {
+			args = 1;
+			i = skip_ws(b, n, i + 1);
+			if (i < n && b[i] == '}') {
+				i++;
+				args = 0;
+				goto next;
+			}
 			continue;
 		}
-		if (fast_value(b, n, &i, 2, &v) < 0)
-			return -1;
-		switch (kl) {
-		case 2:
-			if (KEY_IS(k, kl, "ph"))
-				dst = &t->ph;
-			else if (KEY_IS(k, kl, "ts"))
-				dst = &t->ts;
-			break;
-		case 3:
-			if (KEY_IS(k, kl, "cat"))
-				dst = &t->cat;
-			else if (KEY_IS(k, kl, "pid"))
-				dst = &t->pid;
-			else if (KEY_IS(k, kl, "tid"))
-				dst = &t->tid;
-			else if (KEY_IS(k, kl, "dur"))
-				dst = &t->dur;
-			break;
-		case 4:
-			if (KEY_IS(k, kl, "name"))
-				dst = &t->name;
-			break;
-		default:
-			break;
+		/* the value */
+		v.flags = 0;
+		if (b[i] == '"') {
+			j = i + 1 + gl_json_plain_run(p + i + 1, n - i - 1);
+			if (j >= n || b[j] != '"')
+				goto general;
+			v.type = GL_JSON_STRING;
+			v.p = p + i + 1;
+			v.len = j - i - 1;
+			i = j + 1;
+		} else if ((b[i] == '-' || is_digit(b[i])) && (j = plain_number(b, n, i, &real))) {
+			v.type = real ? GL_JSON_REAL : GL_JSON_INT;
+			v.p = p + i;
+			v.len = j - i;
+			i = j;
+		} else if (b[i] == '[' && (j = plain_array(b, n, i, &space))) {
+			v.type = GL_JSON_ARRAY;
+			v.p = p + i;
+			v.len = j - i;
+			v.flags = space ? GL_JSON_F_SPACE : 0;
+			i = j;
+		} else {
+			struct gl_json_scan sc;
+general:
+			gl_json_scan_init(&sc, p, n);
+			sc.pos = i;
+			if (gl_json_scan_value(&sc, args ? 3 : 2, &v) < 0)
+				return -1;
+			i = sc.pos;
 		}
-		if (dst)
+		if ((dst = member(t, k, kl, args)))
 			*dst = v;
-	} while ((r = fast_next(b, n, &i)) == 1);
-	if (r < 0)
-		return -1;
+next:
+		/* ',' and the next member, or '}' */
+		i = skip_ws(b, n, i);
+		if (i < n && b[i] == ',') {
+			i = skip_ws(b, n, i + 1);
+			continue;
+		}
+		if (i >= n || b[i] != '}')
+			return -1;
+		i++;
+		if (!args)
+			break;
+		args = 0;
+		goto next;
+	}
 end:
 	return skip_ws(b, n, i) == n ? 0 : -1;
 }
