@@ -405,9 +405,10 @@ static const unsigned char plain_byte[256] = {	/* 0x20..0x7f but '"' and '\\' */
 
 static const unsigned char ws_byte[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
-static size_t skip_ws(const unsigned char *b, size_t n, size_t i)
+/* b[i..] up to the '\0' after the unit (jsonstream.h) holds no blank. */
+static size_t skip_ws(const unsigned char *b, size_t i)
 {
-	while (i < n && ws_byte[b[i]])
+	while (ws_byte[b[i]])
 		i++;
 	return i;
 }
@@ -422,55 +423,53 @@ static int is_digit(unsigned char c)
  * integer digits (so it fits int64 and cannot overflow a double): its end,
  * *real set when it has a fraction. 0 when it is not of that form.
  */
-static size_t plain_number(const unsigned char *b, size_t n, size_t i, int *real)
+static size_t plain_number(const unsigned char *b, size_t i, int *real)
 {
 	size_t j = i + (b[i] == '-'), d0 = j;
 
-	if (j < n && b[j] == '0')
+	if (b[j] == '0')
 		j++;
 	else
-		while (j < n && is_digit(b[j]))
+		while (is_digit(b[j]))
 			j++;
-	if (j == d0 || j - d0 > 18 || (j < n && is_digit(b[j])))
+	if (j == d0 || j - d0 > 18 || is_digit(b[j]))
 		return 0;
 	*real = 0;
-	if (j < n && b[j] == '.') {
+	if (b[j] == '.') {
 		size_t f0 = ++j;
 
-		while (j < n && is_digit(b[j]))
+		while (is_digit(b[j]))
 			j++;
 		if (j == f0)
 			return 0;
 		*real = 1;
 	}
-	if (j < n && (b[j] == 'e' || b[j] == 'E'))
+	if (b[j] == 'e' || b[j] == 'E')
 		return 0;
 	return j;
 }
 
 /* An array of plain numbers at b[i] == '[': its end, or 0. *space: blanks inside. */
-static size_t plain_array(const unsigned char *b, size_t n, size_t i, unsigned *space)
+static size_t plain_array(const unsigned char *b, size_t i, unsigned *space)
 {
-	size_t j = skip_ws(b, n, i + 1);
+	size_t j = skip_ws(b, i + 1);
 	int real;
 
 	*space = j != i + 1;
-	if (j < n && b[j] == ']')
+	if (b[j] == ']')
 		return j + 1;
 	for (;;) {
 		size_t e;
 
-		if (j >= n || (b[j] != '-' && !is_digit(b[j])) || !(e = plain_number(b, n, j, &real)))
+		if ((b[j] != '-' && !is_digit(b[j])) || !(e = plain_number(b, j, &real)))
 			return 0;
-		j = skip_ws(b, n, e);
+		j = skip_ws(b, e);
 		*space |= j != e;
-		if (j >= n)
-			return 0;
 		if (b[j] == ']')
 			return j + 1;
 		if (b[j] != ',')
 			return 0;
-		e = skip_ws(b, n, j + 1);
+		e = skip_ws(b, j + 1);
 		*space |= e != j + 1;
 		j = e;
 	}
@@ -521,17 +520,22 @@ static struct gl_json_val *member(struct tev *t, const char *k, size_t kl, int a
 	}
 }
 
+/*
+ * p[0..n) is a unit of jsonstream.h, followed by its '\0': the loops stop
+ * there (a '\0' is no blank, digit, quote or plain byte) without a bounds
+ * check. A '\0' inside the unit stops them too and leads to the slow path.
+ */
 static int fast_event(const char *p, size_t n, struct tev *t)
 {
 	const unsigned char *b = (const unsigned char *)p;
-	size_t i = skip_ws(b, n, 0);
+	size_t i = skip_ws(b, 0);
 	int args = 0;	/* walking the members of args */
 
 	memset(t, 0, sizeof(*t));
-	if (i >= n || b[i] != '{')
+	if (b[i] != '{')
 		return -1;
-	i = skip_ws(b, n, i + 1);
-	if (i < n && b[i] == '}') {
+	i = skip_ws(b, i + 1);
+	if (b[i] == '}') {
 		i++;
 		goto end;
 	}
@@ -543,24 +547,24 @@ static int fast_event(const char *p, size_t n, struct tev *t)
 		unsigned space;
 
 		/* "key" : */
-		if (i >= n || b[i] != '"')
+		if (b[i] != '"')
 			return -1;
-		for (j = i + 1; j < n && plain_byte[b[j]]; j++)
+		for (j = i + 1; plain_byte[b[j]]; j++)
 			;
-		if (j >= n || b[j] != '"')
+		if (b[j] != '"')
 			return -1;
 		k = p + i + 1;
 		kl = j - i - 1;
-		i = skip_ws(b, n, j + 1);
-		if (i >= n || b[i] != ':')
+		i = skip_ws(b, j + 1);
+		if (b[i] != ':')
 			return -1;
-		i = skip_ws(b, n, i + 1);
+		i = skip_ws(b, i + 1);
 		if (i >= n)
 			return -1;
 		if (!args && b[i] == '{' && KEY_IS(k, kl, "args")) {
 			args = 1;
-			i = skip_ws(b, n, i + 1);
-			if (i < n && b[i] == '}') {
+			i = skip_ws(b, i + 1);
+			if (b[i] == '}') {
 				i++;
 				args = 0;
 				goto next;
@@ -571,18 +575,18 @@ static int fast_event(const char *p, size_t n, struct tev *t)
 		v.flags = 0;
 		if (b[i] == '"') {
 			j = i + 1 + gl_json_plain_run(p + i + 1, n - i - 1);
-			if (j >= n || b[j] != '"')
+			if (b[j] != '"')
 				goto general;
 			v.type = GL_JSON_STRING;
 			v.p = p + i + 1;
 			v.len = j - i - 1;
 			i = j + 1;
-		} else if ((b[i] == '-' || is_digit(b[i])) && (j = plain_number(b, n, i, &real))) {
+		} else if ((b[i] == '-' || is_digit(b[i])) && (j = plain_number(b, i, &real))) {
 			v.type = real ? GL_JSON_REAL : GL_JSON_INT;
 			v.p = p + i;
 			v.len = j - i;
 			i = j;
-		} else if (b[i] == '[' && (j = plain_array(b, n, i, &space))) {
+		} else if (b[i] == '[' && (j = plain_array(b, i, &space))) {
 			v.type = GL_JSON_ARRAY;
 			v.p = p + i;
 			v.len = j - i;
@@ -601,12 +605,12 @@ general:
 			*dst = v;
 next:
 		/* ',' and the next member, or '}' */
-		i = skip_ws(b, n, i);
-		if (i < n && b[i] == ',') {
-			i = skip_ws(b, n, i + 1);
+		i = skip_ws(b, i);
+		if (b[i] == ',') {
+			i = skip_ws(b, i + 1);
 			continue;
 		}
-		if (i >= n || b[i] != '}')
+		if (b[i] != '}')
 			return -1;
 		i++;
 		if (!args)
@@ -615,7 +619,7 @@ next:
 		goto next;
 	}
 end:
-	return skip_ws(b, n, i) == n ? 0 : -1;
+	return skip_ws(b, i) == n ? 0 : -1;
 }
 
 /*

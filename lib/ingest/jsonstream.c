@@ -75,18 +75,21 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Appends c to the unit, or marks it too big. */
+/*
+ * Appends c to the unit, or marks it too big. The buffer keeps one byte
+ * more than the unit for the '\0' unit_done writes after it.
+ */
 static void put(struct gl_jstream *js, char c)
 {
 	if (js->too_big)
 		return;
-	if (js->len + 1 > js->cap) {
+	if (js->len + 2 > js->cap) {
 		size_t cap = js->cap ? js->cap * 2 : 4096;
 		char *p;
 
-		if (cap > js->cap_max)
-			cap = js->cap_max;
-		if (js->len + 1 > cap || !(p = realloc(js->buf, cap))) {
+		if (cap > js->cap_max + 1)
+			cap = js->cap_max + 1;
+		if (js->len + 2 > cap || !(p = realloc(js->buf, cap))) {
 			js->too_big = 1;
 			js->len = 0;
 			return;
@@ -104,15 +107,15 @@ static void put_n(struct gl_jstream *js, const char *s, size_t n)
 {
 	if (js->too_big || n == 0)
 		return;
-	if (js->len + n > js->cap) {
+	if (js->len + n + 1 > js->cap) {
 		size_t cap = js->cap ? js->cap : 4096;
 		char *p;
 
-		while (cap < js->len + n && cap < js->cap_max)
+		while (cap < js->len + n + 1 && cap < js->cap_max + 1)
 			cap *= 2;
-		if (cap > js->cap_max)
-			cap = js->cap_max;
-		if (js->len + n > cap || !(p = realloc(js->buf, cap))) {
+		if (cap > js->cap_max + 1)
+			cap = js->cap_max + 1;
+		if (js->len + n + 1 > cap || !(p = realloc(js->buf, cap))) {
 			js->too_big = 1;
 			js->len = 0;
 			return;
@@ -213,6 +216,8 @@ static enum gl_jstream_ret unit_done(struct gl_jstream *js)
 	js->in_unit = 0;
 	js->units++;
 	js->expect = js->depth == 2 ? E_COMMA2 : E_COMMA1;
+	if (!js->too_big)
+		js->buf[js->len] = '\0';
 	return js->too_big ? GL_JS_TOOBIG : GL_JS_UNIT;
 }
 
