@@ -68,6 +68,7 @@
 #define _GNU_SOURCE	/* memmem */
 #include "format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,16 @@ static struct gl_str slot_str(struct slot *s, const struct gl_json_val *v)
 	return out;
 }
 
+/* The length of the run at p[0..n) of digits, '-', ' ' and ','. */
+static size_t strspn_n(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == ' ' || p[i] == ','))
+		i++;
+	return i;
+}
+
 /* "grid": [4, 106, 1] -> "4,106,1"; NULL p unless an array of integers. */
 static struct gl_str slot_dim(struct slot *s, const struct gl_json_val *v)
 {
@@ -279,6 +290,34 @@ static struct gl_str slot_dim(struct slot *s, const struct gl_json_val *v)
 
 	if (v->type != GL_JSON_ARRAY)
 		return out;
+	/*
+	 * An array the scanner accepted that holds only digits, '-', ' ' and
+	 * ',' between its brackets ("[54, 1, 1]") is a list of integers: the
+	 * runs of digits are its elements.
+	 */
+	if (v->len >= 2 && v->len - 2 == strspn_n(v->p + 1, v->len - 2)) {
+		for (size_t i = 1; i + 1 < v->len;) {
+			size_t end;
+
+			if (v->p[i] == ' ' || v->p[i] == ',') {
+				i++;
+				continue;
+			}
+			for (end = i + 1; end + 1 < v->len && v->p[end] != ' ' && v->p[end] != ','; end++)
+				;
+			if (n++ == 3) {
+				s->used = start;
+				return out;
+			}
+			if (n > 1)
+				slot_put(s, ",", 1);
+			slot_put(s, v->p + i, end - i);
+			i = end;
+		}
+		out.p = s->buf + start;
+		out.len = s->used - start;
+		return out;
+	}
 	gl_json_scan_init(&sc, v->p, v->len);
 	sc.pos = 1;
 	for (;;) {
@@ -332,13 +371,270 @@ static int key_is(const struct gl_json_val *k, const char *s)
 	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
 }
 
-/* Walks the element's object (and its args object). Returns 0, or -1 with *why. */
+/*
+ * The fast path of scan_event: one walk over the element that reads the
+ * members used here and steps over the rest. It checks itself what a
+ * Kineto event is mostly made of: keys and strings of plain bytes (no
+ * escape, control or non-ASCII byte), plain numbers ("ts":
+ * 1735689600001037.509, "dur": 279.027, "correlation": 1) and arrays of
+ * them ("grid": [54, 1, 1]). Any other value (objects but args, literals,
+ * other strings and numbers) goes to gl_json_scan_value, the validating
+ * scan the slow path uses, at the same depth. Returns 0 with *t filled, or
+ * -1 for anything else (a key with an escape, a value the scanner refuses,
+ * a stray byte): the caller then runs the slow path, which finds the same
+ * values or gives the reason.
+ */
+static const unsigned char plain_byte[256] = {	/* 0x20..0x7f but '"' and '\\' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const unsigned char ws_byte[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* b[i..] up to the '\0' after the unit (jsonstream.h) holds no blank. */
+static size_t skip_ws(const unsigned char *b, size_t i)
+{
+	while (ws_byte[b[i]])
+		i++;
+	return i;
+}
+
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * A number at b[i] of the form -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 18
+ * integer digits (so it fits int64 and cannot overflow a double): its end,
+ * *real set when it has a fraction. 0 when it is not of that form.
+ */
+static size_t plain_number(const unsigned char *b, size_t i, int *real)
+{
+	size_t j = i + (b[i] == '-'), d0 = j;
+
+	if (b[j] == '0')
+		j++;
+	else
+		while (is_digit(b[j]))
+			j++;
+	if (j == d0 || j - d0 > 18 || is_digit(b[j]))
+		return 0;
+	*real = 0;
+	if (b[j] == '.') {
+		size_t f0 = ++j;
+
+		while (is_digit(b[j]))
+			j++;
+		if (j == f0)
+			return 0;
+		*real = 1;
+	}
+	if (b[j] == 'e' || b[j] == 'E')
+		return 0;
+	return j;
+}
+
+/* An array of plain numbers at b[i] == '[': its end, or 0. *space: blanks inside. */
+static size_t plain_array(const unsigned char *b, size_t i, unsigned *space)
+{
+	size_t j = skip_ws(b, i + 1);
+	int real;
+
+	*space = j != i + 1;
+	if (b[j] == ']')
+		return j + 1;
+	for (;;) {
+		size_t e;
+
+		if ((b[j] != '-' && !is_digit(b[j])) || !(e = plain_number(b, j, &real)))
+			return 0;
+		j = skip_ws(b, e);
+		*space |= j != e;
+		if (b[j] == ']')
+			return j + 1;
+		if (b[j] != ',')
+			return 0;
+		e = skip_ws(b, j + 1);
+		*space |= e != j + 1;
+		j = e;
+	}
+}
+
+#define KEY_IS(k, kl, lit) ((kl) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+/* Where a member of the top-level object (args 0) or of args (args 1) goes. */
+static struct gl_json_val *member(struct tev *t, const char *k, size_t kl, int args)
+{
+	if (!args) {
+		switch (kl) {
+		case 2:
+			return KEY_IS(k, kl, "ph") ? &t->ph : KEY_IS(k, kl, "ts") ? &t->ts : NULL;
+		case 3:
+			if (KEY_IS(k, kl, "cat"))
+				return &t->cat;
+			if (KEY_IS(k, kl, "pid"))
+				return &t->pid;
+			if (KEY_IS(k, kl, "tid"))
+				return &t->tid;
+			return KEY_IS(k, kl, "dur") ? &t->dur : NULL;
+		case 4:
+			return KEY_IS(k, kl, "name") ? &t->name : NULL;
+		default:
+			return NULL;
+		}
+	}
+	switch (kl) {
+	case 4:
+		return KEY_IS(k, kl, "grid") ? &t->grid : NULL;
+	case 5:
+		return KEY_IS(k, kl, "block") ? &t->block : NULL;
+	case 6:
+		if (KEY_IS(k, kl, "device"))
+			return &t->device;
+		return KEY_IS(k, kl, "stream") ? &t->stream : NULL;
+	case 11:
+		return KEY_IS(k, kl, "correlation") ? &t->corr : NULL;
+	case 13:
+		return KEY_IS(k, kl, "shared memory") ? &t->smem : NULL;
+	case 20:
+		return KEY_IS(k, kl, "registers per thread") ? &t->regs : NULL;
+	case 25:
+		return KEY_IS(k, kl, "est. achieved occupancy %") ? &t->occ : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * p[0..n) is a unit of jsonstream.h, followed by its '\0': the loops stop
+ * there (a '\0' is no blank, digit, quote or plain byte) without a bounds
+ * check. A '\0' inside the unit stops them too and leads to the slow path.
+ */
+static int fast_event(const char *p, size_t n, struct tev *t)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	size_t i = skip_ws(b, 0);
+	int args = 0;	/* walking the members of args */
+
+	memset(t, 0, sizeof(*t));
+	if (b[i] != '{')
+		return -1;
+	i = skip_ws(b, i + 1);
+	if (b[i] == '}') {
+		i++;
+		goto end;
+	}
+	for (;;) {
+		struct gl_json_val v, *dst;
+		const char *k;
+		size_t kl, j;
+		int real;
+		unsigned space;
+
+		/* "key" : */
+		if (b[i] != '"')
+			return -1;
+		for (j = i + 1; plain_byte[b[j]]; j++)
+			;
+		if (b[j] != '"')
+			return -1;
+		k = p + i + 1;
+		kl = j - i - 1;
+		i = skip_ws(b, j + 1);
+		if (b[i] != ':')
+			return -1;
+		i = skip_ws(b, i + 1);
+		if (i >= n)
+			return -1;
+		if (!args && b[i] == '{' && KEY_IS(k, kl, "args")) {
+			args = 1;
+			i = skip_ws(b, i + 1);
+			if (b[i] == '}') {
+				i++;
+				args = 0;
+				goto next;
+			}
+			continue;
+		}
+		/* the value */
+		v.flags = 0;
+		if (b[i] == '"') {
+			j = i + 1 + gl_json_plain_run(p + i + 1, n - i - 1);
+			if (b[j] != '"')
+				goto general;
+			v.type = GL_JSON_STRING;
+			v.p = p + i + 1;
+			v.len = j - i - 1;
+			i = j + 1;
+		} else if ((b[i] == '-' || is_digit(b[i])) && (j = plain_number(b, i, &real))) {
+			v.type = real ? GL_JSON_REAL : GL_JSON_INT;
+			v.p = p + i;
+			v.len = j - i;
+			i = j;
+		} else if (b[i] == '[' && (j = plain_array(b, i, &space))) {
+			v.type = GL_JSON_ARRAY;
+			v.p = p + i;
+			v.len = j - i;
+			v.flags = space ? GL_JSON_F_SPACE : 0;
+			i = j;
+		} else {
+			struct gl_json_scan sc;
+general:
+			gl_json_scan_init(&sc, p, n);
+			sc.pos = i;
+			if (gl_json_scan_value(&sc, args ? 3 : 2, &v) < 0)
+				return -1;
+			i = sc.pos;
+		}
+		if ((dst = member(t, k, kl, args)))
+			*dst = v;
+next:
+		/* ',' and the next member, or '}' */
+		i = skip_ws(b, i);
+		if (b[i] == ',') {
+			i = skip_ws(b, i + 1);
+			continue;
+		}
+		if (b[i] != '}')
+			return -1;
+		i++;
+		if (!args)
+			break;
+		args = 0;
+		goto next;
+	}
+end:
+	return skip_ws(b, i) == n ? 0 : -1;
+}
+
+/*
+ * Walks the element's object (and its args object). Returns 0, or -1 with
+ * *why. The fast path above takes the elements it can; the rest (and every
+ * element that is not valid JSON) get the full validating walk.
+ */
 static int scan_event(const char *p, size_t n, struct tev *t, const char **why)
 {
 	struct gl_json_scan sc;
 	struct gl_json_val k, v;
 	int r;
 
+	if (fast_event(p, n, t) == 0)
+		return 0;
 	memset(t, 0, sizeof(*t));
 	gl_json_scan_init(&sc, p, n);
 	if (gl_json_object_begin(&sc) < 0) {
@@ -394,6 +690,10 @@ static int scan_event(const char *p, size_t n, struct tev *t, const char **why)
 	return 0;
 }
 
+static const double pow10_exact[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+};
+
 static int ts_split(const struct gl_json_val *v, struct kts *t)
 {
 	int64_t i;
@@ -414,10 +714,22 @@ static int ts_split(const struct gl_json_val *v, struct kts *t)
 	    !memchr(v->p, 'E', v->len)) {
 		char f[40] = "0";
 		size_t fl = v->len - (size_t)(dot - v->p);
+		uint64_t m = 0;
 
 		t->whole = 0;
 		for (const char *c = v->p; c < dot; c++)
 			t->whole = t->whole * 10 + (*c - '0');
+		/*
+		 * ".988" is 988 / 10^3: with at most 15 digits both are exact
+		 * doubles and the one division rounds as strtod("0.988") does
+		 * (Clinger's fast path).
+		 */
+		if (FLT_EVAL_METHOD == 0 && fl - 1 <= 15) {
+			for (const char *c = dot + 1; c < v->p + v->len; c++)
+				m = m * 10 + (uint64_t)(*c - '0');
+			t->frac = (double)m / pow10_exact[fl - 1];
+			return 0;
+		}
 		if (fl > sizeof(f) - 2)
 			fl = sizeof(f) - 2;
 		memcpy(f + 1, dot, fl);

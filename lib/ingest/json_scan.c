@@ -74,6 +74,25 @@ static uint64_t chunk_special(const unsigned char *p)
 	return (x & high) | ctl | q | bs;
 }
 
+size_t gl_json_plain_run(const char *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	size_t i = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (i + 8 <= n) {
+		uint64_t m = chunk_special(b + i);
+
+		if (m)
+			return i + ((size_t)__builtin_ctzll(m) >> 3);
+		i += 8;
+	}
+#endif
+	while (i < n && b[i] >= 0x20 && b[i] < 0x80 && b[i] != '"' && b[i] != '\\')
+		i++;
+	return i;
+}
+
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), or 0. */
 static size_t utf8_len(const unsigned char *p, size_t avail)
 {

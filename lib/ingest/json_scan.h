@@ -92,6 +92,14 @@ int gl_json_object_key(struct gl_json_scan *sc, struct gl_json_val *key);
 int gl_json_object_next(struct gl_json_scan *sc, unsigned depth, struct gl_json_val *key,
 			struct gl_json_val *val);
 
+/*
+ * The length of the run at p[0..n) of bytes a string may hold as they are
+ * (no '"', '\\', control byte or byte >= 0x80): n when the whole span is
+ * such bytes. Lets a caller take a plain string without the escape and
+ * UTF-8 checks, which only those bytes need.
+ */
+size_t gl_json_plain_run(const char *p, size_t n);
+
 /* Skips whitespace; returns 0 when nothing else is left, else -1 with sc->err set. */
 int gl_json_scan_end(struct gl_json_scan *sc);
 

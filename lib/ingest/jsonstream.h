@@ -48,7 +48,7 @@ struct gl_jstream {
 	size_t key_len;
 	int key_capture;	/* reading a key string */
 	/* the unit */
-	char *buf;
+	char *buf;		/* the unit and a '\0': cap <= cap_max + 1 */
 	size_t len, cap, cap_max;
 	size_t high_water;	/* the most bytes the buffer ever held */
 	uint64_t units;		/* units handed out (or too big) so far */
@@ -77,7 +77,8 @@ void gl_jstream_restore(struct gl_jstream *js, const struct gl_jstream_pos *pos)
  * Feeds p[*off..len) followed by an end of line. Returns at the first
  * event (GL_JS_UNIT, GL_JS_TOOBIG, GL_JS_END, GL_JS_ERROR) with *off just
  * after the byte that made it, or GL_JS_MORE when the line is used up.
- * The unit is js->buf[0..js->len), valid until the next call.
+ * The unit is js->buf[0..js->len), followed by a '\0' (js->buf[js->len]:
+ * a stop byte for a scan of the unit), valid until the next call.
  */
 enum gl_jstream_ret gl_jstream_feed(struct gl_jstream *js, const char *p, size_t len, size_t *off);
 

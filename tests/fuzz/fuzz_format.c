@@ -57,7 +57,7 @@ static void check_str(const struct gl_parse_ctx *ctx, const char *line, size_t l
 static void check_rec(const struct gl_parse_ctx *ctx, const char *line, size_t len,
 		      const struct gl_rec *rec)
 {
-	if ((int)rec->kind < GL_REC_FOREIGN || rec->kind > GL_REC_SAMPLES) {
+	if ((int)rec->kind < GL_REC_FOREIGN || rec->kind > GL_REC_SPAN) {
 		fprintf(stderr, "kind %d out of range\n", rec->kind);
 		abort();
 	}
@@ -78,6 +78,11 @@ static void check_rec(const struct gl_parse_ctx *ctx, const char *line, size_t l
 		check_str(ctx, line, len, rec->ev.message, "message");
 		check_str(ctx, line, len, rec->ev.kernel, "kernel");
 		check_str(ctx, line, len, rec->ev.metadata, "metadata");
+	}
+	if (rec->kind == GL_REC_SPAN) {
+		check_str(ctx, line, len, rec->span.name, "span name");
+		check_str(ctx, line, len, rec->span.path, "span path");
+		check_str(ctx, line, len, rec->span.device, "span device");
 	}
 	for (size_t i = 0; i < rec->n_samples; i++) {
 		const struct gl_sample *s = &rec->samples[i];

@@ -414,6 +414,162 @@ static void test_strings_with_structure(void **state)
 	assert_int_equal(ctx.hold, 0);
 }
 
+/*
+ * Trace events of many shapes, one per line: the fast walk of an element
+ * (plain keys, strings and numbers) and the validating walk it leaves the
+ * rest to must read the same values, and an element that is not JSON is a
+ * reject with the scanner's reason. Expected values by hand from the JSON.
+ */
+struct shape {
+	const char *line;	/* the element, with its ',' */
+	const char *reason;	/* a reject's reason holds this; NULL: an event */
+	const char *kernel, *device, *stream, *grid, *block;	/* NULL: absent */
+	int64_t ts_us;
+	double dur_us;
+	int64_t registers;
+};
+
+static void check_str(struct gl_str s, const char *want)
+{
+	if (!want)
+		assert_null(s.p);
+	else
+		gl_test_assert_str(s, want);
+}
+
+static void test_event_shapes(void **state)
+{
+	static const struct shape shapes[] = {
+		/* all plain: the fast walk alone */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k1\", \"pid\": 0, \"tid\": 7, "
+		 "\"ts\": 1000.5, \"dur\": 2.25, \"args\": {\"device\": 3, \"stream\": 9, "
+		 "\"grid\": [4, 5, 6], \"block\": [128,1,1], \"registers per thread\": 32}},",
+		 NULL, "k1", "3", "9", "4,5,6", "128,1,1", 1001, 2.25, 32},
+		/* no blanks at all, and tabs */
+		{"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"ts\":10,\"dur\":1,"
+		 "\"args\":{\"grid\":[1,2,3]}},",
+		 NULL, "k2", NULL, NULL, "1,2,3", NULL, 10, 1.0, -1},
+		{"{\t\"ph\"\t:\t\"X\" ,\t\"cat\": \"kernel\",\"name\": \"k3\", \"ts\": 10.25 ,\"dur\" : 1.5 ,"
+		 " \"args\" : { \"grid\" : [ 1 , 2 ] } } ,",
+		 NULL, "k3", NULL, NULL, "1,2", NULL, 10, 1.5, -1},
+		/* escapes and UTF-8 in a value: "a\u00e9\"b" is a, e-acute, '"', b */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\\u00e9\\\"b\", \"ts\": 5, \"dur\": 1},",
+		 NULL, "a\xc3\xa9\"b", NULL, NULL, NULL, NULL, 5, 1.0, -1},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"caf\xc3\xa9\", \"ts\": 5, \"dur\": 1},",
+		 NULL, "caf\xc3\xa9", NULL, NULL, NULL, NULL, 5, 1.0, -1},
+		/* an exponent, a duplicated member (the last counts), args twice */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k6\", \"ts\": 7, \"dur\": 2.5e1, "
+		 "\"dur\": 1.25E+1, \"args\": {\"device\": 1}, \"args\": {\"stream\": 4}},",
+		 NULL, "k6", "1", "4", NULL, NULL, 7, 12.5, -1},
+		/* args not an object: ignored; device and stream from pid and tid */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k7\", \"pid\": 5, \"tid\": \"stream 8\", "
+		 "\"ts\": 7, \"dur\": 1, \"args\": [1, {\"device\": 2}]},",
+		 NULL, "k7", "5", "8", NULL, NULL, 7, 1.0, -1},
+		/* nested values in args; grid of arrays, of reals, of four: no grid */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k8\", \"ts\": 7, \"dur\": 1, "
+		 "\"args\": {\"x\": {\"y\": [true, null, false]}, \"grid\": [[1, 2], [3]], "
+		 "\"block\": [1.5, 2], \"registers per thread\": 1e2}},",
+		 NULL, "k8", NULL, NULL, NULL, NULL, 7, 1.0, -1},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k9\", \"ts\": -3, \"dur\": 0, "
+		 "\"args\": {}, \"args\": {\"grid\": [1, 2, 3, 4], \"block\": [-0, 7]}},",
+		 NULL, "k9", NULL, NULL, NULL, "-0,7", -3, 0.0, -1},
+		/* 19 integer digits: past the fast number, still an int64 */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k10\", \"ts\": 1000000000000000000, "
+		 "\"dur\": 1, \"args\": {\"registers per thread\": 1000000000000000001}},",
+		 NULL, "k10", NULL, NULL, NULL, NULL, 1000000000000000000, 1.0, 1000000000000000001},
+		/* a key with an escape is that key as written: "na\u006de" is no "name" */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"na\\u006de\": \"k11\", \"ts\": 7, \"dur\": 1},",
+		 "GPU event: no name"},
+		/* not JSON: rejected with the scanner's reason */
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k12\", \"ts\": 7, \"dur\": 01},",
+		 "leading zero"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k13\", \"ts\": 7, \"dur\": 1, "
+		 "\"args\": {\"correlation\": 99999999999999999999}},",
+		 "integer out of range"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\xff\", \"ts\": 7, \"dur\": 1},",
+		 "invalid UTF-8"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k15\", \"ts\": 7, \"dur\": 1,},",
+		 "string expected"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k16\", \"ts\": 7 \"dur\": 1},",
+		 "',' or '}' expected"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k17\", \"ts\": 7, \"dur\": tru},",
+		 "invalid token"},
+		{"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k18\", \"ts\": 7, \"dur\": 1., \"x\": 1},",
+		 "no digit after '.'"},
+	};
+	struct gl_rec rec;
+
+	(void)state;
+	gl_test_parse(&gl_fmt_kineto, &ctx, "{", &rec);
+	gl_test_parse(&gl_fmt_kineto, &ctx, "\"traceEvents\": [", &rec);
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		const struct shape *sh = &shapes[i];
+
+		memset(&rec, 0, sizeof(rec));
+		gl_test_parse(&gl_fmt_kineto, &ctx, sh->line, &rec);
+		if (sh->reason) {
+			if (rec.kind != GL_REC_REJECT || !strstr(rec.reason, sh->reason))
+				fail_msg("shape %zu: kind %d, reason '%s', want a reject '%s'", i,
+					 rec.kind, rec.kind == GL_REC_REJECT ? rec.reason : "", sh->reason);
+			continue;
+		}
+		if (rec.kind != GL_REC_EVENT)
+			fail_msg("shape %zu: kind %d (%s), want an event", i, rec.kind,
+				 rec.kind == GL_REC_REJECT ? rec.reason : "");
+		check_str(rec.ev.kernel, sh->kernel);
+		check_str(rec.ev.device, sh->device);
+		check_str(rec.ev.stream, sh->stream);
+		check_str(rec.ev.grid, sh->grid);
+		check_str(rec.ev.block, sh->block);
+		assert_int_equal(rec.ev.ts_us, sh->ts_us);
+		assert_true(rec.ev.dur_us == sh->dur_us);
+		assert_int_equal(rec.ev.registers, sh->registers);
+	}
+	gl_test_parse(&gl_fmt_kineto, &ctx, "{\"ph\": \"i\"}", &rec);
+	gl_test_parse(&gl_fmt_kineto, &ctx, "]}", &rec);
+	assert_int_equal(rec.kind, GL_REC_NONE);
+}
+
+/*
+ * ts split into whole µs and fraction: the fraction is 988 / 10^3 for
+ * ".988", which must be the double strtod("0.988") gives. Kernel and
+ * launch call 0.001 µs apart in the fraction only: the queue time is the
+ * exact difference of the fractions.
+ */
+static void test_ts_fraction(void **state)
+{
+	static const char *const fracs[] = {"0.988", "0.1", "0.3", "0.123456789012345",
+					    "0.000000000000001", "0.999999999999999"};
+	struct gl_rec rec;
+	char line[256];
+
+	(void)state;
+	gl_test_parse(&gl_fmt_kineto, &ctx, "{", &rec);
+	gl_test_parse(&gl_fmt_kineto, &ctx, "\"traceEvents\": [", &rec);
+	for (size_t i = 0; i < sizeof(fracs) / sizeof(fracs[0]); i++) {
+		double want_q = strtod(fracs[i], NULL) - strtod("0.0005", NULL) - 0.25;
+
+		snprintf(line, sizeof(line),
+			 "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"l\", \"ts\": "
+			 "1712195495505582.0005, \"dur\": 0.25, \"args\": {\"correlation\": %zu}},",
+			 i + 1);
+		gl_test_parse(&gl_fmt_kineto, &ctx, line, &rec);
+		assert_int_equal(rec.kind, GL_REC_NONE);
+		snprintf(line, sizeof(line),
+			 "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1712195495505582%s, "
+			 "\"dur\": 1, \"args\": {\"correlation\": %zu}},",
+			 fracs[i] + 1, i + 1);
+		memset(&rec, 0, sizeof(rec));
+		gl_test_parse(&gl_fmt_kineto, &ctx, line, &rec);
+		assert_int_equal(rec.kind, GL_REC_EVENT);
+		/* (whole - whole) + (frac - frac) - dur, each term as strtod reads it */
+		if (want_q < 0)
+			want_q = 0;
+		assert_true(rec.ev.queue_us == want_q);
+		assert_true(rec.ev.launch_overhead_us == 0.25);
+	}
+}
+
 /* Annotations nested by time on one thread; another thread has its own stack. */
 static void test_annotation_nesting(void **state)
 {
@@ -651,6 +807,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_pairing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strings_with_structure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_shapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ts_fraction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
