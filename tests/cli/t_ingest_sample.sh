@@ -41,8 +41,8 @@ q $T/db "select substr(path, length('$T/logs/') + 1), count(*) from v_spans grou
 	| tr '|' ' ' > $T/got_spans
 diff $T/want_spans $T/got_spans || fail "spans per file differ from the generator's"
 # per file, where no copy is a mirror: the telemetry and inference files
-for f in telemetry/nvidia-smi.csv telemetry/dmon.log telemetry/dcgmi.out inference/vllm_server.log inference/metrics.prom \
-	inference/bitnet_metrics.jsonl; do
+for f in telemetry/nvidia-smi.csv telemetry/dmon.log telemetry/pmon.log telemetry/dcgmi.out inference/vllm_server.log inference/metrics.prom \
+	inference/bitnet_metrics.jsonl inference/receipts/receipt-2025-11-16-cuda.json; do
 	expect_eq "$f samples" "$(awk -v f=$f '$1 == f { print $6 }' tests/cli/expected/sample-logs.counts)" \
 		"$(q $T/db "select count(*) from v_samples where path = '$T/logs/$f'")"
 done
