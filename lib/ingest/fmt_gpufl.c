@@ -226,6 +226,7 @@ static int64_t place(struct gl_parse_ctx *ctx, struct gf_state *st, int64_t ns)
 struct sbuf {
 	struct gl_sample s[GF_MAX_SAMPLES];
 	size_t n;
+	int estimated;	/* the time was placed from a monotonic clock (see place()) */
 };
 
 static void add(struct sbuf *b, int64_t ts, const char *metric, double v, struct gl_str dev)
@@ -237,6 +238,7 @@ static void add(struct sbuf *b, int64_t ts, const char *metric, double v, struct
 	b->s[b->n].value = v;
 	b->s[b->n].device = dev;
 	b->s[b->n].labels = (struct gl_str){NULL, 0};
+	b->s[b->n].ts_estimated = b->estimated;
 	b->n++;
 }
 
@@ -306,12 +308,13 @@ static void host_samples(const struct gl_json_val *obj, int64_t ts, struct sbuf 
 }
 
 static void readings(struct gl_parse_ctx *ctx, const struct gl_json_val *val, int64_t ts,
-		     struct gl_rec *rec)
+		     int estimated, struct gl_rec *rec)
 {
 	struct sbuf b;
 	struct gl_sample *out;
 
 	b.n = 0;
+	b.estimated = estimated;
 	if (val[K_HOST].type == GL_JSON_OBJECT)
 		host_samples(&val[K_HOST], ts, &b);
 	if (val[K_DEVICES].type == GL_JSON_ARRAY) {
@@ -690,7 +693,7 @@ static void parse_record(struct gl_parse_ctx *ctx, struct gf_state *st, struct g
 	}
 	if (rec->kind == GL_REC_REJECT || ts_us == GL_TS_NONE)
 		return;
-	readings(ctx, val, ts_us, rec);
+	readings(ctx, val, ts_us, ts_ns < GF_EPOCH_NS, rec);
 	if (rec->kind == GL_REC_NONE && rec->n_samples)
 		rec->kind = GL_REC_SAMPLES;
 }

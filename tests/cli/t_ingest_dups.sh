@@ -70,6 +70,32 @@ expect_eq "the older file's copy is the original" "z.log|a.log" \
 expect_eq "rows in reading order" "z.log z.log a.log a.log" \
 	"$(q $T/dbage 'select path from v_events order by id' | sed "s|$T/age/||" | tr '\n' ' ' | sed 's/ $//')"
 
+# One record repeated thousands of times in one file at one time (a retry
+# loop, second-resolution times): all originals; its copies in a file read
+# later are mirrors of the first copy; a second run appending more of both
+# adds originals to the first and mirrors to the second. (The mirror check
+# keeps its last answer per record and stream: without it each copy walked
+# all the earlier ones.)
+mkdir $T/rep
+rl='{"timestamp": "2025-11-16T10:00:00Z", "level": "ERROR", "component": "gpu", "message": "CUDA error: out of memory (retry)"}'
+{ first rep; awk -v l="$rl" 'BEGIN { for (i = 0; i < 5000; i++) print l }'; } > $T/rep/a.log
+{ first rep2; echo "$rl"; echo "$rl"; echo "$rl"; } > $T/rep/b.log
+touch -d '2 hours ago' $T/rep/a.log
+touch -d '1 hour ago' $T/rep/b.log
+ingest $T/dbrep $T/rep || fail "repeated record run"
+expect_eq "copies in a.log: originals" "5000|0" \
+	"$(q $T/dbrep "select count(*), count(dup_of) from v_events where path like '%/a.log' and message like 'CUDA%'")"
+first_id=$(q $T/dbrep "select min(id) from v_events where path like '%/a.log' and message like 'CUDA%'")
+expect_eq "copies in b.log: mirrors of a.log's first" "3|3|$first_id" \
+	"$(q $T/dbrep "select count(*), count(dup_of), min(dup_of) from v_events where path like '%/b.log' and message like 'CUDA%' and dup_of = $first_id")"
+awk -v l="$rl" 'BEGIN { for (i = 0; i < 2000; i++) print l }' >> $T/rep/a.log
+echo "$rl" >> $T/rep/b.log
+touch -d '2 hours ago' $T/rep/a.log
+touch -d '1 hour ago' $T/rep/b.log
+ingest $T/dbrep $T/rep || fail "repeated record, second run"
+expect_eq "after the appends: originals in a.log, mirrors in b.log" "7000|0 4|4" \
+	"$(q $T/dbrep "select count(*), count(dup_of) from v_events where path like '%/a.log' and message like 'CUDA%'") $(q $T/dbrep "select count(*), count(dup_of) from v_events where path like '%/b.log' and message like 'CUDA%'")"
+
 # Identical records within one file at the same time are all originals
 # (a loop that logs the same thing twice in a microsecond).
 mkdir $T/same; { first x; echo "$line"; echo "$line"; } > $T/same/x.log

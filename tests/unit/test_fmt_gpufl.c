@@ -391,6 +391,28 @@ static void test_monotonic_without_prepare(void **state)
 	assert_true(rec.ev.ts_us == MTIME_US + 2000);
 }
 
+/* Device readings: read times are not estimated, times placed from a
+ * monotonic clock are (the field was once left as the stack had it). */
+static void test_readings_estimated(void **state)
+{
+	struct gl_rec rec;
+
+	(void)state;
+	parse("{\"type\":\"init\",\"pid\":1,\"app\":\"x\",\"ts_ns\":1765000000000000000,"
+	      "\"devices\":[{\"id\":0,\"util_gpu\":50,\"used_mib\":100,\"total_mib\":200}]}", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_int_equal(rec.n_samples, 3);	/* util_gpu, used_mib, total_mib */
+	for (size_t i = 0; i < rec.n_samples; i++) {
+		assert_int_equal(rec.samples[i].ts_estimated, 0);
+		assert_true(rec.samples[i].ts_us == 1765000000000000LL);
+	}
+	parse("{\"type\":\"system_sample\",\"pid\":1,\"app\":\"x\",\"ts_ns\":5000000000,"
+	      "\"devices\":[{\"id\":0,\"util_gpu\":60,\"used_mib\":110,\"total_mib\":200}]}", &rec);
+	assert_int_equal(rec.n_samples, 3);
+	for (size_t i = 0; i < rec.n_samples; i++)
+		assert_int_equal(rec.samples[i].ts_estimated, 1);
+}
+
 /* prepare on a gzip file reads through to its last record. */
 static void test_prepare_gzip(void **state)
 {
@@ -423,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_end_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scope_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readings_estimated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monotonic_without_prepare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_gzip, setup, teardown),
 	};
