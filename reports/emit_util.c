@@ -380,10 +380,11 @@ void gl_html_num(FILE *f, double v, enum gl_html_num k)
 		fputs("&ndash;", f);
 		return;
 	}
+	/* %g would write 1510 as 1.51e+03: large values keep all their digits */
 	switch (k) {
-	case GL_HTML_G3: fprintf(f, "%.3g", v); break;
-	case GL_HTML_G4: fprintf(f, "%.4g", v); break;
-	case GL_HTML_SIGNED_G4: fprintf(f, "%+.4g", v); break;
+	case GL_HTML_G3: fprintf(f, fabs(v) >= 1e3 ? "%.0f" : "%.3g", v); break;
+	case GL_HTML_G4: fprintf(f, fabs(v) >= 1e4 ? "%.0f" : "%.4g", v); break;
+	case GL_HTML_SIGNED_G4: fprintf(f, fabs(v) >= 1e4 ? "%+.0f" : "%+.4g", v); break;
 	case GL_HTML_F1: fprintf(f, "%.1f", v); break;
 	case GL_HTML_F3: fprintf(f, "%.3f", v); break;
 	default: fprintf(f, "%+.1f", v); break;

@@ -3,6 +3,7 @@
  * text), a valid page structure, nothing fetched from outside, and every
  * image inlined as a PNG that decodes and is the chart file byte for byte.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../reports/emit_png.h"
+#include "../../reports/emit_util.h"
 #include "../../reports/sections.h"
 #include "../../reports/telemetry.h"
 #include "support/chart_fixture.h"
@@ -209,10 +211,45 @@ static void test_page_without_charts(void **state)
 	free(h);
 }
 
+/* Table numbers: never an exponent for large values (by hand). */
+static void test_num(void **state)
+{
+	static const struct {
+		double v;
+		enum gl_html_num k;
+		const char *want;
+	} c[] = {
+		{20820.4, GL_HTML_G4, "20820"},		/* was 2.082e+04 */
+		{1510.2, GL_HTML_G4, "1510"},
+		{1510.2, GL_HTML_G3, "1510"},		/* was 1.51e+03 */
+		{999.4, GL_HTML_G3, "999"},
+		{0.000123, GL_HTML_G3, "0.000123"},
+		{3.3e-63, GL_HTML_G3, "3.3e-63"},	/* a p-value keeps its exponent */
+		{-21830000, GL_HTML_SIGNED_G4, "-21830000"},
+		{12.5, GL_HTML_SIGNED_G4, "+12.5"},
+		{NAN, GL_HTML_G4, "&ndash;"},
+	};
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		gl_html_num(f, c[i].v, c[i].k);
+		fclose(f);
+		assert_string_equal(buf, c[i].want);
+		free(buf);
+		buf = NULL;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_num),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_page_without_charts),
 	};
