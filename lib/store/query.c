@@ -454,24 +454,40 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 	return rc;
 }
 
-struct event_pipe {
+/*
+ * The reading thread shared by events and samples: a reader on its own
+ * read-only connection runs sql over [since, until) and fills the slots of
+ * a small ring (fill, in its thread); the caller's thread hands each filled
+ * slot on (emit), in the order read, so fn runs in the caller's thread only.
+ */
+struct pipe_ops {
+	size_t ring;		/* slots */
+	/* reader thread: fills slot from st; SQLITE_ROW: more may follow, else
+	 * the last step's code (SQLITE_DONE at the end; SQLITE_NOMEM) */
+	int (*fill)(void *ctx, size_t slot, sqlite3_stmt *st);
+	/* caller's thread: hands the slot's rows to fn; fn's value or 0 */
+	int (*emit)(void *ctx, size_t slot);
+	void *ctx;
+};
+
+struct read_pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	sqlite3 *db;				/* the reader's connection */
 	const char *sql;
 	int64_t since_us, until_us;
-	struct held_group ring[EV_RING];
-	size_t produced, consumed;		/* blocks, counted from 0 */
+	const struct pipe_ops *ops;
+	size_t produced, consumed;		/* slots filled and handed on, counted from 0 */
 	bool done, stop;
-	int failed;				/* 0, or SQLITE_NOMEM / another error code */
+	int failed;				/* 0, or the reader's SQLite error code */
 	char msg[256];
 };
 
-static void *event_reader(void *arg)
+static void *pipe_reader(void *arg)
 {
-	struct event_pipe *pp = arg;
+	struct read_pipe *pp = arg;
 	sqlite3_stmt *st = NULL;
-	bool pending = false, stop = false;
+	bool stop = false;
 	int rc = SQLITE_ROW;
 
 	if (sqlite3_prepare_v2(pp->db, pp->sql, -1, &st, NULL) != SQLITE_OK) {
@@ -482,14 +498,14 @@ static void *event_reader(void *arg)
 	}
 	while (rc == SQLITE_ROW) {
 		pthread_mutex_lock(&pp->mu);
-		while (pp->produced - pp->consumed == EV_RING && !pp->stop)
+		while (pp->produced - pp->consumed == pp->ops->ring && !pp->stop)
 			pthread_cond_wait(&pp->cv, &pp->mu);
 		stop = pp->stop;
 		pthread_mutex_unlock(&pp->mu);
 		if (stop)
 			break;
 		/* the slot is the reader's until produced moves past it */
-		rc = fill_block(st, &pp->ring[pp->produced % EV_RING], &pending);
+		rc = pp->ops->fill(pp->ops->ctx, pp->produced % pp->ops->ring, st);
 		pthread_mutex_lock(&pp->mu);
 		pp->produced++;
 		pthread_cond_broadcast(&pp->cv);
@@ -507,12 +523,15 @@ static void *event_reader(void *arg)
 	return NULL;
 }
 
-/* GL_OK, fn's value, GL_EDB or GL_ENOMEM; -1: could not start (no thread or connection). */
-static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
-			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-			struct gl_err *err)
+/*
+ * Runs ops over sql with a reader thread. GL_OK, emit's value, GL_EDB
+ * ("cannot read <what>") or GL_ENOMEM; -1: could not start (no second
+ * connection or thread): the caller reads in its own thread.
+ */
+static int pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+		    const struct pipe_ops *ops, const char *what, struct gl_err *err)
 {
-	struct event_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us};
+	struct read_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us, .ops = ops};
 	const char *path = sqlite3_db_filename(q->db, "main");
 	pthread_t th;
 	int rc = GL_OK;
@@ -529,7 +548,7 @@ static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, i
 		return -1;
 	}
 	pthread_cond_init(&pp.cv, NULL);
-	if (pthread_create(&th, NULL, event_reader, &pp) != 0) {
+	if (pthread_create(&th, NULL, pipe_reader, &pp) != 0) {
 		rc = -1;
 		goto out;
 	}
@@ -541,7 +560,7 @@ static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, i
 		pthread_mutex_unlock(&pp.mu);
 		if (empty)
 			break;
-		rc = emit_block(&pp.ring[pp.consumed % EV_RING], fn, arg);
+		rc = ops->emit(ops->ctx, pp.consumed % ops->ring);
 		pthread_mutex_lock(&pp.mu);
 		pp.consumed++;
 		if (rc != GL_OK)
@@ -555,15 +574,48 @@ static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, i
 	if (rc == GL_OK && pp.failed == SQLITE_NOMEM)
 		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	else if (rc == GL_OK && pp.failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read events");
+		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read %s", what);
 out:
 	pthread_cond_destroy(&pp.cv);
 	pthread_mutex_destroy(&pp.mu);
-	for (size_t i = 0; i < EV_RING; i++) {
-		free(pp.ring[i].h);
-		free(pp.ring[i].arena);
-	}
 	sqlite3_close(pp.db);
+	return rc;
+}
+
+/* The events through the pipe: blocks of held rows. */
+struct event_slots {
+	struct held_group ring[EV_RING];
+	bool pending;		/* the reader's statement is on a row not yet decoded */
+	int (*fn)(void *arg, const struct gl_query_event *ev);
+	void *arg;
+};
+
+static int event_fill(void *ctx, size_t slot, sqlite3_stmt *st)
+{
+	struct event_slots *c = ctx;
+
+	return fill_block(st, &c->ring[slot], &c->pending);
+}
+
+static int event_emit(void *ctx, size_t slot)
+{
+	struct event_slots *c = ctx;
+
+	return emit_block(&c->ring[slot], c->fn, c->arg);
+}
+
+static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			struct gl_err *err)
+{
+	struct event_slots c = {.fn = fn, .arg = arg};
+	const struct pipe_ops ops = {EV_RING, event_fill, event_emit, &c};
+	int rc = pipe_run(q, sql, since_us, until_us, &ops, "events", err);
+
+	for (size_t i = 0; i < EV_RING; i++) {
+		free(c.ring[i].h);
+		free(c.ring[i].arena);
+	}
 	return rc;
 }
 
@@ -831,131 +883,57 @@ static int samples_direct(struct gl_query *q, int64_t since_us, int64_t until_us
 #define SAMPLE_BLOCK 8192
 #define SAMPLE_RING 8
 
-struct sample_pipe {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	sqlite3 *db;				/* the reader's connection */
-	int64_t since_us, until_us;
+/* The samples through the pipe: blocks of SAMPLE_BLOCK rows. */
+struct sample_slots {
 	struct gl_query_sample *blk[SAMPLE_RING];
 	size_t len[SAMPLE_RING];
-	size_t produced, consumed;		/* blocks, counted from 0 */
-	bool done, stop;
-	bool failed;				/* the reader hit a database error */
-	char msg[256];
+	int (*fn)(void *arg, const struct gl_query_sample *s);
+	void *arg;
 };
 
-static void *sample_reader(void *arg)
+static int sample_fill(void *ctx, size_t slot, sqlite3_stmt *st)
 {
-	struct sample_pipe *pp = arg;
-	sqlite3_stmt *st = NULL;
+	struct sample_slots *c = ctx;
+	struct gl_query_sample *b = c->blk[slot];
+	size_t n = 0;
 	int rc = SQLITE_DONE;
-	bool stop = false;
 
-	if (sqlite3_prepare_v2(pp->db, samples_sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = SQLITE_ERROR;
-	} else {
-		sqlite3_bind_int64(st, 1, pp->since_us);
-		sqlite3_bind_int64(st, 2, pp->until_us);
+	while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b[n].ts_us = sqlite3_column_int64(st, 0);
+		b[n].series_id = sqlite3_column_int64(st, 1);
+		b[n].value = sqlite3_column_double(st, 2);
+		n++;
 	}
-	while (rc == SQLITE_DONE || rc == SQLITE_ROW) {
-		pthread_mutex_lock(&pp->mu);
-		while (pp->produced - pp->consumed == SAMPLE_RING && !pp->stop)
-			pthread_cond_wait(&pp->cv, &pp->mu);
-		stop = pp->stop;
-		pthread_mutex_unlock(&pp->mu);
-		if (stop)
-			break;
-		/* the slot is the reader's until produced moves past it */
-		size_t slot = pp->produced % SAMPLE_RING, n = 0;
-		struct gl_query_sample *b = pp->blk[slot];
-
-		while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			b[n].ts_us = sqlite3_column_int64(st, 0);
-			b[n].series_id = sqlite3_column_int64(st, 1);
-			b[n].value = sqlite3_column_double(st, 2);
-			n++;
-		}
-		pthread_mutex_lock(&pp->mu);
-		pp->len[slot] = n;
-		pp->produced++;
-		pthread_cond_broadcast(&pp->cv);
-		pthread_mutex_unlock(&pp->mu);
-		if (n < SAMPLE_BLOCK)
-			break;
-	}
-	pthread_mutex_lock(&pp->mu);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
-		pp->failed = true;
-		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
-	}
-	pp->done = true;
-	pthread_cond_broadcast(&pp->cv);
-	pthread_mutex_unlock(&pp->mu);
-	sqlite3_finalize(st);
-	return NULL;
+	c->len[slot] = n;
+	return n == SAMPLE_BLOCK ? SQLITE_ROW : rc;
 }
 
-/* GL_OK, fn's value, GL_EDB; -1: could not start (no thread or connection): read directly. */
+static int sample_emit(void *ctx, size_t slot)
+{
+	struct sample_slots *c = ctx;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->len[slot] && rc == 0; i++)
+		rc = c->fn(c->arg, &c->blk[slot][i]);
+	return rc;
+}
+
+/* GL_OK, fn's value, GL_EDB, GL_ENOMEM; -1: could not start: read directly. */
 static int samples_piped(struct gl_query *q, int64_t since_us, int64_t until_us,
 			 int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 			 struct gl_err *err)
 {
-	struct sample_pipe pp = {.since_us = since_us, .until_us = until_us};
-	const char *path = sqlite3_db_filename(q->db, "main");
-	pthread_t th;
-	int rc = GL_OK;
+	struct sample_slots c = {.fn = fn, .arg = arg};
+	const struct pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, &c};
+	int rc = 0;
 
-	if (!path || !*path ||
-	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-		    SQLITE_OK) {
-		sqlite3_close(pp.db);
-		return -1;
-	}
-	sqlite3_busy_timeout(pp.db, 5000);
 	for (size_t i = 0; i < SAMPLE_RING; i++)
-		if (!(pp.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*pp.blk[i]))))
+		if (!(c.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*c.blk[i]))))
 			rc = -1;
-	if (rc != GL_OK || pthread_mutex_init(&pp.mu, NULL) != 0) {
-		for (size_t i = 0; i < SAMPLE_RING; i++)
-			free(pp.blk[i]);
-		sqlite3_close(pp.db);
-		return -1;
-	}
-	pthread_cond_init(&pp.cv, NULL);
-	if (pthread_create(&th, NULL, sample_reader, &pp) != 0) {
-		rc = -1;
-		goto out;
-	}
-	for (;;) {
-		pthread_mutex_lock(&pp.mu);
-		while (pp.consumed == pp.produced && !pp.done)
-			pthread_cond_wait(&pp.cv, &pp.mu);
-		bool empty = pp.consumed == pp.produced;
-		pthread_mutex_unlock(&pp.mu);
-		if (empty)
-			break;
-		size_t slot = pp.consumed % SAMPLE_RING;
-
-		for (size_t i = 0; i < pp.len[slot] && rc == GL_OK; i++)
-			rc = fn(arg, &pp.blk[slot][i]);
-		pthread_mutex_lock(&pp.mu);
-		pp.consumed++;
-		if (rc != GL_OK)
-			pp.stop = true;
-		pthread_cond_broadcast(&pp.cv);
-		pthread_mutex_unlock(&pp.mu);
-		if (rc != GL_OK)
-			break;
-	}
-	pthread_join(th, NULL);
-	if (rc == GL_OK && pp.failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, pp.msg, "cannot read samples");
-out:
-	pthread_cond_destroy(&pp.cv);
-	pthread_mutex_destroy(&pp.mu);
+	if (rc == 0)
+		rc = pipe_run(q, samples_sql, since_us, until_us, &ops, "samples", err);
 	for (size_t i = 0; i < SAMPLE_RING; i++)
-		free(pp.blk[i]);
-	sqlite3_close(pp.db);
+		free(c.blk[i]);
 	return rc;
 }
 
