@@ -1,0 +1,218 @@
+/*
+ * sblock.c - the JSON text of a block of metric samples (see sblock.h).
+ *
+ * In: samples of one series, sorted by time. Out: "[[dt,value,dline],...]"
+ * and back. Written and read millions of times per run, so neither goes
+ * through printf/strtod for the common values: an integer is written as
+ * digits, a decimal such as 70.77 as the integer 7077 with a point placed;
+ * reading divides that integer by the exact power of ten, which rounds as
+ * strtod does (both operands exact, one correctly rounded division), so the
+ * same double comes back. Other values use %.17g and strtod.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sblock.h"
+
+#define EXACT_INT 9007199254740992.0	/* 2^53: every integer below is a double */
+
+static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+			       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+			       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Writes the digits of u; returns their count. */
+static size_t put_u64(char *p, uint64_t u)
+{
+	char t[20];
+	size_t n = 0;
+
+	do {
+		t[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	for (size_t i = 0; i < n; i++)
+		p[i] = t[n - 1 - i];
+	return n;
+}
+
+static size_t put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p = '-';
+		return 1 + put_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+size_t gl_sblock_fmt_double(char *p, double v)
+{
+	if (isnan(v)) {
+		memcpy(p, "null", 4);
+		return 4;
+	}
+	if (isinf(v)) {
+		memcpy(p, v < 0 ? "-9e999" : "9e999", v < 0 ? 6 : 5);
+		return v < 0 ? 6 : 5;
+	}
+	if (v == 0) {
+		memcpy(p, signbit(v) ? "-0" : "0", signbit(v) ? 2 : 1);
+		return signbit(v) ? 2 : 1;
+	}
+	if (fabs(v) < EXACT_INT && v == (double)(int64_t)v)
+		return put_i64(p, (int64_t)v);
+	/* d decimals: v is k / 10^d exactly as a reader computes it */
+	for (int d = 1; d <= 9; d++) {
+		double k = nearbyint(v * pow10[d]);
+
+		if (fabs(k) >= EXACT_INT)
+			break;
+		if (k / pow10[d] != v)
+			continue;
+		char t[24];
+		uint64_t u = (uint64_t)fabs(k);
+		size_t n = put_u64(t, u), len = 0;
+
+		if (v < 0)
+			p[len++] = '-';
+		if (n <= (size_t)d) {	/* 0.05: zeros after the point */
+			p[len++] = '0';
+			p[len++] = '.';
+			for (size_t z = n; z < (size_t)d; z++)
+				p[len++] = '0';
+			memcpy(p + len, t, n);
+			return len + n;
+		}
+		memcpy(p + len, t, n - (size_t)d);
+		len += n - (size_t)d;
+		p[len++] = '.';
+		memcpy(p + len, t + n - d, (size_t)d);
+		return len + (size_t)d;
+	}
+	return (size_t)snprintf(p, 32, "%.17g", v);
+}
+
+size_t gl_sblock_encode(const struct gl_sblock_sample *s, size_t n, int64_t t0_us, int64_t line0,
+			char **buf, size_t *cap)
+{
+	/* an entry: "[" dt "," value "," dline "],": 1 + 20 + 1 + 24 + 1 + 20 + 2 */
+	size_t need = 2 + n * 72, len = 0;
+	char *p = *buf;
+
+	if (need > *cap) {
+		size_t c = *cap ? *cap : 4096;
+
+		while (c < need)
+			c *= 2;
+		if (!(p = realloc(*buf, c)))
+			return 0;
+		*buf = p;
+		*cap = c;
+	}
+	p[len++] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			p[len++] = ',';
+		p[len++] = '[';
+		len += put_i64(p + len, s[i].ts_us - t0_us);
+		p[len++] = ',';
+		len += gl_sblock_fmt_double(p + len, s[i].value);
+		p[len++] = ',';
+		len += put_i64(p + len, s[i].line - line0);
+		p[len++] = ']';
+	}
+	p[len++] = ']';
+	p[len] = 0;
+	return len;
+}
+
+/* An integer at *pp (optional '-'); NULL when none. */
+static const char *get_i64(const char *p, const char *end, int64_t *out)
+{
+	int neg = 0;
+	uint64_t u = 0;
+	const char *d;
+
+	if (p < end && *p == '-')
+		neg = 1, p++;
+	d = p;
+	while (p < end && *p >= '0' && *p <= '9' && p - d < 19)
+		u = u * 10 + (uint64_t)(*p++ - '0');
+	if (p == d || (p < end && *p >= '0' && *p <= '9'))
+		return NULL;
+	*out = neg ? -(int64_t)u : (int64_t)u;
+	return p;
+}
+
+/* A JSON number (or null, or SQLite's 9e999) at p; NULL when none. */
+static const char *get_double(const char *p, const char *end, double *out)
+{
+	const char *s = p, *d;
+	uint64_t k = 0;
+	int neg = 0, frac = 0, digits = 0;
+
+	if (end - p >= 4 && !memcmp(p, "null", 4)) {
+		*out = NAN;
+		return p + 4;
+	}
+	if (p < end && *p == '-')
+		neg = 1, p++;
+	d = p;
+	while (p < end && *p >= '0' && *p <= '9' && digits < 19)
+		k = k * 10 + (uint64_t)(*p++ - '0'), digits++;
+	if (p == d)
+		return NULL;
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && *p >= '0' && *p <= '9' && digits < 19)
+			k = k * 10 + (uint64_t)(*p++ - '0'), digits++, frac++;
+	}
+	if ((p < end && ((*p >= '0' && *p <= '9') || *p == 'e' || *p == 'E' || *p == '.')) ||
+	    (double)k >= EXACT_INT || frac > 22) {
+		/* long or with an exponent: the C library reads it */
+		char t[64], *e;
+		size_t n = 0;
+
+		for (p = s; p < end && n < sizeof(t) - 1 && (strchr("+-.eE", *p) ||
+							      (*p >= '0' && *p <= '9'));)
+			t[n++] = *p++;
+		t[n] = 0;
+		*out = strtod(t, &e);
+		return e == t ? NULL : s + (e - t);
+	}
+	*out = frac ? (double)k / pow10[frac] : (double)k;
+	if (neg)
+		*out = -*out;
+	return p;
+}
+
+long gl_sblock_decode(const char *p, size_t len, int64_t t0_us, int64_t line0,
+		      struct gl_sblock_sample *out, size_t cap)
+{
+	const char *end = p + len;
+	size_t n = 0;
+
+	if (p == end || *p++ != '[')
+		return -1;
+	if (p < end && *p == ']')
+		return p + 1 == end ? 0 : -1;
+	for (;;) {
+		int64_t dt, dl;
+		double v;
+
+		if (n == cap || p == end || *p++ != '[' || !(p = get_i64(p, end, &dt)) ||
+		    p == end || *p++ != ',' || !(p = get_double(p, end, &v)) || p == end ||
+		    *p++ != ',' || !(p = get_i64(p, end, &dl)) || p == end || *p++ != ']' ||
+		    p == end)
+			return -1;
+		out[n].ts_us = t0_us + dt;
+		out[n].value = v;
+		out[n].line = line0 + dl;
+		n++;
+		if (*p == ']')
+			return p + 1 == end ? (long)n : -1;
+		if (*p++ != ',')
+			return -1;
+	}
+}

@@ -1,0 +1,52 @@
+/*
+ * sblock.h - metric samples packed per series (table sample_blocks).
+ *
+ * A block holds up to GL_SBLOCK_MAX samples of one series read from one
+ * stream (one file, one path, one ts_estimated), in time order, spanning at
+ * most GL_SBLOCK_SPAN_US. Its samples are one JSON text, readable with
+ * SQLite's json_each (the view v_samples unpacks it):
+ *
+ *   [[0,45,0],[1000000,47.5,8],[2000000,44,16]]
+ *
+ * each entry [ts_us - t0_us, value, line - line0] of the block's row. A
+ * value is written in the fewest digits that read back as the same double
+ * (integers and short decimals directly, else 17 significant digits);
+ * infinities as 9e999 and -9e999 (as SQLite's JSON writes them).
+ */
+#ifndef GL_SBLOCK_H
+#define GL_SBLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GL_SBLOCK_MAX 4096				/* samples per block */
+#define GL_SBLOCK_SPAN_US (3600LL * 1000000)	/* t1_us - t0_us at most */
+
+struct gl_sblock_sample {
+	int64_t ts_us;
+	double value;
+	int64_t line;
+};
+
+/*
+ * Writes the JSON text of s[0..n) (n >= 1; sorted by ts_us; t0_us =
+ * s[0].ts_us, line0 the smallest line) into *buf (grown as needed; *cap
+ * its size). Returns the text's length (not counting the NUL written after
+ * it), 0 when out of memory.
+ */
+size_t gl_sblock_encode(const struct gl_sblock_sample *s, size_t n, int64_t t0_us, int64_t line0,
+			char **buf, size_t *cap);
+
+/*
+ * Reads the JSON text p[0..len) of a block with t0_us and line0 into
+ * out[0..cap). Returns the number of samples read, -1 when the text is not
+ * such a block or holds more than cap samples.
+ */
+long gl_sblock_decode(const char *p, size_t len, int64_t t0_us, int64_t line0,
+		      struct gl_sblock_sample *out, size_t cap);
+
+/* Writes v in the fewest digits that read back exactly; returns the length
+ * (at most 24; p needs 32 bytes). */
+size_t gl_sblock_fmt_double(char *p, double v);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * test_sblock.c - lib/store/sblock.c: a block's JSON text reads back the
+ * same samples (every double bit for bit: random bit patterns, decimals as
+ * sources write them, 0, -0, infinities); SQLite's own JSON reader
+ * (json_each, what the view v_samples uses) reads the same values as
+ * gl_sblock_decode; damaged texts are refused.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store/sblock.h"
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static double bits_double(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+static void assert_same_double(double a, double b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	if (x != y)
+		fail_msg("%.17g (0x%llx) read back as %.17g (0x%llx)", a, (unsigned long long)x, b,
+			 (unsigned long long)y);
+}
+
+/* formats v, reads it with strtod: the same double */
+static void roundtrip_strtod(double v)
+{
+	char t[32];
+	size_t n = gl_sblock_fmt_double(t, v);
+
+	assert_true(n > 0 && n < 25);
+	t[n] = 0;
+	assert_same_double(v, strtod(strcmp(t, "9e999") ? strcmp(t, "-9e999") ? t : "-inf" : "inf",
+				     NULL));
+	/* and gl_sblock_decode reads it back the same */
+	char b[48];
+	struct gl_sblock_sample r;
+	int len = snprintf(b, sizeof(b), "[[7,%s,3]]", t);
+
+	assert_int_equal(gl_sblock_decode(b, (size_t)len, 100, 1, &r, 1), 1);
+	assert_same_double(v, r.value);
+	assert_int_equal(r.ts_us, 107);
+	assert_int_equal(r.line, 4);
+}
+
+static void test_format_values(void **state)
+{
+	(void)state;
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{0, "0"},	    {45, "45"},		 {-3, "-3"},	       {70.77, "70.77"},
+		{0.05, "0.05"},	    {-0.5, "-0.5"},	 {1234.5, "1234.5"},   {1e-7, "0.0000001"},
+		{1e15, "1000000000000000"},		 {0.1 + 0.2, "0.30000000000000004"},
+		{1e300, "1.0000000000000001e+300"},	 {INFINITY, "9e999"},  {-INFINITY, "-9e999"},
+	};
+	char t[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = gl_sblock_fmt_double(t, cases[i].v);
+
+		t[n] = 0;
+		assert_string_equal(t, cases[i].text);
+	}
+	assert_int_equal(gl_sblock_fmt_double(t, -0.0), 2);
+	assert_memory_equal(t, "-0", 2);
+}
+
+static void test_roundtrip_random(void **state)
+{
+	(void)state;
+	/* any bit pattern that is a finite double */
+	for (int i = 0; i < 200000; i++) {
+		double v = bits_double(next());
+
+		if (isfinite(v))
+			roundtrip_strtod(v);
+	}
+	/* decimals as sources write them: k / 10^d, and sums that are not */
+	for (int i = 0; i < 200000; i++) {
+		int d = (int)(next() % 7);
+		double v = (double)(int64_t)(next() % 2000000 - 1000000) / pow(10, d);
+
+		roundtrip_strtod(v);
+		roundtrip_strtod(v * 1.1);
+		roundtrip_strtod(v / 1024);
+	}
+}
+
+/* encode, decode with gl_sblock_decode and with SQLite's json_each */
+static void test_block_roundtrip(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	struct gl_sblock_sample *s = calloc(N, sizeof(*s)), *r = calloc(N, sizeof(*r));
+	char *buf = NULL;
+	size_t cap = 0, len;
+	int64_t t0 = 1736208000000000LL, line0 = 12;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_non_null(s);
+	assert_non_null(r);
+	for (size_t i = 0; i < N; i++) {
+		s[i].ts_us = t0 + (int64_t)i * 1000003;
+		s[i].line = line0 + (int64_t)(next() % 100000);
+		switch (i % 4) {
+		case 0: s[i].value = (double)(next() % 101); break;
+		case 1: s[i].value = (double)(int64_t)(next() % 100000) / 100; break;
+		case 2: s[i].value = bits_double(next() & 0x7fefffffffffffffULL); break;
+		default: s[i].value = -(double)(next() % 1000) / 3; break;
+		}
+	}
+	len = gl_sblock_encode(s, N, t0, line0, &buf, &cap);
+	assert_true(len > 0);
+	assert_int_equal(strlen(buf), len);
+	assert_int_equal(gl_sblock_decode(buf, len, t0, line0, r, N), N);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(r[i].ts_us, s[i].ts_us);
+		assert_int_equal(r[i].line, s[i].line);
+		assert_same_double(r[i].value, s[i].value);
+	}
+	/* too small an output: refused, not overrun */
+	assert_int_equal(gl_sblock_decode(buf, len, t0, line0, r, N - 1), -1);
+
+	/* SQLite's reader: the same times, lines and (short) values */
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT key, value ->> 0, value ->> 1, value ->> 2"
+					    " FROM json_each(?1)", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, buf, (int)len, SQLITE_STATIC);
+	size_t k = 0;
+
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t i = (size_t)sqlite3_column_int64(st, 0);
+
+		assert_int_equal(i, k);
+		assert_int_equal(t0 + sqlite3_column_int64(st, 1), s[i].ts_us);
+		assert_int_equal(line0 + sqlite3_column_int64(st, 3), s[i].line);
+		if (i % 4 != 2)	/* SQLite's own conversion of 17 digits may differ in the last bit */
+			assert_same_double(sqlite3_column_double(st, 2), s[i].value);
+		k++;
+	}
+	assert_int_equal(k, N);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(buf);
+	free(s);
+	free(r);
+}
+
+static void test_special_values(void **state)
+{
+	(void)state;
+	struct gl_sblock_sample s[4] = {{10, INFINITY, 1}, {11, -INFINITY, 2}, {12, -0.0, 3},
+					{13, 0.0, 3}},
+				r[4];
+	char *buf = NULL;
+	size_t cap = 0, len = gl_sblock_encode(s, 4, 10, 1, &buf, &cap);
+
+	assert_string_equal(buf, "[[0,9e999,0],[1,-9e999,1],[2,-0,2],[3,0,2]]");
+	assert_int_equal(gl_sblock_decode(buf, len, 10, 1, r, 4), 4);
+	for (int i = 0; i < 4; i++)
+		assert_same_double(r[i].value, s[i].value);
+	free(buf);
+}
+
+static void test_damaged(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"",		"[",	      "[[0,1,0]",   "[[0,1,0],]", "[[0,1]]", "[[0,1,0,4]]",
+		"[[x,1,0]]",	"[[0,,0]]",   "[[0,1,0]]x", "[[0,1,0]",	  "[0,1,0]", "[[0,1,0],[1,2,0]",
+		"[[0,1,0] ]",	"[[0,nul,0]]",
+	};
+	struct gl_sblock_sample r[4];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gl_sblock_decode(bad[i], strlen(bad[i]), 0, 0, r, 4) != -1)
+			fail_msg("damaged block '%s' was read", bad[i]);
+	assert_int_equal(gl_sblock_decode("[]", 2, 0, 0, r, 4), 0);
+	assert_int_equal(gl_sblock_decode("[[5,null,2]]", 12, 100, 10, r, 4), 1);
+	assert_true(isnan(r[0].value));
+	assert_int_equal(r[0].ts_us, 105);
+	assert_int_equal(r[0].line, 12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_values),
+		cmocka_unit_test(test_roundtrip_random),
+		cmocka_unit_test(test_block_roundtrip),
+		cmocka_unit_test(test_special_values),
+		cmocka_unit_test(test_damaged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
