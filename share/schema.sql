@@ -1,4 +1,5 @@
--- gpulog database schema, version 3. Version 2 had no samples/series, no
+-- gpulog database schema, version 4. Version 3 stored metric samples one
+-- row per sample (table samples, with counters 'samples.id'). Version 2 had no samples/series, no
 -- spans, no kernel-trace columns in events, no runs.pruned_before_us, no
 -- paths (rows named their file through files, whose rows are reused), no
 -- events.rec_hash/dup_of and no streams.parse_state; version 1 also had no
@@ -241,37 +242,37 @@ CREATE TABLE series (
 CREATE UNIQUE INDEX series_key ON series
 	(metric_id, ifnull(device, ''), ifnull(host_id, 0), source, ifnull(labels, ''));
 
--- Metric samples (schema version 3): a number a source measured at a time.
--- Stored in time order (a WITHOUT ROWID table keyed by (ts_us, id)): a
--- window of samples is one range of the table, read without lookups, and
--- a sample is one B-tree entry, appended. There is no index by series: an
--- index entry inserted at one place per series split pages half-full and
--- doubled the cost of a sample (measured); the samples of one metric are
--- found through series (indexed by metric) and the window's range:
---   SELECT s.ts_us, s.value FROM samples s JOIN series r ON r.id = s.series_id
---   WHERE s.ts_us BETWEEN ? AND ? AND r.metric_id = (SELECT id FROM names
---   WHERE name = 'gpu.power_w') ORDER BY s.ts_us;
--- id numbers samples in the order they were stored (counters 'samples.id'
--- holds the next one), so (ts_us, id) is the order of a report.
-CREATE TABLE samples (
-	ts_us        INTEGER NOT NULL,	-- UTC µs
-	id           INTEGER NOT NULL,
+-- Metric samples (schema version 4): a number a source measured at a time,
+-- packed per series in blocks. A block holds up to 4096 samples of one
+-- series read from one stream (one file, path and ts_estimated), in time
+-- order, spanning at most one hour; data is their JSON text, one entry
+-- [ts_us - t0_us, value, line - line0] per sample:
+--   [[0,45,0],[1000000,47.5,8],[2000000,44,16]]
+-- (a value in the fewest digits that read back as the same double;
+-- infinities as 9e999). One row per block, not per sample: version 3's row
+-- per sample cost most of an ingest of telemetry and of its report. The
+-- view v_samples unpacks the blocks (json_each) into one row per sample;
+-- a window is found by t0_us (a block starts at most an hour before the
+-- first sample it holds in the window):
+--   SELECT s.ts_us, s.value FROM v_samples s
+--   WHERE s.ts_us BETWEEN ? AND ? AND s.metric = 'gpu.power_w' ORDER BY s.ts_us;
+-- A sample's id in v_samples is block id * 4096 + its index in the block,
+-- so (ts_us, id) is the order of a report.
+CREATE TABLE sample_blocks (
+	id           INTEGER PRIMARY KEY,	-- order of storing
 	series_id    INTEGER NOT NULL REFERENCES series(id),
-	value        REAL NOT NULL,
-	ts_estimated INTEGER NOT NULL DEFAULT 0,	-- 1: time placed, not read (start + interval_s, a monotonic clock)
+	t0_us        INTEGER NOT NULL,	-- UTC µs of the first sample
+	t1_us        INTEGER NOT NULL,	-- of the last (t1_us - t0_us <= 1 h)
+	n            INTEGER NOT NULL,	-- samples in data (1..4096)
+	ts_estimated INTEGER NOT NULL DEFAULT 0,	-- 1: times placed, not read (start + interval_s, a monotonic clock)
 	stream_id    INTEGER NOT NULL REFERENCES streams(id),
-	line         INTEGER NOT NULL,	-- line in its stream/file (1-based)
+	line0        INTEGER NOT NULL,	-- smallest line of its samples in their stream/file (1-based)
+	line1        INTEGER NOT NULL,	-- largest
 	file_id      INTEGER REFERENCES files(id),
-	path_id      INTEGER REFERENCES paths(id),	-- where it was read
-	PRIMARY KEY (ts_us, id)
-) WITHOUT ROWID;
-
--- Counters the writer keeps: 'samples.id' is the id of the next sample.
-CREATE TABLE counters (
-	name  TEXT PRIMARY KEY,
-	value INTEGER NOT NULL
+	path_id      INTEGER REFERENCES paths(id),	-- where they were read
+	data         TEXT NOT NULL	-- JSON [[ts_us - t0_us, value, line - line0], ...], time order
 );
-INSERT INTO counters (name, value) VALUES ('samples.id', 1);
+CREATE INDEX sample_blocks_t0 ON sample_blocks (t0_us);
 
 -- Lines that could not be parsed, and damage found in files. A reject is
 -- data: the run goes on. excerpt holds the first 1 KiB of the line.
@@ -346,17 +347,20 @@ SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,
        CAST(r.excerpt AS TEXT) AS excerpt, r.run_id
 FROM rejects r LEFT JOIN paths p ON p.id = r.path_id LEFT JOIN files f ON f.id = r.file_id;
 
--- Samples with their series resolved and an ISO 8601 time.
+-- Samples with their series resolved and an ISO 8601 time: one row per
+-- sample of sample_blocks.
 CREATE VIEW v_samples AS
-SELECT s.id,
-       strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_us / 1e6, 'unixepoch') AS time,
-       s.ts_us, m.name AS metric, s.value, r.device, h.name AS host, r.source,
-       r.labels, s.ts_estimated, p.path, s.line, s.series_id
-FROM samples s
-JOIN series r ON r.id = s.series_id
+SELECT b.id * 4096 + j.key AS id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', (b.t0_us + (j.value ->> 0)) / 1e6, 'unixepoch') AS time,
+       b.t0_us + (j.value ->> 0) AS ts_us, m.name AS metric, CAST(j.value ->> 1 AS REAL) AS value,
+       r.device, h.name AS host, r.source, r.labels, b.ts_estimated, p.path,
+       b.line0 + (j.value ->> 2) AS line, b.series_id, b.id AS block_id
+FROM sample_blocks b
+JOIN json_each(b.data) j
+JOIN series r ON r.id = b.series_id
 JOIN names m ON m.id = r.metric_id
 LEFT JOIN names h ON h.id = r.host_id
-LEFT JOIN paths p ON p.id = s.path_id;
+LEFT JOIN paths p ON p.id = b.path_id;
 
 -- Spans with names resolved and an ISO 8601 start.
 CREATE VIEW v_spans AS

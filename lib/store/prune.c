@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sblock_db.h"
 #include "store.h"
 
 #define GL_PRUNE_BATCH 50000
 
 /* The tables pruned, with the column that holds a row's time and the
- * key of a row (samples is a WITHOUT ROWID table). */
+ * key of a row (samples, of schema 3, is a WITHOUT ROWID table; schema 4's
+ * sample_blocks are pruned by prune_blocks()). */
 static const struct {
 	const char *table, *ts_col, *key;
 } pruned[] = {
@@ -104,6 +106,25 @@ static int prune_table(sqlite3 *db, const char *path, size_t i, int64_t before_u
 	return rc;
 }
 
+/* The samples of sample_blocks older than before_us: blocks before the
+ * horizon deleted, the block that holds it rewritten with what is after. */
+static int prune_blocks(sqlite3 *db, const char *path, int64_t before_us, uint64_t *n,
+			struct gl_err *err)
+{
+	int more = 1, rc = GL_OK;
+
+	while (more && rc == GL_OK) {
+		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+			return fail(db, path, err);
+		rc = gl_sblock_prune(db, path, before_us, GL_PRUNE_BATCH / 100, n, &more, err);
+		if (rc != GL_OK)
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		else if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			return fail(db, path, err);
+	}
+	return rc;
+}
+
 int gl_store_prune(struct gl_store *st, int64_t run_id, int64_t before_us, uint64_t *n_deleted,
 		   struct gl_err *err)
 {
@@ -125,6 +146,8 @@ int gl_store_prune(struct gl_store *st, int64_t run_id, int64_t before_us, uint6
 	for (size_t i = 0; rc == GL_OK && i < sizeof(pruned) / sizeof(pruned[0]); i++)
 		if (has_column(db, pruned[i].table, pruned[i].ts_col))
 			rc = prune_table(db, path, i, before_us, n_deleted, err);
+	if (rc == GL_OK && has_column(db, "sample_blocks", "t0_us"))
+		rc = prune_blocks(db, path, before_us, n_deleted, err);
 	if (rc != GL_OK || pragma(db, "PRAGMA freelist_count") <= 0)
 		return rc;
 	/*

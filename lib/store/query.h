@@ -13,7 +13,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 3	/* newest schema read; 1, 2 and 3 are read */
+#define GL_DB_USER_VERSION 4	/* newest schema read; 1 to 4 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;

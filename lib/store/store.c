@@ -26,6 +26,7 @@
 #include "../util/hash.h"
 #include "../util/timeutil.h"
 #include "schema_sql.h"
+#include "sblock_db.h"
 
 struct name_slot {
 	uint64_t hash;
@@ -72,28 +73,14 @@ struct checkpointer {
 	int held;		/* the writer is restarting the WAL: start none */
 };
 
-/*
- * Samples are inserted GL_SAMPLE_ROWS at a time by one multi-row INSERT:
- * one sqlite3_step (with its reset and statement end) per 64 rows instead
- * of per row: a fifth of the CPU time of a telemetry ingest (measured).
- */
-#define GL_SAMPLE_ROWS 64
-#define GL_SAMPLE_COLS 9
-
-struct pending_sample {
-	int64_t ts_us, series, stream_id, line, file_id, path_id, id;
-	double value;
-	int ts_estimated;
-};
-
 struct gl_store {
 	sqlite3 *db;
 	struct checkpointer ck;
 	int lock_fd;
 	char *path;
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name, *ins_path, *ins_series, *ins_sample, *dup_probe, *get_lines, *set_lines,
-		*ins_span, *get_sample_id, *set_sample_id, *ins_samples;
+		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
+	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
 	const char *last_path;
@@ -103,9 +90,6 @@ struct gl_store {
 	size_t keycap;
 	uint64_t duplicates;	/* events marked dup_of since open */
 	uint64_t samples;	/* samples stored since open */
-	int64_t next_sample_id;	/* samples.id of the next sample (counters 'samples.id') */
-	struct pending_sample pend[GL_SAMPLE_ROWS];	/* waiting for ins_samples */
-	size_t npend;
 	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
 	size_t ev_dup_cap;
 	/*
@@ -389,7 +373,33 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"       r.labels, s.ts_estimated, p.path, s.line, s.series_id"
 	" FROM samples s JOIN series r ON r.id = s.series_id JOIN names m ON m.id = r.metric_id"
 	" LEFT JOIN names h ON h.id = r.host_id LEFT JOIN paths p ON p.id = s.path_id;",
+	/*
+	 * 3 -> 4: samples packed per series in blocks (the rows of samples
+	 * converted by migrate_samples() after this; then samples and its
+	 * counter go).
+	 */
+	"CREATE TABLE sample_blocks (id INTEGER PRIMARY KEY,"
+	" series_id INTEGER NOT NULL REFERENCES series(id), t0_us INTEGER NOT NULL,"
+	" t1_us INTEGER NOT NULL, n INTEGER NOT NULL, ts_estimated INTEGER NOT NULL DEFAULT 0,"
+	" stream_id INTEGER NOT NULL REFERENCES streams(id), line0 INTEGER NOT NULL,"
+	" line1 INTEGER NOT NULL, file_id INTEGER REFERENCES files(id),"
+	" path_id INTEGER REFERENCES paths(id), data TEXT NOT NULL);"
+	"CREATE INDEX sample_blocks_t0 ON sample_blocks (t0_us);",
 };
+
+/* The end of migration 3 -> 4, after the rows are converted. */
+static const char samples_v4_sql[] =
+	"DROP VIEW v_samples; DROP TABLE samples; DROP TABLE counters;"
+	"CREATE VIEW v_samples AS"
+	" SELECT b.id * 4096 + j.key AS id,"
+	"       strftime('%Y-%m-%dT%H:%M:%fZ', (b.t0_us + (j.value ->> 0)) / 1e6, 'unixepoch') AS time,"
+	"       b.t0_us + (j.value ->> 0) AS ts_us, m.name AS metric,"
+	"       CAST(j.value ->> 1 AS REAL) AS value,"
+	"       r.device, h.name AS host, r.source, r.labels, b.ts_estimated, p.path,"
+	"       b.line0 + (j.value ->> 2) AS line, b.series_id, b.id AS block_id"
+	" FROM sample_blocks b JOIN json_each(b.data) j JOIN series r ON r.id = b.series_id"
+	" JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
+	" LEFT JOIN paths p ON p.id = b.path_id;";
 
 /*
  * The rule for duplicates, applied to the rows of one (ts_us, rec_hash)
@@ -544,6 +554,8 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		snprintf(sql, sizeof(sql), "PRAGMA user_version=%lld", (long long)ver + 1);
 		if ((rc = db_exec(st, migrations[ver], err)) != GL_OK ||
 		    (ver == 2 && (rc = mark_old_duplicates(st, err)) != GL_OK) ||
+		    (ver == 3 && ((rc = gl_sblock_migrate(st->db, st->path, err)) != GL_OK ||
+				  (rc = db_exec(st, samples_v4_sql, err)) != GL_OK)) ||
 		    (rc = db_exec(st, sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -558,26 +570,6 @@ static int prepare(struct gl_store *st, sqlite3_stmt **s, const char *sql, struc
 	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK)
 		return db_err(st, err, "cannot prepare statement");
 	return GL_OK;
-}
-
-/* The multi-row INSERT of GL_SAMPLE_ROWS samples. */
-static int prepare_samples(struct gl_store *st, struct gl_err *err)
-{
-	static const char head[] = "INSERT INTO samples (ts_us, series_id, value, ts_estimated,"
-				   " stream_id, line, file_id, path_id, id) VALUES ";
-	static const char row[] = "(?,?,?,?,?,?,?,?,?)";
-	char sql[sizeof(head) + GL_SAMPLE_ROWS * sizeof(row)];
-	size_t n = sizeof(head) - 1;
-
-	memcpy(sql, head, n);
-	for (size_t i = 0; i < GL_SAMPLE_ROWS; i++) {
-		if (i)
-			sql[n++] = ',';
-		memcpy(sql + n, row, sizeof(row) - 1);
-		n += sizeof(row) - 1;
-	}
-	sql[n] = 0;
-	return prepare(st, &st->ins_samples, sql, err);
 }
 
 static int prepare_all(struct gl_store *st, struct gl_err *err)
@@ -642,15 +634,8 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  "INSERT INTO series (metric_id, host_id, device, source, labels)"
 			  " VALUES (?,?,?,?,?)", err)) != GL_OK)
 		return rc;
-	if ((rc = prepare(st, &st->ins_sample,
-			  "INSERT INTO samples (ts_us, series_id, value, ts_estimated, stream_id, line,"
-			  " file_id, path_id, id) VALUES (?,?,?,?,?,?,?,?,?)", err)) != GL_OK ||
-	    (rc = prepare_samples(st, err)) != GL_OK ||
-	    (rc = prepare(st, &st->get_sample_id,
-			  "SELECT value FROM counters WHERE name = 'samples.id'", err)) != GL_OK ||
-	    (rc = prepare(st, &st->set_sample_id,
-			  "UPDATE counters SET value = ? WHERE name = 'samples.id'", err)) != GL_OK)
-		return rc;
+	if (!(st->sbw = gl_sbw_open(st->db, st->path, err)))
+		return err->code;
 	/* The duplicate probe: an index lookup on (ts_us, rec_hash), never a scan. */
 	if ((rc = prepare(st, &st->dup_probe,
 			  "SELECT id FROM events INDEXED BY events_ts WHERE ts_us = ?1 AND rec_hash = ?2"
@@ -834,13 +819,6 @@ static int interns_load(struct gl_store *st, struct gl_err *err)
 		if (rc != SQLITE_DONE)
 			return db_err(st, err, "cannot read names");
 	}
-	/* and the id of the next sample */
-	s = st->get_sample_id;
-	rc = sqlite3_step(s);
-	st->next_sample_id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
-		return db_err(st, err, "cannot read counters");
 	return GL_OK;
 }
 
@@ -1245,10 +1223,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->ins_name);
 	sqlite3_finalize(st->ins_path);
 	sqlite3_finalize(st->ins_series);
-	sqlite3_finalize(st->get_sample_id);
-	sqlite3_finalize(st->ins_samples);
-	sqlite3_finalize(st->set_sample_id);
-	sqlite3_finalize(st->ins_sample);
+	gl_sbw_close(st->sbw);
 	sqlite3_finalize(st->ins_span);
 	sqlite3_finalize(st->dup_probe);
 	sqlite3_finalize(st->get_lines);
@@ -1476,14 +1451,6 @@ static uint64_t min_lines(uint64_t a, uint64_t b)
 }
 
 /* step() for a statement whose every parameter is bound before each step. */
-static int step_bound(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
-{
-	int rc = sqlite3_step(s);
-
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
-}
-
 static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 {
 	int rc = sqlite3_step(s);
@@ -1658,41 +1625,6 @@ static int put_mem(struct gl_store *st, const struct gl_bmem *b, int64_t host_id
 	return step(st, s, err);
 }
 
-/* Binds p to the parameters of row k (0-based) of an INSERT INTO samples. */
-static void bind_sample(sqlite3_stmt *s, size_t k, const struct pending_sample *p)
-{
-	int i = (int)(k * GL_SAMPLE_COLS);
-
-	sqlite3_bind_int64(s, i + 1, p->ts_us);
-	sqlite3_bind_int64(s, i + 2, p->series);
-	sqlite3_bind_double(s, i + 3, p->value);
-	sqlite3_bind_int(s, i + 4, p->ts_estimated);
-	sqlite3_bind_int64(s, i + 5, p->stream_id);
-	sqlite3_bind_int64(s, i + 6, p->line);
-	bind_id(s, i + 7, p->file_id);
-	bind_id(s, i + 8, p->path_id);
-	sqlite3_bind_int64(s, i + 9, p->id);
-}
-
-/* Inserts the pending samples: a full set by one statement, else one by one. */
-static int flush_samples(struct gl_store *st, struct gl_err *err)
-{
-	size_t n = st->npend;
-	int rc = GL_OK;
-
-	st->npend = 0;
-	if (n == GL_SAMPLE_ROWS) {
-		for (size_t k = 0; k < n; k++)
-			bind_sample(st->ins_samples, k, &st->pend[k]);
-		return step_bound(st, st->ins_samples, err);
-	}
-	for (size_t k = 0; k < n && rc == GL_OK; k++) {
-		bind_sample(st->ins_sample, 0, &st->pend[k]);
-		rc = step_bound(st, st->ins_sample, err);
-	}
-	return rc;
-}
-
 static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t host_id,
 		      struct gl_err *err)
 {
@@ -1725,19 +1657,9 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 		if (intern_add(&st->series, st->key, klen, series) < 0)
 			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	}
-	struct pending_sample *p = &st->pend[st->npend++];
-
-	p->ts_us = x->ts_us;
-	p->series = series;
-	p->value = x->value;
-	p->ts_estimated = x->ts_estimated != 0;
-	p->stream_id = b->stream_id;
-	p->line = (int64_t)b->line;
-	p->file_id = b->file_id;
-	p->path_id = pid;
-	p->id = st->next_sample_id++;
 	st->samples++;
-	return st->npend == GL_SAMPLE_ROWS ? flush_samples(st, err) : GL_OK;
+	return gl_sbw_add(st->sbw, series, b->stream_id, b->file_id, pid, x->ts_estimated != 0,
+			  x->ts_us, x->value, (int64_t)b->line, err);
 }
 
 static int put_reject(struct gl_store *st, const struct gl_brej *r, int64_t run_id,
@@ -1922,7 +1844,6 @@ static int drop_open(struct gl_store *st, const struct gl_bdrop *d, struct gl_er
 	static const char *const sql[] = {
 		"DELETE FROM events WHERE stream_id = ?1 AND line > ?2",
 		"DELETE FROM mem_events WHERE stream_id = ?1 AND line > ?2",
-		"DELETE FROM samples WHERE stream_id = ?1 AND line > ?2",
 		"DELETE FROM spans WHERE stream_id = ?1 AND line > ?2",
 		"DELETE FROM rejects WHERE stream_id = ?1 AND line > ?2",
 	};
@@ -1941,6 +1862,9 @@ static int drop_open(struct gl_store *st, const struct gl_bdrop *d, struct gl_er
 		rc = step(st, s, err);
 		sqlite3_finalize(s);
 	}
+	if (rc == GL_OK)
+		rc = gl_sblock_drop_after(st->db, st->path, d->stream_id, (int64_t)d->after_line,
+					  err);
 	return rc;
 }
 
@@ -1976,18 +1900,14 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		if (!b->samp[i].ev_plus1 || !st->ev_dup[b->samp[i].ev_plus1 - 1])
 			rc = put_sample(st, &b->samp[i], host_id, err);
 	if (rc == GL_OK)
-		rc = flush_samples(st, err);
-	st->npend = 0;
+		rc = gl_sbw_flush(st->sbw, err);
+	gl_sbw_reset(st->sbw);
 	for (size_t i = 0; i < b->nspan && rc == GL_OK; i++)
 		rc = put_span(st, &b->span[i], host_id, err);
 	for (size_t i = 0; i < b->nrej && rc == GL_OK; i++)
 		rc = put_reject(st, &b->rej[i], run_id, err);
 	for (size_t i = 0; i < b->nop && rc == GL_OK; i++)
 		rc = put_op(st, &b->op[i], run_id, err);
-	if (rc == GL_OK && st->samples != samples) {
-		sqlite3_bind_int64(st->set_sample_id, 1, st->next_sample_id);
-		rc = step(st, st->set_sample_id, err);
-	}
 	if (rc == GL_OK)
 		rc = db_exec(st, "COMMIT", err);
 	if (rc != GL_OK) {

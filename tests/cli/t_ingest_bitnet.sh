@@ -22,5 +22,5 @@ expect_eq "second run: spread by bytes" "1763287250000000
 1763287300000000" \
 	"$(q $T/db "select ts_us from v_events where component = 'bitnet' order by id limit 2 offset 2")"
 expect_eq "samples estimated" 0 \
-	"$(q $T/db "select count(*) from samples s join series r on r.id = s.series_id where r.source = 'bitnet' and s.ts_estimated = 0")"
+	"$(q $T/db "select count(*) from v_samples where source = 'bitnet' and ts_estimated = 0")"
 exit 0

@@ -100,7 +100,7 @@ expect_eq "event host" "cli" "$(q $db2 'select host from v_events')"
 # (rejected), the headerless CSV has no columns
 db3=$T/db3
 ingest $db3 $L
-expect_eq "no config: samples" 0 "$(q $db3 'select count(*) from samples')"
+expect_eq "no config: samples" 0 "$(q $db3 'select count(*) from v_samples')"
 [ "$(q $db3 'select count(*) from rejects')" -ge 10 ] || fail "no config: rows not rejected"
 
 # the config's max_rejects and skip on a re-run: nothing new

@@ -79,7 +79,7 @@ if [ -d "$REALDATA/inference-prom" ]; then
 	out=$("$INGEST" --db $T/db4 "$REALDATA/inference-prom" "$REALDATA/dcgm-exporter-prom" 2>&1) ||
 		fail "ingest scrapes: $out"
 	n=$(cat $(find "$REALDATA/inference-prom" "$REALDATA/dcgm-exporter-prom" -type f) | grep -vc '^#')
-	expect_eq "prom samples" "$n" "$(q $T/db4 "select count(*) from samples")"
+	expect_eq "prom samples" "$n" "$(q $T/db4 "select count(*) from v_samples")"
 	expect_eq "prom rejects" 0 "$(q $T/db4 "select count(*) from rejects")"
 	n=$(cat "$REALDATA"/dcgm-exporter-prom/*/*.prom | grep -c '^DCGM_FI_DEV_GPU_UTIL')
 	expect_eq "dcgm utilization samples" "$n" \

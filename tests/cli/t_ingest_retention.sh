@@ -37,7 +37,7 @@ jsonl $L/b.log b1 1 3
 db=$T/db
 ingest $db $L || fail "first ingest"
 expect_eq "events before" 120 "$(q $db 'select count(*) from events')"
-expect_eq "samples before" 120 "$(q $db 'select count(*) from samples')"
+expect_eq "samples before" 120 "$(q $db 'select count(*) from v_samples')"
 expect_eq "rejects before" 2 "$(q $db 'select count(*) from rejects')"
 expect_eq "auto_vacuum of a new database" 2 "$(q $db 'pragma auto_vacuum')"
 
@@ -47,7 +47,7 @@ grep -q "retention: 201 rows older than .* deleted" $T/err || fail "summary: $(c
 expect_eq "events kept" "a29|10
 b1|3
 b10|7" "$(q $db "select substr(message, 1, instr(message, ' ') - 1), count(*) from events group by 1 order by 1")"
-expect_eq "samples kept" 20 "$(q $db 'select count(*) from samples')"
+expect_eq "samples kept" 20 "$(q $db 'select count(*) from v_samples')"
 expect_eq "reject kept" "not json, rejected: 29 days" "$(q $db 'select excerpt from v_rejects')"
 horizon=$(q $db 'select pruned_before_us from runs order by id desc limit 1')
 started=$(q $db 'select started_us from runs order by id desc limit 1')
@@ -129,7 +129,7 @@ for delay in 0.1 0.3 0.6 0.9 1.2 1.6; do
 	# mid-prune: some of the 600,000 old rows (events, samples) gone, or
 	# all gone but their pages not yet given back
 	left=$(q $kdb "select (select count(*) from events where message like 'old %')
-		+ (select count(*) from samples where ts_us < $(( (now - 30 * 86400) * 1000000 )))")
+		+ (select count(*) from v_samples where ts_us < $(( (now - 30 * 86400) * 1000000 )))")
 	free=$(q $kdb 'pragma freelist_count')
 	if [ "$left" -gt 0 ] && [ "$left" -lt 600000 ] || [ "$left" -eq 0 ] && [ "$free" -gt 0 ]; then
 		mid=$((mid + 1))
@@ -138,7 +138,7 @@ for delay in 0.1 0.3 0.6 0.9 1.2 1.6; do
 	expect_eq "kill $delay: integrity" ok "$(q $kdb 'pragma integrity_check')"
 	expect_eq "kill $delay: events" "0|3000" \
 		"$(q $kdb "select count(*) filter (where message like 'old %'), count(*) filter (where message like 'new %') from events")"
-	expect_eq "kill $delay: samples" 3000 "$(q $kdb 'select count(*) from samples')"
+	expect_eq "kill $delay: samples" 3000 "$(q $kdb 'select count(*) from v_samples')"
 	expect_eq "kill $delay: distinct" 3000 "$(q $kdb 'select count(distinct message) from events')"
 	expect_eq "kill $delay: free pages" 0 "$(q $kdb 'pragma freelist_count')"
 done

@@ -26,12 +26,12 @@ totals=tests/cli/expected/sample-logs.totals
 expect_eq "mirrored events" "$(sed -n 's/^mirrored //p' $totals)" \
 	"$(q $T/db 'select count(*) from events where dup_of is not null')"
 expect_eq "samples stored" "$(sed -n 's/^samples_stored //p' $totals)" \
-	"$(q $T/db 'select count(*) from samples')"
+	"$(q $T/db 'select count(*) from v_samples')"
 grouped=$(sed -n 's/^samples_stored //p' $totals | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
 echo "$out" | grep -q " $grouped metric samples stored" || fail "summary samples ($grouped): $out"
 # dcgmi's rows are timed by the config: 60 samples 5 s apart from 16:00 UTC
 expect_eq "dcgmi times" "2025-11-16T16:00:00.000Z|2025-11-16T16:04:55.000Z|1" \
-	"$(q $T/db "select min(time), max(time), min(s.ts_estimated) from v_samples v join samples s on s.id = v.id where v.path like '%dcgmi.out'")"
+	"$(q $T/db "select min(time), max(time), min(v.ts_estimated) from v_samples v where v.path like '%dcgmi.out'")"
 # the nsys trace is placed so that its last row ends at the file's mtime
 expect_eq "nsys last end" "1763334000000000" \
 	"$(q $T/db "select cast(max(ts_us + dur_us) as integer) from v_events where path like '%nsys_cuda_gpu_trace.csv'")"

@@ -21,7 +21,7 @@ expect_eq "samples" "2025-11-16T10:00:00.000Z|gpu.memory_used_mib|2048.5|node1|j
 2025-11-16T10:00:01.000Z|gpu.memory_used_mib|1024.0|node1|json|2" \
 	"$(q $db 'select time, metric, value, host, source, line from v_samples order by ts_us, id')"
 # 1763287200 = 2025-11-16T10:00:00Z (date -u -d @1763287200)
-expect_eq "ts_us" 1763287200000000 "$(q $db 'select min(ts_us) from samples')"
+expect_eq "ts_us" 1763287200000000 "$(q $db 'select min(ts_us) from v_samples')"
 expect_eq "path" "$d/gpu.log" "$(q $db 'select distinct path from v_samples')"
 expect_eq "series" "3|0" "$(q $db 'select count(*), count(device) from series')"
 # the event keeps its columns
@@ -32,13 +32,14 @@ echo '{"timestamp": "2025-11-16T10:00:03Z", "level": "INFO", "message": "c", "me
 touch -d '1 hour ago' $d/gpu.log
 ingest $db --host node1 $d || fail "second run"
 ingest $db --host node1 $d || fail "third run"
-expect_eq "samples after appends" "5|3" "$(q $db 'select count(*), count(distinct series_id) from samples')"
-# ids number samples in the order they were stored, across runs (the first
-# run stored 4 samples, ids 1-4; the second the 5th, of the appended line 5); the
-# counter holds the next one
-expect_eq "sample ids" "1|1|2|1|3|1|4|2|5|5" \
-	"$(q $db 'select id, line from samples order by id' | tr '\n' '|' | sed 's/|$//')"
-expect_eq "next sample id" 6 "$(q $db "select value from counters where name = 'samples.id'")"
+expect_eq "samples after appends" "5|3" "$(q $db 'select count(*), count(distinct series_id) from v_samples')"
+# blocks are numbered in the order they were stored, across runs: the first
+# run stored one block per series in the order of their first sample
+# (memory_used_mib with lines 1 and 2, then memory_peak_mib, then
+# utilization_pct), the second a 4th block with the appended line 5
+expect_eq "sample blocks" "1|1|1|2|2|1|3|1|4|5" \
+	"$(q $db 'select block_id, line from v_samples order by id' | tr '\n' '|' | sed 's/|$//')"
+expect_eq "block sizes" "2|1|1|1" "$(q $db 'select n from sample_blocks order by id' | tr '\n' '|' | sed 's/|$//')"
 # another host is another series
 mkdir $T/other; head -n 1 $d/gpu.log | sed 's/"a"/"x"/' > $T/other/gpu.log
 touch -d '1 hour ago' $T/other/gpu.log
@@ -65,8 +66,8 @@ for delays in "0.1" "0.3 0.2" "0.6"; do
 	ingest $kdb $T/big || fail "run after kill ($delays)"
 	# 150,000 lines x 2 figures; sum of memory_usage_mb = 0 + ... + 149999
 	expect_eq "samples after kill ($delays)" "300000|11249925000.0" \
-		"$(q $kdb "select count(*), (select sum(value) from v_samples where metric = 'gpu.memory_used_mib') from samples")"
+		"$(q $kdb "select count(*), (select sum(value) from v_samples where metric = 'gpu.memory_used_mib') from v_samples")"
 	expect_eq "no sample twice ($delays)" 0 \
-		"$(q $kdb 'select count(*) from (select 1 from samples group by stream_id, line, series_id having count(*) > 1)')"
+		"$(q $kdb 'select count(*) from (select 1 from v_samples group by path, line, series_id having count(*) > 1)')"
 done
 exit 0

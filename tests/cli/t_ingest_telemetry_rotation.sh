@@ -19,10 +19,10 @@ rows() {
 }
 # mem_sum FIRST N: the sum of memory.used over those rows
 mem_sum() { rows "$1" "$2" | awk -F', ' '{ sub(/ MiB/, "", $4); s += $4 } END { print s }'; }
-samples() { q $db 'select count(*) from samples'; }
+samples() { q $db 'select count(*) from v_samples'; }
 once() {
 	expect_eq "$1: each (series, time) once" "$(samples)" \
-		"$(q $db 'select count(*) from (select distinct series_id, ts_us from samples)')"
+		"$(q $db 'select count(*) from (select distinct series_id, ts_us from v_samples)')"
 	expect_eq "$1: no rejects" 0 "$(q $db 'select count(*) from rejects')"
 }
 

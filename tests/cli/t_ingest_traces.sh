@@ -53,10 +53,10 @@ PY
 	# kernel is at base + ts (python: 2025-02-17 23:47:09.603454).
 	expect_eq "MI250 first kernel time" 2025-02-17T23:47:09.603Z \
 		"$(q $T/real.db "select min(time) from v_events where path like '%mi250%' and kernel is not null")"
-	before="$(q $T/real.db 'select count(*) from events; select count(*) from spans; select count(*) from samples')"
+	before="$(q $T/real.db 'select count(*) from events; select count(*) from spans; select count(*) from v_samples')"
 	ingest $T/real.db $T/real || fail "second ingest of the real traces"
 	expect_eq "second run stores nothing" "$before" \
-		"$(q $T/real.db 'select count(*) from events; select count(*) from spans; select count(*) from samples')"
+		"$(q $T/real.db 'select count(*) from events; select count(*) from spans; select count(*) from v_samples')"
 	expect_eq "second run: runs' lines stored" 0 "$(q $T/real.db 'select lines_stored from runs order by id desc limit 1')"
 	expect_eq "second run stores no span twice" 0 \
 		"$(q $T/real.db 'select count(*) from (select 1 from spans group by stream_id, line having count(*) > 1)')"
