@@ -139,7 +139,7 @@ static const char *get_i64(const char *p, const char *end, int64_t *out)
 	d = p;
 	while (p < end && *p >= '0' && *p <= '9' && p - d < 19)
 		u = u * 10 + (uint64_t)(*p++ - '0');
-	if (p == d || (p < end && *p >= '0' && *p <= '9'))
+	if (p == d || (p < end && *p >= '0' && *p <= '9') || u > (uint64_t)INT64_MAX)
 		return NULL;
 	*out = neg ? -(int64_t)u : (int64_t)u;
 	return p;
@@ -206,9 +206,11 @@ long gl_sblock_decode(const char *p, size_t len, int64_t t0_us, int64_t line0,
 		    *p++ != ',' || !(p = get_i64(p, end, &dl)) || p == end || *p++ != ']' ||
 		    p == end)
 			return -1;
-		out[n].ts_us = t0_us + dt;
+		/* a damaged offset is a damaged block, not an overflow */
+		if (__builtin_add_overflow(t0_us, dt, &out[n].ts_us) ||
+		    __builtin_add_overflow(line0, dl, &out[n].line))
+			return -1;
 		out[n].value = v;
-		out[n].line = line0 + dl;
 		n++;
 		if (*p == ']')
 			return p + 1 == end ? (long)n : -1;

@@ -197,12 +197,13 @@ static void test_damaged(void **state)
 	static const char *const bad[] = {
 		"",		"[",	      "[[0,1,0]",   "[[0,1,0],]", "[[0,1]]", "[[0,1,0,4]]",
 		"[[x,1,0]]",	"[[0,,0]]",   "[[0,1,0]]x", "[[0,1,0]",	  "[0,1,0]", "[[0,1,0],[1,2,0]",
-		"[[0,1,0] ]",	"[[0,nul,0]]",
+		"[[0,1,0] ]",	"[[0,nul,0]]", "[[9223372036854775000,2,1]]", "[[0,2,9223372036854775000]]",
+		"[[9999999999999999999,2,1]]",
 	};
 	struct gl_sblock_sample r[4];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (gl_sblock_decode(bad[i], strlen(bad[i]), 0, 0, r, 4) != -1)
+		if (gl_sblock_decode(bad[i], strlen(bad[i]), 1000, 1000, r, 4) != -1)
 			fail_msg("damaged block '%s' was read", bad[i]);
 	assert_int_equal(gl_sblock_decode("[]", 2, 0, 0, r, 4), 0);
 	assert_int_equal(gl_sblock_decode("[[5,null,2]]", 12, 100, 10, r, 4), 1);
