@@ -1,0 +1,616 @@
+/*
+ * query_samples.c - metric samples for gpulog-report. In: a database of
+ * schema 4 (samples packed per series in sample_blocks, see sblock.h) or 3
+ * (one samples row per sample, read without migrating), and a time window.
+ * Out: the window's samples in (ts_us, id) order through a callback, and
+ * the first and last sample times of the window.
+ *
+ * Blocks of different series overlap in time, and so do blocks of one
+ * series read from two streams: the reader opens the blocks in order of
+ * t0_us (the index sample_blocks_t0) and merges their samples in a binary
+ * heap of open blocks keyed by (ts_us, block id); a sample's place is
+ * (ts_us, block id, index in block), the id of the view v_samples
+ * (block id * 4096 + index). A block is opened before any sample at or
+ * after its t0_us is handed on, and since a block spans at most
+ * GL_SBLOCK_SPAN_US, the window's blocks are those with t0_us in
+ * [since - GL_SBLOCK_SPAN_US, until).
+ */
+#include "store/query_int.h"
+#include "store/sblock.h"
+#include "util/timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE_BLOCK 8192	/* samples per slot of the ring */
+#define SAMPLE_RING 8
+
+/* a - b, not below INT64_MIN */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	return a < INT64_MIN + b ? INT64_MIN : a - b;
+}
+
+/* a + b, not above INT64_MAX */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/*
+ * Decodes the block text into s[0..n) (cap >= n) and checks it: n samples,
+ * in time order, within [t0_us, t0_us + GL_SBLOCK_SPAN_US]. Anything else
+ * would put samples out of order or outside the blocks a window reads.
+ */
+static bool block_decode(const char *text, size_t len, int64_t t0_us, int64_t n,
+			 struct gl_sblock_sample *s)
+{
+	int64_t t_end = sat_add(t0_us, GL_SBLOCK_SPAN_US);
+
+	if (!text || n < 1 || n > GL_SBLOCK_MAX ||
+	    gl_sblock_decode(text, len, t0_us, 0, s, (size_t)n) != n)
+		return false;
+	for (int64_t i = 0; i < n; i++)
+		if (s[i].ts_us < (i ? s[i - 1].ts_us : t0_us) || s[i].ts_us > t_end)
+			return false;
+	return true;
+}
+
+/* ---- schema 4: the merge of blocks ---- */
+
+struct bcur {				/* an open block */
+	struct gl_sblock_sample *s;	/* its samples in the window: s[pos..n) */
+	size_t cap;
+	size_t pos, n;
+	int64_t id, series_id;
+};
+
+struct hent {				/* heap entry: the block's next sample */
+	int64_t ts_us, id;
+	struct bcur *c;
+};
+
+struct merge {
+	int64_t since_us, until_us;
+	struct hent *heap;		/* min-heap on (ts_us, id) */
+	size_t nheap, capheap;
+	struct bcur **pool;		/* closed blocks, their buffers kept */
+	size_t npool;			/* heap and pool have room for capheap each */
+	bool started, done;		/* the statement was stepped; is at its end */
+	int64_t next_t0;		/* t0_us of the row it is on, not yet opened */
+	char msg[96];			/* a malformed block */
+};
+
+static bool key_less(int64_t ts_a, int64_t id_a, int64_t ts_b, int64_t id_b)
+{
+	return ts_a < ts_b || (ts_a == ts_b && id_a < id_b);
+}
+
+static void heap_down(struct hent *h, size_t n, size_t i)
+{
+	struct hent e = h[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && key_less(h[k + 1].ts_us, h[k + 1].id, h[k].ts_us, h[k].id))
+			k++;
+		if (!key_less(h[k].ts_us, h[k].id, e.ts_us, e.id))
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = e;
+}
+
+static void heap_up(struct hent *h, size_t i)
+{
+	struct hent e = h[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!key_less(e.ts_us, e.id, h[p].ts_us, h[p].id))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = e;
+}
+
+static void merge_recycle(struct merge *m, struct bcur *c)
+{
+	/* the pool has room for every cursor ever made (see merge_open) */
+	m->pool[m->npool++] = c;
+}
+
+/* Steps st: SQLITE_ROW (next_t0 set), else done, and SQLite's code. */
+static int merge_step(struct merge *m, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		m->next_t0 = sqlite3_column_int64(st, 2);
+	else
+		m->done = true;
+	return rc;
+}
+
+/* Opens the block of the row st is on: SQLITE_OK, SQLITE_NOMEM or SQLITE_CORRUPT (msg). */
+static int merge_open(struct merge *m, sqlite3_stmt *st)
+{
+	int64_t id = sqlite3_column_int64(st, 0);
+	int64_t t0_us = sqlite3_column_int64(st, 2);
+	int64_t n = sqlite3_column_int64(st, 3);
+	const char *text = (const char *)sqlite3_column_text(st, 4);
+	size_t len = (size_t)sqlite3_column_bytes(st, 4);
+	struct bcur *c;
+
+	if (n < 1 || n > GL_SBLOCK_MAX) {
+		snprintf(m->msg, sizeof(m->msg), "sample block %lld is malformed (n = %lld)",
+			 (long long)id, (long long)n);
+		return SQLITE_CORRUPT;
+	}
+	if (m->npool) {
+		c = m->pool[--m->npool];
+	} else {
+		/* a new cursor: room for it in the heap and in the pool */
+		if (m->nheap + m->npool + 1 > m->capheap) {
+			size_t cap = m->capheap ? m->capheap * 2 : 64;
+			struct hent *h = realloc(m->heap, cap * sizeof(*h));
+			struct bcur **p;
+
+			if (!h)
+				return SQLITE_NOMEM;
+			m->heap = h;
+			if (!(p = realloc(m->pool, cap * sizeof(*p))))
+				return SQLITE_NOMEM;
+			m->pool = p;
+			m->capheap = cap;
+		}
+		if (!(c = calloc(1, sizeof(*c))))
+			return SQLITE_NOMEM;
+	}
+	if (c->cap < (size_t)n) {
+		size_t cap = c->cap ? c->cap : 256;
+		struct gl_sblock_sample *s;
+
+		while (cap < (size_t)n)
+			cap *= 2;
+		if (!(s = realloc(c->s, cap * sizeof(*s)))) {
+			merge_recycle(m, c);
+			return SQLITE_NOMEM;
+		}
+		c->s = s;
+		c->cap = cap;
+	}
+	if (!block_decode(text, len, t0_us, n, c->s)) {
+		merge_recycle(m, c);
+		snprintf(m->msg, sizeof(m->msg), "sample block %lld is malformed", (long long)id);
+		return SQLITE_CORRUPT;
+	}
+	c->id = id;
+	c->series_id = sqlite3_column_int64(st, 1);
+	c->pos = 0;
+	c->n = (size_t)n;
+	/* only the window's samples: the block may begin up to an hour before it */
+	while (c->pos < c->n && c->s[c->pos].ts_us < m->since_us)
+		c->pos++;
+	while (c->n > c->pos && c->s[c->n - 1].ts_us >= m->until_us)
+		c->n--;
+	if (c->pos == c->n) {
+		merge_recycle(m, c);
+		return SQLITE_OK;
+	}
+	m->heap[m->nheap] = (struct hent){c->s[c->pos].ts_us, id, c};
+	heap_up(m->heap, m->nheap++);
+	return SQLITE_OK;
+}
+
+/*
+ * Fills out[0..SAMPLE_BLOCK) with the next samples in order; *len gets the
+ * count. SQLITE_ROW: more may follow; SQLITE_DONE: the end; else an error
+ * (SQLITE_CORRUPT: m->msg).
+ */
+static int merge_fill(struct merge *m, sqlite3_stmt *st, struct gl_query_sample *out, size_t *len)
+{
+	size_t n = 0;
+	int rc;
+
+	if (!m->started) {
+		m->started = true;
+		if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
+			goto out;
+	}
+	for (;;) {
+		/* every block that begins at or before the next sample is open */
+		while (!m->done && (m->nheap == 0 || m->next_t0 <= m->heap[0].ts_us)) {
+			if ((rc = merge_open(m, st)) != SQLITE_OK)
+				goto out;
+			if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
+				goto out;
+		}
+		if (m->nheap == 0) {
+			rc = SQLITE_DONE;
+			goto out;
+		}
+		if (n == SAMPLE_BLOCK) {
+			rc = SQLITE_ROW;
+			goto out;
+		}
+		/* the top block's samples go out up to the next block's key, or the
+		 * next block to open (a sample at its t0 waits for it) */
+		struct hent *top = &m->heap[0];
+		struct bcur *c = top->c;
+		int64_t lim_ts = INT64_MAX, lim_id = INT64_MAX;
+
+		if (m->nheap > 1) {
+			size_t k = m->nheap > 2 && key_less(m->heap[2].ts_us, m->heap[2].id,
+							    m->heap[1].ts_us, m->heap[1].id) ? 2 : 1;
+
+			lim_ts = m->heap[k].ts_us;
+			lim_id = m->heap[k].id;
+		}
+		if (!m->done && m->next_t0 <= lim_ts) {
+			lim_ts = m->next_t0;
+			lim_id = INT64_MIN;
+		}
+		do {
+			out[n].ts_us = c->s[c->pos].ts_us;
+			out[n].series_id = c->series_id;
+			out[n].value = c->s[c->pos].value;
+			n++;
+			c->pos++;
+		} while (n < SAMPLE_BLOCK && c->pos < c->n &&
+			 key_less(c->s[c->pos].ts_us, c->id, lim_ts, lim_id));
+		if (c->pos == c->n) {
+			merge_recycle(m, c);
+			m->heap[0] = m->heap[--m->nheap];
+		} else {
+			top->ts_us = c->s[c->pos].ts_us;
+		}
+		if (m->nheap)
+			heap_down(m->heap, m->nheap, 0);
+	}
+out:
+	*len = n;
+	return rc;
+}
+
+static void merge_release(struct merge *m)
+{
+	for (size_t i = 0; i < m->nheap; i++)
+		merge_recycle(m, m->heap[i].c);
+	for (size_t i = 0; i < m->npool; i++) {
+		free(m->pool[i]->s);
+		free(m->pool[i]);
+	}
+	free(m->pool);
+	free(m->heap);
+}
+
+static const char blocks_sql[] =
+	"SELECT id, series_id, t0_us, n, data FROM sample_blocks"
+	" WHERE t0_us >= ?1 AND t0_us < ?2 ORDER BY t0_us, id";
+
+/* ---- schema 3: one row per sample ---- */
+
+static const char rows_sql[] =
+	"SELECT ts_us, series_id, value FROM samples"
+	" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
+
+static int rows_fill(sqlite3_stmt *st, struct gl_query_sample *b, size_t *len)
+{
+	size_t n = 0;
+	int rc = SQLITE_DONE;
+
+	while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b[n].ts_us = sqlite3_column_int64(st, 0);
+		b[n].series_id = sqlite3_column_int64(st, 1);
+		b[n].value = sqlite3_column_double(st, 2);
+		n++;
+	}
+	*len = n;
+	return n == SAMPLE_BLOCK ? SQLITE_ROW : rc;
+}
+
+/* ---- both: a ring of slots through the pipe, or one slot in one thread ---- */
+
+struct sample_slots {
+	struct gl_query_sample *blk[SAMPLE_RING];
+	size_t len[SAMPLE_RING];
+	struct merge *m;		/* NULL: rows */
+	int (*fn)(void *arg, const struct gl_query_sample *s);
+	void *arg;
+};
+
+static int sample_fill(void *ctx, size_t slot, sqlite3_stmt *st)
+{
+	struct sample_slots *c = ctx;
+
+	return c->m ? merge_fill(c->m, st, c->blk[slot], &c->len[slot])
+		    : rows_fill(st, c->blk[slot], &c->len[slot]);
+}
+
+static int sample_emit(void *ctx, size_t slot)
+{
+	struct sample_slots *c = ctx;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->len[slot] && rc == 0; i++)
+		rc = c->fn(c->arg, &c->blk[slot][i]);
+	return rc;
+}
+
+static const char *sample_fail_msg(void *ctx)
+{
+	struct sample_slots *c = ctx;
+
+	return c->m && c->m->msg[0] ? c->m->msg : NULL;
+}
+
+/* One thread: fill slot 0, hand it out, again. */
+static int samples_direct(struct gl_query *q, const char *sql, int64_t arg1, int64_t arg2,
+			  struct sample_slots *c, struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, frc = 0;
+
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, arg1);
+	sqlite3_bind_int64(st, 2, arg2);
+	do {
+		rc = sample_fill(c, 0, st);
+		frc = sample_emit(c, 0);
+	} while (rc == SQLITE_ROW && frc == 0);
+	if (frc != 0)
+		rc = frc;
+	else if (rc == SQLITE_NOMEM)
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	else if (rc != SQLITE_DONE && sample_fail_msg(c))
+		rc = gl_err_set(err, GL_EDB, NULL, 0, sample_fail_msg(c), "cannot read samples");
+	else if (rc != SQLITE_DONE)
+		rc = gl_query_db_error(q, err, "cannot read samples");
+	else
+		rc = GL_OK;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+			   int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			   struct gl_err *err)
+{
+	struct merge m = {.since_us = since_us, .until_us = until_us};
+	struct sample_slots c = {.fn = fn, .arg = arg};
+	const struct gl_query_pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, sample_fail_msg,
+					      &c};
+	const bool blocks = q->samples == GL_QUERY_SAMPLES_BLOCKS;
+	const char *sql = blocks ? blocks_sql : rows_sql;
+	int64_t arg1 = blocks ? sat_sub(since_us, GL_SBLOCK_SPAN_US) : since_us;
+	size_t ring = flags & GL_QUERY_ONE_THREAD ? 1 : SAMPLE_RING;
+	int rc = -1;
+
+	if (q->samples == GL_QUERY_SAMPLES_NONE || since_us >= until_us)
+		return GL_OK;
+	if (blocks)
+		c.m = &m;
+	for (size_t i = 0; i < ring; i++)
+		if (!(c.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*c.blk[i])))) {
+			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+			goto out;
+		}
+	if (!(flags & GL_QUERY_ONE_THREAD))
+		rc = gl_query_pipe_run(q, sql, arg1, until_us, &ops, "samples", err);
+	if (rc == -1) {
+		/* the pipe did not start: nothing was read */
+		merge_release(&m);
+		memset(&m, 0, sizeof(m));
+		m.since_us = since_us;
+		m.until_us = until_us;
+		rc = samples_direct(q, sql, arg1, until_us, &c, err);
+	}
+out:
+	for (size_t i = 0; i < ring; i++)
+		free(c.blk[i]);
+	merge_release(&m);
+	return rc;
+}
+
+int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		     struct gl_err *err)
+{
+	return gl_query_samples_flags(q, since_us, until_us, 0, fn, arg, err);
+}
+
+/* ---- first and last sample times ---- */
+
+/*
+ * One end of the samples (of the series ids[0..n), or all when ids is
+ * NULL) in the window, from the blocks' t0_us and t1_us: only the blocks
+ * that straddle the window's edge are decoded. Towards the start, blocks
+ * in order of t0_us: one beginning inside the window ends the search, one
+ * beginning before it may hold a sample inside; towards the end, in
+ * reverse: a block ending inside the window gives its t1_us, one ending
+ * after it is decoded, and the search goes on while an earlier block could
+ * still end later (t0_us >= best - GL_SBLOCK_SPAN_US).
+ */
+static int blocks_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t since_us,
+		      int64_t until_us, int desc, int64_t *ts_us, struct gl_err *err)
+{
+	size_t cap = 200 + 21 * n;
+	char *sql = malloc(cap);
+	struct gl_sblock_sample *s = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t best = GL_TS_NONE;
+	size_t len;
+	int rc = GL_OK, r;
+
+	*ts_us = GL_TS_NONE;
+	if (!sql)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	len = (size_t)snprintf(sql, cap, "SELECT id, t0_us, t1_us, n, data FROM sample_blocks"
+			       " WHERE t0_us >= ?1 AND t0_us < ?2");
+	if (ids) {
+		len += (size_t)snprintf(sql + len, cap - len, " AND series_id IN (");
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
+						(long long)ids[i]);
+		len += (size_t)snprintf(sql + len, cap - len, ")");
+	}
+	snprintf(sql + len, cap - len, " ORDER BY t0_us%s", desc ? " DESC" : "");
+	r = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);
+	free(sql);
+	if (r != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, sat_sub(since_us, GL_SBLOCK_SPAN_US));
+	sqlite3_bind_int64(st, 2, until_us);
+	if (!(s = malloc(GL_SBLOCK_MAX * sizeof(*s)))) {
+		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), t0 = sqlite3_column_int64(st, 1);
+		int64_t t1 = sqlite3_column_int64(st, 2), cnt = sqlite3_column_int64(st, 3);
+		int64_t cand = GL_TS_NONE;
+
+		if (!desc && t0 >= since_us) {
+			if (best == GL_TS_NONE || t0 < best)
+				best = t0;
+			break;
+		}
+		if (desc && best != GL_TS_NONE && t0 < sat_sub(best, GL_SBLOCK_SPAN_US))
+			break;
+		if (t1 < since_us)
+			continue;
+		if (desc && t1 < until_us) {
+			cand = t1;
+		} else {
+			const char *text = (const char *)sqlite3_column_text(st, 4);
+
+			if (!block_decode(text, (size_t)sqlite3_column_bytes(st, 4), t0, cnt, s)) {
+				char msg[96];
+
+				snprintf(msg, sizeof(msg), "sample block %lld is malformed",
+					 (long long)id);
+				rc = gl_err_set(err, GL_EDB, NULL, 0, msg, "cannot read samples");
+				goto out;
+			}
+			for (int64_t i = 0; i < cnt; i++) {
+				int64_t t = s[desc ? cnt - 1 - i : i].ts_us;
+
+				if (t >= since_us && t < until_us) {
+					cand = t;
+					break;
+				}
+			}
+		}
+		if (cand != GL_TS_NONE &&
+		    (best == GL_TS_NONE || (desc ? cand > best : cand < best)))
+			best = cand;
+	}
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		rc = gl_query_db_error(q, err, "cannot read samples");
+	else
+		*ts_us = best;
+out:
+	free(s);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * One end of the samples of some series in the window (schema 3): samples
+ * are keyed by time, so this walks from the window's edge to the first
+ * sample of one of them (at once, when they are sampled all along).
+ */
+static int rows_series_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t since_us,
+			   int64_t until_us, int desc, int64_t *ts_us, struct gl_err *err)
+{
+	size_t cap = 160 + 21 * n;
+	char *sql = malloc(cap);
+	sqlite3_stmt *st = NULL;
+	size_t len;
+	int rc = GL_OK, r;
+
+	*ts_us = GL_TS_NONE;
+	if (!sql)
+		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	len = (size_t)snprintf(sql, cap, "SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+			       " AND series_id IN (");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
+					(long long)ids[i]);
+	snprintf(sql + len, cap - len, ") ORDER BY ts_us%s LIMIT 1", desc ? " DESC" : "");
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		free(sql);
+		return gl_query_db_error(q, err, "cannot query samples");
+	}
+	free(sql);
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*ts_us = sqlite3_column_int64(st, 0);
+	else if (r != SQLITE_DONE)
+		rc = gl_query_db_error(q, err, "cannot read samples");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
+			 struct gl_err *err)
+{
+	int (*end)(struct gl_query *, const int64_t *, size_t, int64_t, int64_t, int, int64_t *,
+		   struct gl_err *) = q->samples == GL_QUERY_SAMPLES_BLOCKS ? blocks_end
+									 : rows_series_end;
+	int rc;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (q->samples == GL_QUERY_SAMPLES_NONE || n == 0 || since_us >= until_us)
+		return GL_OK;
+	if ((rc = end(q, series_ids, n, since_us, until_us, 0, first_us, err)) != GL_OK)
+		return rc;
+	return end(q, series_ids, n, since_us, until_us, 1, last_us, err);
+}
+
+int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
+{
+	/* Two probes of the table's key, not a scan of the window (SQLite
+	 * reads every row for min() and max() together). */
+	static const char sql[] =
+		"SELECT (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us LIMIT 1),"
+		" (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
+		" ORDER BY ts_us DESC LIMIT 1)";
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (q->samples == GL_QUERY_SAMPLES_NONE || since_us >= until_us)
+		return GL_OK;
+	if (q->samples == GL_QUERY_SAMPLES_BLOCKS) {
+		if ((rc = blocks_end(q, NULL, 0, since_us, until_us, 0, first_us, err)) != GL_OK)
+			return rc;
+		return blocks_end(q, NULL, 0, since_us, until_us, 1, last_us, err);
+	}
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query samples");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = gl_query_db_error(q, err, "cannot read samples");
+	} else if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*first_us = sqlite3_column_int64(st, 0);
+		*last_us = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
