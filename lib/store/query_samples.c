@@ -150,8 +150,7 @@ static int merge_open(struct merge *m, sqlite3_stmt *st)
 	struct bcur *c;
 
 	if (n < 1 || n > GL_SBLOCK_MAX) {
-		snprintf(m->msg, sizeof(m->msg), "sample block %lld is malformed (n = %lld)",
-			 (long long)id, (long long)n);
+		snprintf(m->msg, sizeof(m->msg), "sample block %lld is malformed", (long long)id);
 		return SQLITE_CORRUPT;
 	}
 	if (m->npool) {
