@@ -59,67 +59,53 @@ static bool block_decode(const char *text, size_t len, int64_t t0_us, int64_t n,
 
 /* ---- schema 4: the merge of blocks ---- */
 
+/*
+ * The merge goes slice by slice. With the blocks beginning at or before
+ * the earliest pending sample open, every sample before the next block's
+ * t0_us (the slice's end) is known: the open blocks' samples there are
+ * gathered in order of (block id, index) and sorted by time with a stable
+ * radix sort, which gives (ts, block id, index). A slice spans at most an
+ * hour (an open block began at or before its start and ends within an hour
+ * of its t0), so a time in it is 32 bits past the slice's start. Telemetry
+ * sampled in step (48 series, one block per series and hour) merges an
+ * hour of 48 blocks in one slice; a binary heap of the open blocks did the
+ * same in about twice the time, its comparisons of equal times being
+ * branches the processor cannot predict.
+ */
+
 struct bcur {				/* an open block */
-	struct gl_sblock_sample *s;	/* its samples in the window: s[pos..n) */
+	struct gl_sblock_sample *s;	/* its samples in the window not yet sliced: s[pos..n) */
 	size_t cap;
 	size_t pos, n;
 	int64_t id, series_id;
 };
 
-struct hent {				/* heap entry: the block's next sample */
-	int64_t ts_us, id;
-	struct bcur *c;
+struct sent {				/* a sample of the slice */
+	uint32_t rel_us;		/* ts_us - the slice's start */
+	uint32_t cur;			/* its block: slice_series[cur] */
+	double value;
 };
+
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
 
 struct merge {
 	int64_t since_us, until_us;
-	struct hent *heap;		/* min-heap on (ts_us, id) */
-	size_t nheap, capheap;
+	struct bcur **open;		/* open blocks */
+	size_t nopen;
 	struct bcur **pool;		/* closed blocks, their buffers kept */
-	size_t npool;			/* heap and pool have room for capheap each */
+	size_t npool;			/* open and pool have room for capcur each */
+	size_t capcur;
 	bool started, done;		/* the statement was stepped; is at its end */
 	int64_t next_t0;		/* t0_us of the row it is on, not yet opened */
+	int64_t min_ts;			/* earliest pending sample of the open blocks */
+	struct sent *sl, *tmp;		/* the slice, sorted; scratch */
+	size_t nsl, possl, capsl;
+	int64_t *sl_series;		/* series of the slice's blocks */
+	size_t capser;
+	int64_t sl_start;
 	char msg[96];			/* a malformed block */
 };
-
-static bool key_less(int64_t ts_a, int64_t id_a, int64_t ts_b, int64_t id_b)
-{
-	return ts_a < ts_b || (ts_a == ts_b && id_a < id_b);
-}
-
-static void heap_down(struct hent *h, size_t n, size_t i)
-{
-	struct hent e = h[i];
-
-	for (;;) {
-		size_t k = 2 * i + 1;
-
-		if (k >= n)
-			break;
-		if (k + 1 < n && key_less(h[k + 1].ts_us, h[k + 1].id, h[k].ts_us, h[k].id))
-			k++;
-		if (!key_less(h[k].ts_us, h[k].id, e.ts_us, e.id))
-			break;
-		h[i] = h[k];
-		i = k;
-	}
-	h[i] = e;
-}
-
-static void heap_up(struct hent *h, size_t i)
-{
-	struct hent e = h[i];
-
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (!key_less(e.ts_us, e.id, h[p].ts_us, h[p].id))
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = e;
-}
 
 static void merge_recycle(struct merge *m, struct bcur *c)
 {
@@ -156,19 +142,18 @@ static int merge_open(struct merge *m, sqlite3_stmt *st)
 	if (m->npool) {
 		c = m->pool[--m->npool];
 	} else {
-		/* a new cursor: room for it in the heap and in the pool */
-		if (m->nheap + m->npool + 1 > m->capheap) {
-			size_t cap = m->capheap ? m->capheap * 2 : 64;
-			struct hent *h = realloc(m->heap, cap * sizeof(*h));
-			struct bcur **p;
+		/* a new cursor: room for it among the open and in the pool */
+		if (m->nopen + 1 > m->capcur) {
+			size_t cap = m->capcur ? m->capcur * 2 : 64;
+			struct bcur **o = realloc(m->open, cap * sizeof(*o)), **p;
 
-			if (!h)
+			if (!o)
 				return SQLITE_NOMEM;
-			m->heap = h;
+			m->open = o;
 			if (!(p = realloc(m->pool, cap * sizeof(*p))))
 				return SQLITE_NOMEM;
 			m->pool = p;
-			m->capheap = cap;
+			m->capcur = cap;
 		}
 		if (!(c = calloc(1, sizeof(*c))))
 			return SQLITE_NOMEM;
@@ -204,9 +189,148 @@ static int merge_open(struct merge *m, sqlite3_stmt *st)
 		merge_recycle(m, c);
 		return SQLITE_OK;
 	}
-	m->heap[m->nheap] = (struct hent){c->s[c->pos].ts_us, id, c};
-	heap_up(m->heap, m->nheap++);
+	if (m->nopen == 0 || c->s[c->pos].ts_us < m->min_ts)
+		m->min_ts = c->s[c->pos].ts_us;
+	/* kept in block id order: blocks mostly open in it */
+	size_t i = m->nopen++;
+
+	while (i > 0 && m->open[i - 1]->id > id) {
+		m->open[i] = m->open[i - 1];
+		i--;
+	}
+	m->open[i] = c;
 	return SQLITE_OK;
+}
+
+/* Sorts a[0..n) by rel_us, stably (tmp: scratch of n); returns the sorted array (a or tmp). */
+static struct sent *slice_sort(struct sent *a, struct sent *tmp, size_t n)
+{
+	static const unsigned shift[3] = {0, RADIX_BITS, 2 * RADIX_BITS};
+	size_t cnt[3][RADIX];
+
+	if (n < 48) {
+		for (size_t i = 1; i < n; i++) {
+			struct sent e = a[i];
+			size_t j = i;
+
+			for (; j > 0 && a[j - 1].rel_us > e.rel_us; j--)
+				a[j] = a[j - 1];
+			a[j] = e;
+		}
+		return a;
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			cnt[d][(a[i].rel_us >> shift[d]) & (RADIX - 1)]++;
+	for (int d = 0; d < 3; d++) {
+		size_t sum = 0;
+		bool one = false;
+
+		for (unsigned b = 0; b < RADIX; b++) {
+			size_t c = cnt[d][b];
+
+			one |= c == n;
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		if (one)		/* every key has this digit: the order stands */
+			continue;
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[d][(a[i].rel_us >> shift[d]) & (RADIX - 1)]++] = a[i];
+		struct sent *t = a;
+
+		a = tmp;
+		tmp = t;
+	}
+	return a;
+}
+
+/*
+ * Makes the next slice: opens the blocks that begin at or before the
+ * earliest pending sample, gathers the samples before the next block's
+ * t0_us, sorts them. SQLITE_ROW: a slice (m->nsl > 0); SQLITE_DONE: no more;
+ * else an error (SQLITE_CORRUPT: m->msg).
+ */
+static int merge_slice(struct merge *m, sqlite3_stmt *st)
+{
+	int rc;
+	size_t total = 0, k = 0;
+
+	if (!m->started) {
+		m->started = true;
+		if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
+			return rc;
+	}
+	while (!m->done && (m->nopen == 0 || m->next_t0 <= m->min_ts)) {
+		if ((rc = merge_open(m, st)) != SQLITE_OK)
+			return rc;
+		if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
+			return rc;
+	}
+	if (m->nopen == 0)
+		return SQLITE_DONE;
+	int64_t end = m->done ? INT64_MAX : m->next_t0;
+
+	for (size_t i = 0; i < m->nopen; i++)
+		total += m->open[i]->n - m->open[i]->pos;
+	if (total > m->capsl) {
+		size_t cap = m->capsl ? m->capsl : 4096;
+		struct sent *a, *b;
+
+		while (cap < total)
+			cap *= 2;
+		free(m->sl);
+		free(m->tmp);
+		m->sl = a = malloc(cap * sizeof(*a));
+		m->tmp = b = malloc(cap * sizeof(*b));
+		m->capsl = a && b ? cap : 0;
+		if (!a || !b)
+			return SQLITE_NOMEM;
+	}
+	if (m->nopen > m->capser) {
+		int64_t *s = realloc(m->sl_series, m->capcur * sizeof(*s));
+
+		if (!s)
+			return SQLITE_NOMEM;
+		m->sl_series = s;
+		m->capser = m->capcur;
+	}
+	/* in block id order, each block's samples in its order */
+	struct sent *a = m->sl;
+	size_t n = 0;
+	int64_t start = m->min_ts, next_min = INT64_MAX;
+
+	for (size_t i = 0; i < m->nopen; i++) {
+		struct bcur *c = m->open[i];
+		const struct gl_sblock_sample *s = c->s;
+		size_t p = c->pos;
+
+		m->sl_series[i] = c->series_id;
+		for (; p < c->n && s[p].ts_us < end; p++)
+			a[n++] = (struct sent){(uint32_t)(s[p].ts_us - start), (uint32_t)i, s[p].value};
+		c->pos = p;
+	}
+	/* the series of the slice are fixed: close the exhausted blocks after */
+	m->nsl = n;
+	m->possl = 0;
+	m->sl_start = start;
+	m->sl = slice_sort(a, m->tmp, n);
+	m->tmp = m->sl == a ? m->tmp : a;
+	for (size_t i = 0; i < m->nopen; i++) {
+		struct bcur *c = m->open[i];
+
+		if (c->pos == c->n) {
+			merge_recycle(m, c);
+			continue;
+		}
+		if (c->s[c->pos].ts_us < next_min)
+			next_min = c->s[c->pos].ts_us;
+		m->open[k++] = c;
+	}
+	m->nopen = k;
+	m->min_ts = next_min;
+	return SQLITE_ROW;
 }
 
 /*
@@ -217,78 +341,41 @@ static int merge_open(struct merge *m, sqlite3_stmt *st)
 static int merge_fill(struct merge *m, sqlite3_stmt *st, struct gl_query_sample *out, size_t *len)
 {
 	size_t n = 0;
-	int rc;
+	int rc = SQLITE_ROW;
 
-	if (!m->started) {
-		m->started = true;
-		if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
-			goto out;
+	while (n < SAMPLE_BLOCK) {
+		if (m->possl == m->nsl && (rc = merge_slice(m, st)) != SQLITE_ROW)
+			break;
+		size_t k = m->nsl - m->possl;
+		const struct sent *e = m->sl + m->possl;
+
+		if (k > SAMPLE_BLOCK - n)
+			k = SAMPLE_BLOCK - n;
+		for (size_t i = 0; i < k; i++) {
+			out[n + i].ts_us = m->sl_start + e[i].rel_us;
+			out[n + i].series_id = m->sl_series[e[i].cur];
+			out[n + i].value = e[i].value;
+		}
+		n += k;
+		m->possl += k;
 	}
-	for (;;) {
-		/* every block that begins at or before the next sample is open */
-		while (!m->done && (m->nheap == 0 || m->next_t0 <= m->heap[0].ts_us)) {
-			if ((rc = merge_open(m, st)) != SQLITE_OK)
-				goto out;
-			if ((rc = merge_step(m, st)) != SQLITE_ROW && rc != SQLITE_DONE)
-				goto out;
-		}
-		if (m->nheap == 0) {
-			rc = SQLITE_DONE;
-			goto out;
-		}
-		if (n == SAMPLE_BLOCK) {
-			rc = SQLITE_ROW;
-			goto out;
-		}
-		/* the top block's samples go out up to the next block's key, or the
-		 * next block to open (a sample at its t0 waits for it) */
-		struct hent *top = &m->heap[0];
-		struct bcur *c = top->c;
-		int64_t lim_ts = INT64_MAX, lim_id = INT64_MAX;
-
-		if (m->nheap > 1) {
-			size_t k = m->nheap > 2 && key_less(m->heap[2].ts_us, m->heap[2].id,
-							    m->heap[1].ts_us, m->heap[1].id) ? 2 : 1;
-
-			lim_ts = m->heap[k].ts_us;
-			lim_id = m->heap[k].id;
-		}
-		if (!m->done && m->next_t0 <= lim_ts) {
-			lim_ts = m->next_t0;
-			lim_id = INT64_MIN;
-		}
-		do {
-			out[n].ts_us = c->s[c->pos].ts_us;
-			out[n].series_id = c->series_id;
-			out[n].value = c->s[c->pos].value;
-			n++;
-			c->pos++;
-		} while (n < SAMPLE_BLOCK && c->pos < c->n &&
-			 key_less(c->s[c->pos].ts_us, c->id, lim_ts, lim_id));
-		if (c->pos == c->n) {
-			merge_recycle(m, c);
-			m->heap[0] = m->heap[--m->nheap];
-		} else {
-			top->ts_us = c->s[c->pos].ts_us;
-		}
-		if (m->nheap)
-			heap_down(m->heap, m->nheap, 0);
-	}
-out:
 	*len = n;
 	return rc;
 }
 
 static void merge_release(struct merge *m)
 {
-	for (size_t i = 0; i < m->nheap; i++)
-		merge_recycle(m, m->heap[i].c);
+	for (size_t i = 0; i < m->nopen; i++)
+		merge_recycle(m, m->open[i]);
 	for (size_t i = 0; i < m->npool; i++) {
 		free(m->pool[i]->s);
 		free(m->pool[i]);
 	}
 	free(m->pool);
-	free(m->heap);
+	free(m->open);
+	free(m->sl);
+	free(m->tmp);
+	free(m->sl_series);
 }
 
 static const char blocks_sql[] =
