@@ -4,7 +4,8 @@
  * series in overlapping blocks come out of gl_query_samples as the same
  * samples sorted by (ts, block id, index) with qsort here, through the
  * reader thread and in one thread; the spans against a brute-force walk of
- * the same samples; malformed blocks are GL_EDB naming the block.
+ * the same samples; malformed blocks are GL_EDB naming the block; a
+ * schema-3 database of the same samples as rows gives the same answers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -120,6 +121,56 @@ static void put_blocks(const char *path, const struct blk *b, size_t n)
 	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	free(buf);
+}
+
+/*
+ * The same samples as schema 3 stores them, one row each, id = block id *
+ * 4096 + index (v_samples' id of schema 4): gpulog-report reads such a
+ * database without migrating it.
+ */
+static void make_db3(const char *path, const struct blk *b, size_t nb, int n_series)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char sql[128];
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+				      "CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT);"
+				      "CREATE TABLE series (id INTEGER PRIMARY KEY, metric_id INTEGER,"
+				      " device TEXT, host_id INTEGER, source TEXT, labels TEXT);"
+				      "CREATE TABLE samples (ts_us INTEGER NOT NULL, id INTEGER NOT NULL,"
+				      " series_id INTEGER NOT NULL, value REAL NOT NULL,"
+				      " ts_estimated INTEGER NOT NULL DEFAULT 0, stream_id INTEGER NOT NULL,"
+				      " line INTEGER NOT NULL, file_id INTEGER, path_id INTEGER,"
+				      " PRIMARY KEY (ts_us, id)) WITHOUT ROWID;"
+				      "BEGIN",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	for (int i = 1; i <= n_series; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO series(id, metric_id, source) VALUES (%d, 1, 'x')", i);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT INTO samples(ts_us, id, series_id, value, stream_id,"
+					    " line) VALUES (?1, ?2, ?3, ?4, 1, 1)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < b[i].n; j++) {
+			sqlite3_bind_int64(st, 1, b[i].s[j].ts_us);
+			sqlite3_bind_int64(st, 2, b[i].id * GL_SBLOCK_MAX + (int64_t)j);
+			sqlite3_bind_int64(st, 3, b[i].series_id);
+			sqlite3_bind_double(st, 4, b[i].s[j].value);
+			assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
 }
 
 static void make_db(const char *path, int n_series)
@@ -367,6 +418,18 @@ static void test_random_blocks(void **state)
 	assert_int_equal(g.n, 30000);
 	free(g.s);
 	check_window(q, b, nb, since, until);
+	gl_query_close(q);
+	/* schema 3: the same samples as rows, the same answers */
+	make_db3(p, b, nb, 5);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	check_window(q, b, nb, since, until);
+	check_window(q, b, nb, INT64_MIN, INT64_MAX);
+	check_window(q, b, nb, since, since);
+	for (int w = 0; w < 4; w++) {
+		int64_t a = BASE_US - 3 * HOUR_US + rnd_in(0, 10 * 3600) * 1000000;
+
+		check_window(q, b, nb, a, a + rnd_in(1, 4 * 3600) * 1000000);
+	}
 	gl_query_close(q);
 	free_blocks(b, nb);
 	unlink(p);
