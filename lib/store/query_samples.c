@@ -257,9 +257,9 @@ static struct sent *slice_sort(struct sent *a, struct sent *tmp, size_t n)
 
 /*
  * Makes the next slice: opens the blocks that begin before SLICE_MIN_US
- * past the earliest pending sample, gathers the samples before the next block's
- * t0_us, sorts them. SQLITE_ROW: a slice (m->nsl > 0); SQLITE_DONE: no more;
- * else an error (SQLITE_CORRUPT: m->msg).
+ * past the earliest pending sample, gathers the samples before the next
+ * block's t0_us, sorts them. SQLITE_ROW: a slice (m->nsl > 0);
+ * SQLITE_DONE: no more; else an error (SQLITE_CORRUPT: m->msg).
  */
 static int merge_slice(struct merge *m, sqlite3_stmt *st)
 {
@@ -284,7 +284,6 @@ static int merge_slice(struct merge *m, sqlite3_stmt *st)
 
 	if (!m->done && m->next_t0 < end)
 		end = m->next_t0;
-
 	for (size_t i = 0; i < m->nopen; i++)
 		total += m->open[i]->n - m->open[i]->pos;
 	if (total > m->capsl) {
