@@ -19,7 +19,6 @@
 
 #include "util/timeutil.h"
 
-
 int gl_query_db_error(struct gl_query *q, struct gl_err *err, const char *what)
 {
 	return gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->db), "%s", what);
@@ -509,7 +508,7 @@ static void *pipe_reader(void *arg)
 	return NULL;
 }
 
-/* query_int.h */
+/* See query_int.h. */
 int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
 		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err)
 {

@@ -6,11 +6,11 @@
  * the first and last sample times of the window.
  *
  * Blocks of different series overlap in time, and so do blocks of one
- * series read from two streams: the reader opens the blocks in order of
- * t0_us (the index sample_blocks_t0) and merges their samples in a binary
- * heap of open blocks keyed by (ts_us, block id); a sample's place is
- * (ts_us, block id, index in block), the id of the view v_samples
- * (block id * 4096 + index). A block is opened before any sample at or
+ * series read from two streams: the reader (a second thread, see
+ * gl_query_pipe_run) opens the blocks in order of t0_us (the index
+ * sample_blocks_t0), decodes them and merges their samples by their place,
+ * (ts_us, block id, index in block): the id of the view v_samples, block
+ * id * 4096 + index. A block is opened before any sample at or
  * after its t0_us is handed on, and since a block spans at most
  * GL_SBLOCK_SPAN_US, the window's blocks are those with t0_us in
  * [since - GL_SBLOCK_SPAN_US, until).
@@ -26,13 +26,13 @@
 #define SAMPLE_BLOCK 8192	/* samples per slot of the ring */
 #define SAMPLE_RING 8
 
-/* a - b, not below INT64_MIN */
+/* a - b for b >= 0, not below INT64_MIN */
 static int64_t sat_sub(int64_t a, int64_t b)
 {
 	return a < INT64_MIN + b ? INT64_MIN : a - b;
 }
 
-/* a + b, not above INT64_MAX */
+/* a + b for b >= 0, not above INT64_MAX */
 static int64_t sat_add(int64_t a, int64_t b)
 {
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
