@@ -417,6 +417,13 @@ static void test_random_blocks(void **state)
 	assert_int_equal(gl_query_samples(q, INT64_MIN, INT64_MAX, collect, &g, &err), 7);
 	assert_int_equal(g.n, 30000);
 	free(g.s);
+	memset(&g, 0, sizeof(g));
+	g.stop_at = 20001;
+	assert_int_equal(gl_query_samples_flags(q, INT64_MIN, INT64_MAX, GL_QUERY_ONE_THREAD, collect,
+						&g, &err),
+			 7);
+	assert_int_equal(g.n, 20001);
+	free(g.s);
 	check_window(q, b, nb, since, until);
 	gl_query_close(q);
 	/* schema 3: the same samples as rows, the same answers */
