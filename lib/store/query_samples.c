@@ -41,19 +41,24 @@ static int64_t sat_add(int64_t a, int64_t b)
 /*
  * Decodes the block text into s[0..n) (cap >= n) and checks it: n samples,
  * in time order, within [t0_us, t0_us + GL_SBLOCK_SPAN_US]. Anything else
- * would put samples out of order or outside the blocks a window reads.
+ * would put samples out of order or outside the blocks a window reads. The
+ * text is read with t0 0, so that a damaged offset such as
+ * [[9000000000000000000,1,0]] is caught here before it is added to t0_us.
  */
 static bool block_decode(const char *text, size_t len, int64_t t0_us, int64_t n,
 			 struct gl_sblock_sample *s)
 {
-	int64_t t_end = sat_add(t0_us, GL_SBLOCK_SPAN_US);
-
 	if (!text || n < 1 || n > GL_SBLOCK_MAX ||
-	    gl_sblock_decode(text, len, t0_us, 0, s, (size_t)n) != n)
+	    gl_sblock_decode(text, len, 0, 0, s, (size_t)n) != n)
 		return false;
-	for (int64_t i = 0; i < n; i++)
-		if (s[i].ts_us < (i ? s[i - 1].ts_us : t0_us) || s[i].ts_us > t_end)
+	for (int64_t i = 0, prev = 0; i < n; i++) {
+		int64_t dt = s[i].ts_us;
+
+		if (dt < prev || dt > GL_SBLOCK_SPAN_US || t0_us > INT64_MAX - dt)
 			return false;
+		prev = dt;
+		s[i].ts_us = t0_us + dt;
+	}
 	return true;
 }
 

@@ -511,7 +511,8 @@ static void test_plan(void **state)
 
 /*
  * Malformed blocks: broken text, n not the count of its entries, samples
- * out of time order, a sample more than an hour after t0. Each is GL_EDB
+ * out of time order, a sample more than an hour after t0 (by far: an offset
+ * that would overflow when added to t0), before t0. Each is GL_EDB
  * naming the block, in both modes and in the spans when it lies across
  * the window's edge; never a crash.
  */
@@ -529,6 +530,8 @@ static void test_malformed(void **state)
 		{2, "[[0,1,0],[-5,2,1]]"},
 		{2, "[[5,1,0],[3,2,1]]"},
 		{2, "[[0,1,0],[3600000001,2,1]]"},
+		{2, "[[0,1,0],[9223372036854775000,2,1]]"},
+		{1, "[[-9000000000000000000,1,0]]"},
 		{0, "[]"},
 		{1, "not json"},
 	};
