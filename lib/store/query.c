@@ -4,6 +4,7 @@
  * callbacks; names from an in-memory copy of the names table.
  */
 #include "store/query.h"
+#include "store/query_int.h"
 #include "util/timeutil.h"
 
 #include <errno.h>
@@ -18,18 +19,7 @@
 
 #include "util/timeutil.h"
 
-struct gl_query {
-	sqlite3 *db;
-	char **names;		/* names[id], NULL where no such id */
-	size_t n_names;		/* max id + 1 */
-	int64_t version;	/* PRAGMA user_version */
-	bool has_dup_of;	/* events.dup_of exists (schema 3) */
-	bool has_samples;	/* tables series and samples exist (schema 3) */
-	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
-	bool has_spans;		/* table spans exists */
-};
-
-static int db_error(struct gl_query *q, struct gl_err *err, const char *what)
+int gl_query_db_error(struct gl_query *q, struct gl_err *err, const char *what)
 {
 	return gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->db), "%s", what);
 }
@@ -78,7 +68,7 @@ static int load_names(struct gl_query *q, const char *path, struct gl_err *err)
 		}
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read names");
+	return rc == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read names");
 }
 
 int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
@@ -128,23 +118,32 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	int64_t dup_col = 0;
 	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
 		       &dup_col) != SQLITE_OK) {
-		rc = db_error(q, err, "cannot read the events table");
+		rc = gl_query_db_error(q, err, "cannot read the events table");
 		goto out;
 	}
 	q->has_dup_of = dup_col > 0;
-	int64_t samples_tab = 0;
+	/* schema 4 packs samples in sample_blocks; a schema-3 database (read
+	 * without migrating) keeps one samples row per sample */
+	int64_t series_tab = 0, blocks_tab = 0, rows_tab = 0;
 	if (pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			      " AND name IN ('series', 'samples')", &samples_tab) != SQLITE_OK) {
-		rc = db_error(q, err, "cannot read the schema");
+			      " AND name = 'series'", &series_tab) != SQLITE_OK ||
+	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			      " AND name = 'sample_blocks'", &blocks_tab) != SQLITE_OK ||
+	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			      " AND name = 'samples'", &rows_tab) != SQLITE_OK) {
+		rc = gl_query_db_error(q, err, "cannot read the schema");
 		goto out;
 	}
-	q->has_samples = samples_tab == 2;
+	q->samples = !series_tab ? GL_QUERY_SAMPLES_NONE
+		     : blocks_tab ? GL_QUERY_SAMPLES_BLOCKS
+		     : rows_tab	  ? GL_QUERY_SAMPLES_ROWS
+				  : GL_QUERY_SAMPLES_NONE;
 	int64_t trace_col = 0, spans_tab = 0;
 	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'source'",
 		       &trace_col) != SQLITE_OK ||
 	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 			      " AND name = 'spans'", &spans_tab) != SQLITE_OK) {
-		rc = db_error(q, err, "cannot read the schema");
+		rc = gl_query_db_error(q, err, "cannot read the schema");
 		goto out;
 	}
 	q->has_trace = trace_col > 0;
@@ -433,7 +432,7 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 	int rc, frc = 0;
 
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query events");
+		return gl_query_db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	do {
@@ -445,7 +444,7 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 	else if (rc == SQLITE_NOMEM)
 		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	else if (rc != SQLITE_DONE)
-		rc = db_error(q, err, "cannot read events");
+		rc = gl_query_db_error(q, err, "cannot read events");
 	else
 		rc = GL_OK;
 	free(g.h);
@@ -454,29 +453,13 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 	return rc;
 }
 
-/*
- * The reading thread shared by events and samples: a reader on its own
- * read-only connection runs sql over [since, until) and fills the slots of
- * a small ring (fill, in its thread); the caller's thread hands each filled
- * slot on (emit), in the order read, so fn runs in the caller's thread only.
- */
-struct pipe_ops {
-	size_t ring;		/* slots */
-	/* reader thread: fills slot from st; SQLITE_ROW: more may follow, else
-	 * the last step's code (SQLITE_DONE at the end; SQLITE_NOMEM) */
-	int (*fill)(void *ctx, size_t slot, sqlite3_stmt *st);
-	/* caller's thread: hands the slot's rows to fn; fn's value or 0 */
-	int (*emit)(void *ctx, size_t slot);
-	void *ctx;
-};
-
 struct read_pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	sqlite3 *db;				/* the reader's connection */
 	const char *sql;
 	int64_t since_us, until_us;
-	const struct pipe_ops *ops;
+	const struct gl_query_pipe_ops *ops;
 	size_t produced, consumed;		/* slots filled and handed on, counted from 0 */
 	bool done, stop;
 	int failed;				/* 0, or the reader's SQLite error code */
@@ -513,8 +496,10 @@ static void *pipe_reader(void *arg)
 	}
 	pthread_mutex_lock(&pp->mu);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW && !stop) {
+		const char *why = pp->ops->fail_msg ? pp->ops->fail_msg(pp->ops->ctx) : NULL;
+
 		pp->failed = rc;
-		snprintf(pp->msg, sizeof(pp->msg), "%s", sqlite3_errmsg(pp->db));
+		snprintf(pp->msg, sizeof(pp->msg), "%s", why ? why : sqlite3_errmsg(pp->db));
 	}
 	pp->done = true;
 	pthread_cond_broadcast(&pp->cv);
@@ -523,13 +508,9 @@ static void *pipe_reader(void *arg)
 	return NULL;
 }
 
-/*
- * Runs ops over sql with a reader thread. GL_OK, emit's value, GL_EDB
- * ("cannot read <what>") or GL_ENOMEM; -1: could not start (no second
- * connection or thread): the caller reads in its own thread.
- */
-static int pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
-		    const struct pipe_ops *ops, const char *what, struct gl_err *err)
+/* See query_int.h. */
+int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err)
 {
 	struct read_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us, .ops = ops};
 	const char *path = sqlite3_db_filename(q->db, "main");
@@ -609,8 +590,8 @@ static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, i
 			struct gl_err *err)
 {
 	struct event_slots c = {.fn = fn, .arg = arg};
-	const struct pipe_ops ops = {EV_RING, event_fill, event_emit, &c};
-	int rc = pipe_run(q, sql, since_us, until_us, &ops, "events", err);
+	const struct gl_query_pipe_ops ops = {EV_RING, event_fill, event_emit, NULL, &c};
+	int rc = gl_query_pipe_run(q, sql, since_us, until_us, &ops, "events", err);
 
 	for (size_t i = 0; i < EV_RING; i++) {
 		free(c.ring[i].h);
@@ -654,7 +635,7 @@ int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_
 	int rc;
 
 	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query kernel timings");
+		return gl_query_db_error(q, err, "cannot query kernel timings");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	memset(&ev, 0, sizeof(ev));
@@ -675,7 +656,7 @@ int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_
 			return rc;
 		}
 	}
-	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read kernel timings");
+	rc = rc == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read kernel timings");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -692,7 +673,7 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	int rc;
 
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query mem_events");
+		return gl_query_db_error(q, err, "cannot query mem_events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -707,7 +688,7 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			return rc;
 		}
 	}
-	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read mem_events");
+	rc = rc == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read mem_events");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -738,7 +719,7 @@ int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us
 		rc = SQLITE_ERROR;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_OK || pragma_int(q->db, "SELECT count(*) FROM files", &f) != SQLITE_OK)
-		return db_error(q, err, "cannot count rejects and files");
+		return gl_query_db_error(q, err, "cannot count rejects and files");
 	*files = (uint64_t)f;
 	return GL_OK;
 }
@@ -753,9 +734,9 @@ int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err
 		return GL_OK;
 	if (sqlite3_prepare_v2(q->db, "SELECT max(pruned_before_us) FROM runs", -1, &s, NULL) !=
 	    SQLITE_OK)
-		return db_error(q, err, "cannot read runs");
+		return gl_query_db_error(q, err, "cannot read runs");
 	if (sqlite3_step(s) != SQLITE_ROW)
-		rc = db_error(q, err, "cannot read runs");
+		rc = gl_query_db_error(q, err, "cannot read runs");
 	else if (sqlite3_column_type(s, 0) != SQLITE_NULL)
 		*since_us = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -797,10 +778,10 @@ int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_
 
 	*out = NULL;
 	*n = 0;
-	if (!q->has_samples)
+	if (q->samples == GL_QUERY_SAMPLES_NONE)
 		return GL_OK;
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query series");
+		return gl_query_db_error(q, err, "cannot query series");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (len == cap) {
 			size_t c = cap ? cap * 2 : 64;
@@ -827,7 +808,7 @@ int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_
 	if (oom)
 		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	else if (rc != SQLITE_DONE)
-		rc = db_error(q, err, "cannot read series");
+		rc = gl_query_db_error(q, err, "cannot read series");
 	else
 		rc = GL_OK;
 	sqlite3_finalize(st);
@@ -838,198 +819,6 @@ int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_
 	*out = a;
 	*n = len;
 	return GL_OK;
-}
-
-static const char samples_sql[] =
-	"SELECT ts_us, series_id, value FROM samples"
-	" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
-
-/* One thread: the rows straight to fn. */
-static int samples_direct(struct gl_query *q, int64_t since_us, int64_t until_us,
-			  int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
-			  struct gl_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	struct gl_query_sample s;
-	int rc;
-
-	if (sqlite3_prepare_v2(q->db, samples_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query samples");
-	sqlite3_bind_int64(st, 1, since_us);
-	sqlite3_bind_int64(st, 2, until_us);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.ts_us = sqlite3_column_int64(st, 0);
-		s.series_id = sqlite3_column_int64(st, 1);
-		s.value = sqlite3_column_double(st, 2);
-		rc = fn(arg, &s);
-		if (rc != 0) {
-			sqlite3_finalize(st);
-			return rc;
-		}
-	}
-	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read samples");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/*
- * Two threads: a reader on its own connection steps through the rows and
- * fills blocks of a small ring; the caller's thread hands each block's rows
- * to fn in the order read. fn runs in the caller's thread only, so the
- * sections see what they saw from one thread; the reading (SQLite's
- * stepping and decoding, measured: 2.7 s of 29M samples) overlaps with
- * theirs.
- */
-#define SAMPLE_BLOCK 8192
-#define SAMPLE_RING 8
-
-/* The samples through the pipe: blocks of SAMPLE_BLOCK rows. */
-struct sample_slots {
-	struct gl_query_sample *blk[SAMPLE_RING];
-	size_t len[SAMPLE_RING];
-	int (*fn)(void *arg, const struct gl_query_sample *s);
-	void *arg;
-};
-
-static int sample_fill(void *ctx, size_t slot, sqlite3_stmt *st)
-{
-	struct sample_slots *c = ctx;
-	struct gl_query_sample *b = c->blk[slot];
-	size_t n = 0;
-	int rc = SQLITE_DONE;
-
-	while (n < SAMPLE_BLOCK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		b[n].ts_us = sqlite3_column_int64(st, 0);
-		b[n].series_id = sqlite3_column_int64(st, 1);
-		b[n].value = sqlite3_column_double(st, 2);
-		n++;
-	}
-	c->len[slot] = n;
-	return n == SAMPLE_BLOCK ? SQLITE_ROW : rc;
-}
-
-static int sample_emit(void *ctx, size_t slot)
-{
-	struct sample_slots *c = ctx;
-	int rc = 0;
-
-	for (size_t i = 0; i < c->len[slot] && rc == 0; i++)
-		rc = c->fn(c->arg, &c->blk[slot][i]);
-	return rc;
-}
-
-/* GL_OK, fn's value, GL_EDB, GL_ENOMEM; -1: could not start: read directly. */
-static int samples_piped(struct gl_query *q, int64_t since_us, int64_t until_us,
-			 int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
-			 struct gl_err *err)
-{
-	struct sample_slots c = {.fn = fn, .arg = arg};
-	const struct pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, &c};
-	int rc = 0;
-
-	for (size_t i = 0; i < SAMPLE_RING; i++)
-		if (!(c.blk[i] = malloc(SAMPLE_BLOCK * sizeof(*c.blk[i]))))
-			rc = -1;
-	if (rc == 0)
-		rc = pipe_run(q, samples_sql, since_us, until_us, &ops, "samples", err);
-	for (size_t i = 0; i < SAMPLE_RING; i++)
-		free(c.blk[i]);
-	return rc;
-}
-
-int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
-		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
-		     struct gl_err *err)
-{
-	int rc;
-
-	if (!q->has_samples)
-		return GL_OK;
-	rc = samples_piped(q, since_us, until_us, fn, arg, err);
-	return rc == -1 ? samples_direct(q, since_us, until_us, fn, arg, err) : rc;
-}
-
-/*
- * One end of the samples of some series in the window: samples are keyed by
- * time, so this walks from the window's edge to the first sample of one of
- * them (at once, when they are sampled all along).
- */
-static int series_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t since_us,
-		      int64_t until_us, int desc, int64_t *ts_us, struct gl_err *err)
-{
-	size_t cap = 160 + 21 * n;
-	char *sql = malloc(cap);
-	sqlite3_stmt *st = NULL;
-	size_t len;
-	int rc = GL_OK, r;
-
-	*ts_us = GL_TS_NONE;
-	if (!sql)
-		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	len = (size_t)snprintf(sql, cap, "SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
-			       " AND series_id IN (");
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
-					(long long)ids[i]);
-	snprintf(sql + len, cap - len, ") ORDER BY ts_us%s LIMIT 1", desc ? " DESC" : "");
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		free(sql);
-		return db_error(q, err, "cannot query samples");
-	}
-	free(sql);
-	sqlite3_bind_int64(st, 1, since_us);
-	sqlite3_bind_int64(st, 2, until_us);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		*ts_us = sqlite3_column_int64(st, 0);
-	else if (r != SQLITE_DONE)
-		rc = db_error(q, err, "cannot read samples");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
-			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
-			 struct gl_err *err)
-{
-	int rc;
-
-	*first_us = *last_us = GL_TS_NONE;
-	if (!q->has_samples || n == 0)
-		return GL_OK;
-	if ((rc = series_end(q, series_ids, n, since_us, until_us, 0, first_us, err)) != GL_OK)
-		return rc;
-	return series_end(q, series_ids, n, since_us, until_us, 1, last_us, err);
-}
-
-int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
-			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
-{
-	/* Two probes of the table's key, not a scan of the window (SQLite
-	 * reads every row for min() and max() together). */
-	static const char sql[] =
-		"SELECT (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
-		" ORDER BY ts_us LIMIT 1),"
-		" (SELECT ts_us FROM samples WHERE ts_us >= ?1 AND ts_us < ?2"
-		" ORDER BY ts_us DESC LIMIT 1)";
-	sqlite3_stmt *st = NULL;
-	int rc = GL_OK;
-
-	*first_us = *last_us = GL_TS_NONE;
-	if (!q->has_samples)
-		return GL_OK;
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query samples");
-	sqlite3_bind_int64(st, 1, since_us);
-	sqlite3_bind_int64(st, 2, until_us);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = db_error(q, err, "cannot read samples");
-	} else if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*first_us = sqlite3_column_int64(st, 0);
-		*last_us = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc;
 }
 
 int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
@@ -1047,7 +836,7 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if (!q->has_spans)
 		return GL_OK;
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query spans");
+		return gl_query_db_error(q, err, "cannot query spans");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1066,7 +855,7 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 			return rc;
 		}
 	}
-	rc = rc == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read spans");
+	rc = rc == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read spans");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -1085,11 +874,11 @@ int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 
 	*first_us = *last_us = GL_TS_NONE;
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query events");
+		return gl_query_db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = db_error(q, err, "cannot read events");
+		rc = gl_query_db_error(q, err, "cannot read events");
 	} else {
 		for (int i = 0; i < 4; i += 2) {
 			if (sqlite3_column_type(st, i) == SQLITE_NULL)
@@ -1119,12 +908,12 @@ static int has_format(struct gl_query *q, const char *format, bool *yes, struct 
 	*yes = false;
 	if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM streams WHERE format = ?1 LIMIT 1", -1, &st,
 			       NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query streams");
+		return gl_query_db_error(q, err, "cannot query streams");
 	sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
 	s = sqlite3_step(st);
 	*yes = s == SQLITE_ROW;
 	sqlite3_finalize(st);
-	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : db_error(q, err, "cannot read streams");
+	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read streams");
 }
 
 int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
@@ -1150,7 +939,7 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if ((rc = has_format(q, "jsondoc", &any, err)) != GL_OK || !any)
 		return rc;
 	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query the logs' alerts");
+		return gl_query_db_error(q, err, "cannot query the logs' alerts");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1174,7 +963,7 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 		rc = fn(arg, &a);
 	}
 	if (rc == GL_OK && s != SQLITE_DONE)
-		rc = db_error(q, err, "cannot read the logs' alerts");
+		rc = gl_query_db_error(q, err, "cannot read the logs' alerts");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -1201,7 +990,7 @@ int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until
 	if ((rc = has_format(q, format, &any, err)) != GL_OK || !any)
 		return rc;
 	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
-		return db_error(q, err, "cannot query the access lines");
+		return gl_query_db_error(q, err, "cannot query the access lines");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	sqlite3_bind_text(st, 3, format, -1, SQLITE_STATIC);
@@ -1216,7 +1005,7 @@ int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until
 		rc = fn(arg, &a);
 	}
 	if (rc == GL_OK && s != SQLITE_DONE)
-		rc = db_error(q, err, "cannot read the access lines");
+		rc = gl_query_db_error(q, err, "cannot read the access lines");
 	sqlite3_finalize(st);
 	return rc;
 }

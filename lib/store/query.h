@@ -122,7 +122,7 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			struct gl_err *err);
 
 /*
- * Metric series (schema 3, table series): one per metric, device, host,
+ * Metric series (schema 3 and 4, table series): one per metric, device, host,
  * source format and labels. Strings are owned by the array; NULL columns
  * are NULL (device, labels) or 0 (host_id).
  */
@@ -138,14 +138,14 @@ struct gl_query_series {
 /*
  * Loads the whole series table (it holds one row per metric and device,
  * not per sample) into *out, ordered by id; *n gets the count. A database
- * older than schema 3 has no series: *out NULL, *n 0, GL_OK. Free with
- * gl_query_series_free.
+ * older than schema 3 (or without a samples table) has no series: *out
+ * NULL, *n 0, GL_OK. Free with gl_query_series_free.
  */
 int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
 			 struct gl_err *err);
 void gl_query_series_free(struct gl_query_series *s, size_t n);
 
-/* One samples row: only what a report reads. */
+/* One metric sample: only what a report reads. */
 struct gl_query_sample {
 	int64_t ts_us;
 	int64_t series_id;
@@ -154,17 +154,29 @@ struct gl_query_sample {
 
 /*
  * Calls fn for each metric sample with since_us <= ts_us < until_us, in
- * order of (ts_us, id): one range of the table, which is kept in that
- * order (WITHOUT ROWID, keyed by (ts_us, id)). Same contract as
- * gl_query_events (read by a second thread, fn in the caller's); a
- * database without the samples table calls fn never.
+ * order of (ts_us, id); id is the sample's in v_samples: block id * 4096 +
+ * index in its block (schema 4), the samples row's id (schema 3). Schema 4
+ * keeps samples packed per series in blocks (sample_blocks) that overlap in
+ * time: a second thread reads the blocks of the window (those beginning up
+ * to GL_SBLOCK_SPAN_US before it), decodes them and merges their samples
+ * into that order, while fn runs in the caller's thread. Schema 3 has one
+ * samples row per sample, in that order already. Same contract as
+ * gl_query_events; a block whose text is not a block of its n samples in
+ * time order within the block's hour is GL_EDB ("sample block 12 is
+ * malformed"); a database without samples calls fn never.
  */
 int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 		     struct gl_err *err);
 
+/* gl_query_samples with flags: GL_QUERY_ONE_THREAD reads in the caller's thread. */
+int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+			   int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			   struct gl_err *err);
+
 /* First and last sample time of the series series_ids[0..n) in [since_us, until_us);
- * GL_TS_NONE both when none. */
+ * GL_TS_NONE both when none. Schema 4: from the blocks' t0_us and t1_us,
+ * decoding only the blocks across the window's edges. */
 int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
 			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err);

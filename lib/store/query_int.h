@@ -1,0 +1,67 @@
+/*
+ * query_int.h - what the files of the query layer share (query.c,
+ * query_samples.c): the open database and the reader-thread pipe. Not for
+ * use outside lib/store.
+ */
+#ifndef GL_QUERY_INT_H
+#define GL_QUERY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store/query.h"
+
+/* Where the metric samples are. */
+enum gl_query_samples_kind {
+	GL_QUERY_SAMPLES_NONE,		/* before schema 3: no series */
+	GL_QUERY_SAMPLES_ROWS,		/* schema 3: one samples row per sample */
+	GL_QUERY_SAMPLES_BLOCKS,	/* schema 4: sample_blocks, packed per series */
+};
+
+struct gl_query {
+	sqlite3 *db;
+	char **names;		/* names[id], NULL where no such id */
+	size_t n_names;		/* max id + 1 */
+	int64_t version;	/* PRAGMA user_version */
+	bool has_dup_of;	/* events.dup_of exists (schema 3) */
+	enum gl_query_samples_kind samples;	/* which of the samples tables exists */
+	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
+	bool has_spans;		/* table spans exists */
+};
+
+/* GL_EDB with what and the connection's message. */
+int gl_query_db_error(struct gl_query *q, struct gl_err *err, const char *what);
+
+/*
+ * The reading thread shared by events and samples: a reader on its own
+ * read-only connection runs sql over (?1, ?2) and fills the slots of a
+ * small ring (fill, in its thread); the caller's thread hands each filled
+ * slot on (emit), in the order read, so fn runs in the caller's thread only.
+ */
+struct gl_query_pipe_ops {
+	size_t ring;		/* slots */
+	/* reader thread: fills slot from st; SQLITE_ROW: more may follow, else
+	 * the last step's code (SQLITE_DONE at the end; SQLITE_NOMEM) */
+	int (*fill)(void *ctx, size_t slot, sqlite3_stmt *st);
+	/* caller's thread: hands the slot's rows to fn; fn's value or 0 */
+	int (*emit)(void *ctx, size_t slot);
+	/* after fill failed with anything but SQLITE_NOMEM: the reason when it
+	 * is not SQLite's (bad data), NULL for the connection's message; may be
+	 * NULL itself */
+	const char *(*fail_msg)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Runs ops over sql with a reader thread, ?1 bound to arg1 and ?2 to arg2.
+ * GL_OK, emit's value, GL_EDB ("cannot read <what>") or GL_ENOMEM; -1:
+ * could not start (no second connection or thread): the caller reads in
+ * its own thread.
+ */
+int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t arg1, int64_t arg2,
+		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err);
+
+#endif
