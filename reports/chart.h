@@ -71,6 +71,12 @@ struct gl_chart_cols {
 int gl_chart_cols_init(struct gl_chart_cols *c, int64_t t0_us, int64_t t1_us,
 		       size_t ncols, struct gl_err *err);
 void gl_chart_cols_add(struct gl_chart_cols *c, int64_t ts_us, double y, int anomaly);
+/*
+ * The same with the column already known: i from gl_chart_cols_index (-1:
+ * dropped), for a caller that adds many samples of one time to columns
+ * with the same range.
+ */
+void gl_chart_cols_add_at(struct gl_chart_cols *c, long i, double y, int anomaly);
 /* Frees the columns; c may be zeroed or released already. */
 void gl_chart_cols_release(struct gl_chart_cols *c);
 /* Column of ts_us, or -1 when outside. */

@@ -59,8 +59,11 @@ double gl_chart_cols_center_s(const struct gl_chart_cols *c, size_t i)
 
 void gl_chart_cols_add(struct gl_chart_cols *c, int64_t ts_us, double y, int anomaly)
 {
-	long i = gl_chart_cols_index(c, ts_us);
+	gl_chart_cols_add_at(c, gl_chart_cols_index(c, ts_us), y, anomaly);
+}
 
+void gl_chart_cols_add_at(struct gl_chart_cols *c, long i, double y, int anomaly)
+{
 	if (i < 0 || !isfinite(y)) {
 		c->dropped++;
 		return;

@@ -31,6 +31,7 @@ struct mseries {
 	const char *metric;		/* borrowed from the query's names */
 	double *v;			/* values, time order, then reordered by describe */
 	size_t n, cap;
+	struct gl_stats_run run;	/* sum, min, max, mean as the values come */
 	double last;
 	int64_t first_ts_us, last_ts_us;
 	struct gl_fit_acc fit;
@@ -42,6 +43,8 @@ struct metrics {
 	struct gl_section_series ss;	/* the series table and its index */
 	struct mseries *ser;		/* one per ss.qs row, same order */
 	struct gl_telemetry tel;	/* the chart's reduced series */
+	int64_t days_ts_us;		/* the last sample's time, and it in days for the trends */
+	double days;
 };
 
 /* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
@@ -74,6 +77,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	if (rc != GL_OK)
 		return rc;
+	m->days_ts_us = GL_TS_NONE;
 	m->ser = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*m->ser));
 	if (!m->ser)
 		return gl_section_oom(cx->err);
@@ -84,6 +88,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		s->metric = m->ss.metric[i];
 		s->first_ts_us = s->last_ts_us = GL_TS_NONE;
 		s->panel = s->trace = -1;
+		gl_stats_run_init(&s->run);
 		gl_fit_acc_init(&s->fit);
 	}
 	if (cx->p->series) {
@@ -140,11 +145,17 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 		s->cap = cap;
 	}
 	s->v[s->n++] = smp->value;
+	gl_stats_run_add(&s->run, smp->value);
 	s->last = smp->value;
 	if (s->first_ts_us == GL_TS_NONE)
 		s->first_ts_us = smp->ts_us;
 	s->last_ts_us = smp->ts_us;
-	gl_fit_acc_add(&s->fit, gl_section_days(cx, smp->ts_us), smp->value);
+	/* the samples of one time (every series of a reading) share the division */
+	if (smp->ts_us != m->days_ts_us) {
+		m->days_ts_us = smp->ts_us;
+		m->days = gl_section_days(cx, smp->ts_us);
+	}
+	gl_fit_acc_add(&s->fit, m->days, smp->value);
 	cx->rep->metric_samples++;
 	if (s->panel >= 0)
 		gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
@@ -245,7 +256,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
 		    !rm->labels)
 			return gl_section_oom(cx->err);
-		gl_stats_describe(s->v, s->n, &d);
+		gl_stats_describe_run(s->v, s->n, &s->run, &d);
 		rm->count = s->n;
 		rm->min = d.min;
 		rm->max = d.max;

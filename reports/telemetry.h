@@ -17,6 +17,7 @@
 #ifndef GL_TELEMETRY_H
 #define GL_TELEMETRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,10 @@ struct gl_telemetry {
 	size_t n_more;
 	struct gl_chart_cols cols[GL_TELEMETRY_GPUS][GL_TEL_NQTY];
 	int ready;			/* columns allocated */
+	/* the column of the last sample's time (all columns share one range) */
+	bool col_known;
+	int64_t col_ts_us;
+	long col;
 };
 
 /* Zeroes tel; the span is set by gl_telemetry_span. */

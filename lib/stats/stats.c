@@ -40,7 +40,58 @@ static double quantile_select(double *x, size_t n, double f, size_t *from)
 	return (1 - delta) * lo + delta * hi;
 }
 
-void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
+void gl_stats_run_init(struct gl_stats_run *r)
+{
+	*r = (struct gl_stats_run){0};
+}
+
+/*
+ * GSL's own recurrences, step for step, so that the figures keep their
+ * last bit: gsl_stats_mean (statistics/mean_source.c) keeps its running
+ * mean in a long double, mean += (x - mean) / (i + 1); gsl_stats_minmax
+ * starts from the first value, takes a smaller (larger) one as it comes
+ * and stops at the first NaN, which becomes both; the sum is plain double
+ * addition in order.
+ */
+void gl_stats_run_add(struct gl_stats_run *r, double x)
+{
+	if (r->n == 0)
+		r->min = r->max = x;
+	r->n++;
+	r->sum += x;
+	r->mean += (x - r->mean) / (long double)r->n;
+	if (r->nan)
+		return;
+	if (x < r->min)
+		r->min = x;
+	if (x > r->max)
+		r->max = x;
+	if (isnan(x)) {
+		r->min = r->max = x;
+		r->nan = true;
+	}
+}
+
+/*
+ * gsl_stats_variance_m (statistics/variance_source.c): the difference to
+ * the mean in double, its square and the running variance in long double,
+ * variance += (delta * delta - variance) / (i + 1), then times n / (n - 1)
+ * in double.
+ */
+static double variance_m(const double *x, size_t n, double mean)
+{
+	long double var = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const long double delta = x[i] - mean;
+
+		var += (delta * delta - var) / (long double)(i + 1);
+	}
+	return (double)var * ((double)n / (double)(n - 1));
+}
+
+void gl_stats_describe_run(double *x, size_t n, const struct gl_stats_run *r,
+			   struct gl_stats_desc *d)
 {
 	size_t from = 0;
 
@@ -51,12 +102,12 @@ void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
 	if (n == 0)
 		return;
 	gsl_set_error_handler_off();	/* GSL's default handler aborts */
-	for (size_t i = 0; i < n; i++)
-		d->sum += x[i];
-	gsl_stats_minmax(&d->min, &d->max, x, 1, n);
-	d->mean = gsl_stats_mean(x, 1, n);
+	d->sum = r->sum;
+	d->min = r->min;
+	d->max = r->max;
+	d->mean = (double)r->mean;
 	if (n >= 2) {
-		d->var = gsl_stats_variance_m(x, 1, n, d->mean);
+		d->var = variance_m(x, n, d->mean);
 		d->sd = sqrt(d->var);
 	}
 	/* ascending quantiles, each selecting in what is left above the last */
@@ -64,6 +115,16 @@ void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
 	d->p90 = quantile_select(x, n, 0.90, &from);
 	d->p95 = quantile_select(x, n, 0.95, &from);
 	d->p99 = quantile_select(x, n, 0.99, &from);
+}
+
+void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d)
+{
+	struct gl_stats_run r;
+
+	gl_stats_run_init(&r);
+	for (size_t i = 0; i < n; i++)
+		gl_stats_run_add(&r, x[i]);
+	gl_stats_describe_run(x, n, &r, d);
 }
 
 double gl_stats_quantile_sorted(const double *x, size_t n, double f)

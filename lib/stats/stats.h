@@ -30,6 +30,28 @@ struct gl_stats_desc {
 void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
 
 /*
+ * The part of gl_stats_describe that depends on the values' order (sum,
+ * min, max, mean), kept while the values arrive: a caller that collects
+ * values one at a time adds each here too, and gl_stats_describe_run then
+ * has only the variance and the quantiles left to do. The figures are the
+ * same, bit for bit, as gl_stats_describe's over the same values in the
+ * same order (and those are GSL's: gsl_stats_mean, gsl_stats_minmax,
+ * gsl_stats_variance_m; the unit tests compare).
+ */
+struct gl_stats_run {
+	size_t n;
+	double sum, min, max;
+	long double mean;		/* as gsl_stats_mean keeps it */
+	bool nan;			/* a NaN came: min and max are NaN */
+};
+
+void gl_stats_run_init(struct gl_stats_run *r);
+void gl_stats_run_add(struct gl_stats_run *r, double x);
+/* x[0..n): the values r saw, in that order; reorders x as gl_stats_describe does. */
+void gl_stats_describe_run(double *x, size_t n, const struct gl_stats_run *r,
+			   struct gl_stats_desc *d);
+
+/*
  * Quantile f (0..1) of sorted x by linear interpolation between order
  * statistics: x[floor(h)] + (h - floor(h)) * (x[floor(h)+1] - x[floor(h)]),
  * h = (n - 1) f. NAN for n 0.
