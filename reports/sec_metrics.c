@@ -10,8 +10,16 @@
  *
  * Memory: one double per sample of the window (the percentiles are exact,
  * as for the kernels), plus the chart's fixed per-column bins.
+ *
+ * Time: the sum, extremes and mean of a series are kept as its samples
+ * come (gl_stats_run); what needs them all (the variance around the final
+ * mean, the percentiles) is done at the end on two threads, the series
+ * taken one by one from a shared counter. Each series is described by one
+ * thread alone, so the figures do not depend on which.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +170,51 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 	return GL_OK;
 }
 
+/* The series' descriptions, on however many threads describe them. */
+struct describe_job {
+	struct mseries *ser;
+	struct gl_stats_desc *desc;	/* one per ser, filled */
+	size_t n;
+	atomic_size_t next;		/* the next series to take */
+};
+
+static void *describe_some(void *arg)
+{
+	struct describe_job *job = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&job->next, 1)) < job->n) {
+		struct mseries *s = &job->ser[i];
+
+		gl_stats_describe_run(s->v, s->n, &s->run, &job->desc[i]);
+		free(s->v);
+		s->v = NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Describes ser[0..n) into desc: a second thread when there is enough to
+ * share (a series of a million samples takes some 30 ms), else, or when
+ * no thread can be made, this one alone.
+ */
+static void describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
+{
+	struct describe_job job = {.ser = ser, .desc = desc, .n = n};
+	uint64_t samples = 0;
+	pthread_t th;
+	bool two = false;
+
+	atomic_init(&job.next, 0);
+	for (size_t i = 0; i < n; i++)
+		samples += ser[i].n;
+	if (n >= 2 && samples >= 100000)
+		two = pthread_create(&th, NULL, describe_some, &job) == 0;
+	describe_some(&job);
+	if (two)
+		pthread_join(th, NULL);
+}
+
 /* A device as a GPU index? Then its number, for the order 0, 1, ..., 10. */
 static bool device_index(const char *d, long *idx)
 {
@@ -231,17 +284,22 @@ static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
 	struct gl_report *rep = cx->rep;
+	struct gl_stats_desc *desc;
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
 		n += m->ser[i].n > 0;
 	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
-	if (!rep->metrics)
+	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
+	if (!rep->metrics || !desc) {
+		free(desc);
 		return gl_section_oom(cx->err);
+	}
+	describe_all(m->ser, desc, m->ss.n_qs);
 	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
-		struct gl_stats_desc d;
+		const struct gl_stats_desc *d = &desc[i];
 
 		if (!s->n)
 			continue;
@@ -255,23 +313,20 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rm->labels = strdup(s->qs->labels ? s->qs->labels : "{}");
 		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
 		    !rm->labels)
-			return gl_section_oom(cx->err);
-		gl_stats_describe_run(s->v, s->n, &s->run, &d);
+			goto oom;
 		rm->count = s->n;
-		rm->min = d.min;
-		rm->max = d.max;
-		rm->mean = d.mean;
-		rm->p50 = d.p50;
-		rm->p95 = d.p95;
-		rm->p99 = d.p99;
+		rm->min = d->min;
+		rm->max = d->max;
+		rm->mean = d->mean;
+		rm->p50 = d->p50;
+		rm->p95 = d->p95;
+		rm->p99 = d->p99;
 		rm->last = s->last;
 		rm->first_ts_us = s->first_ts_us;
 		rm->last_ts_us = s->last_ts_us;
-		free(s->v);
-		s->v = NULL;
 		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
 		if (!t)
-			return gl_section_oom(cx->err);
+			goto oom;
 		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
 		degrade_verdict(cx->cfg, t);
 		t->series = GL_TREND_METRIC;
@@ -280,10 +335,14 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		t->device = strdup(rm->device);
 		t->host = strdup(rm->host);
 		if (!t->kernel || !t->device || !t->host)
-			return gl_section_oom(cx->err);
+			goto oom;
 	}
+	free(desc);
 	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);
 	return GL_OK;
+oom:
+	free(desc);
+	return gl_section_oom(cx->err);
 }
 
 static void release(void *st)
