@@ -8,8 +8,9 @@
  * Filters: --metric globs on the metric name, --host globs on the series'
  * host; --component and --kernel do not apply to samples.
  *
- * Memory: one double per sample of the window (the percentiles are exact,
- * as for the kernels), plus the chart's fixed per-column bins.
+ * Memory: one value per sample of the window (the percentiles are exact,
+ * as for the kernels), stored in the narrowest type that keeps it exactly
+ * (util/values.h: 2, 4 or 8 bytes), plus the chart's fixed per-column bins.
  *
  * Time: the sum, extremes and mean of a series are kept as its samples
  * come (gl_stats_run); what needs them all (the variance around the final
@@ -32,13 +33,13 @@
 #include "sections.h"
 #include "stats/stats.h"
 #include "telemetry.h"
+#include "util/values.h"
 #include "util/timeutil.h"
 
 struct mseries {
 	const struct gl_query_series *qs;	/* borrowed from metrics.qs */
 	const char *metric;		/* borrowed from the query's names */
-	double *v;			/* values, time order, then reordered by describe */
-	size_t n, cap;
+	struct gl_values v;		/* values, time order, narrowest exact type */
 	struct gl_stats_run run;	/* sum, min, max, mean as the values come */
 	double last;
 	int64_t first_ts_us, last_ts_us;
@@ -139,20 +140,13 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 	struct metrics *m = st;
 	long row = gl_section_series_row(&m->ss, smp->series_id);
 	struct mseries *s;
+	int rc;
 
 	if (row < 0 || !isfinite(smp->value))
 		return GL_OK;
 	s = &m->ser[row];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *d = realloc(s->v, cap * sizeof(*d));
-
-		if (!d)
-			return gl_section_oom(cx->err);
-		s->v = d;
-		s->cap = cap;
-	}
-	s->v[s->n++] = smp->value;
+	if ((rc = gl_values_push(&s->v, smp->value, cx->err)) != GL_OK)
+		return rc;
 	gl_stats_run_add(&s->run, smp->value);
 	s->last = smp->value;
 	if (s->first_ts_us == GL_TS_NONE)
@@ -175,21 +169,33 @@ struct describe_job {
 	struct mseries *ser;
 	struct gl_stats_desc *desc;	/* one per ser, filled */
 	size_t n;
+	size_t max_values;		/* of one series: a thread's scratch */
 	atomic_size_t next;		/* the next series to take */
+	atomic_bool oom;
 };
 
 static void *describe_some(void *arg)
 {
 	struct describe_job *job = arg;
+	double *scratch = NULL;
 	size_t i;
 
 	while ((i = atomic_fetch_add(&job->next, 1)) < job->n) {
 		struct mseries *s = &job->ser[i];
+		double *x = gl_values_doubles(&s->v);
 
-		gl_stats_describe_run(s->v, s->n, &s->run, &job->desc[i]);
-		free(s->v);
-		s->v = NULL;
+		if (!x && s->v.n) {
+			if (!scratch && !(scratch = malloc(job->max_values * sizeof(*scratch)))) {
+				atomic_store(&job->oom, true);
+				break;
+			}
+			gl_values_get(&s->v, scratch);
+			x = scratch;
+		}
+		gl_stats_describe_run(x, s->v.n, &s->run, &job->desc[i]);
+		gl_values_release(&s->v);
 	}
+	free(scratch);
 	return NULL;
 }
 
@@ -198,7 +204,7 @@ static void *describe_some(void *arg)
  * share (a series of a million samples takes some 30 ms), else, or when
  * no thread can be made, this one alone.
  */
-static void describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
+static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
 {
 	struct describe_job job = {.ser = ser, .desc = desc, .n = n};
 	uint64_t samples = 0;
@@ -206,13 +212,18 @@ static void describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t
 	bool two = false;
 
 	atomic_init(&job.next, 0);
-	for (size_t i = 0; i < n; i++)
-		samples += ser[i].n;
+	atomic_init(&job.oom, false);
+	for (size_t i = 0; i < n; i++) {
+		samples += ser[i].v.n;
+		if (ser[i].v.n > job.max_values)
+			job.max_values = ser[i].v.n;
+	}
 	if (n >= 2 && samples >= 100000)
 		two = pthread_create(&th, NULL, describe_some, &job) == 0;
 	describe_some(&job);
 	if (two)
 		pthread_join(th, NULL);
+	return atomic_load(&job.oom) ? GL_ENOMEM : GL_OK;
 }
 
 /* A device as a GPU index? Then its number, for the order 0, 1, ..., 10. */
@@ -288,20 +299,21 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
-		n += m->ser[i].n > 0;
+		n += m->ser[i].run.n > 0;
 	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
 	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
 	if (!rep->metrics || !desc) {
 		free(desc);
 		return gl_section_oom(cx->err);
 	}
-	describe_all(m->ser, desc, m->ss.n_qs);
+	if (describe_all(m->ser, desc, m->ss.n_qs) != GL_OK)
+		goto oom;
 	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
 		const struct gl_stats_desc *d = &desc[i];
 
-		if (!s->n)
+		if (!s->run.n)
 			continue;
 		rep->n_metrics++;
 		rm->metric = strdup(s->metric);
@@ -314,7 +326,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
 		    !rm->labels)
 			goto oom;
-		rm->count = s->n;
+		rm->count = s->run.n;
 		rm->min = d->min;
 		rm->max = d->max;
 		rm->mean = d->mean;
@@ -350,7 +362,7 @@ static void release(void *st)
 	struct metrics *m = st;
 
 	for (size_t i = 0; m->ser && i < m->ss.n_qs; i++)
-		free(m->ser[i].v);
+		gl_values_release(&m->ser[i].v);
 	free(m->ser);
 	gl_section_series_release(&m->ss);
 	gl_telemetry_release(&m->tel);
