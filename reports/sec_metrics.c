@@ -12,11 +12,10 @@
  * as for the kernels), stored in the narrowest type that keeps it exactly
  * (util/values.h: 2, 4 or 8 bytes), plus the chart's fixed per-column bins.
  *
- * Time: the sum, extremes and mean of a series are kept as its samples
- * come (gl_stats_run); what needs them all (the variance around the final
- * mean, the percentiles) is done at the end on two threads, the series
- * taken one by one from a shared counter. Each series is described by one
- * thread alone, so the figures do not depend on which.
+ * Time: the series are described at the end, four side by side
+ * (gl_stats_describe_many) on two threads, which take the next four from a
+ * shared counter. Each series is described by one thread alone, in the
+ * same steps whichever, so the figures do not depend on it.
  */
 #include <math.h>
 #include <pthread.h>
@@ -40,7 +39,6 @@ struct mseries {
 	const struct gl_query_series *qs;	/* borrowed from metrics.qs */
 	const char *metric;		/* borrowed from the query's names */
 	struct gl_values v;		/* values, time order, narrowest exact type */
-	struct gl_stats_run run;	/* sum, min, max, mean as the values come */
 	double last;
 	int64_t first_ts_us, last_ts_us;
 	struct gl_fit_acc fit;
@@ -97,7 +95,6 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		s->metric = m->ss.metric[i];
 		s->first_ts_us = s->last_ts_us = GL_TS_NONE;
 		s->panel = s->trace = -1;
-		gl_stats_run_init(&s->run);
 		gl_fit_acc_init(&s->fit);
 	}
 	if (cx->p->series) {
@@ -147,7 +144,6 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 	s = &m->ser[row];
 	if ((rc = gl_values_push(&s->v, smp->value, cx->err)) != GL_OK)
 		return rc;
-	gl_stats_run_add(&s->run, smp->value);
 	s->last = smp->value;
 	if (s->first_ts_us == GL_TS_NONE)
 		s->first_ts_us = smp->ts_us;
@@ -168,61 +164,103 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 struct describe_job {
 	struct mseries *ser;
 	struct gl_stats_desc *desc;	/* one per ser, filled */
-	size_t n;
-	size_t max_values;		/* of one series: a thread's scratch */
-	atomic_size_t next;		/* the next series to take */
+	size_t *order;			/* the series with samples, longest first */
+	size_t n;			/* in order */
+	size_t max_values;		/* of one series: a quarter of a thread's scratch */
+	atomic_size_t next;		/* the next four series to take (index into order) */
 	atomic_bool oom;
 };
+
+#define DESCRIBE_GROUP 4	/* series described side by side (gl_stats_describe_many) */
 
 static void *describe_some(void *arg)
 {
 	struct describe_job *job = arg;
 	double *scratch = NULL;
-	size_t i;
+	size_t at;
 
-	while ((i = atomic_fetch_add(&job->next, 1)) < job->n) {
-		struct mseries *s = &job->ser[i];
-		double *x = gl_values_doubles(&s->v);
+	while ((at = atomic_fetch_add(&job->next, DESCRIBE_GROUP)) < job->n) {
+		size_t g = job->n - at < DESCRIBE_GROUP ? job->n - at : DESCRIBE_GROUP;
+		double *x[DESCRIBE_GROUP];
+		size_t nv[DESCRIBE_GROUP];
+		struct gl_stats_desc d[DESCRIBE_GROUP];
 
-		if (!x && s->v.n) {
-			if (!scratch && !(scratch = malloc(job->max_values * sizeof(*scratch)))) {
+		for (size_t j = 0; j < g; j++) {
+			struct gl_values *v = &job->ser[job->order[at + j]].v;
+
+			nv[j] = v->n;
+			if ((x[j] = gl_values_doubles(v)) != NULL)
+				continue;
+			if (!scratch && !(scratch = malloc(DESCRIBE_GROUP * job->max_values *
+							   sizeof(*scratch)))) {
 				atomic_store(&job->oom, true);
-				break;
+				return NULL;
 			}
-			gl_values_get(&s->v, scratch);
-			x = scratch;
+			x[j] = scratch + j * job->max_values;
+			gl_values_get(v, x[j]);
 		}
-		gl_stats_describe_run(x, s->v.n, &s->run, &job->desc[i]);
-		gl_values_release(&s->v);
+		gl_stats_describe_many(x, nv, g, d);
+		for (size_t j = 0; j < g; j++) {
+			job->desc[job->order[at + j]] = d[j];
+			gl_values_release(&job->ser[job->order[at + j]].v);
+		}
 	}
 	free(scratch);
 	return NULL;
 }
 
+/* A series to describe: its index and length. */
+struct by_len {
+	size_t n, i;
+};
+
+static int cmp_longest(const void *pa, const void *pb)
+{
+	const struct by_len *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
 /*
- * Describes ser[0..n) into desc: a second thread when there is enough to
- * share (a series of a million samples takes some 30 ms), else, or when
- * no thread can be made, this one alone.
+ * Describes the series of ser[0..n) with samples into desc, four at a time
+ * and longest first (four of about the same length run side by side the
+ * longest): a second thread takes its share when there is enough to share,
+ * else, or when no thread can be made, this one does all.
  */
 static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
 {
-	struct describe_job job = {.ser = ser, .desc = desc, .n = n};
+	struct describe_job job = {.ser = ser, .desc = desc};
+	struct by_len *by = malloc((n ? n : 1) * sizeof(*by));
 	uint64_t samples = 0;
 	pthread_t th;
 	bool two = false;
 
+	if (!by || !(job.order = malloc((n ? n : 1) * sizeof(*job.order)))) {
+		free(by);
+		return GL_ENOMEM;
+	}
 	atomic_init(&job.next, 0);
 	atomic_init(&job.oom, false);
 	for (size_t i = 0; i < n; i++) {
+		if (!ser[i].v.n)
+			continue;
+		by[job.n++] = (struct by_len){ser[i].v.n, i};
 		samples += ser[i].v.n;
 		if (ser[i].v.n > job.max_values)
 			job.max_values = ser[i].v.n;
 	}
-	if (n >= 2 && samples >= 100000)
+	qsort(by, job.n, sizeof(*by), cmp_longest);
+	for (size_t k = 0; k < job.n; k++)
+		job.order[k] = by[k].i;
+	free(by);
+	if (job.n > DESCRIBE_GROUP && samples >= 100000)
 		two = pthread_create(&th, NULL, describe_some, &job) == 0;
 	describe_some(&job);
 	if (two)
 		pthread_join(th, NULL);
+	free(job.order);
 	return atomic_load(&job.oom) ? GL_ENOMEM : GL_OK;
 }
 
@@ -299,7 +337,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
-		n += m->ser[i].run.n > 0;
+		n += m->ser[i].v.n > 0;
 	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
 	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
 	if (!rep->metrics || !desc) {
@@ -313,7 +351,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
 		const struct gl_stats_desc *d = &desc[i];
 
-		if (!s->run.n)
+		if (!d->n)
 			continue;
 		rep->n_metrics++;
 		rm->metric = strdup(s->metric);
@@ -326,7 +364,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
 		    !rm->labels)
 			goto oom;
-		rm->count = s->run.n;
+		rm->count = d->n;
 		rm->min = d->min;
 		rm->max = d->max;
 		rm->mean = d->mean;

@@ -30,26 +30,13 @@ struct gl_stats_desc {
 void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
 
 /*
- * The part of gl_stats_describe that depends on the values' order (sum,
- * min, max, mean), kept while the values arrive: a caller that collects
- * values one at a time adds each here too, and gl_stats_describe_run then
- * has only the variance and the quantiles left to do. The figures are the
- * same, bit for bit, as gl_stats_describe's over the same values in the
- * same order (and those are GSL's: gsl_stats_mean, gsl_stats_minmax,
- * gsl_stats_variance_m; the unit tests compare).
+ * gl_stats_describe of x[j][0..n[j]) into d[j] for j < k, the same figures
+ * bit for bit, in less time: the running mean and variance (GSL's
+ * recurrences, chains of divisions) of four arrays run side by side. Give
+ * arrays of similar lengths together: side by side goes as far as the
+ * shortest of each four.
  */
-struct gl_stats_run {
-	size_t n;
-	double sum, min, max;
-	long double mean;		/* as gsl_stats_mean keeps it */
-	bool nan;			/* a NaN came: min and max are NaN */
-};
-
-void gl_stats_run_init(struct gl_stats_run *r);
-void gl_stats_run_add(struct gl_stats_run *r, double x);
-/* x[0..n): the values r saw, in that order; reorders x as gl_stats_describe does. */
-void gl_stats_describe_run(double *x, size_t n, const struct gl_stats_run *r,
-			   struct gl_stats_desc *d);
+void gl_stats_describe_many(double *const *x, const size_t *n, size_t k, struct gl_stats_desc *d);
 
 /*
  * Quantile f (0..1) of sorted x by linear interpolation between order
