@@ -1,8 +1,8 @@
 /*
  * values.c - the narrowest-exact-type array (values.h): growth (heap below
- * 2 MiB, then an anonymous mapping with huge pages asked for, grown by
- * mremap) and widening (int16 -> float -> double, each value converted
- * exactly).
+ * 64 KiB, then an anonymous mapping grown by mremap, its pages made ready
+ * 256 KiB ahead) and widening (int16 -> float -> double, each value
+ * converted exactly).
  */
 #define _GNU_SOURCE		/* mremap, MREMAP_MAYMOVE */
 #include "util/values.h"
@@ -12,7 +12,8 @@
 #include <sys/mman.h>
 
 #define FIRST_BYTES ((size_t)512)
-#define MAP_BYTES ((size_t)2 << 20)	/* from here on a mapping */
+#define MAP_BYTES ((size_t)64 << 10)	/* from here on a mapping */
+#define READY_BYTES ((size_t)256 << 10)	/* made ready at a time */
 
 static size_t elem_size(enum gl_values_kind k)
 {
@@ -20,25 +21,30 @@ static size_t elem_size(enum gl_values_kind k)
 									  : sizeof(double);
 }
 
-/* Ask for 2 MiB pages; where the kernel says no, small pages do. */
-static void advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, bytes, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
 static void *map_new(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (p == MAP_FAILED)
-		return NULL;
-	advise_huge(p, bytes);
-	return p;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Makes the mapped array's pages ready up to need bytes and READY_BYTES
+ * beyond (within the capacity). Where the kernel cannot, the pages fault
+ * in as they are written: the same array.
+ */
+static void make_ready(struct gl_values *vs, size_t need)
+{
+	size_t to = need + READY_BYTES;
+
+	if (to > vs->cap_bytes)
+		to = vs->cap_bytes;
+	if (to <= vs->ready_bytes)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise((char *)vs->p + vs->ready_bytes, to - vs->ready_bytes, MADV_POPULATE_WRITE);
+#endif
+	vs->ready_bytes = to;
 }
 
 static void buf_free(void *p, size_t bytes, bool mapped)
@@ -55,6 +61,10 @@ static int grow(struct gl_values *vs, size_t need, size_t used, struct gl_err *e
 	size_t cap = vs->cap_bytes ? vs->cap_bytes : FIRST_BYTES;
 	void *p;
 
+	if (vs->mapped && need <= cap) {
+		make_ready(vs, need);
+		return GL_OK;
+	}
 	while (cap < need) {
 		if (cap > SIZE_MAX / 2)
 			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -74,8 +84,6 @@ static int grow(struct gl_values *vs, size_t need, size_t used, struct gl_err *e
 		p = mremap(vs->p, vs->cap_bytes, cap, MREMAP_MAYMOVE);
 		if (p == MAP_FAILED)
 			p = NULL;
-		else
-			advise_huge(p, cap);
 #else
 		if ((p = map_new(cap)) != NULL) {
 			memcpy(p, vs->p, used);
@@ -87,6 +95,10 @@ static int grow(struct gl_values *vs, size_t need, size_t used, struct gl_err *e
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	vs->p = p;
 	vs->cap_bytes = cap;
+	if (vs->mapped)
+		make_ready(vs, need);
+	else
+		vs->ready_bytes = cap;
 	return GL_OK;
 }
 
@@ -132,7 +144,7 @@ int gl_values_push_slow(struct gl_values *vs, double x, struct gl_err *err)
 	if (k > vs->kind && (rc = widen(vs, k, err)) != GL_OK)
 		return rc;
 	size_t es = elem_size(vs->kind);
-	if ((vs->n + 1) * es > vs->cap_bytes &&
+	if ((vs->n + 1) * es > vs->ready_bytes &&
 	    (rc = grow(vs, (vs->n + 1) * es, vs->n * es, err)) != GL_OK)
 		return rc;
 	switch (vs->kind) {

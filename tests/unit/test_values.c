@@ -3,7 +3,8 @@
  * gl_values_get bit for bit and in order (compared with a plain double copy
  * kept by the test), through each widening (int16 -> float -> double), at the
  * type boundaries (32767/32768, -0.0, 2^24 + 1, FLT_MAX, subnormals, NaN
- * payload) and across the move from the heap to a mapping (2 MiB).
+ * payload), across the move from the heap to a mapping (64 KiB) and past
+ * the part of the mapping made ready ahead (256 KiB at a time).
  */
 #include <float.h>
 #include <math.h>
@@ -107,6 +108,7 @@ static void test_nan_payload(void **state)
  * 1.5M int16 values (3 MB: past the heap, into a mapping grown by
  * mremap), then a float widens the mapped array, then a double; every
  * value checked. And 700k pseudo-random values of all three kinds mixed.
+ * The ready part never passes the capacity and covers the values.
  */
 static void test_large(void **state)
 {
@@ -124,6 +126,8 @@ static void test_large(void **state)
 	push_all(&vs, x, n - 2);
 	assert_int_equal(vs.kind, GL_VALUES_I16);
 	assert_true(vs.mapped);
+	assert_true(vs.ready_bytes <= vs.cap_bytes && vs.ready_bytes >= vs.n * sizeof(int16_t));
+	assert_true(vs.ready_bytes < vs.cap_bytes);	/* 3 MB of a 4 MiB mapping */
 	check_same(&vs, x, n - 2);
 	push_all(&vs, x + n - 2, 1);
 	assert_int_equal(vs.kind, GL_VALUES_F32);
