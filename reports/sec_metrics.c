@@ -132,9 +132,9 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
-static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
+static inline int collect_one(struct gl_section_ctx *cx, struct metrics *m,
+			      const struct gl_query_sample *smp)
 {
-	struct metrics *m = st;
 	long row = gl_section_series_row(&m->ss, smp->series_id);
 	struct mseries *s;
 	int rc;
@@ -158,6 +158,16 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 	if (s->panel >= 0)
 		gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
 	return GL_OK;
+}
+
+static int collect_samples(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp,
+			   size_t n)
+{
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < n && rc == GL_OK; i++)
+		rc = collect_one(cx, st, &smp[i]);
+	return rc;
 }
 
 /* The series' descriptions, on however many threads describe them. */
@@ -601,7 +611,7 @@ const struct gl_section gl_sec_metrics = {
 	.title = "GPU and host metrics",
 	.state_size = sizeof(struct metrics),
 	.begin = begin,
-	.collect_sample = collect_sample,
+	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

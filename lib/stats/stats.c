@@ -255,18 +255,6 @@ void gl_fit_acc_init(struct gl_fit_acc *acc)
 	*acc = (struct gl_fit_acc){0};
 }
 
-void gl_fit_acc_add(struct gl_fit_acc *acc, double x, double y)
-{
-	double dx = x - acc->mean_x, dy = y - acc->mean_y;
-
-	acc->n++;
-	acc->mean_x += dx / (double)acc->n;
-	acc->mean_y += dy / (double)acc->n;
-	acc->sxx += dx * (x - acc->mean_x);
-	acc->syy += dy * (y - acc->mean_y);
-	acc->sxy += dx * (y - acc->mean_y);
-}
-
 /* slope, r2 and the t-test from the centred sums. */
 static void fit_from_sums(uint64_t n, double mean_x, double mean_y, double sxx,
 			  double syy, double sxy, struct gl_fit *fit)

@@ -80,7 +80,18 @@ struct gl_fit_acc {
 };
 
 void gl_fit_acc_init(struct gl_fit_acc *acc);
-void gl_fit_acc_add(struct gl_fit_acc *acc, double x, double y);
+/* Inline: a report adds one point per metric sample, tens of millions. */
+static inline void gl_fit_acc_add(struct gl_fit_acc *acc, double x, double y)
+{
+	double dx = x - acc->mean_x, dy = y - acc->mean_y;
+
+	acc->n++;
+	acc->mean_x += dx / (double)acc->n;
+	acc->mean_y += dy / (double)acc->n;
+	acc->sxx += dx * (x - acc->mean_x);
+	acc->syy += dy * (y - acc->mean_y);
+	acc->sxy += dx * (y - acc->mean_y);
+}
 void gl_fit_acc_finish(const struct gl_fit_acc *acc, struct gl_fit *fit);
 
 /* Least squares over arrays through gsl_fit_linear, same conventions. */
