@@ -176,7 +176,8 @@ struct describe_job {
 	struct gl_stats_desc *desc;	/* one per ser, filled */
 	size_t *order;			/* the series with samples, longest first */
 	size_t n;			/* in order */
-	size_t max_values;		/* of one series: a quarter of a thread's scratch */
+	size_t max_values;		/* of one series: a slot of a thread's scratch */
+	size_t scratch_n;		/* doubles in a thread's scratch (up to four slots) */
 	atomic_size_t next;		/* the next four series to take (index into order) */
 	atomic_bool oom;
 };
@@ -201,8 +202,7 @@ static void *describe_some(void *arg)
 			nv[j] = v->n;
 			if ((x[j] = gl_values_doubles(v)) != NULL)
 				continue;
-			if (!scratch && !(scratch = malloc(DESCRIBE_GROUP * job->max_values *
-							   sizeof(*scratch)))) {
+			if (!scratch && !(scratch = gl_values_new_doubles(job->scratch_n))) {
 				atomic_store(&job->oom, true);
 				return NULL;
 			}
@@ -215,7 +215,7 @@ static void *describe_some(void *arg)
 			gl_values_release(&job->ser[job->order[at + j]].v);
 		}
 	}
-	free(scratch);
+	gl_values_free_doubles(scratch, job->scratch_n);
 	return NULL;
 }
 
@@ -261,6 +261,7 @@ static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t 
 		if (ser[i].v.n > job.max_values)
 			job.max_values = ser[i].v.n;
 	}
+	job.scratch_n = (job.n < DESCRIBE_GROUP ? job.n : DESCRIBE_GROUP) * job.max_values;
 	qsort(by, job.n, sizeof(*by), cmp_longest);
 	for (size_t k = 0; k < job.n; k++)
 		job.order[k] = by[k].i;

@@ -188,3 +188,23 @@ void gl_values_release(struct gl_values *vs)
 		buf_free(vs->p, vs->cap_bytes, vs->mapped);
 	*vs = (struct gl_values){0};
 }
+
+double *gl_values_new_doubles(size_t n)
+{
+	void *p;
+
+	if (n == 0 || n > SIZE_MAX / sizeof(double))
+		return NULL;
+	p = map_new(n * sizeof(double));
+#ifdef MADV_POPULATE_WRITE
+	if (p)
+		(void)madvise(p, n * sizeof(double), MADV_POPULATE_WRITE);
+#endif
+	return p;
+}
+
+void gl_values_free_doubles(double *p, size_t n)
+{
+	if (p)
+		munmap(p, n * sizeof(double));
+}

@@ -93,4 +93,12 @@ static inline double *gl_values_doubles(struct gl_values *vs)
 /* Frees the values; vs is zeroed (it may be zeroed or released already). */
 void gl_values_release(struct gl_values *vs);
 
+/*
+ * Room for n doubles (n > 0) with its pages made ready in one call, for
+ * gl_values_get into a scratch array that is written whole; NULL when out
+ * of memory. Freed by gl_values_free_doubles with the same n.
+ */
+double *gl_values_new_doubles(size_t n);
+void gl_values_free_doubles(double *p, size_t n);
+
 #endif

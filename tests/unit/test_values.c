@@ -154,6 +154,22 @@ static void test_large(void **state)
 	free(x);
 }
 
+/* Scratch doubles: writable whole, and n 0 is refused. */
+static void test_new_doubles(void **state)
+{
+	(void)state;
+	size_t n = 300000;
+	double *d = gl_values_new_doubles(n);
+
+	assert_non_null(d);
+	for (size_t i = 0; i < n; i++)
+		d[i] = (double)i / 3;
+	assert_true(d[n - 1] == (double)(n - 1) / 3 && d[0] == 0);
+	gl_values_free_doubles(d, n);
+	assert_null(gl_values_new_doubles(0));
+	gl_values_free_doubles(NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_widen_in_order),
 		cmocka_unit_test(test_nan_payload),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_new_doubles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
