@@ -32,8 +32,8 @@
 #include "sections.h"
 #include "stats/stats.h"
 #include "telemetry.h"
-#include "util/values.h"
 #include "util/timeutil.h"
+#include "util/values.h"
 
 struct mseries {
 	const struct gl_query_series *qs;	/* borrowed from metrics.qs */
@@ -235,9 +235,10 @@ static int cmp_longest(const void *pa, const void *pb)
 
 /*
  * Describes the series of ser[0..n) with samples into desc, four at a time
- * and longest first (four of about the same length run side by side the
- * longest): a second thread takes its share when there is enough to share,
- * else, or when no thread can be made, this one does all.
+ * and longest first (four run side by side as far as the shortest of them
+ * goes, so they had better be alike): a second thread takes its share when
+ * there is enough to share; else, or when no thread can be made, this one
+ * does all.
  */
 static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
 {
