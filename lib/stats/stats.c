@@ -6,6 +6,7 @@
 #include "stats/stats.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -205,9 +206,17 @@ static void describe_group(double *const *x, const size_t *n, size_t k, struct g
 	}
 }
 
+/* GSL's default error handler aborts; its setting is one global, set once here. */
+static pthread_once_t gsl_quiet_once = PTHREAD_ONCE_INIT;
+
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
 void gl_stats_describe_many(double *const *x, const size_t *n, size_t k, struct gl_stats_desc *d)
 {
-	gsl_set_error_handler_off();	/* GSL's default handler aborts */
+	pthread_once(&gsl_quiet_once, gsl_quiet);	/* the report's threads call this at once */
 	for (size_t i = 0; i < k; i += 4)
 		describe_group(x + i, n + i, k - i < 4 ? k - i : 4, d + i);
 }
@@ -291,7 +300,7 @@ void gl_stats_fit_linear(const double *x, const double *y, size_t n, struct gl_f
 {
 	double c0, c1, cov00, cov01, cov11, sumsq;
 
-	gsl_set_error_handler_off();	/* GSL's default handler aborts */
+	pthread_once(&gsl_quiet_once, gsl_quiet);
 	fit->n = n;
 	fit->slope = fit->intercept = fit->r2 = fit->p_value = NAN;
 	if (n < 2)
