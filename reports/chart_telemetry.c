@@ -87,19 +87,6 @@ int gl_telemetry_assign(struct gl_telemetry *tel, const char *metric, const char
 	return GL_OK;
 }
 
-void gl_telemetry_add(struct gl_telemetry *tel, int qty, int gpu, int64_t ts_us, double v)
-{
-	if (!tel->ready || qty < 0 || qty >= GL_TEL_NQTY || gpu < 0 || gpu >= GL_TELEMETRY_GPUS)
-		return;
-	/* samples come in time order, a GPU's several metrics at one time */
-	if (!tel->col_known || ts_us != tel->col_ts_us) {
-		tel->col = gl_chart_cols_index(&tel->cols[0][0], ts_us);
-		tel->col_ts_us = ts_us;
-		tel->col_known = true;
-	}
-	gl_chart_cols_add_at(&tel->cols[gpu][qty], tel->col, v, 0);
-}
-
 void gl_telemetry_release(struct gl_telemetry *tel)
 {
 	for (size_t g = 0; g < GL_TELEMETRY_GPUS; g++) {
