@@ -19,6 +19,7 @@
 #ifndef GL_CHART_H
 #define GL_CHART_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,32 @@ struct gl_chart_cols {
 int gl_chart_cols_init(struct gl_chart_cols *c, int64_t t0_us, int64_t t1_us,
 		       size_t ncols, struct gl_err *err);
 void gl_chart_cols_add(struct gl_chart_cols *c, int64_t ts_us, double y, int anomaly);
+/*
+ * The same with the column already known: i from gl_chart_cols_index (-1:
+ * dropped), for a caller that adds many samples of one time to columns
+ * with the same range. Inline: once per metric sample.
+ */
+static inline void gl_chart_cols_add_at(struct gl_chart_cols *c, long i, double y, int anomaly)
+{
+	if (i < 0 || !isfinite(y)) {
+		c->dropped++;
+		return;
+	}
+	struct gl_chart_col *k = &c->col[i];
+
+	if (k->n == 0 || y < k->min)
+		k->min = y;
+	if (k->n == 0 || y > k->max)
+		k->max = y;
+	k->sum += y;
+	k->n++;
+	if (anomaly) {
+		if (k->n_anomaly == 0 || y > k->anomaly_max)
+			k->anomaly_max = y;
+		k->n_anomaly++;
+	}
+	c->n++;
+}
 /* Frees the columns; c may be zeroed or released already. */
 void gl_chart_cols_release(struct gl_chart_cols *c);
 /* Column of ts_us, or -1 when outside. */

@@ -33,6 +33,7 @@ int gl_telemetry_span(struct gl_telemetry *tel, int64_t t0_us, int64_t t1_us,
 {
 	tel->t0_us = t0_us;
 	tel->t1_us = t1_us;
+	tel->col_known = false;
 	if (t0_us == GL_TS_NONE)
 		return GL_OK;
 	for (size_t g = 0; g < GL_TELEMETRY_GPUS; g++)
@@ -84,12 +85,6 @@ int gl_telemetry_assign(struct gl_telemetry *tel, const char *metric, const char
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	tel->n_more++;
 	return GL_OK;
-}
-
-void gl_telemetry_add(struct gl_telemetry *tel, int qty, int gpu, int64_t ts_us, double v)
-{
-	if (tel->ready && qty >= 0 && qty < GL_TEL_NQTY && gpu >= 0 && gpu < GL_TELEMETRY_GPUS)
-		gl_chart_cols_add(&tel->cols[gpu][qty], ts_us, v, 0);
 }
 
 void gl_telemetry_release(struct gl_telemetry *tel)

@@ -59,26 +59,7 @@ double gl_chart_cols_center_s(const struct gl_chart_cols *c, size_t i)
 
 void gl_chart_cols_add(struct gl_chart_cols *c, int64_t ts_us, double y, int anomaly)
 {
-	long i = gl_chart_cols_index(c, ts_us);
-
-	if (i < 0 || !isfinite(y)) {
-		c->dropped++;
-		return;
-	}
-	struct gl_chart_col *k = &c->col[i];
-
-	if (k->n == 0 || y < k->min)
-		k->min = y;
-	if (k->n == 0 || y > k->max)
-		k->max = y;
-	k->sum += y;
-	k->n++;
-	if (anomaly) {
-		if (k->n_anomaly == 0 || y > k->anomaly_max)
-			k->anomaly_max = y;
-		k->n_anomaly++;
-	}
-	c->n++;
+	gl_chart_cols_add_at(c, gl_chart_cols_index(c, ts_us), y, anomaly);
 }
 
 void gl_chart_cols_release(struct gl_chart_cols *c)

@@ -2,7 +2,7 @@
  * sec_inference.c - the inference section: what the metric samples of the
  * window (tables series and samples) say about serving a model.
  *
- * In: each sample of the window (collect_sample), its series from the
+ * In: each sample of the window (collect_samples), its series from the
  * series table (gl_section_series_load, as the metrics section reads it).
  * Out: rep->inference (report.h) and one trend per quantity (series
  * "inference"). The quantities and where they come from:
@@ -303,9 +303,9 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	return cx->p->series ? chart_begin(cx, in) : GL_OK;
 }
 
-static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
+static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
+			      const struct gl_query_sample *smp)
 {
-	struct inference *in = st;
 	long row = gl_section_series_row(&in->ss, smp->series_id);
 	struct row *r;
 
@@ -349,6 +349,16 @@ static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_q
 		r->n++;
 	}
 	return GL_OK;
+}
+
+static int collect_samples(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp,
+			   size_t n)
+{
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < n && rc == GL_OK; i++)
+		rc = collect_one(cx, st, &smp[i]);
+	return rc;
 }
 
 static void dist_of(struct qacc *a, struct gl_report_dist *d)
@@ -1019,7 +1029,7 @@ const struct gl_section gl_sec_inference = {
 	.title = "Inference",
 	.state_size = sizeof(struct inference),
 	.begin = begin,
-	.collect_sample = collect_sample,
+	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

@@ -8,10 +8,18 @@
  * Filters: --metric globs on the metric name, --host globs on the series'
  * host; --component and --kernel do not apply to samples.
  *
- * Memory: one double per sample of the window (the percentiles are exact,
- * as for the kernels), plus the chart's fixed per-column bins.
+ * Memory: one value per sample of the window (the percentiles are exact,
+ * as for the kernels), stored in the narrowest type that keeps it exactly
+ * (util/values.h: 2, 4 or 8 bytes), plus the chart's fixed per-column bins.
+ *
+ * Time: the series are described at the end, four side by side
+ * (gl_stats_describe_many) on two threads, which take the next four from a
+ * shared counter. Each series is described by one thread alone, in the
+ * same steps whichever, so the figures do not depend on it.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +33,12 @@
 #include "stats/stats.h"
 #include "telemetry.h"
 #include "util/timeutil.h"
+#include "util/values.h"
 
 struct mseries {
 	const struct gl_query_series *qs;	/* borrowed from metrics.qs */
 	const char *metric;		/* borrowed from the query's names */
-	double *v;			/* values, time order, then reordered by describe */
-	size_t n, cap;
+	struct gl_values v;		/* values, time order, narrowest exact type */
 	double last;
 	int64_t first_ts_us, last_ts_us;
 	struct gl_fit_acc fit;
@@ -42,6 +50,8 @@ struct metrics {
 	struct gl_section_series ss;	/* the series table and its index */
 	struct mseries *ser;		/* one per ss.qs row, same order */
 	struct gl_telemetry tel;	/* the chart's reduced series */
+	int64_t days_ts_us;		/* the last sample's time, and it in days for the trends */
+	double days;
 };
 
 /* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
@@ -74,6 +84,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	if (rc != GL_OK)
 		return rc;
+	m->days_ts_us = GL_TS_NONE;
 	m->ser = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*m->ser));
 	if (!m->ser)
 		return gl_section_oom(cx->err);
@@ -121,34 +132,148 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
-static int collect_sample(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp)
+static inline int collect_one(struct gl_section_ctx *cx, struct metrics *m,
+			      const struct gl_query_sample *smp)
 {
-	struct metrics *m = st;
 	long row = gl_section_series_row(&m->ss, smp->series_id);
 	struct mseries *s;
+	int rc;
 
 	if (row < 0 || !isfinite(smp->value))
 		return GL_OK;
 	s = &m->ser[row];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *d = realloc(s->v, cap * sizeof(*d));
-
-		if (!d)
-			return gl_section_oom(cx->err);
-		s->v = d;
-		s->cap = cap;
-	}
-	s->v[s->n++] = smp->value;
+	if ((rc = gl_values_push(&s->v, smp->value, cx->err)) != GL_OK)
+		return rc;
 	s->last = smp->value;
 	if (s->first_ts_us == GL_TS_NONE)
 		s->first_ts_us = smp->ts_us;
 	s->last_ts_us = smp->ts_us;
-	gl_fit_acc_add(&s->fit, gl_section_days(cx, smp->ts_us), smp->value);
+	/* the samples of one time (every series of a reading) share the division */
+	if (smp->ts_us != m->days_ts_us) {
+		m->days_ts_us = smp->ts_us;
+		m->days = gl_section_days(cx, smp->ts_us);
+	}
+	gl_fit_acc_add(&s->fit, m->days, smp->value);
 	cx->rep->metric_samples++;
 	if (s->panel >= 0)
 		gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
 	return GL_OK;
+}
+
+static int collect_samples(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp,
+			   size_t n)
+{
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < n && rc == GL_OK; i++)
+		rc = collect_one(cx, st, &smp[i]);
+	return rc;
+}
+
+/* The series' descriptions, on however many threads describe them. */
+struct describe_job {
+	struct mseries *ser;
+	struct gl_stats_desc *desc;	/* one per ser, filled */
+	size_t *order;			/* the series with samples, longest first */
+	size_t n;			/* in order */
+	size_t max_values;		/* of one series: a slot of a thread's scratch */
+	size_t scratch_n;		/* doubles in a thread's scratch (up to four slots) */
+	atomic_size_t next;		/* the next four series to take (index into order) */
+	atomic_bool oom;
+};
+
+#define DESCRIBE_GROUP 4	/* series described side by side (gl_stats_describe_many) */
+
+static void *describe_some(void *arg)
+{
+	struct describe_job *job = arg;
+	double *scratch = NULL;
+	size_t at;
+
+	while ((at = atomic_fetch_add(&job->next, DESCRIBE_GROUP)) < job->n) {
+		size_t g = job->n - at < DESCRIBE_GROUP ? job->n - at : DESCRIBE_GROUP;
+		double *x[DESCRIBE_GROUP];
+		size_t nv[DESCRIBE_GROUP];
+		struct gl_stats_desc d[DESCRIBE_GROUP];
+
+		for (size_t j = 0; j < g; j++) {
+			struct gl_values *v = &job->ser[job->order[at + j]].v;
+
+			nv[j] = v->n;
+			if ((x[j] = gl_values_doubles(v)) != NULL)
+				continue;
+			if (!scratch && !(scratch = gl_values_new_doubles(job->scratch_n))) {
+				atomic_store(&job->oom, true);
+				return NULL;
+			}
+			x[j] = scratch + j * job->max_values;
+			gl_values_get(v, x[j]);
+		}
+		gl_stats_describe_many(x, nv, g, d);
+		for (size_t j = 0; j < g; j++) {
+			job->desc[job->order[at + j]] = d[j];
+			gl_values_release(&job->ser[job->order[at + j]].v);
+		}
+	}
+	gl_values_free_doubles(scratch, job->scratch_n);
+	return NULL;
+}
+
+/* A series to describe: its index and length. */
+struct by_len {
+	size_t n, i;
+};
+
+static int cmp_longest(const void *pa, const void *pb)
+{
+	const struct by_len *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * Describes the series of ser[0..n) with samples into desc, four at a time
+ * and longest first (four run side by side as far as the shortest of them
+ * goes, so they had better be alike): a second thread takes its share when
+ * there is enough to share; else, or when no thread can be made, this one
+ * does all.
+ */
+static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t n)
+{
+	struct describe_job job = {.ser = ser, .desc = desc};
+	struct by_len *by = malloc((n ? n : 1) * sizeof(*by));
+	uint64_t samples = 0;
+	pthread_t th;
+	bool two = false;
+
+	if (!by || !(job.order = malloc((n ? n : 1) * sizeof(*job.order)))) {
+		free(by);
+		return GL_ENOMEM;
+	}
+	atomic_init(&job.next, 0);
+	atomic_init(&job.oom, false);
+	for (size_t i = 0; i < n; i++) {
+		if (!ser[i].v.n)
+			continue;
+		by[job.n++] = (struct by_len){ser[i].v.n, i};
+		samples += ser[i].v.n;
+		if (ser[i].v.n > job.max_values)
+			job.max_values = ser[i].v.n;
+	}
+	job.scratch_n = (job.n < DESCRIBE_GROUP ? job.n : DESCRIBE_GROUP) * job.max_values;
+	qsort(by, job.n, sizeof(*by), cmp_longest);
+	for (size_t k = 0; k < job.n; k++)
+		job.order[k] = by[k].i;
+	free(by);
+	if (job.n > DESCRIBE_GROUP && samples >= 100000)
+		two = pthread_create(&th, NULL, describe_some, &job) == 0;
+	describe_some(&job);
+	if (two)
+		pthread_join(th, NULL);
+	free(job.order);
+	return atomic_load(&job.oom) ? GL_ENOMEM : GL_OK;
 }
 
 /* A device as a GPU index? Then its number, for the order 0, 1, ..., 10. */
@@ -220,19 +345,25 @@ static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
 	struct gl_report *rep = cx->rep;
+	struct gl_stats_desc *desc;
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
-		n += m->ser[i].n > 0;
+		n += m->ser[i].v.n > 0;
 	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
-	if (!rep->metrics)
+	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
+	if (!rep->metrics || !desc) {
+		free(desc);
 		return gl_section_oom(cx->err);
+	}
+	if (describe_all(m->ser, desc, m->ss.n_qs) != GL_OK)
+		goto oom;
 	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
-		struct gl_stats_desc d;
+		const struct gl_stats_desc *d = &desc[i];
 
-		if (!s->n)
+		if (!d->n)
 			continue;
 		rep->n_metrics++;
 		rm->metric = strdup(s->metric);
@@ -244,23 +375,20 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rm->labels = strdup(s->qs->labels ? s->qs->labels : "{}");
 		if (!rm->metric || !rm->device || !rm->device_name || !rm->host || !rm->source ||
 		    !rm->labels)
-			return gl_section_oom(cx->err);
-		gl_stats_describe(s->v, s->n, &d);
-		rm->count = s->n;
-		rm->min = d.min;
-		rm->max = d.max;
-		rm->mean = d.mean;
-		rm->p50 = d.p50;
-		rm->p95 = d.p95;
-		rm->p99 = d.p99;
+			goto oom;
+		rm->count = d->n;
+		rm->min = d->min;
+		rm->max = d->max;
+		rm->mean = d->mean;
+		rm->p50 = d->p50;
+		rm->p95 = d->p95;
+		rm->p99 = d->p99;
 		rm->last = s->last;
 		rm->first_ts_us = s->first_ts_us;
 		rm->last_ts_us = s->last_ts_us;
-		free(s->v);
-		s->v = NULL;
 		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
 		if (!t)
-			return gl_section_oom(cx->err);
+			goto oom;
 		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
 		degrade_verdict(cx->cfg, t);
 		t->series = GL_TREND_METRIC;
@@ -269,10 +397,14 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		t->device = strdup(rm->device);
 		t->host = strdup(rm->host);
 		if (!t->kernel || !t->device || !t->host)
-			return gl_section_oom(cx->err);
+			goto oom;
 	}
+	free(desc);
 	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);
 	return GL_OK;
+oom:
+	free(desc);
+	return gl_section_oom(cx->err);
 }
 
 static void release(void *st)
@@ -280,7 +412,7 @@ static void release(void *st)
 	struct metrics *m = st;
 
 	for (size_t i = 0; m->ser && i < m->ss.n_qs; i++)
-		free(m->ser[i].v);
+		gl_values_release(&m->ser[i].v);
 	free(m->ser);
 	gl_section_series_release(&m->ss);
 	gl_telemetry_release(&m->tel);
@@ -481,7 +613,7 @@ const struct gl_section gl_sec_metrics = {
 	.title = "GPU and host metrics",
 	.state_size = sizeof(struct metrics),
 	.begin = begin,
-	.collect_sample = collect_sample,
+	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

@@ -7,7 +7,7 @@
  *   build    begin -> collect_span (each trace span, one ordered pass)
  *            -> collect (each event of the window, one ordered pass)
  *            -> collect_mem (each RMM row, one ordered pass)
- *            -> collect_sample (each metric sample, one ordered pass) -> plan
+ *            -> collect_samples (the metric samples in blocks, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
  *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
@@ -96,8 +96,11 @@ struct gl_section {
 	int (*begin)(struct gl_section_ctx *cx, void *st);
 	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
-	/* Each metric sample of the window (table samples), in time order; after collect_mem. */
-	int (*collect_sample)(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *s);
+	/* The metric samples of the window (table samples), in time order, s[0..n) a block of
+	 * them (a call per block, not per sample: there are tens of millions); after
+	 * collect_mem. s is valid for the call. */
+	int (*collect_samples)(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *s,
+			       size_t n);
 	/* Each span (table spans) starting in the window, in start order; BEFORE collect, so
 	 * that a section can place each kernel within the spans it has read. */
 	int (*collect_span)(struct gl_section_ctx *cx, void *st, const struct gl_query_span *sp);
@@ -184,7 +187,12 @@ struct gl_section_series {
 int gl_section_series_load(struct gl_section_ctx *cx, struct gl_section_series *ss);
 
 /* The row of ss->qs that series_id names, or -1 when none or filtered out. */
-long gl_section_series_row(const struct gl_section_series *ss, int64_t series_id);
+static inline long gl_section_series_row(const struct gl_section_series *ss, int64_t series_id)
+{
+	if (series_id < 0 || (uint64_t)series_id >= ss->n_by_id || !ss->by_id[series_id])
+		return -1;
+	return (long)ss->by_id[series_id] - 1;
+}
 
 void gl_section_series_release(struct gl_section_series *ss);
 

@@ -30,14 +30,19 @@ const struct gl_section_list gl_sections = {
 	default_items, sizeof(default_items) / sizeof(default_items[0]),
 };
 
+#define SAMPLE_BLOCK 256	/* samples a collect_samples call gets at most */
+
 struct build {
 	struct gl_section_ctx cx;
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
-	/* the sections with a collect (collect_sample) hook, in table order: a
+	/* the sections with a collect (collect_samples) hook, in table order: a
 	 * pass over millions of rows does not look at the others */
 	size_t *with_collect, n_collect, *with_sample, n_sample;
+	/* the samples gathered for the next collect_samples call */
+	struct gl_query_sample blk[SAMPLE_BLOCK];
+	size_t n_blk;
 };
 
 int gl_section_oom(struct gl_err *err)
@@ -120,13 +125,6 @@ int gl_section_series_load(struct gl_section_ctx *cx, struct gl_section_series *
 		ss->by_id[ss->qs[i].id] = (uint32_t)i + 1;
 	}
 	return GL_OK;
-}
-
-long gl_section_series_row(const struct gl_section_series *ss, int64_t series_id)
-{
-	if (series_id < 0 || (uint64_t)series_id >= ss->n_by_id || !ss->by_id[series_id])
-		return -1;
-	return (long)ss->by_id[series_id] - 1;
 }
 
 void gl_section_series_release(struct gl_section_series *ss)
@@ -253,17 +251,27 @@ static int on_kernel(void *arg, const struct gl_query_event *ev)
 	return on_kernel_kept(arg, ev);
 }
 
+/* Hands the gathered samples to each section with collect_samples. */
+static int flush_samples(struct build *b)
+{
+	int rc = GL_OK;
+
+	for (size_t j = 0; j < b->n_sample && rc == GL_OK && b->n_blk; j++) {
+		size_t i = b->with_sample[j];
+
+		rc = b->list->items[i]->collect_samples(&b->cx, b->cx.rep->sec_state[i], b->blk,
+							b->n_blk);
+	}
+	b->n_blk = 0;
+	return rc;
+}
+
 static int on_sample(void *arg, const struct gl_query_sample *smp)
 {
 	struct build *b = arg;
-	int rc = GL_OK;
 
-	for (size_t j = 0; j < b->n_sample && rc == GL_OK; j++) {
-		size_t i = b->with_sample[j];
-
-		rc = b->list->items[i]->collect_sample(&b->cx, b->cx.rep->sec_state[i], smp);
-	}
-	return rc;
+	b->blk[b->n_blk++] = *smp;
+	return b->n_blk == SAMPLE_BLOCK ? flush_samples(b) : GL_OK;
 }
 
 static int on_span(void *arg, const struct gl_query_span *sp)
@@ -346,7 +354,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	for (size_t i = 0; i < list->n; i++) {
 		if (list->items[i]->collect)
 			b.with_collect[b.n_collect++] = i;
-		if (list->items[i]->collect_sample)
+		if (list->items[i]->collect_samples)
 			b.with_sample[b.n_sample++] = i;
 	}
 	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
@@ -393,8 +401,10 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	if ((rc = gl_query_mem_events(q, p->since_us, p->until_us, on_mem, &b, err)) != GL_OK)
 		goto out;
 	for (size_t i = 0; i < list->n; i++)
-		if (list->items[i]->collect_sample) {
+		if (list->items[i]->collect_samples) {
 			rc = gl_query_samples(q, p->since_us, p->until_us, on_sample, &b, err);
+			if (rc == GL_OK)
+				rc = flush_samples(&b);
 			break;
 		}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)

@@ -17,6 +17,7 @@
 #ifndef GL_TELEMETRY_H
 #define GL_TELEMETRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,10 @@ struct gl_telemetry {
 	size_t n_more;
 	struct gl_chart_cols cols[GL_TELEMETRY_GPUS][GL_TEL_NQTY];
 	int ready;			/* columns allocated */
+	/* the column of the last sample's time (all columns share one range) */
+	bool col_known;
+	int64_t col_ts_us;
+	long col;
 };
 
 /* Zeroes tel; the span is set by gl_telemetry_span. */
@@ -60,7 +65,20 @@ int gl_telemetry_span(struct gl_telemetry *tel, int64_t t0_us, int64_t t1_us,
 int gl_telemetry_assign(struct gl_telemetry *tel, const char *metric, const char *device,
 			const char *host, int *qty, int *gpu, struct gl_err *err);
 
-void gl_telemetry_add(struct gl_telemetry *tel, int qty, int gpu, int64_t ts_us, double v);
+/* Inline: once per metric sample. */
+static inline void gl_telemetry_add(struct gl_telemetry *tel, int qty, int gpu, int64_t ts_us,
+				    double v)
+{
+	if (!tel->ready || qty < 0 || qty >= GL_TEL_NQTY || gpu < 0 || gpu >= GL_TELEMETRY_GPUS)
+		return;
+	/* samples come in time order, a GPU's several metrics at one time */
+	if (!tel->col_known || ts_us != tel->col_ts_us) {
+		tel->col = gl_chart_cols_index(&tel->cols[0][0], ts_us);
+		tel->col_ts_us = ts_us;
+		tel->col_known = true;
+	}
+	gl_chart_cols_add_at(&tel->cols[gpu][qty], tel->col, v, 0);
+}
 
 void gl_telemetry_release(struct gl_telemetry *tel);
 

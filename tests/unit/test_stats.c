@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "stats/stats.h"
 
@@ -121,6 +122,119 @@ static void test_describe_large(void **state)
 	NEAR(d.sum, sum, 1e-12);
 	free(x);
 	free(ref);
+}
+
+/* Same bits: a == b, or both NaN; a failure names the line of the call. */
+static void same_bits_at(double a, double b, int line)
+{
+	if (isnan(b) ? !isnan(a) : memcmp(&a, &b, sizeof(a)) != 0)
+		fail_msg("line %d: %.17g, expected %.17g", line, a, b);
+}
+#define same_bits(a, b) same_bits_at((a), (b), __LINE__)
+
+/* d against GSL's own functions over orig (the values in their first order), sorted a copy. */
+static void check_with_gsl(const struct gl_stats_desc *d, const double *orig, double *sorted,
+			   size_t n)
+{
+	double mn = NAN, mx = NAN, mean = NAN, sum = 0;
+
+	assert_int_equal(d->n, n);
+	for (size_t i = 0; i < n; i++)
+		sum += orig[i];
+	same_bits(d->sum, sum);
+	if (n == 0) {
+		assert_true(isnan(d->mean) && isnan(d->min) && isnan(d->p50));
+		return;
+	}
+	memcpy(sorted, orig, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	mean = gsl_stats_mean(orig, 1, n);
+	gsl_stats_minmax(&mn, &mx, orig, 1, n);
+	same_bits(d->mean, mean);
+	same_bits(d->min, mn);
+	same_bits(d->max, mx);
+	same_bits(d->var, n >= 2 ? gsl_stats_variance_m(orig, 1, n, mean) : NAN);
+	same_bits(d->sd, n >= 2 ? sqrt(gsl_stats_variance_m(orig, 1, n, mean)) : NAN);
+	same_bits(d->p50, gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.5));
+	same_bits(d->p90, gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.9));
+	same_bits(d->p95, gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.95));
+	same_bits(d->p99, gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.99));
+	/* and close to the plain interpolation, as a check of the check */
+	NEAR(d->p95, plain_quantile(sorted, n, 0.95), 1e-12);
+}
+
+/*
+ * gl_stats_describe and gl_stats_describe_many (four arrays side by side,
+ * the longer ones finished alone) against GSL's own functions over the
+ * values in their original order and GSL's quantile over a qsort-sorted
+ * copy: every figure with the same bits, on data with many duplicates and
+ * without, n 0, 1, 2, 3 and even and odd sizes, in groups of every shape.
+ */
+static void test_describe_same_as_gsl(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {1,    2,    3,    4,    5,    6, 7,    10,  11,
+				100,  101,  1000, 4097, 0,    1000, 999,
+				5000, 5001, 4999, 5000, 4000};
+	const size_t k = sizeof(sizes) / sizeof(sizes[0]);
+	uint64_t s = 11;
+
+	for (int dup = 0; dup < 2; dup++) {
+		double *x[sizeof(sizes) / sizeof(sizes[0])], *orig[sizeof(sizes) / sizeof(sizes[0])];
+		double *sorted = malloc(5001 * sizeof(double)), *one = malloc(5001 * sizeof(double));
+		struct gl_stats_desc d[sizeof(sizes) / sizeof(sizes[0])], d1;
+
+		for (size_t j = 0; j < k; j++) {
+			x[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(double));
+			orig[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(double));
+			for (size_t i = 0; i < sizes[j]; i++)
+				/* dup: a power reading in watts, 12 levels; else anything */
+				x[j][i] = orig[j][i] = dup ? 60 + 10.25 * floor(12 * lcg(&s))
+							   : 1e3 * (lcg(&s) - 0.3) * lcg(&s);
+		}
+		/* every group shape: fours of unequal and of near-equal lengths, then 1; and 3, 2, 1 */
+		gl_stats_describe_many(x, sizes, k, d);
+		for (size_t j = 0; j < k; j++) {
+			check_with_gsl(&d[j], orig[j], sorted, sizes[j]);
+			memcpy(x[j], orig[j], sizes[j] * sizeof(double));
+		}
+		for (size_t g = 1; g <= 3; g++) {
+			gl_stats_describe_many(x + 9, sizes + 9, g, d);
+			for (size_t j = 0; j < g; j++) {
+				check_with_gsl(&d[j], orig[9 + j], sorted, sizes[9 + j]);
+				memcpy(x[9 + j], orig[9 + j], sizes[9 + j] * sizeof(double));
+			}
+		}
+		for (size_t j = 0; j < k; j++) {
+			if (sizes[j])
+				memcpy(one, orig[j], sizes[j] * sizeof(double));
+			gl_stats_describe(one, sizes[j], &d1);
+			check_with_gsl(&d1, orig[j], sorted, sizes[j]);
+			free(x[j]);
+			free(orig[j]);
+		}
+		free(sorted);
+		free(one);
+	}
+}
+
+/* min and max keep gsl_stats_minmax's rules: the first of equal values, NaN wins. */
+static void test_minmax_rules(void **state)
+{
+	(void)state;
+	double zeros[] = {0.0, -0.0, 1};
+	double neg_first[] = {-0.0, 0.0, -1};
+	double with_nan[] = {3, 1, NAN, 0, 9};
+	double *x[] = {zeros, neg_first, with_nan};
+	const size_t n[] = {3, 3, 5};
+	struct gl_stats_desc d[3];
+
+	gl_stats_describe_many(x, n, 3, d);
+	assert_false(signbit(d[0].min));	/* 0.0 came first; -0.0 is not smaller */
+	same_bits(d[0].max, 1);
+	assert_true(signbit(d[1].max));	/* -0.0 came first and stays the max */
+	same_bits(d[1].min, -1);
+	assert_true(isnan(d[2].min) && isnan(d[2].max));
 }
 
 /* Direct formula: slope = sum((x-mx)(y-my)) / sum((x-mx)^2), two passes. */
@@ -432,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_describe_hand),
 		cmocka_unit_test(test_describe_edges),
 		cmocka_unit_test(test_describe_large),
+		cmocka_unit_test(test_describe_same_as_gsl),
+		cmocka_unit_test(test_minmax_rules),
 		cmocka_unit_test(test_fit_hand),
 		cmocka_unit_test(test_fit_large_against_gsl_and_direct),
 		cmocka_unit_test(test_fit_edges),
