@@ -539,9 +539,26 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 			dy = min_dy;
 	}
 
+	/*
+	 * Rows that do not fit go in a second (third) column: 8 GPUs in a
+	 * stacked telemetry panel showed 6, the rest cut off below it.
+	 */
+	size_t ncols = 1, rows = n;
+
+	if (dy * (double)n > 1.0) {
+		size_t fit = dy < 1.0 ? (size_t)(1.0 / dy) : 1;
+
+		ncols = (n + fit - 1) / fit;
+		if (ncols > 3)
+			ncols = 3;
+		rows = (n + ncols - 1) / ncols;
+	}
+	double mk = ncols > 1 ? 0.06 : 0.085, tx = ncols > 1 ? 0.08 : 0.11;
+
 	for (size_t i = 0; i < n; i++) {
-		double y = 1.0 - dy * ((double)i + 0.5);
-		PLFLT lx[2] = {0.0, 0.085}, ly[2] = {y, y};
+		double x0 = (double)(i / rows) / (double)ncols;
+		double y = 1.0 - dy * ((double)(i % rows) + 0.5);
+		PLFLT lx[2] = {x0, x0 + mk}, ly[2] = {y, y};
 
 		set_color(e[i].color);
 		switch (e[i].kind) {
@@ -556,14 +573,14 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 		case LEG_DOT:
 		case LEG_RING:
 		case LEG_UP: {
-			PLFLT sx = 0.0425;
+			PLFLT sx = x0 + mk / 2;
 
 			plstring(1, &sx, &ly[0], e[i].kind == LEG_DOT ? GLYPH_DOT
 				 : e[i].kind == LEG_RING ? GLYPH_RING : GLYPH_UP);
 			break;
 		}
 		default: {
-			PLFLT bx[4] = {0.0, 0.0, 0.085, 0.085};
+			PLFLT bx[4] = {x0, x0, x0 + mk, x0 + mk};
 			PLFLT by[4] = {y - dy * 0.3, y + dy * 0.3, y + dy * 0.3, y - dy * 0.3};
 
 			plfill(4, bx, by);
@@ -571,7 +588,7 @@ static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4
 		}
 		}
 		set_color(COL_FG);
-		plptex(0.11, y, 1, 0, 0.0, e[i].text);
+		plptex(x0 + tx, y, 1, 0, 0.0, e[i].text);
 	}
 	text_restore(ht);
 }
@@ -618,6 +635,23 @@ static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yr
 		n++;
 	}
 	legend_draw(e, n, vp);
+}
+
+/*
+ * How far left of the frame the y label goes: clear of the tick labels,
+ * which PLplot writes horizontally, so a 5-digit value ("60000" MiB of
+ * memory in use) is wider than the default gap and the label ran over it.
+ */
+static double label_disp(const struct yaxis *ax, double bottom, int small)
+{
+	double big = fmax(fabs(bottom), fabs(ax->top)), disp = small ? 4.6 : 5.6;
+	int digits = 1;
+
+	if (ax->log || !isfinite(big))
+		return disp;
+	while (big >= 10 && digits < 12)
+		big /= 10, digits++;
+	return digits > 4 ? disp + 0.75 * (digits - 4) : disp;
 }
 
 static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
@@ -686,7 +720,7 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 			 a);
 		y_label(yl, small ? 4.6 : 5.6);
 	} else {
-		y_label(p->y_label, small ? 4.6 : 5.6);
+		y_label(p->y_label, label_disp(&ax, bottom, small));
 	}
 	panel_title(p->title, small ? 40 : 90);
 	if (nsamples == 0)

@@ -255,6 +255,48 @@ static void test_timeline_spike_clipped(void **state)
 	gl_chart_cols_release(&c);
 }
 
+/*
+ * Four stacked panels of 8 series each (the telemetry chart of 8 GPUs):
+ * every series is in its panel's legend, right of the frames (x from
+ * 1192 px, past the lines' 1184). The legend rows did not fit the short
+ * panels and the last two were cut off: palette colours 6 and 7 (drawn by
+ * series 6 and 7 only) were nowhere in the legend column.
+ */
+static void test_stacked_legend_fits(void **state)
+{
+	enum { NS = 8, NP = 4 };
+	struct gl_chart_cols c[NS];
+	struct gl_chart_series s[NS];
+	struct gl_chart_panel p[NP];
+	const struct gl_chart_opts o = {0, 1400, 1};
+	static const char *const gpu[NS] = {"GPU 0", "GPU 1", "GPU 2", "GPU 3",
+					    "GPU 4", "GPU 5", "GPU 6", "GPU 7"};
+	struct png_image img;
+	struct gl_err err;
+	char a[256];
+
+	(void)state;
+	for (int k = 0; k < NS; k++) {
+		assert_int_equal(gl_chart_cols_init(&c[k], DAY0, DAY0 + 86400 * S,
+						    GL_CHART_COLUMNS, &err), GL_OK);
+		for (int i = 0; i < 2000; i++)
+			gl_chart_cols_add(&c[k], DAY0 + (int64_t)i * 43 * S, 10 + k + sin(i * 0.1), 0);
+		s[k] = (struct gl_chart_series){gpu[k], &c[k], GL_CHART_LINE, k};
+	}
+	for (int q = 0; q < NP; q++)
+		p[q] = (struct gl_chart_panel){names[0], "memory (MiB)", s, NS, NULL, 0, 1, 1, 0, 0};
+	assert_int_equal(gl_chart_timeline(tmp("stk.png", a), "8 GPUs", DAY0, DAY0 + 86400 * S,
+					   p, NP, &o, &err), GL_OK);
+	check_png(a, GL_CHART_WIDTH_PX, 1400, &img);
+	for (int k = 0; k < NS; k++)
+		if (count_colour_in(&img, gl_chart_palette[k], 12, 1192, GL_CHART_WIDTH_PX, 0, 1400) <
+		    NP * 20)
+			fail_msg("series %d (palette %d) missing from the legends", k, k);
+	png_release(&img);
+	for (int k = 0; k < NS; k++)
+		gl_chart_cols_release(&c[k]);
+}
+
 static void test_histograms(void **state)
 {
 	struct gl_chart_hist h[3];
@@ -414,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_panels_and_empty),
 		cmocka_unit_test(test_timeline_spike_clipped),
+		cmocka_unit_test(test_stacked_legend_fits),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_bars),
 		cmocka_unit_test(test_time_bars),
