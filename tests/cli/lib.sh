@@ -40,5 +40,16 @@ check_exact() {
 		"$(q "$1" 'select count(*) from (select 1 from events group by stream_id, line having count(*) > 1)')"
 }
 
+# db_shape DB: its tables, views, columns (type, not null, key) and index
+# definitions, in a fixed order: a migrated database must print what a
+# fresh one prints.
+db_shape() {
+	q $1 "select type, name from sqlite_master where name not like 'sqlite_%' order by 1, 2"
+	for t in $(q $1 "select name from sqlite_master where type in ('table', 'view') order by 1"); do
+		q $1 "select '$t', name, type, \"notnull\", pk from pragma_table_info('$t')"
+	done
+	q $1 "select name, sql from sqlite_master where type = 'index' order by 1" | tr -s ' \t\n' ' '
+}
+
 command -v sqlite3 >/dev/null 2>&1 || fail "sqlite3 (the CLI) is needed by the tests: make deps installs it"
 [ -x "$INGEST" ] || fail "$INGEST not built"

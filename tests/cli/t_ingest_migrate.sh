@@ -25,14 +25,8 @@ expect_eq "reject time" "2025-11-16T00:00:02.000Z" \
 
 # Same tables, columns, indexes and views as a fresh database.
 "$INGEST" -q --db $T/fresh.db $T/logs || fail "fresh ingest"
-shape() {
-	q $1 "select type, name from sqlite_master where name not like 'sqlite_%' order by 1, 2"
-	for t in $(q $1 "select name from sqlite_master where type in ('table', 'view') order by 1"); do
-		q $1 "select '$t', name, type, \"notnull\", pk from pragma_table_info('$t')"
-	done
-}
-shape $db > $T/old.shape
-shape $T/fresh.db > $T/fresh.shape
+db_shape $db > $T/old.shape
+db_shape $T/fresh.db > $T/fresh.shape
 diff $T/fresh.shape $T/old.shape || fail "migrated schema differs from a fresh one"
 
 # A database of a newer gpulog is refused and left as it is.

@@ -58,14 +58,7 @@ expect_eq "rec_hash as at ingest" "$(q $T/fresh.db 'select rec_hash from events'
 	"$(q $db 'select rec_hash from events where id = 1')"
 
 # Same tables, columns, indexes and views as a fresh database.
-shape() {
-	q $1 "select type, name from sqlite_master where name not like 'sqlite_%' order by 1, 2"
-	for t in $(q $1 "select name from sqlite_master where type in ('table', 'view') order by 1"); do
-		q $1 "select '$t', name, type, \"notnull\", pk from pragma_table_info('$t')"
-	done
-	q $1 "select name, sql from sqlite_master where type = 'index' order by 1" | tr -s ' \t\n' ' '
-}
-shape $db > $T/old.shape
-shape $T/fresh.db > $T/fresh.shape
+db_shape $db > $T/old.shape
+db_shape $T/fresh.db > $T/fresh.shape
 diff $T/fresh.shape $T/old.shape || fail "migrated schema differs from a fresh one"
 exit 0
