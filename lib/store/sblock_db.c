@@ -35,7 +35,12 @@ struct gl_sbw {
 	size_t tmpcap;
 	char *text;
 	size_t textcap;
+	size_t nadded;		/* samples in the batch */
 };
+
+/* Samples converted per flush by gl_sblock_migrate (a multiple of a
+ * block: a key's run is cut at a flush only past this many). */
+#define GL_MIGRATE_BATCH (16 * GL_SBLOCK_MAX)
 
 static int db_fail(sqlite3 *db, const char *path, struct gl_err *err, const char *what)
 {
@@ -184,12 +189,14 @@ int gl_sbw_add(struct gl_sbw *w, int64_t series_id, int64_t stream_id, int64_t f
 	b->s[b->n].value = value;
 	b->s[b->n].line = line;
 	b->n++;
+	w->nadded++;
 	return GL_OK;
 }
 
 void gl_sbw_reset(struct gl_sbw *w)
 {
 	w->nbk = 0;
+	w->nadded = 0;
 	memset(w->slot, 0, w->nslot * sizeof(*w->slot));
 }
 
@@ -220,11 +227,12 @@ static void sort_by_time(struct gl_sblock_sample *s, struct gl_sblock_sample *tm
 		memcpy(s, a, n * sizeof(*s));
 }
 
-/* Inserts s[0..n) (time order, within one block's limits) as one block. */
-static int put_block(sqlite3 *db, const char *path, sqlite3_stmt *ins, char **text, size_t *cap,
-		     int64_t series, int64_t stream_id, int64_t file_id, int64_t path_id, int est,
-		     const struct gl_sblock_sample *s, size_t n, struct gl_err *err)
+/* Inserts s[0..n) of bucket b (time order, within one block's limits) as
+ * one block. */
+static int put_block(struct gl_sbw *w, const struct bucket *b, const struct gl_sblock_sample *s,
+		     size_t n, struct gl_err *err)
 {
+	sqlite3_stmt *ins = w->ins;
 	int64_t line0 = s[0].line, line1 = s[0].line;
 	size_t len;
 	int rc;
@@ -235,29 +243,29 @@ static int put_block(sqlite3 *db, const char *path, sqlite3_stmt *ins, char **te
 		if (s[i].line > line1)
 			line1 = s[i].line;
 	}
-	if (!(len = gl_sblock_encode(s, n, s[0].ts_us, line0, text, cap)))
+	if (!(len = gl_sblock_encode(s, n, s[0].ts_us, line0, &w->text, &w->textcap)))
 		return oom(err);
-	sqlite3_bind_int64(ins, 1, series);
+	sqlite3_bind_int64(ins, 1, b->series);
 	sqlite3_bind_int64(ins, 2, s[0].ts_us);
 	sqlite3_bind_int64(ins, 3, s[n - 1].ts_us);
 	sqlite3_bind_int64(ins, 4, (int64_t)n);
-	sqlite3_bind_int(ins, 5, est);
-	sqlite3_bind_int64(ins, 6, stream_id);
+	sqlite3_bind_int(ins, 5, b->ts_estimated);
+	sqlite3_bind_int64(ins, 6, b->stream_id);
 	sqlite3_bind_int64(ins, 7, line0);
 	sqlite3_bind_int64(ins, 8, line1);
-	if (file_id)
-		sqlite3_bind_int64(ins, 9, file_id);
+	if (b->file_id)
+		sqlite3_bind_int64(ins, 9, b->file_id);
 	else
 		sqlite3_bind_null(ins, 9);
-	if (path_id)
-		sqlite3_bind_int64(ins, 10, path_id);
+	if (b->path_id)
+		sqlite3_bind_int64(ins, 10, b->path_id);
 	else
 		sqlite3_bind_null(ins, 10);
-	sqlite3_bind_text(ins, 11, *text, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(ins, 11, w->text, (int)len, SQLITE_STATIC);
 	rc = sqlite3_step(ins);
 	sqlite3_reset(ins);
 	sqlite3_clear_bindings(ins);
-	return rc == SQLITE_DONE ? GL_OK : db_fail(db, path, err, "cannot store samples");
+	return rc == SQLITE_DONE ? GL_OK : db_fail(w->db, w->path, err, "cannot store samples");
 }
 
 /* The length of the block that starts s[0..n): GL_SBLOCK_MAX samples at
@@ -271,33 +279,29 @@ static size_t block_len(const struct gl_sblock_sample *s, size_t n)
 	return j;
 }
 
-/* Sorts s[0..n) by time and stores it as blocks. */
-static int put_sorted(sqlite3 *db, const char *path, sqlite3_stmt *ins, char **text, size_t *cap,
-		      struct gl_sblock_sample **tmp, size_t *tmpcap, int64_t series,
-		      int64_t stream_id, int64_t file_id, int64_t path_id, int est,
-		      struct gl_sblock_sample *s, size_t n, struct gl_err *err)
+/* Sorts bucket b's samples by time and stores them as blocks. */
+static int put_bucket(struct gl_sbw *w, struct bucket *b, struct gl_err *err)
 {
 	int sorted = 1;
 	int rc = GL_OK;
 
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = s[i].ts_us >= s[i - 1].ts_us;
+	for (size_t i = 1; i < b->n && sorted; i++)
+		sorted = b->s[i].ts_us >= b->s[i - 1].ts_us;
 	if (!sorted) {
-		if (*tmpcap < n) {
-			struct gl_sblock_sample *t = realloc(*tmp, n * sizeof(*t));
+		if (w->tmpcap < b->n) {
+			struct gl_sblock_sample *t = realloc(w->tmp, b->n * sizeof(*t));
 
 			if (!t)
 				return oom(err);
-			*tmp = t;
-			*tmpcap = n;
+			w->tmp = t;
+			w->tmpcap = b->n;
 		}
-		sort_by_time(s, *tmp, n);
+		sort_by_time(b->s, w->tmp, b->n);
 	}
-	for (size_t i = 0; i < n && rc == GL_OK;) {
-		size_t len = block_len(s + i, n - i);
+	for (size_t i = 0; i < b->n && rc == GL_OK;) {
+		size_t len = block_len(b->s + i, b->n - i);
 
-		rc = put_block(db, path, ins, text, cap, series, stream_id, file_id, path_id, est,
-			       s + i, len, err);
+		rc = put_block(w, b, b->s + i, len, err);
 		i += len;
 	}
 	return rc;
@@ -307,13 +311,8 @@ int gl_sbw_flush(struct gl_sbw *w, struct gl_err *err)
 {
 	int rc = GL_OK;
 
-	for (size_t i = 0; i < w->nbk && rc == GL_OK; i++) {
-		struct bucket *b = &w->bk[i];
-
-		rc = put_sorted(w->db, w->path, w->ins, &w->text, &w->textcap, &w->tmp, &w->tmpcap,
-				b->series, b->stream_id, b->file_id, b->path_id, b->ts_estimated,
-				b->s, b->n, err);
-	}
+	for (size_t i = 0; i < w->nbk && rc == GL_OK; i++)
+		rc = put_bucket(w, &w->bk[i], err);
 	gl_sbw_reset(w);
 	return rc;
 }
@@ -533,78 +532,35 @@ int gl_sblock_prune(sqlite3 *db, const char *path, int64_t before_us, int64_t ma
 
 int gl_sblock_migrate(sqlite3 *db, const char *path, struct gl_err *err)
 {
-	sqlite3_stmt *sel = NULL, *ins = NULL;
-	struct gl_sblock_sample *buf = NULL, *tmp = NULL;
-	size_t n = 0, cap = 0, tmpcap = 0, textcap = 0;
-	char *text = NULL;
-	int64_t key[5] = {0};
-	int rc = GL_OK, r;
+	sqlite3_stmt *sel = NULL;
+	struct gl_sbw *w;
+	int rc = GL_OK, r = SQLITE_DONE;
 
+	if (!(w = gl_sbw_open(db, path, err)))
+		return err->code;
+	/* in key order: a writer's batch holds few keys at a time */
 	if (sqlite3_prepare_v2(db, "SELECT series_id, stream_id, ifnull(file_id, 0),"
 				   " ifnull(path_id, 0), ts_estimated, ts_us, value, line FROM samples"
 				   " ORDER BY series_id, stream_id, file_id, path_id, ts_estimated,"
-				   " ts_us, id", -1, &sel, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) != SQLITE_OK) {
+				   " ts_us, id", -1, &sel, NULL) != SQLITE_OK) {
 		rc = db_fail(db, path, err, "cannot convert samples");
 		goto out;
 	}
-	for (;;) {
-		int64_t k[5];
-
-		r = sqlite3_step(sel);
-		if (r == SQLITE_ROW)
-			for (int i = 0; i < 5; i++)
-				k[i] = sqlite3_column_int64(sel, i);
-		/* a key's samples, complete: store them (already in time order) */
-		if (n && (r != SQLITE_ROW || memcmp(k, key, sizeof(k)))) {
-			rc = put_sorted(db, path, ins, &text, &textcap, &tmp, &tmpcap, key[0], key[1],
-					key[2], key[3], (int)key[4], buf, n, err);
-			n = 0;
-			if (rc != GL_OK)
-				goto out;
-		}
-		if (r != SQLITE_ROW)
-			break;
-		memcpy(key, k, sizeof(k));
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 4096;
-			struct gl_sblock_sample *v = realloc(buf, c * sizeof(*v));
-
-			if (!v) {
-				rc = oom(err);
-				goto out;
-			}
-			buf = v;
-			cap = c;
-		}
-		buf[n].ts_us = sqlite3_column_int64(sel, 5);
-		buf[n].value = sqlite3_column_double(sel, 6);
-		buf[n].line = sqlite3_column_int64(sel, 7);
-		n++;
-		/* whole blocks as soon as they are full: memory stays bounded */
-		if (n == GL_SBLOCK_MAX * 4) {
-			size_t done = 0;
-
-			while (n - done > GL_SBLOCK_MAX) {
-				size_t len = block_len(buf + done, n - done);
-
-				if ((rc = put_block(db, path, ins, &text, &textcap, key[0], key[1],
-						    key[2], key[3], (int)key[4], buf + done, len,
-						    err)) != GL_OK)
-					goto out;
-				done += len;
-			}
-			memmove(buf, buf + done, (n - done) * sizeof(*buf));
-			n -= done;
-		}
+	while (rc == GL_OK && (r = sqlite3_step(sel)) == SQLITE_ROW) {
+		rc = gl_sbw_add(w, sqlite3_column_int64(sel, 0), sqlite3_column_int64(sel, 1),
+				sqlite3_column_int64(sel, 2), sqlite3_column_int64(sel, 3),
+				sqlite3_column_int(sel, 4), sqlite3_column_int64(sel, 5),
+				sqlite3_column_double(sel, 6), sqlite3_column_int64(sel, 7), err);
+		/* memory stays bounded: the blocks so far go out */
+		if (rc == GL_OK && w->nadded >= GL_MIGRATE_BATCH)
+			rc = gl_sbw_flush(w, err);
 	}
-	if (r != SQLITE_DONE)
+	if (rc == GL_OK && r != SQLITE_DONE)
 		rc = db_fail(db, path, err, "cannot convert samples");
+	if (rc == GL_OK)
+		rc = gl_sbw_flush(w, err);
 out:
 	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	free(buf);
-	free(tmp);
-	free(text);
+	gl_sbw_close(w);
 	return rc;
 }
