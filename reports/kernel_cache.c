@@ -3,6 +3,8 @@
  */
 #include "kernel_cache.h"
 
+#include "gpulog.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +149,99 @@ void gl_kcache_free(struct gl_kcache *c)
 	free(c->head);
 	free(c->tail);
 	free(c);
+}
+
+/* One read of the window for the kernels lo..hi (ids). */
+struct group_walk {
+	int64_t lo, hi;
+	bool stream;			/* rows straight to fn (one kernel) */
+	struct gl_kcache *c;		/* else: cached */
+	bool (*keep)(void *arg, const struct gl_query_event *ev);
+	int (*fn)(void *arg, const struct gl_query_event *ev);
+	void *arg;
+};
+
+static int on_group_row(void *arg, const struct gl_query_event *ev)
+{
+	struct group_walk *w = arg;
+
+	if (ev->kernel_id < w->lo || ev->kernel_id > w->hi || !w->keep(w->arg, ev))
+		return 0;
+	if (w->stream)
+		return w->fn(w->arg, ev);
+	gl_kcache_add(w->c, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
+	return 0;
+}
+
+static int read_group(struct gl_query *q, int64_t since_us, int64_t until_us,
+		      struct group_walk *w, const uint64_t *kernel_n, size_t n_ids,
+		      size_t max_timings, struct gl_err *err)
+{
+	int rc;
+
+	if (!w->stream) {
+		w->c = gl_kcache_new(n_ids, max_timings);
+		if (w->c) {
+			rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
+					     on_group_row, w, err);
+			if (rc == GL_OK && gl_kcache_ok(w->c))
+				rc = gl_kcache_replay(w->c, w->fn, w->arg);
+			else if (rc == GL_OK)
+				rc = -1;
+			gl_kcache_free(w->c);
+			w->c = NULL;
+			if (rc != -1)
+				return rc;
+		}
+		/* no cache: kernel by kernel, streamed */
+		int64_t lo = w->lo, hi = w->hi;
+
+		w->stream = true;
+		for (int64_t id = lo; id <= hi; id++) {
+			if (kernel_n[id] == 0)
+				continue;
+			w->lo = w->hi = id;
+			rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
+					     on_group_row, w, err);
+			if (rc != GL_OK)
+				return rc;
+		}
+		return GL_OK;
+	}
+	return gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
+			       err);
+}
+
+int gl_kcache_pass_db(struct gl_query *q, int64_t since_us, int64_t until_us,
+		      const uint64_t *kernel_n, size_t n_ids, size_t max_timings,
+		      bool (*keep)(void *arg, const struct gl_query_event *ev),
+		      int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		      struct gl_err *err)
+{
+	struct group_walk w = {.keep = keep, .fn = fn, .arg = arg};
+	size_t id = 1;
+	int rc = GL_OK;
+
+	if (max_timings == 0)
+		max_timings = 1;
+	while (rc == GL_OK) {
+		uint64_t sum = 0;
+
+		while (id < n_ids && kernel_n[id] == 0)
+			id++;
+		if (id >= n_ids)
+			break;
+		w.lo = w.hi = (int64_t)id;
+		w.stream = kernel_n[id] > max_timings;
+		sum = kernel_n[id++];
+		/* more kernels into this group while their timings fit */
+		while (!w.stream && id < n_ids && sum + kernel_n[id] <= max_timings) {
+			sum += kernel_n[id];
+			if (kernel_n[id])
+				w.hi = (int64_t)id;
+			id++;
+		}
+		rc = read_group(q, since_us, until_us, &w, kernel_n, n_ids, max_timings, err);
+	}
+	return rc;
 }

@@ -22,7 +22,8 @@
  *
  * Memory is bounded by max_timings: past it, or when an allocation fails,
  * the cache drops what it holds and says so (gl_kcache_ok false); the
- * driver then reads the kernel pass from the database as before.
+ * driver then reads the kernel pass from the database again with
+ * gl_kcache_pass_db, a group of kernels at a time.
  */
 #ifndef GL_KERNEL_CACHE_H
 #define GL_KERNEL_CACHE_H
@@ -59,8 +60,8 @@ size_t gl_kcache_count(const struct gl_kcache *c);
  * Calls fn for each timing, kernel by kernel in ascending id, each
  * kernel's in the order added, with an event of ts_us, kernel_id, dur_us
  * and anomaly (1 or 0) set, dup_of 0, mem_mb and exec_ms NAN, counters -1,
- * ids and text 0 / NULL: what gl_query_kernel_samples gives but the
- * component and host (the driver filtered on them already). Each kernel's
+ * ids and text 0 / NULL (the driver filtered on component and host
+ * already). Each kernel's
  * blocks are freed once handed out, so the cache is empty afterwards. fn
  * returns 0 to go on, else the walk stops and that value is returned.
  */
@@ -68,5 +69,31 @@ int gl_kcache_replay(struct gl_kcache *c, int (*fn)(void *arg, const struct gl_q
 		     void *arg);
 
 void gl_kcache_free(struct gl_kcache *c);
+
+/*
+ * The kernel pass from the database, when the cache could not hold it:
+ * calls fn for the window's kernel timings that keep() accepts (the same
+ * rows the event pass counted into kernel_n[id], id < n_ids), kernel by
+ * kernel in ascending id, each kernel's in (ts_us, id) order: the order
+ * the cache replays.
+ *
+ * There is no (kernel_id, ts_us) index (schema 5 dropped it: it was a
+ * fifth of a kernel trace's ingest); the window is read again in time
+ * order (gl_query_events, GL_QUERY_KERNELS_ONLY) once per group of
+ * kernels of ascending id whose timings, by kernel_n, fit max_timings,
+ * each group cached and replayed. A kernel with more timings than that
+ * alone is a group of its own whose rows go to fn as they are read (in
+ * time order, which for one kernel is the pass's order). A group whose
+ * cache fails (out of memory, a time before 1970) is read again kernel by
+ * kernel that way. Events handed to fn from a cache carry what
+ * gl_kcache_replay sets; the others are the rows as read.
+ *
+ * Returns GL_OK, a gl_query error, or fn's nonzero value.
+ */
+int gl_kcache_pass_db(struct gl_query *q, int64_t since_us, int64_t until_us,
+		      const uint64_t *kernel_n, size_t n_ids, size_t max_timings,
+		      bool (*keep)(void *arg, const struct gl_query_event *ev),
+		      int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		      struct gl_err *err);
 
 #endif

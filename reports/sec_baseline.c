@@ -44,7 +44,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
-/* One timing of the preceding window, by (kernel, time). */
+/* One kernel timing of the preceding window, in time order. */
 static int on_before(void *arg, const struct gl_query_event *ev)
 {
 	struct baseline *b = arg;
@@ -130,7 +130,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (rep->kernels[i].kernel_id > 0 && (uint64_t)rep->kernels[i].kernel_id < b->n_ids)
 			b->rank[rep->kernels[i].kernel_id] = i + 1;
 	/* only the listed kernels' timings are kept; the others are counted */
-	rc = gl_query_kernel_samples(cx->q, r->since_us, r->until_us, on_before, b, cx->err);
+	/* in time order: each kernel's durations in (ts_us, id) order, as listed */
+	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
+			     cx->err);
 	if (rc != GL_OK)
 		return rc;
 	new_ids = malloc(b->n_ids * sizeof(*new_ids));

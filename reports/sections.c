@@ -240,15 +240,13 @@ static int on_kernel_kept(void *arg, const struct gl_query_event *ev)
 }
 
 /* The kernel pass from the database: the same events as kernel_sample marks in on_event. */
-static int on_kernel(void *arg, const struct gl_query_event *ev)
+static bool kernel_row_kept(void *arg, const struct gl_query_event *ev)
 {
 	struct build *b = arg;
 	struct gl_section_ctx *cx = &b->cx;
 
-	if (ev->dup_of || !gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
-	    (uint64_t)ev->kernel_id >= cx->n_ids)
-		return 0;
-	return on_kernel_kept(arg, ev);
+	return !ev->dup_of && !isnan(ev->dur_us) && gl_section_event_ok(cx, ev) &&
+	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids;
 }
 
 /* Hands the gathered samples to each section with collect_samples. */
@@ -416,8 +414,11 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			if (gl_kcache_ok(b.kcache))
 				rc = gl_kcache_replay(b.kcache, on_kernel_kept, &b);
 			else
-				rc = gl_query_kernel_samples(q, p->since_us, p->until_us, on_kernel,
-							     &b, err);
+				rc = gl_kcache_pass_db(q, p->since_us, p->until_us, b.cx.kernel_n,
+						       b.cx.n_ids,
+						       p->kernel_cache_max ? p->kernel_cache_max
+									   : GL_KCACHE_MAX_TIMINGS,
+						       kernel_row_kept, on_kernel_kept, &b, err);
 			break;
 		}
 	if (rc != GL_OK)

@@ -1,4 +1,5 @@
--- gpulog database schema, version 4. Version 3 stored metric samples one
+-- gpulog database schema, version 5. Version 4 also had the index
+-- events_kernel_ts (kernel_id, ts_us). Version 3 stored metric samples one
 -- row per sample (table samples, with counters 'samples.id'). Version 2 had no samples/series, no
 -- spans, no kernel-trace columns in events, no runs.pruned_before_us, no
 -- paths (rows named their file through files, whose rows are reused), no
@@ -190,7 +191,9 @@ CREATE TABLE events (
 -- Identical records within one stream are all originals. The probe at
 -- ingest uses this index (ts_us first, so it also serves time windows).
 CREATE INDEX events_ts ON events (ts_us, rec_hash);
-CREATE INDEX events_kernel_ts ON events (kernel_id, ts_us) WHERE kernel_id IS NOT NULL;
+-- (Schema 5 dropped the index events_kernel_ts (kernel_id, ts_us): its
+-- entry was a fifth of the cost of storing a kernel timing, and the report
+-- reads kernel timings in time order through events_ts.)
 
 -- Timed spans (v3): closed user scopes of profiler traces (gpufl
 -- scope_begin/scope_end, Kineto user_annotation / record_function ranges).

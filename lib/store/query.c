@@ -611,56 +611,6 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	return rc == -1 ? events_direct(q, sql, since_us, until_us, fn, arg, err) : rc;
 }
 
-int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
-			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-			    struct gl_err *err)
-{
-	/*
-	 * The index events_kernel_ts holds (kernel_id, ts_us, rowid): it gives
-	 * the order without a sort, and rows outside the window are skipped
-	 * from the index alone.
-	 */
-	static const char *const sql[2] = {
-		"SELECT ts_us, component_id, host_id, kernel_id, dur_us, anomaly, NULL"
-		" FROM events INDEXED BY events_kernel_ts WHERE kernel_id IS NOT NULL"
-		" AND ts_us >= ?1 AND ts_us < ?2 AND dur_us IS NOT NULL"
-		" ORDER BY kernel_id, ts_us, id",
-		"SELECT ts_us, component_id, host_id, kernel_id, dur_us, anomaly, dup_of"
-		" FROM events INDEXED BY events_kernel_ts WHERE kernel_id IS NOT NULL"
-		" AND ts_us >= ?1 AND ts_us < ?2 AND dur_us IS NOT NULL AND dup_of IS NULL"
-		" ORDER BY kernel_id, ts_us, id",
-	};
-	sqlite3_stmt *st = NULL;
-	struct gl_query_event ev;
-	int rc;
-
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
-		return gl_query_db_error(q, err, "cannot query kernel timings");
-	sqlite3_bind_int64(st, 1, since_us);
-	sqlite3_bind_int64(st, 2, until_us);
-	memset(&ev, 0, sizeof(ev));
-	ev.mem_mb = NAN;
-	ev.exec_ms = NAN;
-	ev.recovery_attempts = ev.error_count = -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ev.ts_us = sqlite3_column_int64(st, 0);
-		ev.component_id = sqlite3_column_int64(st, 1);
-		ev.host_id = sqlite3_column_int64(st, 2);
-		ev.kernel_id = sqlite3_column_int64(st, 3);
-		ev.dur_us = col_double(st, 4);
-		ev.anomaly = sqlite3_column_int(st, 5);
-		ev.dup_of = sqlite3_column_int64(st, 6);
-		rc = fn(arg, &ev);
-		if (rc != 0) {
-			sqlite3_finalize(st);
-			return rc;
-		}
-	}
-	rc = rc == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read kernel timings");
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			struct gl_err *err)

@@ -13,7 +13,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 4	/* newest schema read; 1 to 4 are read */
+#define GL_DB_USER_VERSION 5	/* newest schema read; 1 to 5 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -77,19 +77,8 @@ struct gl_query_event {
  */
 bool gl_query_has_dup_of(const struct gl_query *q);
 
-/*
- * Calls fn for each kernel timing (kernel_id and dur_us not NULL, mirrored
- * rows left out) with since_us <= ts_us < until_us, in order of (kernel_id,
- * ts_us, id): one kernel after the other, each in the order gl_query_events
- * gives, through the index events_kernel_ts. Only ts_us, component_id,
- * host_id, kernel_id, dur_us, anomaly and dup_of are read (mem_mb and
- * exec_ms NAN, counters -1, no text). Same contract as gl_query_events.
- */
-int gl_query_kernel_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
-			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-			    struct gl_err *err);
-
-/* Kernel rows only (kernel_id and dur_us not NULL), for the baseline: their
+/* Kernel rows only (kernel_id and dur_us not NULL, mirrored rows left
+ * out), for the baseline and the kernel pass read again: their
  * kernel-trace columns are not read (NAN / NULL / 0). */
 #define GL_QUERY_KERNELS_ONLY 1u
 /* Read in the caller's thread only (the same rows in the same order; for tests). */

@@ -2,18 +2,27 @@
  * test_kernel_cache.c - reports/kernel_cache.c: timings handed back kernel
  * by kernel in ascending id, each kernel's in the order added, across block
  * boundaries (2, 4, ... 8192, 8192); the anomaly flag; the bound and
- * what happens past it; a stop from the callback.
+ * what happens past it; a stop from the callback; the kernel pass read
+ * from a database in groups (gl_kcache_pass_db) against SQLite's own
+ * ORDER BY kernel_id, ts_us, id.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "../../reports/kernel_cache.h"
+#include "gpulog.h"
+#include "schema_sql.h"
+#include "store/query.h"
 
 struct seen {
 	size_t n, cap;
@@ -138,12 +147,140 @@ static void test_stop(void **state)
 	gl_kcache_free(c);
 }
 
+/* keep(): every row but kernel 3's with a duration over 900 (a filter) */
+static bool keep_row(void *arg, const struct gl_query_event *ev)
+{
+	(void)arg;
+	return !(ev->kernel_id == 3 && ev->dur_us > 900);
+}
+
+/*
+ * The kernel pass from the database: 4 kernels interleaved at random with
+ * ties in time (several ids at one ts), rows without a kernel or duration,
+ * mirrored rows, rows outside the window and before 1970 (which no cache
+ * can hold: that group is read kernel by kernel). Every bound from 1 (each
+ * kernel streamed alone) to all in one cache gives SQLite's ORDER BY
+ * kernel_id, ts_us, id over the rows keep() accepts.
+ */
+static void test_pass_db(void **state)
+{
+	(void)state;
+	enum { N = 3000, IDS = 6 };
+	const char *p = "/tmp/test_kernel_cache_pass.db";
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t r = 4242;
+	struct gl_query *q;
+	struct gl_err err;
+
+	for (int neg = 0; neg < 2; neg++) {
+		const int64_t t0 = neg ? -1000 : 1000000, since = t0 + 100, until = t0 + 5000;
+		static struct gl_query_event want[N];
+		uint64_t kernel_n[IDS] = {0};
+		size_t nwant = 0;
+
+		unlink(p);
+		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db,
+					      "PRAGMA application_id = 1735420007;"
+					      " PRAGMA user_version = 5; BEGIN;"
+					      "INSERT INTO names(id, name) VALUES (1, 'k1'), (2, 'k2'),"
+					      " (3, 'k3'), (4, 'k4'), (5, 'c');"
+					      "INSERT INTO streams(id, first_path, bytes, lines, hash,"
+					      " head_bytes, head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);",
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db,
+						    "INSERT INTO events(ts_us, kernel_id, dur_us,"
+						    " anomaly, dup_of, stream_id, line)"
+						    " VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		for (int i = 0; i < N; i++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			int k = (int)((r >> 33) % 5);	/* 0: no kernel */
+			sqlite3_bind_int64(st, 1, t0 + (int64_t)((r >> 20) % 5300));
+			if (k)
+				sqlite3_bind_int(st, 2, k);
+			else
+				sqlite3_bind_null(st, 2);
+			if ((r >> 40) % 50)
+				sqlite3_bind_double(st, 3, (double)((r >> 8) % 1000) + 0.25);
+			else
+				sqlite3_bind_null(st, 3);
+			sqlite3_bind_int(st, 4, (r >> 50) % 7 == 0);
+			if ((r >> 45) % 40 == 0)
+				sqlite3_bind_int(st, 5, 1);
+			else
+				sqlite3_bind_null(st, 5);
+			sqlite3_bind_int(st, 6, i + 1);
+			assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+		}
+		sqlite3_finalize(st);
+		assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+		/* the expectation: SQLite sorts */
+		assert_int_equal(sqlite3_prepare_v2(db,
+						    "SELECT kernel_id, ts_us, dur_us, anomaly FROM events"
+						    " WHERE kernel_id IS NOT NULL AND dur_us IS NOT NULL"
+						    " AND dup_of IS NULL AND ts_us >= ?1 AND ts_us < ?2"
+						    " AND NOT (kernel_id = 3 AND dur_us > 900)"
+						    " ORDER BY kernel_id, ts_us, id",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		sqlite3_bind_int64(st, 1, since);
+		sqlite3_bind_int64(st, 2, until);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			want[nwant].kernel_id = sqlite3_column_int64(st, 0);
+			want[nwant].ts_us = sqlite3_column_int64(st, 1);
+			want[nwant].dur_us = sqlite3_column_double(st, 2);
+			want[nwant].anomaly = sqlite3_column_int(st, 3);
+			kernel_n[want[nwant].kernel_id]++;
+			nwant++;
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		assert_true(nwant > 1000 && kernel_n[3] > 0);
+
+		static const size_t bounds[] = {1, 100, 500, 700, 1300, 100000};
+		for (size_t b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++) {
+			struct seen s = {0};
+
+			assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+			assert_int_equal(gl_kcache_pass_db(q, since, until, kernel_n, IDS, bounds[b],
+							   keep_row, on_ev, &s, &err),
+					 GL_OK);
+			assert_int_equal(s.n, nwant);
+			for (size_t i = 0; i < nwant; i++) {
+				assert_int_equal(s.ev[i].kernel_id, want[i].kernel_id);
+				assert_true(s.ev[i].ts_us == want[i].ts_us);
+				assert_true(s.ev[i].dur_us == want[i].dur_us);
+				assert_int_equal(s.ev[i].anomaly, want[i].anomaly);
+			}
+			free(s.ev);
+			/* a stop from fn ends the pass with its value */
+			memset(&s, 0, sizeof(s));
+			s.stop_at = nwant / 2;
+			assert_int_equal(gl_kcache_pass_db(q, since, until, kernel_n, IDS, bounds[b],
+							   keep_row, on_ev, &s, &err),
+					 7);
+			assert_int_equal(s.n, nwant / 2);
+			free(s.ev);
+			gl_query_close(q);
+		}
+	}
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_fields),
 		cmocka_unit_test(test_bound_drops),
 		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_pass_db),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

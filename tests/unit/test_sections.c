@@ -679,8 +679,9 @@ static void build_with_cache(struct fx *f, size_t cache_max, const char *const *
 
 /*
  * The kernel pass replayed from the event pass (kernel_cache.h) and read
- * from the database (a cache bound of 1 timing drops it at the second)
- * give the same kernels and anomalies, bit for bit: 5 kernels interleaved
+ * from the database (a cache bound of 1 timing drops it at the second; the
+ * pass then reads each kernel alone, or groups of kernels under bounds of
+ * 300 and 700) give the same kernels and anomalies, bit for bit: 5 kernels interleaved
  * at random, spikes, flagged rows, mirrored rows, rows outside the window,
  * a component filter, fewer listed kernels (top 3) than kernels.
  */
@@ -709,9 +710,13 @@ static void test_kernel_pass_cached_equals_db(void **state)
 		}
 	}
 	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
-	for (int filt = 0; filt < 2; filt++) {
+	/* bounds: 1 (each kernel read alone), 300 and 700 (groups of kernels) */
+	static const size_t bounds[] = {1, 300, 700};
+	for (int run = 0; run < 6; run++) {
+		int filt = run % 2;
+
 		build_with_cache(&f, 0, comps, (size_t)filt, &a);
-		build_with_cache(&f, 1, comps, (size_t)filt, &b);
+		build_with_cache(&f, bounds[run / 2], comps, (size_t)filt, &b);
 		assert_int_equal(a.n_kernels, 3);
 		assert_int_equal(a.n_kernels, b.n_kernels);
 		assert_true(a.anomalies.total > 0);
