@@ -42,6 +42,7 @@ struct gl_reader {
 	int fd;
 	int gzip;		/* 1: content is inflated from r->in */
 	int zinit;		/* 1: zs was set up by inflateInit2 */
+	int no_check;		/* gl_reader_no_check: CRC-32 not computed */
 	z_stream zs;
 	unsigned char *in;	/* compressed input block (plain: the first block only) */
 	size_t in_len;		/* plain: bytes of the first block in r->in */
@@ -152,7 +153,8 @@ static int reader_next_member(struct gl_reader *r)
 		}
 		if (r->zs.avail_in < 2 || r->zs.next_in[1] != 0x8b)
 			break;
-		if (inflateReset(&r->zs) != Z_OK) {
+		if (inflateReset(&r->zs) != Z_OK ||
+		    (r->no_check && inflateValidate(&r->zs, 0) != Z_OK)) {
 			reader_damage(r, "inflateReset failed", reader_zpos(r), 0);
 			return 0;
 		}
@@ -382,6 +384,25 @@ int gl_reader_next(struct gl_reader *r, struct gl_line *line, struct gl_err *err
 	}
 }
 
+int gl_reader_next_chunk(struct gl_reader *r, const char **p, size_t *n, struct gl_err *err)
+{
+	if (r->finished)
+		return 0;
+	for (;;) {
+		/* the previous piece is handed out: refill from the front */
+		r->start = r->end = r->scan = 0;
+		if (r->content_end)
+			return reader_finish(r, err);
+		reader_refill(r);
+		if (r->end > 0) {
+			*p = r->buf;
+			*n = r->end;
+			r->off += r->end;
+			return 1;
+		}
+	}
+}
+
 /* Forgets all buffered content and decoder state; the file is at raw offset pos. */
 static void reader_reset(struct gl_reader *r, uint64_t pos)
 {
@@ -407,7 +428,8 @@ int gl_reader_rewind(struct gl_reader *r, struct gl_err *err)
 	if (lseek(r->fd, 0, SEEK_SET) < 0)
 		return gl_err_set(err, GL_EIO, r->path, 0, strerror(errno), "cannot rewind");
 	reader_reset(r, 0);
-	if (r->gzip && inflateReset(&r->zs) != Z_OK)
+	if (r->gzip && (inflateReset(&r->zs) != Z_OK ||
+			(r->no_check && inflateValidate(&r->zs, 0) != Z_OK)))
 		return gl_err_set(err, GL_EIO, r->path, 0, "inflateReset failed", "cannot rewind");
 	return GL_OK;
 }
@@ -536,6 +558,13 @@ void gl_reader_close(struct gl_reader *r)
 	free(r->in);
 	free(r->buf);
 	free(r);
+}
+
+void gl_reader_no_check(struct gl_reader *r)
+{
+	r->no_check = 1;
+	if (r->gzip && r->zinit)
+		inflateValidate(&r->zs, 0);
 }
 
 int gl_reader_is_gzip(const struct gl_reader *r)

@@ -38,6 +38,14 @@ int gl_reader_open(struct gl_reader **out, const char *path, struct gl_err *err)
 /* Closes r and frees it. NULL is a no-op. */
 void gl_reader_close(struct gl_reader *r);
 
+/*
+ * gzip: the content's CRC-32 is neither computed nor compared from now on
+ * (zlib's inflateValidate), for a pass that only looks for something and
+ * is followed by the checked read (tracetail.c; a fifth of inflating).
+ * Damage to the compressed data itself is still found.
+ */
+void gl_reader_no_check(struct gl_reader *r);
+
 /* 1 when the file is gzip (by its first two bytes 1f 8b). */
 int gl_reader_is_gzip(const struct gl_reader *r);
 
@@ -51,6 +59,17 @@ int gl_reader_is_gzip(const struct gl_reader *r);
  * on a read error.
  */
 int gl_reader_next(struct gl_reader *r, struct gl_line *line, struct gl_err *err);
+
+/*
+ * Hands out the next piece of the content as it is: not cut into lines,
+ * no line hashed (for a scan that needs only the end of a gzip file:
+ * tracetail.c). *p and *n are valid until the next call. Returns 1 for a
+ * piece, 0 at the end, or what gl_reader_next would (GL_EFORMAT: the
+ * pieces before the damage were handed out, the bytes after the last
+ * '\n' among them included). Not to be mixed with gl_reader_next on one
+ * reader.
+ */
+int gl_reader_next_chunk(struct gl_reader *r, const char **p, size_t *n, struct gl_err *err);
 
 /*
  * Positions r so that the next line starts at decompressed offset off.

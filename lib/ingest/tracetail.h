@@ -9,12 +9,12 @@
 #include <stddef.h>
 
 /*
- * Calls fn(arg, line, len) on lines at the end of the file at path, in file
- * order: for a plain file on the complete lines of its last tail_bytes
- * bytes (a seek); for gzip on every line (inflated through: a gzip stream
- * cannot be read from its end), so fn should keep what it finds last.
- * Lines longer than the reader's limit are passed cut. Returns 0, or -1
- * when the file cannot be opened or read.
+ * Calls fn(arg, line, len) on the complete lines of the last tail_bytes
+ * bytes of the content of the file at path, in file order: a plain file
+ * is entered by a seek; gzip is inflated to its end (a deflate stream
+ * cannot be read from its end) and only its last tail_bytes are kept. A
+ * damaged gzip gives the lines of the last tail_bytes before the damage.
+ * Returns 0, or -1 when the file cannot be opened or read.
  */
 int gl_trace_tail(const char *path, size_t tail_bytes,
 		  void (*fn)(void *arg, const char *line, size_t len), void *arg);

@@ -30,6 +30,17 @@ static inline uint64_t load64(const unsigned char *p)
 	return w;
 }
 
+static inline uint64_t avalanche(uint64_t h, uint64_t total)
+{
+	h ^= total * P2;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	h ^= h >> 32;
+	return h;
+}
+
 void gl_hash_init(struct gl_hash *hs, uint64_t seed)
 {
 	hs->h = seed ^ P3;
@@ -72,22 +83,26 @@ uint64_t gl_hash_final(const struct gl_hash *hs)
 		memcpy(last, hs->buf, hs->nbuf);
 		h = mix(h, load64(last));
 	}
-	h ^= hs->total * P2;
-	h ^= h >> 33;
-	h *= P2;
-	h ^= h >> 29;
-	h *= P3;
-	h ^= h >> 32;
-	return h;
+	return avalanche(h, hs->total);
 }
 
+/* The same words and finish as init + update + final, without the carry-over
+ * state: one call per line of every file read. */
 uint64_t gl_hash64(const void *p, size_t n, uint64_t seed)
 {
-	struct gl_hash hs;
+	const unsigned char *q = p;
+	uint64_t h = seed ^ P3;
+	size_t left = n;
 
-	gl_hash_init(&hs, seed);
-	gl_hash_update(&hs, p, n);
-	return gl_hash_final(&hs);
+	for (; left >= 8; left -= 8, q += 8)
+		h = mix(h, load64(q));
+	if (left) {
+		unsigned char last[8] = {0};
+
+		memcpy(last, q, left);
+		h = mix(h, load64(last));
+	}
+	return avalanche(h, n);
 }
 
 uint64_t gl_hash_chain(uint64_t stream, uint64_t line_hash)
