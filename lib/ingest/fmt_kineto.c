@@ -1260,7 +1260,7 @@ static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 const struct gl_format gl_fmt_kineto = {
 	.name = "kineto",
 	.summary = "PyTorch profiler (Kineto) trace JSON: kernels, memcpy/memset, launch overhead, annotations",
-	.flags = 0,
+	.flags = GL_FMT_DOCUMENT,
 	.parse = kineto_parse,
 	.prepare = kineto_prepare,
 };

@@ -333,6 +333,17 @@ enum {
 	 * it was of the same format; a header it does print replaces it.
 	 */
 	GL_FMT_HEADER_ONCE = 4,
+	/*
+	 * A file is one document written once (a Kineto trace): its streams
+	 * keep no hash per line (stream_lines). Those serve to find where a
+	 * file truncated in place and written again departs from its stream;
+	 * a rewritten document is a new document (its records already stored
+	 * are found again by their record hash: dup_of). A trace of 2M
+	 * kernels has 28M lines: 224 MB of line hashes, as much as its
+	 * events. The stream is still recognised by its first line and
+	 * checkpoints, so a re-run or a copy adds nothing.
+	 */
+	GL_FMT_DOCUMENT = 8,
 };
 
 struct gl_format {

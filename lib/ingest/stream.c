@@ -507,7 +507,7 @@ static int new_stream(struct job *j, const struct gl_format *fmt)
 	ns.component = comp;
 	ns.first_path = j->f->path;
 	ns.created_run = j->p->run_id;
-	ns.lines_hashed = 1;
+	ns.lines_hashed = !(fmt->flags & GL_FMT_DOCUMENT);
 	j->si = gl_state_add_stream(s, &ns);
 	if (j->si < 0)
 		return GL_ENOMEM;

@@ -141,6 +141,39 @@ for delays in "0.1" "0.3" "0.05 0.2 0.1" "0.5"; do
 	cmp -s $T/ref.txt $T/k.txt || fail "after kills at $delays: $(diff $T/ref.txt $T/k.txt | head -3)"
 done
 
+# A trace keeps no hash per line (a Kineto trace is one document, written
+# once; 28M lines for 2M kernels): a trace rewritten in place is a new
+# document, whose records already stored are found again by their record
+# hash (dup_of), so nothing counts twice. Rewritten here with the same
+# first half and the durations of 1.5 us in its second half changed.
+expect_eq "trace streams keep no line hashes" "1|0|0" \
+	"$(q $T/ref.db "select count(*), sum(lines_hashed), (select count(*) from stream_lines) from streams where format = 'kineto'")"
+half=$(grep -n '"name": "k20000"' $T/full.json | cut -d: -f1)
+awk -v m="$half" 'NR > m { sub(/"dur": 1\.5,/, "\"dur\": 9.5,") } { print }' $T/full.json > $T/rewritten.json
+# the changed kernels: k(i), 20000 <= i < N, i % 7 == 0 (their duration i % 7 + 1.5 was 1.5)
+changed=$(awk -v n=$N 'BEGIN { c = 0; for (i = 20000; i < n; i++) if (i % 7 == 0) c++; print c }')
+expect_eq "rewritten: lines changed" "$changed" "$(diff $T/full.json $T/rewritten.json | grep -c '^>')"
+ino=$(stat -c %i $T/ref/t.pt.trace.json)
+cat $T/rewritten.json > $T/ref/t.pt.trace.json
+touch -d '1 hour ago' $T/ref/t.pt.trace.json
+expect_eq "rewritten in place" "$ino" "$(stat -c %i $T/ref/t.pt.trace.json)"
+ingest $T/ref.db $T/ref || fail "ingest of the rewritten trace"
+expect_eq "rewritten: originals (every kernel once, the changed ones twice)" $((N + changed)) \
+	"$(q $T/ref.db "select count(*) from events where source = 'kineto' and dup_of is null")"
+expect_eq "rewritten: its records, mirrors of the first document's" $((2 * N)) \
+	"$(q $T/ref.db "select count(*) from events where source = 'kineto'")"
+expect_eq "rewritten: the changed durations" "$changed" \
+	"$(q $T/ref.db "select count(*) from events where source = 'kineto' and dur_us = 9.5 and dup_of is null")"
+before=$(q $T/ref.db "select count(*) from events")
+ingest $T/ref.db $T/ref || fail "re-run over the rewritten trace"
+expect_eq "rewritten: a re-run stores nothing" "$before" "$(q $T/ref.db "select count(*) from events")"
+# a shorter copy (the first half of the document, cut) adds no original
+head -n "$half" $T/rewritten.json > $T/ref/copy.pt.trace.json
+touch -d '1 hour ago' $T/ref/copy.pt.trace.json
+ingest $T/ref.db $T/ref
+expect_eq "shorter copy: no new original" $((N + changed)) \
+	"$(q $T/ref.db "select count(*) from events where source = 'kineto' and dup_of is null")"
+
 # --- a corrupt trace and a truncated gzip trace among good files -----------
 mkdir -p $T/bad
 gen_trace 20 > $T/small.json
