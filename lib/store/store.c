@@ -78,6 +78,7 @@ struct gl_store {
 	struct checkpointer ck;
 	int lock_fd;
 	char *path;
+	int ev_trace_bound;	/* ins_ev holds a trace row's columns 23-35 */
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
 		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
@@ -1583,8 +1584,16 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 	}
 probed:
 	*is_dup = dup != 0;
+	/*
+	 * Every parameter is bound for each row, so the bindings are not
+	 * cleared between rows (clearing 35 of them was 3% of the writing
+	 * thread); a log line's trace columns are set NULL only after a trace
+	 * row set them.
+	 */
 	if (e->ts_us != GL_TS_NONE)
 		sqlite3_bind_int64(s, 1, e->ts_us);
+	else
+		sqlite3_bind_null(s, 1);
 	sqlite3_bind_int(s, 2, (int)e->level);
 	bind_id(s, 3, comp);
 	bind_id(s, 4, host_id);
@@ -1620,8 +1629,15 @@ probed:
 		bind_id(s, 33, scope);
 		bind_id(s, 34, stack);
 		sqlite3_bind_text(s, 35, gl_ev_source_name(e->source), -1, SQLITE_STATIC);
+		st->ev_trace_bound = 1;
+	} else if (st->ev_trace_bound) {
+		for (int i = 23; i <= 35; i++)
+			sqlite3_bind_null(s, i);
+		st->ev_trace_bound = 0;
 	}
-	return step(st, s, err);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
 }
 
 static int put_span(struct gl_store *st, const struct gl_bspan *b, int64_t host_id,

@@ -989,6 +989,9 @@ static void test_put_trace(void **state)
 		e->ev.scope = S(b, "timestep|solve");
 		e->ev.stack = S(b, "main|train|step");
 	}
+	/* a log line after the trace rows, without a time: none of their columns */
+	e = add_event(b, "gpu", "after the trace rows", 20);
+	e->ev.ts_us = GL_TS_NONE;
 	sp = &b->span[b->nspan++];
 	memset(sp, 0, sizeof(*sp));
 	gl_span_init(&sp->sp);
@@ -1005,7 +1008,15 @@ static void test_put_trace(void **state)
 	put_ok(st, b, run, "node1");
 
 	assert_int_equal(qi("SELECT count(*) FROM events WHERE source = 'kineto'"), 3);
-	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL"), 3);
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL"), 4);
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL AND"
+			    " (launch_overhead_us IS NOT NULL OR queue_us IS NOT NULL OR occupancy"
+			    " IS NOT NULL OR device IS NOT NULL OR stream IS NOT NULL OR grid IS NOT"
+			    " NULL OR block IS NOT NULL OR registers IS NOT NULL OR shared_mem_bytes"
+			    " IS NOT NULL OR corr_id IS NOT NULL OR scope_id IS NOT NULL OR stack_id"
+			    " IS NOT NULL)"), 0);
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE line = 20 AND ts_us IS NULL"
+			    " AND message = 'after the trace rows'"), 1);
 	qs_equal("SELECT launch_overhead_us || ' ' || queue_us || ' ' || occupancy || ' ' || device"
 		 " || ' ' || stream || ' ' || grid || ' ' || block || ' ' || registers || ' ' ||"
 		 " shared_mem_bytes || ' ' || corr_id || ' ' || scope || ' ' || stack || ' ' || source"
