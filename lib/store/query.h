@@ -83,6 +83,9 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 #define GL_QUERY_KERNELS_ONLY 1u
 /* Read in the caller's thread only (the same rows in the same order; for tests). */
 #define GL_QUERY_ONE_THREAD 2u
+/* Events read by one reader thread, not two over alternate time slices
+ * (the same rows in the same order; for tests and comparisons). */
+#define GL_QUERY_ONE_READER 4u
 
 /*
  * Calls fn for each event with since_us <= ts_us < until_us, in order of

@@ -442,8 +442,10 @@ static void test_events_blocks(void **state)
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
-	for (unsigned one = 0; one < 2; one++) {
-		unsigned fl = one ? GL_QUERY_ONE_THREAD : 0;
+	/* two readers over time slices, one reader thread, the caller's thread */
+	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
+	for (unsigned m = 0; m < 3; m++) {
+		unsigned fl = modes[m];
 		struct bseen s = {0};
 
 		assert_int_equal(gl_query_events(q, 0, 1000000, fl, collect_blocks, &s, &err), GL_OK);
@@ -464,6 +466,112 @@ static void test_events_blocks(void **state)
 		assert_int_equal(s.prev_id, 9000);
 	}
 	gl_query_close(q);
+	unlink(p);
+}
+
+struct idseen {
+	int64_t *id;
+	size_t n, cap, stop_at;
+};
+
+static int collect_ids(void *arg, const struct gl_query_event *ev)
+{
+	struct idseen *s = arg;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->id = realloc(s->id, s->cap * sizeof(*s->id));
+		assert_non_null(s->id);
+	}
+	s->id[s->n++] = (int64_t)ev->dur_us;	/* dur_us carries the id */
+	return s->stop_at && s->n == s->stop_at ? 5 : 0;
+}
+
+/*
+ * Time slices over uneven data: 12,000 rows at one time (one slice far
+ * larger than a reader's ring), a few rows before and after, RMM rows far
+ * outside the events' span; rows in random id order. Each way of reading
+ * gives SQLite's own ORDER BY ts_us, id for several windows, an empty
+ * window gives nothing, and a stop inside the big time ends the walk.
+ */
+static void test_events_sliced_uneven(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query8.db";
+	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
+	static const int64_t win[][2] = {{0, 2000000}, {0, 5000}, {5000, 5001}, {40, 1000010},
+					 {100, 200}, {-5, 3}};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t r = 7;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO mem_events(ts_us, action, ptr, size_bytes, stream_id, line)"
+		   " VALUES (-1000000, 0, 1, 1, 1, 1), (9000000, 1, 1, 1, 1, 2);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_prepare_v2(db, "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, stream_id,"
+			       " line, rec_hash) VALUES (?1, ?2, 3, 1, ?1, 1, 1, ?3)",
+			       -1, &st, NULL);
+	for (int64_t i = 0; i < 12080; i++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* ids 1..12080 in a scrambled order of insertion */
+		int64_t id = (int64_t)((i * 7919) % 12080) + 1;
+		int64_t ts = i < 12000 ? 5000 : i < 12050 ? 10 + (i - 12000) : 1000000 + (i - 12050);
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, ts);
+		sqlite3_bind_int64(st, 3, (int64_t)(r >> 11));
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (size_t w = 0; w < sizeof(win) / sizeof(win[0]); w++) {
+		struct idseen want = {0};
+
+		sqlite3_prepare_v2(db, "SELECT id FROM events WHERE ts_us >= ?1 AND ts_us < ?2"
+				       " ORDER BY ts_us, id", -1, &st, NULL);
+		sqlite3_bind_int64(st, 1, win[w][0]);
+		sqlite3_bind_int64(st, 2, win[w][1]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			struct gl_query_event ev = {.dur_us = (double)sqlite3_column_int64(st, 0)};
+
+			collect_ids(&want, &ev);
+		}
+		sqlite3_finalize(st);
+		for (unsigned m = 0; m < 3; m++) {
+			struct idseen got = {0};
+
+			assert_int_equal(gl_query_events(q, win[w][0], win[w][1], modes[m], collect_ids,
+							 &got, &err),
+					 GL_OK);
+			assert_int_equal(got.n, want.n);
+			for (size_t i = 0; i < want.n; i++)
+				if (got.id[i] != want.id[i])
+					fail_msg("window %zu, mode %u: row %zu is id %lld, not %lld", w,
+						 m, i, (long long)got.id[i], (long long)want.id[i]);
+			free(got.id);
+			if (want.n > 6000) {
+				memset(&got, 0, sizeof(got));
+				got.stop_at = 6000;
+				assert_int_equal(gl_query_events(q, win[w][0], win[w][1], modes[m],
+								 collect_ids, &got, &err),
+						 5);
+				assert_int_equal(got.n, 6000);
+				free(got.id);
+			}
+		}
+		free(want.id);
+	}
+	gl_query_close(q);
+	sqlite3_close(db);
 	unlink(p);
 }
 
@@ -510,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_events_same_time_by_id),
 		cmocka_unit_test(test_samples_piped),
 		cmocka_unit_test(test_events_blocks),
+		cmocka_unit_test(test_events_sliced_uneven),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
