@@ -100,7 +100,9 @@ CREATE TABLE checkpoints (
 -- the hash at bytes 8i..8i+7. A file that no longer continues its stream
 -- (truncated in place and written again) is compared with them line by
 -- line to find exactly where it departs; checkpoints, a MiB apart, cannot.
--- Streams stored before schema version 3 have none (lines_hashed = 0).
+-- Streams stored before schema version 3 have none (lines_hashed = 0), nor
+-- do Kineto traces (one document written once, ~14 lines a kernel: a
+-- rewritten trace is a new stream, its stored records marked dup_of).
 CREATE TABLE stream_lines (
 	stream_id  INTEGER NOT NULL REFERENCES streams(id),
 	first_line INTEGER NOT NULL,	-- 1 + 4096 k
