@@ -622,6 +622,7 @@ struct slice_reader {
 	struct held_group ring[SL_RING];
 	bool last[SL_RING];		/* the slot ends its slice */
 	size_t produced, consumed;
+	bool ready;			/* its read transaction holds a snapshot */
 	bool done;
 	int failed;			/* 0, or the SQLite error code */
 	char msg[256];
@@ -642,8 +643,22 @@ static void *slice_main(void *arg)
 	sqlite3_stmt *st = NULL;
 	int rc = SQLITE_OK;
 
-	if (sqlite3_prepare_v2(r->db, r->sql, -1, &st, NULL) != SQLITE_OK)
+	/*
+	 * One read transaction over all this reader's slices (a statement per
+	 * slice would each see the database as it is then), begun by a first
+	 * read before the caller takes any row: what is committed while the
+	 * sections work is not seen. (The two readers' snapshots are taken
+	 * microseconds apart, not at one instant: SQLite's snapshot API is not
+	 * in Debian's build.)
+	 */
+	if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1);",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(r->db, r->sql, -1, &st, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
+	pthread_mutex_lock(&all->mu);
+	r->ready = true;
+	pthread_cond_broadcast(&all->cv);
+	pthread_mutex_unlock(&all->mu);
 	for (size_t k = r->first; k < r->nslices && rc == SQLITE_OK; k += 2) {
 		bool pending = false, stop;
 
@@ -683,6 +698,7 @@ out:
 	pthread_cond_broadcast(&all->cv);
 	pthread_mutex_unlock(&all->mu);
 	sqlite3_finalize(st);
+	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 	return NULL;
 }
 
@@ -737,6 +753,11 @@ static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
 		rc = -1;
 		goto out;
 	}
+	/* both snapshots taken before the first row is handed out */
+	pthread_mutex_lock(&all.mu);
+	while (!all.rd[0].ready || !all.rd[1].ready)
+		pthread_cond_wait(&all.cv, &all.mu);
+	pthread_mutex_unlock(&all.mu);
 	for (size_t k = 0; k < EV_SLICES && rc == GL_OK; k++) {
 		struct slice_reader *r = &all.rd[k % 2];
 		bool end = false;

@@ -575,6 +575,86 @@ static void test_events_sliced_uneven(void **state)
 	unlink(p);
 }
 
+struct snapseen {
+	const char *path;
+	size_t n, late;
+	int inserted;
+};
+
+/* On the first row, another connection commits 50 rows late in the window. */
+static int collect_then_write(void *arg, const struct gl_query_event *ev)
+{
+	struct snapseen *s = arg;
+
+	if ((int64_t)ev->dur_us > 10000)
+		s->late++;
+	if (s->n++ == 0) {
+		sqlite3 *w;
+		char sql[256];
+
+		assert_int_equal(sqlite3_open(s->path, &w), SQLITE_OK);
+		sqlite3_busy_timeout(w, 5000);
+		for (int i = 0; i < 50; i++) {
+			snprintf(sql, sizeof(sql),
+				 "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, stream_id,"
+				 " line) VALUES (%d, %d, 3, 1, %d, 1, 1)",
+				 10001 + i, 2500 + i, 10001 + i);
+			s->inserted += sqlite3_exec(w, sql, NULL, NULL, NULL) == SQLITE_OK;
+		}
+		sqlite3_close(w);
+	}
+	return 0;
+}
+
+/*
+ * A walk sees the database as it was when it began: rows another
+ * connection commits while the caller is on the first row (50 of them, in
+ * slices not read yet) are not handed out, by any of the three ways of
+ * reading. (With a statement per time slice they were.)
+ */
+static void test_events_one_snapshot(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query9.db";
+	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
+	struct gl_query *q;
+	struct gl_err err;
+
+	for (unsigned m = 0; m < 3; m++) {
+		struct snapseen s = {.path = p};
+
+		make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+			   "PRAGMA journal_mode = WAL;"
+			   "INSERT INTO names(id, name) VALUES (1, 'k');"
+			   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes,"
+			   " head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);"
+			   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+			   " WHERE i < 3000) INSERT INTO events(id, ts_us, level, kernel_id, dur_us,"
+			   " stream_id, line) SELECT i, i - 1, 3, 1, i, 1, 1 FROM n;");
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_then_write, &s,
+						 &err),
+				 GL_OK);
+		gl_query_close(q);
+		assert_int_equal(s.inserted, 50);
+		assert_int_equal(s.n, 3000);
+		assert_int_equal(s.late, 0);
+		/* and they are there for the next walk */
+		struct idseen all = {0};
+
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+
+		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_ids, &all, &err),
+				 GL_OK);
+		assert_int_equal(all.n, 3050);
+		free(all.id);
+		gl_query_close(q);
+		unlink(p);
+		unlink("/tmp/test_query9.db-wal");
+		unlink("/tmp/test_query9.db-shm");
+	}
+}
+
 /* Schema 1 counts every reject; schema 2 those with ts_us in the window. */
 static void test_reject_counts(void **state)
 {
@@ -619,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_samples_piped),
 		cmocka_unit_test(test_events_blocks),
 		cmocka_unit_test(test_events_sliced_uneven),
+		cmocka_unit_test(test_events_one_snapshot),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
