@@ -177,39 +177,35 @@ static int read_group(struct gl_query *q, int64_t since_us, int64_t until_us,
 		      struct group_walk *w, const uint64_t *kernel_n, size_t n_ids,
 		      size_t max_timings, struct gl_err *err)
 {
+	const int64_t lo = w->lo, hi = w->hi;
 	int rc;
 
-	if (!w->stream) {
-		w->c = gl_kcache_new(n_ids, max_timings);
-		if (w->c) {
-			rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
-					     on_group_row, w, err);
-			if (rc == GL_OK && gl_kcache_ok(w->c))
-				rc = gl_kcache_replay(w->c, w->fn, w->arg);
-			else if (rc == GL_OK)
-				rc = -1;
-			gl_kcache_free(w->c);
-			w->c = NULL;
-			if (rc != -1)
-				return rc;
-		}
-		/* no cache: kernel by kernel, streamed */
-		int64_t lo = w->lo, hi = w->hi;
+	if (!w->stream && (w->c = gl_kcache_new(n_ids, max_timings))) {
+		bool held;
 
-		w->stream = true;
-		for (int64_t id = lo; id <= hi; id++) {
-			if (kernel_n[id] == 0)
-				continue;
-			w->lo = w->hi = id;
-			rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
-					     on_group_row, w, err);
-			if (rc != GL_OK)
-				return rc;
-		}
-		return GL_OK;
+		rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
+				     err);
+		held = rc == GL_OK && gl_kcache_ok(w->c);
+		if (held)
+			rc = gl_kcache_replay(w->c, w->fn, w->arg);
+		gl_kcache_free(w->c);
+		w->c = NULL;
+		if (rc != GL_OK || held)
+			return rc;
 	}
-	return gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
-			       err);
+	/* a kernel too large for the cache, or a cache that could not hold the
+	 * group: kernel by kernel, each streamed in time order */
+	w->stream = true;
+	for (int64_t id = lo; id <= hi; id++) {
+		if (kernel_n[id] == 0)
+			continue;
+		w->lo = w->hi = id;
+		rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
+				     err);
+		if (rc != GL_OK)
+			return rc;
+	}
+	return GL_OK;
 }
 
 int gl_kcache_pass_db(struct gl_query *q, int64_t since_us, int64_t until_us,

@@ -510,29 +510,30 @@ static void *pipe_reader(void *arg)
 
 /* See query_int.h. */
 int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
-		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err)
+		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err,
+		      bool *started)
 {
 	struct read_pipe pp = {.sql = sql, .since_us = since_us, .until_us = until_us, .ops = ops};
 	const char *path = sqlite3_db_filename(q->db, "main");
 	pthread_t th;
 	int rc = GL_OK;
 
+	*started = false;
 	if (!path || !*path ||
 	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
 		    SQLITE_OK) {
 		sqlite3_close(pp.db);
-		return -1;
+		return GL_OK;
 	}
 	sqlite3_busy_timeout(pp.db, 5000);
 	if (pthread_mutex_init(&pp.mu, NULL) != 0) {
 		sqlite3_close(pp.db);
-		return -1;
+		return GL_OK;
 	}
 	pthread_cond_init(&pp.cv, NULL);
-	if (pthread_create(&th, NULL, pipe_reader, &pp) != 0) {
-		rc = -1;
+	if (pthread_create(&th, NULL, pipe_reader, &pp) != 0)
 		goto out;
-	}
+	*started = true;
 	for (;;) {
 		pthread_mutex_lock(&pp.mu);
 		while (pp.consumed == pp.produced && !pp.done)
@@ -587,11 +588,11 @@ static int event_emit(void *ctx, size_t slot)
 
 static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-			struct gl_err *err)
+			struct gl_err *err, bool *started)
 {
 	struct event_slots c = {.fn = fn, .arg = arg};
 	const struct gl_query_pipe_ops ops = {EV_RING, event_fill, event_emit, NULL, &c};
-	int rc = gl_query_pipe_run(q, sql, since_us, until_us, &ops, "events", err);
+	int rc = gl_query_pipe_run(q, sql, since_us, until_us, &ops, "events", err, started);
 
 	for (size_t i = 0; i < EV_RING; i++) {
 		free(c.ring[i].h);
@@ -702,23 +703,25 @@ out:
 	return NULL;
 }
 
-/* See above; -1: could not start (no connection or thread), nothing read. */
+/* See above; *started false: could not start (no connection or thread), nothing read. */
 static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
 			 int64_t until_us, int (*fn)(void *arg, const struct gl_query_event *ev),
-			 void *arg, struct gl_err *err)
+			 void *arg, struct gl_err *err, bool *started)
 {
 	const char *path = sqlite3_db_filename(q->db, "main");
 	int64_t first, last, bound[EV_SLICES + 1];	/* 8 KiB */
 	struct slices all;
-	size_t started = 0;
+	size_t running = 0;
 	int rc = GL_OK;
 
+	*started = false;
 	if (!path || !*path)
-		return -1;
-	if ((rc = gl_query_events_span(q, since_us, until_us, &first, &last, err)) != GL_OK)
+		return GL_OK;
+	rc = gl_query_events_span(q, since_us, until_us, &first, &last, err);
+	if (rc != GL_OK || first == GL_TS_NONE) {
+		*started = true;	/* the answer: an error, or no row in the window */
 		return rc;
-	if (first == GL_TS_NONE)
-		return GL_OK;	/* no row in the window */
+	}
 	/* slices over [first, last]; the first from since, the last to until */
 	uint64_t span = (uint64_t)(last - first) + 1;
 
@@ -728,10 +731,10 @@ static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
 	bound[EV_SLICES] = until_us;
 	memset(&all, 0, sizeof(all));
 	if (pthread_mutex_init(&all.mu, NULL) != 0)
-		return -1;
+		return GL_OK;
 	if (pthread_cond_init(&all.cv, NULL) != 0) {
 		pthread_mutex_destroy(&all.mu);
-		return -1;
+		return GL_OK;
 	}
 	for (size_t i = 0; i < 2; i++) {
 		struct slice_reader *r = &all.rd[i];
@@ -747,12 +750,11 @@ static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
 		sqlite3_busy_timeout(r->db, 5000);
 		if (pthread_create(&r->th, NULL, slice_main, r) != 0)
 			break;
-		started++;
+		running++;
 	}
-	if (started < 2) {
-		rc = -1;
-		goto out;
-	}
+	if (running < 2)
+		goto out;	/* *started stays false: nothing is handed out */
+	*started = true;
 	/* both snapshots taken before the first row is handed out */
 	pthread_mutex_lock(&all.mu);
 	while (!all.rd[0].ready || !all.rd[1].ready)
@@ -792,11 +794,11 @@ out:
 	all.stop = true;
 	pthread_cond_broadcast(&all.cv);
 	pthread_mutex_unlock(&all.mu);
-	for (size_t i = 0; i < started; i++)
+	for (size_t i = 0; i < running; i++)
 		pthread_join(all.rd[i].th, NULL);
 	for (size_t i = 0; i < 2; i++) {
 		/* a failure the caller did not meet (after its last slice) is still one */
-		if (rc == GL_OK && all.rd[i].failed)
+		if (*started && rc == GL_OK && all.rd[i].failed)
 			rc = all.rd[i].failed == SQLITE_NOMEM
 				     ? gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory")
 				     : gl_err_set(err, GL_EDB, NULL, 0, all.rd[i].msg,
@@ -817,14 +819,15 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    struct gl_err *err)
 {
 	const char *sql = events_sql(q, flags);
-	int rc = -1;
+	bool started = false;
+	int rc = GL_OK;
 
+	/* a reader that could not start has read nothing: the next way reads all */
 	if (!(flags & GL_QUERY_ONE_THREAD) && !(flags & GL_QUERY_ONE_READER))
-		rc = events_sliced(q, sql, since_us, until_us, fn, arg, err);
-	if (rc == -1 && !(flags & GL_QUERY_ONE_THREAD))
-		rc = events_piped(q, sql, since_us, until_us, fn, arg, err);
-
-	return rc == -1 ? events_direct(q, sql, since_us, until_us, fn, arg, err) : rc;
+		rc = events_sliced(q, sql, since_us, until_us, fn, arg, err, &started);
+	if (!started && !(flags & GL_QUERY_ONE_THREAD))
+		rc = events_piped(q, sql, since_us, until_us, fn, arg, err, &started);
+	return started ? rc : events_direct(q, sql, since_us, until_us, fn, arg, err);
 }
 
 int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,

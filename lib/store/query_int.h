@@ -57,11 +57,13 @@ struct gl_query_pipe_ops {
 
 /*
  * Runs ops over sql with a reader thread, ?1 bound to arg1 and ?2 to arg2.
- * GL_OK, emit's value, GL_EDB ("cannot read <what>") or GL_ENOMEM; -1:
- * could not start (no second connection or thread): the caller reads in
- * its own thread.
+ * GL_OK, emit's value, GL_EDB ("cannot read <what>") or GL_ENOMEM. *started
+ * false (GL_OK returned): it could not start (no second connection or
+ * thread) and read nothing; the caller reads in its own thread. (A code
+ * of its own, not a return value: emit's value and GL_ENOMEM are -1 too.)
  */
 int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t arg1, int64_t arg2,
-		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err);
+		      const struct gl_query_pipe_ops *ops, const char *what, struct gl_err *err,
+		      bool *started);
 
 #endif

@@ -510,7 +510,8 @@ int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_u
 	const char *sql = blocks ? blocks_sql : rows_sql;
 	int64_t arg1 = blocks ? sat_sub(since_us, GL_SBLOCK_SPAN_US) : since_us;
 	size_t ring = flags & GL_QUERY_ONE_THREAD ? 1 : SAMPLE_RING;
-	int rc = -1;
+	bool started = false;
+	int rc = GL_OK;
 
 	if (q->samples == GL_QUERY_SAMPLES_NONE || since_us >= until_us)
 		return GL_OK;
@@ -522,8 +523,8 @@ int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_u
 			goto out;
 		}
 	if (!(flags & GL_QUERY_ONE_THREAD))
-		rc = gl_query_pipe_run(q, sql, arg1, until_us, &ops, "samples", err);
-	if (rc == -1) {
+		rc = gl_query_pipe_run(q, sql, arg1, until_us, &ops, "samples", err, &started);
+	if (!started) {
 		/* the pipe did not start: nothing was read */
 		merge_release(&m);
 		memset(&m, 0, sizeof(m));

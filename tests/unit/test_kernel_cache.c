@@ -28,6 +28,7 @@ struct seen {
 	size_t n, cap;
 	struct gl_query_event *ev;
 	size_t stop_at;		/* 0: never */
+	int stop_rc;		/* returned at stop_at; 0: 7 */
 };
 
 static int on_ev(void *arg, const struct gl_query_event *ev)
@@ -40,7 +41,7 @@ static int on_ev(void *arg, const struct gl_query_event *ev)
 		assert_non_null(s->ev);
 	}
 	s->ev[s->n++] = *ev;
-	return s->stop_at && s->n == s->stop_at ? 7 : 0;
+	return s->stop_at && s->n == s->stop_at ? (s->stop_rc ? s->stop_rc : 7) : 0;
 }
 
 static void test_order_and_fields(void **state)
@@ -267,6 +268,15 @@ static void test_pass_db(void **state)
 							   keep_row, on_ev, &s, &err),
 					 7);
 			assert_int_equal(s.n, nwant / 2);
+			free(s.ev);
+			/* so does an error from fn, and no row is handed out again after it */
+			memset(&s, 0, sizeof(s));
+			s.stop_at = nwant / 3;
+			s.stop_rc = GL_ENOMEM;
+			assert_int_equal(gl_kcache_pass_db(q, since, until, kernel_n, IDS, bounds[b],
+							   keep_row, on_ev, &s, &err),
+					 GL_ENOMEM);
+			assert_int_equal(s.n, nwant / 3);
 			free(s.ev);
 			gl_query_close(q);
 		}

@@ -279,6 +279,7 @@ static void test_events_same_time_by_id(void **state)
 
 struct sseen {
 	int64_t n, stop_at;
+	int stop_rc;		/* returned at stop_at; 0: 5 */
 	int64_t prev_ts, prev_id;
 	bool ordered;
 	double sum;
@@ -298,7 +299,7 @@ static int collect_sample(void *arg, const struct gl_query_sample *smp)
 	s->prev_id = id;
 	s->sum += smp->value;
 	s->n++;
-	return s->stop_at && s->n == s->stop_at ? 5 : 0;
+	return s->stop_at && s->n == s->stop_at ? (s->stop_rc ? s->stop_rc : 5) : 0;
 }
 
 /*
@@ -366,6 +367,13 @@ static void test_samples_piped(void **state)
 	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), 5);
 	assert_int_equal(s.n, 70000);
 	assert_true(s.ordered);
+	/* an error from fn (GL_ENOMEM is -1) too: nothing read a second time */
+	memset(&s, 0, sizeof(s));
+	s.ordered = true;
+	s.stop_at = 7000;
+	s.stop_rc = GL_ENOMEM;
+	assert_int_equal(gl_query_samples(q, 0, 20000, collect_sample, &s, &err), GL_ENOMEM);
+	assert_int_equal(s.n, 7000);
 	/* and again after a stop: the connection is fine */
 	memset(&s, 0, sizeof(s));
 	s.ordered = true;
@@ -472,6 +480,7 @@ static void test_events_blocks(void **state)
 struct idseen {
 	int64_t *id;
 	size_t n, cap, stop_at;
+	int stop_rc;		/* returned at stop_at; 0: 5 */
 };
 
 static int collect_ids(void *arg, const struct gl_query_event *ev)
@@ -484,7 +493,7 @@ static int collect_ids(void *arg, const struct gl_query_event *ev)
 		assert_non_null(s->id);
 	}
 	s->id[s->n++] = (int64_t)ev->dur_us;	/* dur_us carries the id */
-	return s->stop_at && s->n == s->stop_at ? 5 : 0;
+	return s->stop_at && s->n == s->stop_at ? (s->stop_rc ? s->stop_rc : 5) : 0;
 }
 
 /*
@@ -492,7 +501,8 @@ static int collect_ids(void *arg, const struct gl_query_event *ev)
  * larger than a reader's ring), a few rows before and after, RMM rows far
  * outside the events' span; rows in random id order. Each way of reading
  * gives SQLite's own ORDER BY ts_us, id for several windows, an empty
- * window gives nothing, and a stop inside the big time ends the walk.
+ * window gives nothing, and a stop inside the big time ends the walk, as
+ * does an error (GL_ENOMEM, -1) from the callback, without a second read.
  */
 static void test_events_sliced_uneven(void **state)
 {
@@ -565,6 +575,15 @@ static void test_events_sliced_uneven(void **state)
 								 collect_ids, &got, &err),
 						 5);
 				assert_int_equal(got.n, 6000);
+				free(got.id);
+				/* an error from fn (GL_ENOMEM is -1) ends it too: no row again */
+				memset(&got, 0, sizeof(got));
+				got.stop_at = 100;
+				got.stop_rc = GL_ENOMEM;
+				assert_int_equal(gl_query_events(q, win[w][0], win[w][1], modes[m],
+								 collect_ids, &got, &err),
+						 GL_ENOMEM);
+				assert_int_equal(got.n, 100);
 				free(got.id);
 			}
 		}
