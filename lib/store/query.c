@@ -216,7 +216,6 @@ bool gl_query_has_dup_of(const struct gl_query *q)
  * connection, one thread fills a block and hands it out in turn.
  */
 #define EV_BLOCK 4096		/* rows; a block ends at the first change of time past this */
-#define EV_RING 4
 
 struct held {
 	struct gl_query_event ev;
@@ -564,43 +563,6 @@ out:
 	return rc;
 }
 
-/* The events through the pipe: blocks of held rows. */
-struct event_slots {
-	struct held_group ring[EV_RING];
-	bool pending;		/* the reader's statement is on a row not yet decoded */
-	int (*fn)(void *arg, const struct gl_query_event *ev);
-	void *arg;
-};
-
-static int event_fill(void *ctx, size_t slot, sqlite3_stmt *st)
-{
-	struct event_slots *c = ctx;
-
-	return fill_block(st, &c->ring[slot], &c->pending);
-}
-
-static int event_emit(void *ctx, size_t slot)
-{
-	struct event_slots *c = ctx;
-
-	return emit_block(&c->ring[slot], c->fn, c->arg);
-}
-
-static int events_piped(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
-			int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-			struct gl_err *err, bool *started)
-{
-	struct event_slots c = {.fn = fn, .arg = arg};
-	const struct gl_query_pipe_ops ops = {EV_RING, event_fill, event_emit, NULL, &c};
-	int rc = gl_query_pipe_run(q, sql, since_us, until_us, &ops, "events", err, started);
-
-	for (size_t i = 0; i < EV_RING; i++) {
-		free(c.ring[i].h);
-		free(c.ring[i].arena);
-	}
-	return rc;
-}
-
 /*
  * Two readers. Reading the rows is most of a large report (10M events:
  * 7.3 s of the reading thread against 2.6 s of the sections), so the window
@@ -822,11 +784,9 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	bool started = false;
 	int rc = GL_OK;
 
-	/* a reader that could not start has read nothing: the next way reads all */
-	if (!(flags & GL_QUERY_ONE_THREAD) && !(flags & GL_QUERY_ONE_READER))
+	/* readers that could not start have read nothing: the caller's thread reads all */
+	if (!(flags & GL_QUERY_ONE_THREAD))
 		rc = events_sliced(q, sql, since_us, until_us, fn, arg, err, &started);
-	if (!started && !(flags & GL_QUERY_ONE_THREAD))
-		rc = events_piped(q, sql, since_us, until_us, fn, arg, err, &started);
 	return started ? rc : events_direct(q, sql, since_us, until_us, fn, arg, err);
 }
 

@@ -83,18 +83,16 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 #define GL_QUERY_KERNELS_ONLY 1u
 /* Read in the caller's thread only (the same rows in the same order; for tests). */
 #define GL_QUERY_ONE_THREAD 2u
-/* Events read by one reader thread, not two over alternate time slices
- * (the same rows in the same order; for tests and comparisons). */
-#define GL_QUERY_ONE_READER 4u
 
 /*
  * Calls fn for each event with since_us <= ts_us < until_us, in order of
  * (ts_us, id). fn returns 0 to go on, else the walk stops and that value is
  * returned. Returns GL_OK, fn's value, GL_ENOMEM or GL_EDB. The rows are
- * read by a second thread on its own connection to the same file, in blocks,
- * while fn runs in the caller's thread (GL_QUERY_ONE_THREAD, or when no
- * thread or connection can be had: all in the caller's thread). Like every
- * pass here, it is its own read transaction.
+ * read by two threads, each on its own connection to the same file and in
+ * one read transaction, over alternate time slices of the window, in
+ * blocks, while fn runs in the caller's thread and takes them in order
+ * (GL_QUERY_ONE_THREAD, or when the threads or connections cannot be had:
+ * all in the caller's thread, one read transaction).
  */
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,

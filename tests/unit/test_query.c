@@ -450,9 +450,9 @@ static void test_events_blocks(void **state)
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
-	/* two readers over time slices, one reader thread, the caller's thread */
-	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
-	for (unsigned m = 0; m < 3; m++) {
+	/* two readers over time slices, the caller's thread */
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
+	for (unsigned m = 0; m < 2; m++) {
 		unsigned fl = modes[m];
 		struct bseen s = {0};
 
@@ -508,7 +508,7 @@ static void test_events_sliced_uneven(void **state)
 {
 	(void)state;
 	const char *p = "/tmp/test_query8.db";
-	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
 	static const int64_t win[][2] = {{0, 2000000}, {0, 5000}, {5000, 5001}, {40, 1000010},
 					 {100, 200}, {-5, 3}};
 	struct gl_query *q;
@@ -556,7 +556,7 @@ static void test_events_sliced_uneven(void **state)
 			collect_ids(&want, &ev);
 		}
 		sqlite3_finalize(st);
-		for (unsigned m = 0; m < 3; m++) {
+		for (unsigned m = 0; m < 2; m++) {
 			struct idseen got = {0};
 
 			assert_int_equal(gl_query_events(q, win[w][0], win[w][1], modes[m], collect_ids,
@@ -628,18 +628,18 @@ static int collect_then_write(void *arg, const struct gl_query_event *ev)
 /*
  * A walk sees the database as it was when it began: rows another
  * connection commits while the caller is on the first row (50 of them, in
- * slices not read yet) are not handed out, by any of the three ways of
- * reading. (With a statement per time slice they were.)
+ * slices not read yet) are not handed out, by either way of reading.
+ * (With a statement per time slice they were.)
  */
 static void test_events_one_snapshot(void **state)
 {
 	(void)state;
 	const char *p = "/tmp/test_query9.db";
-	static const unsigned modes[] = {0, GL_QUERY_ONE_READER, GL_QUERY_ONE_THREAD};
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
 	struct gl_query *q;
 	struct gl_err err;
 
-	for (unsigned m = 0; m < 3; m++) {
+	for (unsigned m = 0; m < 2; m++) {
 		struct snapseen s = {.path = p};
 
 		make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
