@@ -4,6 +4,7 @@
 #include "kernel_cache.h"
 
 #include "gpulog.h"
+#include "util/bigmem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 
 #define FLAG_BIT (UINT64_C(1) << 63)
 #define BLOCK_MIN 2u
-#define BLOCK_MAX 8192u
 
 struct timing {
 	uint64_t ts_flag;	/* ts_us | FLAG_BIT when anomaly == 1 */
@@ -23,6 +23,14 @@ struct block {
 	uint32_t n, cap;
 	struct timing t[];
 };
+
+/* a full block is GL_BIG_MIN bytes, on huge pages (util/bigmem.h) */
+#define BLOCK_MAX ((uint32_t)((GL_BIG_MIN - sizeof(struct block)) / sizeof(struct timing)))
+
+static size_t block_bytes(uint32_t cap)
+{
+	return sizeof(struct block) + (size_t)cap * sizeof(struct timing);
+}
 
 struct gl_kcache {
 	struct block **head, **tail;	/* per kernel id */
@@ -52,7 +60,7 @@ static void free_chain(struct block *b)
 	while (b) {
 		struct block *next = b->next;
 
-		free(b);
+		gl_big_free(b, block_bytes(b->cap));
 		b = next;
 	}
 }
@@ -81,7 +89,7 @@ void gl_kcache_add(struct gl_kcache *c, int64_t kernel_id, int64_t ts_us, double
 	b = c->tail[kernel_id];
 	if (!b || b->n == b->cap) {
 		uint32_t cap = b ? (b->cap < BLOCK_MAX ? b->cap * 2 : BLOCK_MAX) : BLOCK_MIN;
-		struct block *nb = malloc(sizeof(*nb) + cap * sizeof(nb->t[0]));
+		struct block *nb = gl_big_alloc(block_bytes(cap));
 
 		if (!nb) {
 			drop(c);

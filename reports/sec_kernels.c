@@ -21,6 +21,7 @@
 #include "sections.h"
 #include "series.h"
 #include "stats/stats.h"
+#include "util/bigmem.h"
 
 /* Per kernel in the event pass: fixed size, whatever the number of samples. */
 struct kstate {
@@ -149,7 +150,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		/* the event pass counted them: one allocation of the right size */
 		size_t cap = d->cap ? d->cap * 2
 				    : cx->kernel_n[ev->kernel_id] ? cx->kernel_n[ev->kernel_id] : 64;
-		double *p = realloc(d->dur, cap * sizeof(*p));
+		double *p = gl_big_realloc(d->dur, d->cap * sizeof(*p), cap * sizeof(*p));
 
 		if (!p)
 			return gl_section_oom(cx->err);
@@ -192,7 +193,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		/* the charts' histograms of the top kernels, from the durations kept */
 		if (s && r < s->top_max && rc == GL_OK)
 			rc = gl_series_top_kernel(s, r, rk->kernel_id, rk, kd->dur, kd->n, cx->err);
-		free(kd->dur);
+		gl_big_free(kd->dur, kd->cap * sizeof(*kd->dur));
 		kd->dur = NULL;
 	}
 	return rc;
@@ -207,7 +208,7 @@ static void release(void *st)
 		free(ks->by_id[ks->ids[i]]);
 	}
 	for (size_t r = 0; ks->listed && r < ks->n_listed; r++)
-		free(ks->listed[r].dur);
+		gl_big_free(ks->listed[r].dur, ks->listed[r].cap * sizeof(*ks->listed[r].dur));
 	free(ks->listed);
 	free(ks->by_id);
 	free(ks->ids);
