@@ -50,8 +50,10 @@ int main(int argc, char **argv)
 	unlink(argv[1]);
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
 		return die(db, "cannot open");
-	if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", NULL, NULL,
-			 NULL) != SQLITE_OK ||
+	/* the page size gpulog-ingest gives a new database (GL_PAGE_SIZE in
+	 * lib/store/store.c): the report reads what the ingest writes */
+	if (sqlite3_exec(db, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
+			     " PRAGMA synchronous = OFF;", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 			     "BEGIN;"

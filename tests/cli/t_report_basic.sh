@@ -9,6 +9,11 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$BUILD/bench/report_bench" "$T/g.db" 20000 2 2025-01-02 || fail "report_bench"
+# the bench's database has the page size gpulog-ingest gives a new one
+mkdir "$T/logs" && echo '{"timestamp": "2025-01-01T00:00:00Z", "level": "INFO", "message": "x"}' >"$T/logs/a.log"
+"$BUILD/bin/gpulog-ingest" --quiet --db "$T/i.db" "$T/logs" || fail "ingest"
+[ "$(sqlite3 "$T/g.db" 'PRAGMA page_size')" = "$(sqlite3 "$T/i.db" 'PRAGMA page_size')" ] ||
+	fail "report_bench page size $(sqlite3 "$T/g.db" 'PRAGMA page_size')"
 
 # json into a directory; the path is printed
 out=$("$R" --db "$T/g.db" --until 2025-01-02 --format json --output-dir "$T/j") || fail "json rc"
