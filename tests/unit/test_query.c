@@ -2,7 +2,8 @@
  * test_query.c - lib/store/query.c: refuses what is not a gpulog database
  * (missing file, not SQLite, wrong application_id, newer schema), streams
  * a window in time order with [since, until) bounds; kernel timings by
- * (kernel, time); the span of a window's rows.
+ * (kernel, time); the span of a window's rows; which rows hand out their
+ * message and metadata, against SQL's own CASE expressions.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -708,6 +709,163 @@ static void test_reject_counts(void **state)
 	unlink(p);
 }
 
+/* A row's text columns as handed out: NULL, or the bytes and their length. */
+struct text_row {
+	int64_t id;
+	char *msg, *meta;
+	size_t msg_len, meta_len;
+};
+
+struct text_seen {
+	size_t n, cap;
+	struct text_row *row;
+};
+
+static char *dup_bytes(const char *p, size_t n)
+{
+	char *d;
+
+	if (!p)
+		return NULL;
+	d = malloc(n + 1);
+	assert_non_null(d);
+	memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
+static int collect_text(void *arg, const struct gl_query_event *ev)
+{
+	struct text_seen *s = arg;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->row = realloc(s->row, s->cap * sizeof(*s->row));
+		assert_non_null(s->row);
+	}
+	s->row[s->n++] = (struct text_row){(int64_t)ev->dur_us,
+					   dup_bytes(ev->message, ev->message_len),
+					   dup_bytes(ev->metadata, ev->metadata_len),
+					   ev->message_len, ev->metadata_len};
+	return 0;
+}
+
+static void free_text(struct text_seen *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->row[i].msg);
+		free(s->row[i].meta);
+	}
+	free(s->row);
+	*s = (struct text_seen){0};
+}
+
+static void check_text(const char *what, const char *got, size_t got_len, sqlite3_stmt *st, int col)
+{
+	const char *want = (const char *)sqlite3_column_text(st, col);
+	size_t want_len = (size_t)sqlite3_column_bytes(st, col);
+
+	if (!want) {
+		if (got)
+			fail_msg("row %lld: %s handed out, SQL says none",
+				 (long long)sqlite3_column_int64(st, 0), what);
+		return;
+	}
+	if (!got)
+		fail_msg("row %lld: %s not handed out, SQL says '%s'",
+			 (long long)sqlite3_column_int64(st, 0), what, want);
+	assert_int_equal(got_len, want_len);
+	assert_memory_equal(got, want, want_len);
+}
+
+/*
+ * Which rows hand out their message and metadata is decided in C
+ * (query.c, like_operation): the same as SQL's own CASE expressions over
+ * every combination of level (integers, reals, TEXT, BLOB), kernel, time
+ * and message: "Operation " in any case, cut short, as a BLOB, with a NUL,
+ * with a non-ASCII first letter. The reference is SQLite evaluating the
+ * expressions the statement used to carry.
+ */
+static void test_events_text_columns(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query_text.db";
+	static const char *const levels[] = {"0", "3", "4", "5", "7", "3.5", "4.0", "'x'", "x'01'"};
+	static const char *const kernels[] = {"NULL", "1"};
+	static const char *const execs[] = {"NULL", "2.5"};
+	static const char *const msgs[] = {
+		"NULL", "'Operation a completed in 2 ms'", "'operation a'", "'OPERATION X'",
+		"'OpErAtIoN y'", "'Operation'", "'Operation '", "'Operationx'", "'Operatio'",
+		"x'4f7065726174696f6e2061'", "x'4f706572006174696f6e2061'", "'\xc3\x96peration a'",
+		"' Operation a'", "'Kernel k executed in 1us'", "''", "42"};
+	static const char *const metas[] = {"NULL", "'{\"operation\":\"a\"}'"};
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD, GL_QUERY_KERNELS_ONLY,
+					 GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	int64_t id = 0;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	for (size_t a = 0; a < sizeof(levels) / sizeof(levels[0]); a++)
+		for (size_t b = 0; b < 2; b++)
+			for (size_t c = 0; c < 2; c++)
+				for (size_t d = 0; d < sizeof(msgs) / sizeof(msgs[0]); d++)
+					for (size_t e = 0; e < 2; e++) {
+						id++;
+						char *sql = sqlite3_mprintf(
+						    "INSERT INTO events(id, ts_us, level, kernel_id,"
+						    " exec_ms, message, metadata, dur_us, stream_id,"
+						    " line) VALUES (%lld, %lld, %s, %s, %s, %s, %s,"
+						    " %lld, 1, 1)",
+						    (long long)id, (long long)id, levels[a],
+						    kernels[b], execs[c], msgs[d], metas[e],
+						    (long long)id);
+
+						assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL),
+								 SQLITE_OK);
+						sqlite3_free(sql);
+					}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		struct text_seen got = {0};
+		sqlite3_stmt *st;
+		size_t i = 0;
+		const bool only = (modes[m] & GL_QUERY_KERNELS_ONLY) != 0;
+		char *sql = sqlite3_mprintf(
+		    "SELECT id, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"
+		    " (exec_ms IS NOT NULL OR message LIKE 'Operation %%')) THEN message END,"
+		    " CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL THEN metadata END"
+		    " FROM events WHERE ts_us >= 0 AND ts_us < 1000000%s ORDER BY ts_us, id",
+		    only ? " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL" : "");
+
+		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_text, &got, &err),
+				 GL_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			assert_true(i < got.n);
+			assert_int_equal(got.row[i].id, sqlite3_column_int64(st, 0));
+			check_text("message", got.row[i].msg, got.row[i].msg_len, st, 1);
+			check_text("metadata", got.row[i].meta, got.row[i].meta_len, st, 2);
+			i++;
+		}
+		sqlite3_finalize(st);
+		assert_int_equal(i, got.n);
+		assert_int_equal(got.n, only ? (size_t)id / 2 : (size_t)id);
+		free_text(&got);
+	}
+	gl_query_close(q);
+	sqlite3_close(db);
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_events_blocks),
 		cmocka_unit_test(test_events_sliced_uneven),
 		cmocka_unit_test(test_events_one_snapshot),
+		cmocka_unit_test(test_events_text_columns),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
