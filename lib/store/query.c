@@ -453,7 +453,21 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 	return rc;
 }
 
-static const char *events_sql(const struct gl_query *q, unsigned flags)
+/*
+ * The formats whose records carry the kernel-trace columns (their parsers
+ * set gl_event.source: lib/ingest/fmt_gpufl.c, fmt_kineto.c, fmt_nsys.c).
+ * A database with no stream of them has those columns NULL in every row,
+ * and the slice readers then leave them out of the statement: 11 of a
+ * row's 31 bytecode steps, about 8% of a 10M-event report. A stream of no
+ * recorded format counts as one of them.
+ */
+#define TRACE_FORMATS_SQL                                                                   \
+	"SELECT EXISTS (SELECT 1 FROM streams WHERE format IS NULL"                         \
+	" OR format IN ('gpufl', 'kineto', 'nsys'))"
+
+/* The events statement; trace: with the kernel-trace columns (when the
+ * database has them). */
+static const char *events_sql(const struct gl_query *q, unsigned flags, bool trace)
 {
 	/*
 	 * Text is read only where a report uses it (see query.h): reading every
@@ -486,7 +500,7 @@ static const char *events_sql(const struct gl_query *q, unsigned flags)
 #undef EV_SQL
 #undef EV_SQL_DUP
 #undef EV_COLS
-	return sql[q->has_dup_of][q->has_trace && !only][only];
+	return sql[q->has_dup_of][trace && q->has_trace && !only][only];
 }
 
 /* One thread: fill a block, hand it out, again. */
@@ -648,7 +662,8 @@ out:
 struct slice_reader {
 	pthread_t th;
 	sqlite3 *db;
-	const char *sql;
+	const char *sql;		/* with the kernel-trace columns */
+	const char *sql_plain;		/* without: for a snapshot with no trace stream */
 	const int64_t *bound;		/* slice k is [bound[k], bound[k + 1]) */
 	size_t first, nslices;		/* reads slices first, first + 2, ... */
 	struct held_group ring[SL_RING];
@@ -673,6 +688,7 @@ static void *slice_main(void *arg)
 	struct slice_reader *r = arg;
 	struct slices *all = r->all;
 	sqlite3_stmt *st = NULL;
+	int64_t traces = 1;
 	int rc = SQLITE_OK;
 
 	/*
@@ -681,11 +697,16 @@ static void *slice_main(void *arg)
 	 * read before the caller takes any row: what is committed while the
 	 * sections work is not seen. (The two readers' snapshots are taken
 	 * microseconds apart, not at one instant: SQLite's snapshot API is not
-	 * in Debian's build.)
+	 * in Debian's build.) Whether a trace stream exists is read in the
+	 * same snapshot; when it cannot be read, the columns are read.
 	 */
 	if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1);",
-			 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(r->db, r->sql, -1, &st, NULL) != SQLITE_OK)
+			 NULL, NULL, NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	else if (r->sql_plain != r->sql && pragma_int(r->db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
+		traces = 1;
+	if (rc == SQLITE_OK &&
+	    sqlite3_prepare_v2(r->db, traces ? r->sql : r->sql_plain, -1, &st, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
 	pthread_mutex_lock(&all->mu);
 	r->ready = true;
@@ -735,9 +756,10 @@ out:
 }
 
 /* See above; *started false: could not start (no connection or thread), nothing read. */
-static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
-			 int64_t until_us, int (*fn)(void *arg, const struct gl_query_event *ev),
-			 void *arg, struct gl_err *err, bool *started)
+static int events_sliced(struct gl_query *q, const char *sql, const char *sql_plain,
+			 int64_t since_us, int64_t until_us,
+			 int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			 struct gl_err *err, bool *started)
 {
 	const char *path = sqlite3_db_filename(q->db, "main");
 	int64_t first, last, bound[EV_SLICES + 1];	/* 8 KiB */
@@ -771,6 +793,7 @@ static int events_sliced(struct gl_query *q, const char *sql, int64_t since_us,
 		struct slice_reader *r = &all.rd[i];
 
 		r->sql = sql;
+		r->sql_plain = sql_plain;
 		r->bound = bound;
 		r->first = i;
 		r->nslices = EV_SLICES;
@@ -849,13 +872,15 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
 {
-	const char *sql = events_sql(q, flags);
+	const char *sql = events_sql(q, flags, true);
 	bool started = false;
 	int rc = GL_OK;
 
-	/* readers that could not start have read nothing: the caller's thread reads all */
+	/* readers that could not start have read nothing: the caller's thread
+	 * reads all (with the trace columns, whatever streams there are) */
 	if (!(flags & GL_QUERY_ONE_THREAD))
-		rc = events_sliced(q, sql, since_us, until_us, fn, arg, err, &started);
+		rc = events_sliced(q, sql, events_sql(q, flags, false), since_us, until_us, fn,
+				   arg, err, &started);
 	return started ? rc : events_direct(q, sql, since_us, until_us, fn, arg, err);
 }
 

@@ -219,8 +219,8 @@ static void test_events_same_time_by_id(void **state)
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
-		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
-		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'kineto', 'f', 0, 0, 0, 0, 0);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	/* ids 1..40: times 100 (ids 1-20), 200 (id 21), 300 (ids 22-40); rec_hash = 1000 - id;
 	 * even ids WARNING with a message "m<id>", ids 30.. trace rows of source "s<id>" */
@@ -275,6 +275,40 @@ static void test_events_same_time_by_id(void **state)
 	for (int i = 0; i < 20; i++)
 		assert_int_equal(s.id_of_dur[i], 21 + i);
 	gl_query_close(q);
+	/*
+	 * The two readers leave the trace columns out when no stream is of a
+	 * trace format (gpufl, kineto, nsys) in their snapshot: the same rows
+	 * under a 'json' stream hand out no source; under a stream of no
+	 * recorded format they do. The caller's thread always reads them.
+	 */
+	static const struct {
+		const char *format;
+		bool trace;
+	} gate[] = {{"'json'", false}, {"NULL", true}, {"'nsys'", true}, {"'gpufl'", true}};
+	for (size_t g = 0; g < sizeof(gate) / sizeof(gate[0]); g++) {
+		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "UPDATE streams SET format = %s", gate[g].format);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+		for (unsigned m = 0; m < 2; m++) {
+			memset(&s, 0, sizeof(s));
+			assert_int_equal(gl_query_events(q, 0, 1000, m ? GL_QUERY_ONE_THREAD : 0,
+							 collect_ties, &s, &err), GL_OK);
+			assert_int_equal(s.n, 40);
+			for (int i = 0; i < 40; i++) {
+				char want[16];
+				int id = i + 1;
+
+				snprintf(want, sizeof(want),
+					 id >= 30 && (gate[g].trace || m) ? "s%d" : "-", id);
+				assert_string_equal(s.src[i], want);
+				snprintf(want, sizeof(want), id % 2 ? "-" : "m%d", id);
+				assert_string_equal(s.msg[i], want);
+			}
+		}
+		gl_query_close(q);
+	}
 	unlink(p);
 }
 
