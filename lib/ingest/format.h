@@ -23,7 +23,13 @@ struct gl_str {
 	size_t len;
 };
 
-/* What wrote an event: a service log line, or a profiler trace. */
+/*
+ * What wrote an event: a service log line, or a profiler trace. A format
+ * whose records set another source than GL_SRC_LOG is named in
+ * TRACE_FORMATS_SQL (lib/store/query.c): the report reads the kernel-trace
+ * columns only where a stream of such a format exists (a new one joins the
+ * loop of tests/cli/t_report_sources.sh).
+ */
 enum gl_ev_source {
 	GL_SRC_LOG = 0,			/* a log line (JSON, text); the default */
 	GL_SRC_GPUFL,			/* GPUFlight client NDJSON */
