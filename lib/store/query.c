@@ -178,20 +178,30 @@ size_t gl_query_name_slots(const struct gl_query *q)
 	return q->n_names;
 }
 
+/* The events statement's columns: 0-15 read for every row (15: source),
+ * 16-21 the other kernel-trace columns, 22 the id. */
+#define EV_NBASE 16
+#define EV_NCOLS 22
+
+static double val_double(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_NULL ? NAN : sqlite3_value_double(v);
+}
+
+/* A counter: -1 when NULL (or negative: not a count). */
+static int64_t val_count(sqlite3_value *v)
+{
+	int64_t n;
+
+	if (sqlite3_value_type(v) == SQLITE_NULL)
+		return -1;
+	n = sqlite3_value_int64(v);
+	return n < 0 ? -1 : n;
+}
+
 static double col_double(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* A counter column: -1 when NULL (or negative: not a count). */
-static int64_t col_count(sqlite3_stmt *st, int i)
-{
-	int64_t v;
-
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return -1;
-	v = sqlite3_column_int64(st, i);
-	return v < 0 ? -1 : v;
 }
 
 /*
@@ -204,13 +214,13 @@ static int64_t col_count(sqlite3_stmt *st, int i)
  */
 
 /* SQL's "level >= 4": a TEXT or BLOB value sorts above every number. */
-static bool level_at_least_warn(sqlite3_stmt *st)
+static bool level_at_least_warn(sqlite3_value *v)
 {
-	switch (sqlite3_column_type(st, 1)) {
+	switch (sqlite3_value_type(v)) {
 	case SQLITE_INTEGER:
-		return sqlite3_column_int64(st, 1) >= 4;
+		return sqlite3_value_int64(v) >= 4;
 	case SQLITE_FLOAT:
-		return sqlite3_column_double(st, 1) >= 4.0;
+		return sqlite3_value_double(v) >= 4.0;
 	case SQLITE_NULL:
 		return false;
 	default:
@@ -219,23 +229,23 @@ static bool level_at_least_warn(sqlite3_stmt *st)
 }
 
 /*
- * SQL's "message LIKE 'Operation %'" for column col of st, of text s: LIKE
+ * SQL's "message LIKE 'Operation %'" for the message value v: LIKE
  * folds the case of ASCII letters only (PRAGMA case_sensitive_like is never
  * set), the string ends at its first NUL, which matches no letter of the
  * prefix, and a BLOB matches nothing when SQLite was built so (Debian's is).
  */
-static bool like_operation(sqlite3_stmt *st, int col)
+static bool like_operation(sqlite3_value *v)
 {
 	static const char prefix[] = "operation ";
 	const unsigned char *s;
 	size_t n;
 
-	/* the type before sqlite3_column_text converts the value */
-	if (sqlite3_column_type(st, col) == SQLITE_BLOB &&
+	/* the type before sqlite3_value_text converts the value */
+	if (sqlite3_value_type(v) == SQLITE_BLOB &&
 	    sqlite3_compileoption_used("LIKE_DOESNT_MATCH_BLOBS"))
 		return false;
-	s = sqlite3_column_text(st, col);
-	n = (size_t)sqlite3_column_bytes(st, col);
+	s = sqlite3_value_text(v);
+	n = (size_t)sqlite3_value_bytes(v);
 	if (!s || n < sizeof(prefix) - 1)
 		return false;
 	for (size_t i = 0; i < sizeof(prefix) - 1; i++) {
@@ -346,58 +356,71 @@ static bool decode_event(sqlite3_stmt *st, struct held_group *g)
 	}
 	struct held *h = &g->h[g->n];
 	struct gl_query_event *ev = &h->ev;
+	/*
+	 * Each column's value once (sqlite3_column_value), then its type and
+	 * value from it: half the calls of sqlite3_column_type followed by
+	 * sqlite3_column_double, each of which looks the column up and checks
+	 * for a failed allocation. The value is "unprotected"; reading it is
+	 * safe here because the connection belongs to this thread alone
+	 * (SQLITE_OPEN_NOMUTEX, one reader per connection).
+	 */
+	sqlite3_value *v[EV_NCOLS];
 
+	for (int i = 0; i < EV_NBASE; i++)
+		v[i] = sqlite3_column_value(st, i);
 	/* the types first: a value read as another type may change it */
-	const bool warn = level_at_least_warn(st);
-	const bool no_kernel = sqlite3_column_type(st, 4) == SQLITE_NULL;
-	const bool has_exec = sqlite3_column_type(st, 12) != SQLITE_NULL;
+	const bool warn = level_at_least_warn(v[1]);
+	const bool no_kernel = sqlite3_value_type(v[4]) == SQLITE_NULL;
+	const bool has_exec = sqlite3_value_type(v[12]) != SQLITE_NULL;
 
-	ev->ts_us = sqlite3_column_int64(st, 0);
-	ev->level = sqlite3_column_int(st, 1);
+	ev->ts_us = sqlite3_value_int64(v[0]);
+	ev->level = sqlite3_value_int(v[1]);
 	if (ev->level < GL_LEVEL_NONE || ev->level > GL_LEVEL_CRITICAL)
 		ev->level = GL_LEVEL_NONE;
-	ev->component_id = sqlite3_column_int64(st, 2);
-	ev->host_id = sqlite3_column_int64(st, 3);
-	ev->kernel_id = sqlite3_column_int64(st, 4);
-	ev->dur_us = col_double(st, 5);
-	ev->mem_mb = col_double(st, 6);
-	ev->anomaly = sqlite3_column_int(st, 7);
-	ev->recovery_attempts = col_count(st, 8);
-	ev->error_count = col_count(st, 10);
-	ev->stream_id = sqlite3_column_int64(st, 11);
-	ev->exec_ms = col_double(st, 12);
+	ev->component_id = sqlite3_value_int64(v[2]);
+	ev->host_id = sqlite3_value_int64(v[3]);
+	ev->kernel_id = sqlite3_value_int64(v[4]);
+	ev->dur_us = val_double(v[5]);
+	ev->mem_mb = val_double(v[6]);
+	ev->anomaly = sqlite3_value_int(v[7]);
+	ev->recovery_attempts = val_count(v[8]);
+	ev->error_count = val_count(v[10]);
+	ev->stream_id = sqlite3_value_int64(v[11]);
+	ev->exec_ms = has_exec ? sqlite3_value_double(v[12]) : NAN;
 	/* the text columns, where a report uses them (see like_operation) */
 	const unsigned char *text = NULL;
 	size_t text_len = 0;
 
-	if (warn || (no_kernel && (has_exec || like_operation(st, 9)))) {
-		text = sqlite3_column_text(st, 9);
-		text_len = (size_t)sqlite3_column_bytes(st, 9);
+	if (warn || (no_kernel && (has_exec || like_operation(v[9])))) {
+		text = sqlite3_value_text(v[9]);
+		text_len = (size_t)sqlite3_value_bytes(v[9]);
 	}
 	h->off[0] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->message_len = h->off[0] == SIZE_MAX ? 0 : text_len;
 	text = NULL;
 	text_len = 0;
 	if (no_kernel && has_exec) {
-		text = sqlite3_column_text(st, 13);
-		text_len = (size_t)sqlite3_column_bytes(st, 13);
+		text = sqlite3_value_text(v[13]);
+		text_len = (size_t)sqlite3_value_bytes(v[13]);
 	}
 	h->off[1] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : text_len;
-	ev->dup_of = sqlite3_column_int64(st, 14);
+	ev->dup_of = sqlite3_value_int64(v[14]);
 	/* the trace columns: only for a row of a profiler trace (source set) */
-	const char *source = (const char *)sqlite3_column_text(st, 15);
+	const char *source = (const char *)sqlite3_value_text(v[15]);
 	h->off[2] = h->off[3] = SIZE_MAX;
 	if (source) {
-		h->off[3] = arena_put(g, source, (size_t)sqlite3_column_bytes(st, 15), &oom);
-		ev->launch_overhead_us = col_double(st, 16);
-		ev->queue_us = col_double(st, 17);
-		ev->occupancy = col_double(st, 18);
-		const char *device = (const char *)sqlite3_column_text(st, 19);
-		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_column_bytes(st, 19) : 0,
+		h->off[3] = arena_put(g, source, (size_t)sqlite3_value_bytes(v[15]), &oom);
+		for (int i = EV_NBASE; i < EV_NCOLS; i++)
+			v[i] = sqlite3_column_value(st, i);
+		ev->launch_overhead_us = val_double(v[16]);
+		ev->queue_us = val_double(v[17]);
+		ev->occupancy = val_double(v[18]);
+		const char *device = (const char *)sqlite3_value_text(v[19]);
+		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_value_bytes(v[19]) : 0,
 				      &oom);
-		ev->scope_id = sqlite3_column_int64(st, 20);
-		ev->stack_id = sqlite3_column_int64(st, 21);
+		ev->scope_id = sqlite3_value_int64(v[20]);
+		ev->stack_id = sqlite3_value_int64(v[21]);
 	} else {
 		ev->launch_overhead_us = ev->queue_us = ev->occupancy = NAN;
 		ev->scope_id = ev->stack_id = 0;
