@@ -17,8 +17,9 @@
  * Kept per timing: ts_us, dur_us and whether anomaly == 1 (16 bytes: the
  * flag rides in the top bit of the time, which is >= 0 in a report's
  * window). Per kernel the timings live in a chain of blocks growing from
- * 2 to 8192 timings, so that a kernel with one timing costs little and a
- * long one wastes at most one block's tail.
+ * 2 to 131,071 timings (2 MiB, on huge pages: util/bigmem.h), so that a
+ * kernel with one timing costs little and a long one wastes at most one
+ * block's tail.
  *
  * Memory is bounded by max_timings: past it, or when an allocation fails,
  * the cache drops what it holds and says so (gl_kcache_ok false); the
