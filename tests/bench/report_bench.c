@@ -10,8 +10,9 @@
  * durations around 100 * (k + 1) us (kernel 0 slowly degrading, rare
  * spikes), memory in use rising, 1% WARN/ERROR messages with varying
  * numbers, and one RMM allocate/free pair per 100 events (every 1000th
- * never freed). A DB that exists is replaced. Deterministic: the same
- * arguments give the same data.
+ * never freed), all in one stream of the JSON service's format ('json'),
+ * in pages of gpulog-ingest's size. A DB that exists is replaced.
+ * Deterministic: the same arguments give the same data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,8 @@ int main(int argc, char **argv)
 	    sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 			     "BEGIN;"
-			     "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes,"
-			     " head_hash) VALUES (1, 'bench.log', 0, 0, 0, 0, 0);"
+			     "INSERT INTO streams(id, format, first_path, bytes, lines, hash,"
+			     " head_bytes, head_hash) VALUES (1, 'json', 'bench.log', 0, 0, 0, 0, 0);"
 			     "INSERT INTO names(id, name) VALUES (1, 'trainer'), (2, 'dataloader'),"
 			     " (3, 'node-1');",
 			     NULL, NULL, NULL) != SQLITE_OK)
