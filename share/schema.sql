@@ -1,4 +1,5 @@
--- gpulog database schema, version 5. Version 4 also had the index
+-- gpulog database schema, version 6. Version 5 had no events.packed and no
+-- trigger events_packed_stale. Version 4 also had the index
 -- events_kernel_ts (kernel_id, ts_us). Version 3 stored metric samples one
 -- row per sample (table samples, with counters 'samples.id'). Version 2 had no samples/series, no
 -- spans, no kernel-trace columns in events, no runs.pruned_before_us, no
@@ -179,8 +180,22 @@ CREATE TABLE events (
 	corr_id           INTEGER,	-- CUPTI correlation id
 	scope_id          INTEGER REFERENCES names(id),	-- enclosing user scopes, outermost first: "timestep|solve"
 	stack_id          INTEGER REFERENCES names(id),	-- call stack, '|'-separated
-	source            TEXT		-- the profiler that wrote it: gpufl | kineto | nsys; NULL: a log line
+	source            TEXT,		-- the profiler that wrote it: gpufl | kineto | nsys; NULL: a log line
+	-- v6: level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,
+	-- recovery_attempts, error_count, stream_id, exec_ms (and two facts of
+	-- level and message), packed in one BLOB for gpulog-report, which reads
+	-- one column instead of eleven. Derived from those columns, never the
+	-- only copy: an UPDATE of one of them sets it NULL (the trigger below),
+	-- and a report reads the columns of a row whose packed is NULL. Format:
+	-- lib/store/evpack.h. Leave it out of INSERTs of your own.
+	packed            BLOB
 );
+CREATE TRIGGER events_packed_stale AFTER UPDATE OF level, component_id, host_id, kernel_id,
+	dur_us, mem_mb, anomaly, recovery_attempts, message, error_count, stream_id, exec_ms
+	ON events WHEN new.packed IS NOT NULL
+BEGIN
+	UPDATE events SET packed = NULL WHERE id = new.id;
+END;
 -- rec_hash covers ts_us, level, component, host, kernel, message, metadata
 -- and the numeric fields (with the kernel-trace fields above, where the
 -- record has them): everything but where the record was read (a

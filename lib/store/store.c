@@ -26,6 +26,7 @@
 #include "../util/hash.h"
 #include "../util/timeutil.h"
 #include "schema_sql.h"
+#include "evpack.h"
 #include "sblock_db.h"
 
 struct name_slot {
@@ -116,6 +117,7 @@ struct gl_store {
 	 * rolled back.
 	 */
 	struct probe_hit *probes;	/* GL_PROBE_SLOTS, allocated with the filter */
+	unsigned char packed[GL_EVPACK_MAX];	/* the events row's packed, bound to ins_ev */
 };
 
 #define GL_PROBE_SLOTS 4096
@@ -393,6 +395,16 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * in time order (reports/kernel_cache.c).
 	 */
 	"DROP INDEX IF EXISTS events_kernel_ts;",
+	/*
+	 * 5 -> 6: the report's fields of each event packed in one column
+	 * (lib/store/evpack.h), made of the stored columns by gl_ev_pack(),
+	 * and the trigger that clears it when one of those columns changes.
+	 */
+	"ALTER TABLE events ADD COLUMN packed BLOB;"
+	"UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ");"
+	"CREATE TRIGGER events_packed_stale AFTER UPDATE OF " GL_EVPACK_COLUMNS
+	" ON events WHEN new.packed IS NOT NULL"
+	" BEGIN UPDATE events SET packed = NULL WHERE id = new.id; END;",
 };
 
 /* The end of migration 3 -> 4, after the rows are converted. */
@@ -590,8 +602,8 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  " recovery_attempts, anomaly, message, metadata, stream_id, line, file_id,"
 			  " path_id, rec_hash, dup_of, launch_overhead_us, queue_us, occupancy, device,"
 			  " stream, grid, block, registers, shared_mem_bytes, corr_id, scope_id,"
-			  " stack_id, source)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			  " stack_id, source, packed)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
@@ -1219,7 +1231,8 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 	 * holding a write lock: with --no-wait, fail promptly. */
 	sqlite3_busy_timeout(st->db, nowait ? 1000 : 60000);
 	if (sqlite3_create_function(st->db, "gl_rec_hash", 16, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-				    NULL, sql_rec_hash, NULL, NULL) != SQLITE_OK) {
+				    NULL, sql_rec_hash, NULL, NULL) != SQLITE_OK ||
+	    gl_evpack_register(st->db) != SQLITE_OK) {
 		rc = db_err(st, err, "cannot open database");
 		goto out;
 	}
@@ -1533,6 +1546,35 @@ static void bloom_prefetch(const struct gl_store *st, uint64_t h)
 	__builtin_prefetch(&st->bloom[((uint32_t)(k >> 39) & (GL_BLOOM_BITS - 1)) >> 6], 1);
 }
 
+/*
+ * events.packed of the row put_event() binds (lib/store/evpack.h): the
+ * values as the report reads them back from the columns bound above (a
+ * NULL of bind_id/bind_count/bind_real, a REAL's -0.0 stored as 0).
+ */
+static size_t pack_event(const struct gl_event *e, int64_t comp, int64_t host_id, int64_t kern,
+			 int64_t stream_id, unsigned char *out)
+{
+	const int level = (int)e->level;
+	struct gl_evpack f = {
+		.level = level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? level : GL_LEVEL_NONE,
+		.warn = level >= 4,
+		.op = gl_evpack_like_operation((const unsigned char *)e->message.p, e->message.len),
+		.has_kernel = kern != 0,
+		.component_id = comp,
+		.host_id = host_id,
+		.kernel_id = kern,
+		.dur_us = gl_evpack_real(e->dur_us),
+		.mem_mb = gl_evpack_real(e->mem_mb),
+		.exec_ms = gl_evpack_real(e->exec_ms),
+		.anomaly = e->anomaly >= 0 ? e->anomaly : 0,
+		.recovery_attempts = e->recovery_attempts >= 0 ? e->recovery_attempts : -1,
+		.error_count = e->error_count >= 0 ? e->error_count : -1,
+		.stream_id = stream_id,
+	};
+
+	return gl_evpack_encode(&f, out);
+}
+
 static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
 		     unsigned char *is_dup, struct gl_err *err)
 {
@@ -1635,6 +1677,8 @@ probed:
 			sqlite3_bind_null(s, i);
 		st->ev_trace_bound = 0;
 	}
+	sqlite3_bind_blob(s, 36, st->packed, (int)pack_event(e, comp, host_id, kern, b->stream_id, st->packed),
+			  SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");

@@ -11,7 +11,8 @@
  * spikes), memory in use rising, 1% WARN/ERROR messages with varying
  * numbers, and one RMM allocate/free pair per 100 events (every 1000th
  * never freed), all in one stream of the JSON service's format ('json'),
- * in pages of gpulog-ingest's size. A DB that exists is replaced.
+ * in pages of gpulog-ingest's size, with events.packed as gpulog-ingest
+ * writes it. A DB that exists is replaced.
  * Deterministic: the same arguments give the same data.
  */
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "gpulog.h"
 #include "schema_sql.h"
+#include "store/evpack.h"
 #include "util/timeutil.h"
 
 
@@ -135,6 +137,11 @@ int main(int argc, char **argv)
 	}
 	sqlite3_finalize(ev);
 	sqlite3_finalize(mem);
+	/* events.packed as the migration to schema 6 makes it: from the columns */
+	if (gl_evpack_register(db) != SQLITE_OK ||
+	    sqlite3_exec(db, "UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ")", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		return die(db, "cannot pack events");
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		return die(db, "cannot commit");
 	sqlite3_close(db);

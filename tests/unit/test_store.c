@@ -26,6 +26,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "store/evpack.h"
 #include "store/store.h"
 #include "util/hash.h"
 #include "support/tmpdir.h"
@@ -953,6 +954,79 @@ static void test_put_transactional(void **state)
  * only in a trace field (stream) hash apart, so the second stream's copy
  * of the first is marked a duplicate and the other is not.
  */
+/*
+ * events.packed as the ingest writes it (store.c, pack_event) is what
+ * gl_ev_pack() makes of the stored columns (the migration to schema 6 and
+ * the report's reading of a row's columns), for the values that are
+ * stored differently from how they were given: NAN and negative counts
+ * (NULL), -0.0 (stored as 0), levels, anomaly -1, and messages that are or
+ * are not "Operation ..." to SQL's LIKE.
+ */
+static void test_put_packed(void **state)
+{
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	static const char *const msgs[] = {NULL, "Operation a", "OPERATION b", "operation",
+					   "Operation\0 z", "Kernel k executed in 1us", ""};
+	static const double reals[] = {NAN, -0.0, 0.0, 1.5, -2.25, INFINITY, 1e-310, 3e15};
+	const int nmsg = (int)(sizeof(msgs) / sizeof(msgs[0]));
+	const int nreal = (int)(sizeof(reals) / sizeof(reals[0]));
+	int n = 0;
+
+	(void)state;
+	assert_non_null(b);
+	st = open_ok();
+	assert_int_equal(gl_store_run_begin(st, "node1", &run, &err), GL_OK);
+	add_stream_op(b, 1, "gpu", "/logs/gpu.log", (struct gl_pos){300, 3, HASH1}, run);
+	add_file_op(b, 1, "/logs/gpu.log", 1);
+	for (int i = 0; i < 56; i++) {
+		struct gl_bev *e = add_event(b, i % 3 ? "gpu" : NULL, NULL, 1 + (uint64_t)i);
+
+		if (msgs[i % nmsg])
+			e->ev.message = i % nmsg == 4 ? gl_batch_str(b, (struct gl_str){msgs[4], 14})
+						      : S(b, msgs[i % nmsg]);
+		e->ev.ts_us = TS0 + i;
+		e->ev.level = (enum gl_level)(i % 7);
+		if (i % 2)
+			e->ev.kernel = S(b, "k");
+		e->ev.dur_us = reals[i % nreal];
+		e->ev.mem_mb = reals[(i + 3) % nreal];
+		e->ev.exec_ms = reals[(i + 5) % nreal];
+		e->ev.anomaly = i % 3 - 1;
+		e->ev.error_count = i % 4 - 1;
+		e->ev.recovery_attempts = i % 5 == 0 ? INT64_MAX : i % 5 - 2;
+		n++;
+	}
+	put_ok(st, b, run, "node1");
+	gl_store_close(st);
+	gl_batch_free(b);
+
+	sqlite3 *h = ro_open(db);
+	sqlite3_stmt *s;
+
+	assert_int_equal(gl_evpack_register(h), SQLITE_OK);
+	s = row(h, "SELECT count(*), count(packed), sum(packed IS gl_ev_pack(" GL_EVPACK_COLUMNS
+		   ")), sum(message LIKE 'Operation %') FROM events");
+	assert_int_equal(sqlite3_column_int(s, 0), n);
+	assert_int_equal(sqlite3_column_int(s, 1), n);
+	assert_int_equal(sqlite3_column_int(s, 2), n);
+	/* the rows of "Operation a", "OPERATION b" (8 each of 56); not the cut one */
+	assert_int_equal(sqlite3_column_int(s, 3), 16);
+	sqlite3_finalize(s);
+	/* -0.0 given (i = 1: dur_us) reads back as 0.0, and so does its packing */
+	struct gl_evpack f;
+
+	s = row(h, "SELECT packed, dur_us FROM events WHERE line = 2");
+	assert_true(gl_evpack_decode(sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0),
+				     &f));
+	assert_true(f.dur_us == 0.0 && !signbit(f.dur_us) && !signbit(sqlite3_column_double(s, 1)));
+	assert_true(f.op && f.has_kernel && f.level == 1 && f.anomaly == 0);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+}
+
 static void test_put_trace(void **state)
 {
 	struct gl_store *st;
@@ -1509,6 +1583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_transactional, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_packed, setup, teardown),
 		cmocka_unit_test(test_rec_hash_matches_reference),
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
