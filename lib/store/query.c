@@ -4,6 +4,7 @@
  * callbacks; names from an in-memory copy of the names table.
  */
 #include "store/query.h"
+#include "store/evpack.h"
 #include "store/query_int.h"
 #include "util/timeutil.h"
 
@@ -148,6 +149,13 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	}
 	q->has_trace = trace_col > 0;
 	q->has_spans = spans_tab > 0;
+	int64_t packed_col = 0;
+	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'packed'",
+		       &packed_col) != SQLITE_OK) {
+		rc = gl_query_db_error(q, err, "cannot read the schema");
+		goto out;
+	}
+	q->has_packed = packed_col > 0;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -178,25 +186,23 @@ size_t gl_query_name_slots(const struct gl_query *q)
 	return q->n_names;
 }
 
-/* The events statement's columns: 0-15 read for every row (15: source),
- * 16-21 the other kernel-trace columns, 22 the id. */
-#define EV_NBASE 16
-#define EV_NCOLS 22
+/*
+ * The events statement's columns, in one of two layouts:
+ *   columns: 0 ts_us, 1-12 GL_EVPACK_COLUMNS (9: message), 13 metadata,
+ *            14 dup_of, 15 source, 16-21 the other kernel-trace columns, 22 id;
+ *   packed:  0 ts_us, 1 packed, 2 message, 3 metadata, 4 dup_of, 5 source,
+ *            6-11 the other kernel-trace columns, 12 id.
+ */
+struct ev_layout {
+	int message, metadata, dup, source, trace, id, ncols;
+};
+
+static const struct ev_layout layout_columns = {9, 13, 14, 15, 16, 22, 23};
+static const struct ev_layout layout_packed = {2, 3, 4, 5, 6, 12, 13};
 
 static double val_double(sqlite3_value *v)
 {
 	return sqlite3_value_type(v) == SQLITE_NULL ? NAN : sqlite3_value_double(v);
-}
-
-/* A counter: -1 when NULL (or negative: not a count). */
-static int64_t val_count(sqlite3_value *v)
-{
-	int64_t n;
-
-	if (sqlite3_value_type(v) == SQLITE_NULL)
-		return -1;
-	n = sqlite3_value_int64(v);
-	return n < 0 ? -1 : n;
 }
 
 static double col_double(sqlite3_stmt *st, int i)
@@ -207,57 +213,12 @@ static double col_double(sqlite3_stmt *st, int i)
 /*
  * Which text columns a row hands out (query.h), decided here rather than by
  * CASE expressions in the statement, which cost every row about 20 of its
- * 50 bytecode steps. The tests are SQL's, on the stored values:
+ * 50 bytecode steps. The tests are SQL's, on the stored values
+ * (gl_evpack_from_values makes warn and op of them):
  *   message:  level >= 4 OR (kernel_id IS NULL AND
  *             (exec_ms IS NOT NULL OR message LIKE 'Operation %'))
  *   metadata: kernel_id IS NULL AND exec_ms IS NOT NULL
  */
-
-/* SQL's "level >= 4": a TEXT or BLOB value sorts above every number. */
-static bool level_at_least_warn(sqlite3_value *v)
-{
-	switch (sqlite3_value_type(v)) {
-	case SQLITE_INTEGER:
-		return sqlite3_value_int64(v) >= 4;
-	case SQLITE_FLOAT:
-		return sqlite3_value_double(v) >= 4.0;
-	case SQLITE_NULL:
-		return false;
-	default:
-		return true;
-	}
-}
-
-/*
- * SQL's "message LIKE 'Operation %'" for the message value v: LIKE
- * folds the case of ASCII letters only (PRAGMA case_sensitive_like is never
- * set), the string ends at its first NUL, which matches no letter of the
- * prefix, and a BLOB matches nothing when SQLite was built so (Debian's is).
- */
-static bool like_operation(sqlite3_value *v)
-{
-	static const char prefix[] = "operation ";
-	const unsigned char *s;
-	size_t n;
-
-	/* the type before sqlite3_value_text converts the value */
-	if (sqlite3_value_type(v) == SQLITE_BLOB &&
-	    sqlite3_compileoption_used("LIKE_DOESNT_MATCH_BLOBS"))
-		return false;
-	s = sqlite3_value_text(v);
-	n = (size_t)sqlite3_value_bytes(v);
-	if (!s || n < sizeof(prefix) - 1)
-		return false;
-	for (size_t i = 0; i < sizeof(prefix) - 1; i++) {
-		unsigned char c = s[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
-		if (c != (unsigned char)prefix[i])
-			return false;
-	}
-	return true;
-}
 
 bool gl_query_has_dup_of(const struct gl_query *q)
 {
@@ -340,94 +301,158 @@ static void sort_runs(struct held_group *g)
 	}
 }
 
-/* Decodes the row st is on into a new entry of g; false when out of memory. */
-static bool decode_event(sqlite3_stmt *st, struct held_group *g)
+/*
+ * What decodes the rows of one statement: its layout and, for the packed
+ * one, the statement that reads a row's columns when its packing is NULL
+ * or not one of this version (prepared at the first such row, on the
+ * statement's connection: inside the same read transaction).
+ */
+struct ev_decoder {
+	const struct ev_layout *lay;
+	sqlite3_stmt *by_id;
+};
+
+static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
 {
+	d->lay = sqlite3_column_count(st) == layout_packed.ncols ? &layout_packed : &layout_columns;
+	d->by_id = NULL;
+}
+
+static void decoder_free(struct ev_decoder *d)
+{
+	sqlite3_finalize(d->by_id);
+	d->by_id = NULL;
+}
+
+/* The fields of the row st is on; SQLITE_OK or the error of reading its columns. */
+static int event_fields(sqlite3_stmt *st, struct ev_decoder *d, struct gl_evpack *f)
+{
+	sqlite3_value *v[GL_EVPACK_NCOLS];
+	int rc;
+
+	if (d->lay == &layout_columns) {
+		for (int i = 0; i < GL_EVPACK_NCOLS; i++)
+			v[i] = sqlite3_column_value(st, 1 + i);
+		gl_evpack_from_values(v, f);
+		return SQLITE_OK;
+	}
+	sqlite3_value *p = sqlite3_column_value(st, 1);
+
+	if (sqlite3_value_type(p) == SQLITE_BLOB &&
+	    gl_evpack_decode(sqlite3_value_blob(p), (size_t)sqlite3_value_bytes(p), f))
+		return SQLITE_OK;
+	if (!d->by_id &&
+	    sqlite3_prepare_v2(sqlite3_db_handle(st),
+			       "SELECT " GL_EVPACK_COLUMNS " FROM events WHERE id = ?1", -1, &d->by_id,
+			       NULL) != SQLITE_OK)
+		return sqlite3_errcode(sqlite3_db_handle(st));
+	sqlite3_bind_int64(d->by_id, 1, sqlite3_column_int64(st, d->lay->id));
+	rc = sqlite3_step(d->by_id);
+	if (rc == SQLITE_ROW) {
+		for (int i = 0; i < GL_EVPACK_NCOLS; i++)
+			v[i] = sqlite3_column_value(d->by_id, i);
+		gl_evpack_from_values(v, f);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_CORRUPT;	/* the row the statement is on is not there */
+	}
+	sqlite3_reset(d->by_id);
+	return rc;
+}
+
+/* Decodes the row st is on into a new entry of g: SQLITE_OK, SQLITE_NOMEM,
+ * or the error of reading its columns. */
+static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_group *g)
+{
+	const struct ev_layout *L = d->lay;
+	struct gl_evpack f;
 	bool oom = false;
+	int rc;
 
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : EV_BLOCK + 16;
 		struct held *nh = realloc(g->h, cap * sizeof(*nh));
 
 		if (!nh)
-			return false;
+			return SQLITE_NOMEM;
 		g->h = nh;
 		g->cap = cap;
 	}
 	struct held *h = &g->h[g->n];
 	struct gl_query_event *ev = &h->ev;
+
+	if ((rc = event_fields(st, d, &f)) != SQLITE_OK)
+		return rc;
 	/*
-	 * Each column's value once (sqlite3_column_value), then its type and
-	 * value from it: half the calls of sqlite3_column_type followed by
+	 * Each other column's value once (sqlite3_column_value), then its type
+	 * and value from it: half the calls of sqlite3_column_type followed by
 	 * sqlite3_column_double, each of which looks the column up and checks
 	 * for a failed allocation. The value is "unprotected"; reading it is
 	 * safe here because the connection belongs to this thread alone
 	 * (SQLITE_OPEN_NOMUTEX, one reader per connection).
 	 */
-	sqlite3_value *v[EV_NCOLS];
-
-	for (int i = 0; i < EV_NBASE; i++)
-		v[i] = sqlite3_column_value(st, i);
-	/* the types first: a value read as another type may change it */
-	const bool warn = level_at_least_warn(v[1]);
-	const bool no_kernel = sqlite3_value_type(v[4]) == SQLITE_NULL;
-	const bool has_exec = sqlite3_value_type(v[12]) != SQLITE_NULL;
-
-	ev->ts_us = sqlite3_value_int64(v[0]);
-	ev->level = sqlite3_value_int(v[1]);
-	if (ev->level < GL_LEVEL_NONE || ev->level > GL_LEVEL_CRITICAL)
-		ev->level = GL_LEVEL_NONE;
-	ev->component_id = sqlite3_value_int64(v[2]);
-	ev->host_id = sqlite3_value_int64(v[3]);
-	ev->kernel_id = sqlite3_value_int64(v[4]);
-	ev->dur_us = val_double(v[5]);
-	ev->mem_mb = val_double(v[6]);
-	ev->anomaly = sqlite3_value_int(v[7]);
-	ev->recovery_attempts = val_count(v[8]);
-	ev->error_count = val_count(v[10]);
-	ev->stream_id = sqlite3_value_int64(v[11]);
-	ev->exec_ms = has_exec ? sqlite3_value_double(v[12]) : NAN;
-	/* the text columns, where a report uses them (see like_operation) */
+	ev->ts_us = sqlite3_column_int64(st, 0);
+	ev->level = f.level;
+	ev->component_id = f.component_id;
+	ev->host_id = f.host_id;
+	ev->kernel_id = f.kernel_id;
+	ev->dur_us = f.dur_us;
+	ev->mem_mb = f.mem_mb;
+	ev->anomaly = f.anomaly;
+	ev->recovery_attempts = f.recovery_attempts;
+	ev->error_count = f.error_count;
+	ev->stream_id = f.stream_id;
+	ev->exec_ms = f.exec_ms;
+	/* the text columns, where a report uses them (see above) */
+	const bool has_exec = !isnan(f.exec_ms);
 	const unsigned char *text = NULL;
 	size_t text_len = 0;
 
-	if (warn || (no_kernel && (has_exec || like_operation(v[9])))) {
-		text = sqlite3_value_text(v[9]);
-		text_len = (size_t)sqlite3_value_bytes(v[9]);
+	if (f.warn || (!f.has_kernel && (has_exec || f.op))) {
+		sqlite3_value *m = sqlite3_column_value(st, L->message);
+
+		text = sqlite3_value_text(m);
+		text_len = (size_t)sqlite3_value_bytes(m);
 	}
 	h->off[0] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->message_len = h->off[0] == SIZE_MAX ? 0 : text_len;
 	text = NULL;
 	text_len = 0;
-	if (no_kernel && has_exec) {
-		text = sqlite3_value_text(v[13]);
-		text_len = (size_t)sqlite3_value_bytes(v[13]);
+	if (!f.has_kernel && has_exec) {
+		sqlite3_value *m = sqlite3_column_value(st, L->metadata);
+
+		text = sqlite3_value_text(m);
+		text_len = (size_t)sqlite3_value_bytes(m);
 	}
 	h->off[1] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : text_len;
-	ev->dup_of = sqlite3_value_int64(v[14]);
+	ev->dup_of = sqlite3_column_int64(st, L->dup);
 	/* the trace columns: only for a row of a profiler trace (source set) */
-	const char *source = (const char *)sqlite3_value_text(v[15]);
+	sqlite3_value *src = sqlite3_column_value(st, L->source);
+	const char *source = (const char *)sqlite3_value_text(src);
+
 	h->off[2] = h->off[3] = SIZE_MAX;
 	if (source) {
-		h->off[3] = arena_put(g, source, (size_t)sqlite3_value_bytes(v[15]), &oom);
-		for (int i = EV_NBASE; i < EV_NCOLS; i++)
-			v[i] = sqlite3_column_value(st, i);
-		ev->launch_overhead_us = val_double(v[16]);
-		ev->queue_us = val_double(v[17]);
-		ev->occupancy = val_double(v[18]);
-		const char *device = (const char *)sqlite3_value_text(v[19]);
-		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_value_bytes(v[19]) : 0,
+		sqlite3_value *v[6];
+
+		h->off[3] = arena_put(g, source, (size_t)sqlite3_value_bytes(src), &oom);
+		for (int i = 0; i < 6; i++)
+			v[i] = sqlite3_column_value(st, L->trace + i);
+		ev->launch_overhead_us = val_double(v[0]);
+		ev->queue_us = val_double(v[1]);
+		ev->occupancy = val_double(v[2]);
+		const char *device = (const char *)sqlite3_value_text(v[3]);
+		h->off[2] = arena_put(g, device, device ? (size_t)sqlite3_value_bytes(v[3]) : 0,
 				      &oom);
-		ev->scope_id = sqlite3_value_int64(v[20]);
-		ev->stack_id = sqlite3_value_int64(v[21]);
+		ev->scope_id = sqlite3_value_int64(v[4]);
+		ev->stack_id = sqlite3_value_int64(v[5]);
 	} else {
 		ev->launch_overhead_us = ev->queue_us = ev->occupancy = NAN;
 		ev->scope_id = ev->stack_id = 0;
 	}
-	h->id = sqlite3_column_int64(st, 22);
+	h->id = sqlite3_column_int64(st, L->id);
 	g->n++;
-	return !oom;
+	return oom ? SQLITE_NOMEM : SQLITE_OK;
 }
 
 /*
@@ -436,7 +461,7 @@ static bool decode_event(sqlite3_stmt *st, struct held_group *g)
  * not yet decoded: *pending), or an error (SQLITE_NOMEM when out of
  * memory). On entry *pending says st is on a row not yet decoded.
  */
-static int fill_block(sqlite3_stmt *st, struct held_group *g, bool *pending)
+static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group *g, bool *pending)
 {
 	int rc;
 
@@ -451,8 +476,8 @@ static int fill_block(sqlite3_stmt *st, struct held_group *g, bool *pending)
 			rc = SQLITE_ROW;
 			break;
 		}
-		if (!decode_event(st, g))
-			return SQLITE_NOMEM;
+		if ((rc = decode_event(st, d, g)) != SQLITE_OK)
+			return rc;
 	}
 	sort_runs(g);
 	return rc;
@@ -494,36 +519,49 @@ static const char *events_sql(const struct gl_query *q, unsigned flags, bool tra
 {
 	/*
 	 * Text is read only where a report uses it (see query.h): reading every
-	 * message of 10M kernel lines would double the report's time.
+	 * message of 10M kernel lines would double the report's time. A packed
+	 * statement reads events.packed where the other reads its 11 columns
+	 * (lib/store/evpack.h); the columns of the two layouts are above.
 	 */
-#define EV_COLS(dup, trace)                                                                \
-	"SELECT ts_us, level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,"   \
-	" recovery_attempts, message, error_count, stream_id, exec_ms, metadata, " dup     \
-	", " trace ", id FROM events INDEXED BY events_ts WHERE ts_us >= ?1 AND ts_us < ?2"
+#define EV_COLS(base, dup, trace)                                                          \
+	"SELECT ts_us, " base ", " dup ", " trace ", id FROM events INDEXED BY events_ts"    \
+	" WHERE ts_us >= ?1 AND ts_us < ?2"
+#define BASE_COLUMNS GL_EVPACK_COLUMNS ", metadata"
+#define BASE_PACKED "packed, message, metadata"
 #define TR_NO "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
 #define TR_YES                                                                             \
 	"source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
-#define EV_SQL(dup, trace)                                                                 \
-	{EV_COLS(dup, trace) " ORDER BY ts_us",                                            \
-	 EV_COLS(dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"            \
-			     " ORDER BY ts_us"}
-#define EV_SQL_DUP(trace)                                                                  \
-	{EV_COLS("dup_of", trace) " ORDER BY ts_us",                                       \
-	 EV_COLS("dup_of", trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"        \
-				  " AND dup_of IS NULL ORDER BY ts_us"}
-	/* [has dup_of][has the trace columns][kernels only]; the kernels-only walk (the
-	 * baseline's durations) reads no trace column */
-	static const char *const sql[2][2][2] = {
-		{EV_SQL("NULL", TR_NO), EV_SQL("NULL", TR_YES)},
-		{EV_SQL_DUP(TR_NO), EV_SQL_DUP(TR_YES)},
+#define EV_SQL(base, dup, trace)                                                           \
+	{EV_COLS(base, dup, trace) " ORDER BY ts_us",                                      \
+	 EV_COLS(base, dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"      \
+				   " ORDER BY ts_us"}
+#define EV_SQL_DUP(base, trace)                                                            \
+	{EV_COLS(base, "dup_of", trace) " ORDER BY ts_us",                                 \
+	 EV_COLS(base, "dup_of", trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"  \
+					" AND dup_of IS NULL ORDER BY ts_us"}
+	/* [packed][has dup_of][has the trace columns][kernels only]; the
+	 * kernels-only walk (the baseline's durations) reads no trace column.
+	 * (Every database with packed has dup_of and the trace columns.) */
+	static const char *const sql[2][2][2][2] = {
+		{
+			{EV_SQL(BASE_COLUMNS, "NULL", TR_NO), EV_SQL(BASE_COLUMNS, "NULL", TR_YES)},
+			{EV_SQL_DUP(BASE_COLUMNS, TR_NO), EV_SQL_DUP(BASE_COLUMNS, TR_YES)},
+		},
+		{
+			{EV_SQL(BASE_PACKED, "NULL", TR_NO), EV_SQL(BASE_PACKED, "NULL", TR_YES)},
+			{EV_SQL_DUP(BASE_PACKED, TR_NO), EV_SQL_DUP(BASE_PACKED, TR_YES)},
+		},
 	};
 	const bool only = (flags & GL_QUERY_KERNELS_ONLY) != 0;
+	const bool packed = q->has_packed && !(flags & GL_QUERY_COLUMNS);
 #undef TR_NO
 #undef TR_YES
 #undef EV_SQL
 #undef EV_SQL_DUP
+#undef BASE_COLUMNS
+#undef BASE_PACKED
 #undef EV_COLS
-	return sql[q->has_dup_of][trace && q->has_trace && !only][only];
+	return sql[packed][q->has_dup_of][trace && q->has_trace && !only][only];
 }
 
 /* One thread: fill a block, hand it out, again. */
@@ -533,6 +571,7 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 {
 	sqlite3_stmt *st = NULL;
 	struct held_group g = {0};
+	struct ev_decoder d;
 	bool pending = false;
 	int rc, frc = 0;
 
@@ -540,8 +579,9 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 		return gl_query_db_error(q, err, "cannot query events");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
+	decoder_init(&d, st);
 	do {
-		rc = fill_block(st, &g, &pending);
+		rc = fill_block(st, &d, &g, &pending);
 		frc = emit_block(&g, fn, arg);
 	} while (rc == SQLITE_ROW && frc == 0);
 	if (frc != 0)
@@ -554,6 +594,7 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 		rc = GL_OK;
 	free(g.h);
 	free(g.arena);
+	decoder_free(&d);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -711,6 +752,7 @@ static void *slice_main(void *arg)
 	struct slice_reader *r = arg;
 	struct slices *all = r->all;
 	sqlite3_stmt *st = NULL;
+	struct ev_decoder d = {0};
 	int64_t traces = 1;
 	int rc = SQLITE_OK;
 
@@ -731,6 +773,8 @@ static void *slice_main(void *arg)
 	if (rc == SQLITE_OK &&
 	    sqlite3_prepare_v2(r->db, traces ? r->sql : r->sql_plain, -1, &st, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
+	if (rc == SQLITE_OK)
+		decoder_init(&d, st);
 	pthread_mutex_lock(&all->mu);
 	r->ready = true;
 	pthread_cond_broadcast(&all->cv);
@@ -753,7 +797,7 @@ static void *slice_main(void *arg)
 			/* the slot is this reader's until produced moves past it */
 			size_t slot = r->produced % SL_RING;
 
-			rc = fill_block(st, &r->ring[slot], &pending);
+			rc = fill_block(st, &d, &r->ring[slot], &pending);
 			r->last[slot] = rc != SQLITE_ROW;
 			pthread_mutex_lock(&all->mu);
 			r->produced++;
@@ -773,6 +817,7 @@ out:
 	r->done = true;
 	pthread_cond_broadcast(&all->cv);
 	pthread_mutex_unlock(&all->mu);
+	decoder_free(&d);
 	sqlite3_finalize(st);
 	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 	return NULL;

@@ -13,7 +13,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 5	/* newest schema read; 1 to 5 are read */
+#define GL_DB_USER_VERSION 6	/* newest schema read; 1 to 6 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -83,6 +83,8 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 #define GL_QUERY_KERNELS_ONLY 1u
 /* Read in the caller's thread only (the same rows in the same order; for tests). */
 #define GL_QUERY_ONE_THREAD 2u
+/* Read the columns events.packed is made of, not packed (the same events; for tests). */
+#define GL_QUERY_COLUMNS 4u
 
 /*
  * Calls fn for each event with since_us <= ts_us < until_us, in order of

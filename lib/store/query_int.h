@@ -30,6 +30,7 @@ struct gl_query {
 	enum gl_query_samples_kind samples;	/* which of the samples tables exists */
 	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
 	bool has_spans;		/* table spans exists */
+	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
 };
 
 /* GL_EDB with what and the connection's message. */

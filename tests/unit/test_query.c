@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "schema_sql.h"
+#include "store/evpack.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -32,6 +33,18 @@ static void make_db(const char *path, const char *pragmas)
 	assert_int_equal(sqlite3_exec(db, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, pragmas, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }
 
 static void test_refuses(void **state)
@@ -56,7 +69,7 @@ static void test_refuses(void **state)
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
 	assert_string_equal(err.cause, "not a gpulog database");
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 6;");
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;");
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENEWER);
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 0;");
@@ -833,8 +846,12 @@ static void test_events_text_columns(void **state)
 		"x'4f7065726174696f6e2061'", "x'4f706572006174696f6e2061'", "'\xc3\x96peration a'",
 		"' Operation a'", "'Kernel k executed in 1us'", "''", "42"};
 	static const char *const metas[] = {"NULL", "'{\"operation\":\"a\"}'"};
-	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD, GL_QUERY_KERNELS_ONLY,
-					 GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD};
+	/* each read both from events.packed and from the columns */
+	static const unsigned modes[] = {
+	    0, GL_QUERY_ONE_THREAD, GL_QUERY_KERNELS_ONLY, GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_COLUMNS, GL_QUERY_COLUMNS | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_COLUMNS | GL_QUERY_KERNELS_ONLY,
+	    GL_QUERY_COLUMNS | GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD};
 	struct gl_query *q;
 	struct gl_err err;
 	sqlite3 *db;
@@ -866,12 +883,23 @@ static void test_events_text_columns(void **state)
 						sqlite3_free(sql);
 					}
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
 	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
-	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+	/* phase 0: packed NULL (rows put by hand: each read from its columns
+	 * by id); phase 1: packed made of the columns, as the migration does */
+	for (size_t m = 0; m < 2 * sizeof(modes) / sizeof(modes[0]); m++) {
+		if (m == sizeof(modes) / sizeof(modes[0])) {
+			assert_int_equal(sqlite3_exec(db, "UPDATE events SET packed = gl_ev_pack("
+							  GL_EVPACK_COLUMNS ")",
+						      NULL, NULL, NULL),
+					 SQLITE_OK);
+			assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE packed IS NULL"), 0);
+		}
+		const unsigned mode = modes[m % (sizeof(modes) / sizeof(modes[0]))];
 		struct text_seen got = {0};
 		sqlite3_stmt *st;
 		size_t i = 0;
-		const bool only = (modes[m] & GL_QUERY_KERNELS_ONLY) != 0;
+		const bool only = (mode & GL_QUERY_KERNELS_ONLY) != 0;
 		char *sql = sqlite3_mprintf(
 		    "SELECT id, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"
 		    " (exec_ms IS NOT NULL OR message LIKE 'Operation %%')) THEN message END,"
@@ -879,7 +907,7 @@ static void test_events_text_columns(void **state)
 		    " FROM events WHERE ts_us >= 0 AND ts_us < 1000000%s ORDER BY ts_us, id",
 		    only ? " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL" : "");
 
-		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_text, &got, &err),
+		assert_int_equal(gl_query_events(q, 0, 1000000, mode, collect_text, &got, &err),
 				 GL_OK);
 		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 		sqlite3_free(sql);
@@ -900,6 +928,164 @@ static void test_events_text_columns(void **state)
 	unlink(p);
 }
 
+/* Every field of the events handed out, in order. */
+struct ev_all {
+	size_t n, cap;
+	struct gl_query_event *ev;
+};
+
+static int collect_all(void *arg, const struct gl_query_event *ev)
+{
+	struct ev_all *s = arg;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		assert_non_null(s->ev);
+	}
+	s->ev[s->n] = *ev;
+	s->ev[s->n].message = s->ev[s->n].metadata = s->ev[s->n].device = s->ev[s->n].source = NULL;
+	s->n++;
+	return 0;
+}
+
+static bool same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0 || (isnan(a) && isnan(b));
+}
+
+static void expect_same_events(const struct ev_all *a, const struct ev_all *b, const char *what)
+{
+	if (a->n != b->n)
+		fail_msg("%s: %zu events, %zu from the columns", what, b->n, a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct gl_query_event *x = &a->ev[i], *y = &b->ev[i];
+
+		if (x->ts_us != y->ts_us || x->level != y->level ||
+		    x->component_id != y->component_id || x->host_id != y->host_id ||
+		    x->kernel_id != y->kernel_id || !same_double(x->dur_us, y->dur_us) ||
+		    !same_double(x->mem_mb, y->mem_mb) || x->anomaly != y->anomaly ||
+		    x->recovery_attempts != y->recovery_attempts ||
+		    x->error_count != y->error_count || x->stream_id != y->stream_id ||
+		    !same_double(x->exec_ms, y->exec_ms) || x->dup_of != y->dup_of ||
+		    x->message_len != y->message_len || x->metadata_len != y->metadata_len)
+			fail_msg("%s: event %zu (time %lld) differs from the columns'", what, i,
+				 (long long)x->ts_us);
+	}
+}
+
+static void read_all(struct gl_query *q, unsigned mode, struct ev_all *out)
+{
+	struct gl_err err;
+
+	*out = (struct ev_all){0};
+	assert_int_equal(gl_query_events(q, 0, 1000000, mode, collect_all, out, &err), GL_OK);
+}
+
+/*
+ * events.packed (lib/store/evpack.h) gives the events the columns give:
+ * values of every storage class in the 11 columns it is made of; packed
+ * NULL (read by id from the columns), made by gl_ev_pack(), or not a
+ * packing (a wrong version, cut short: read from the columns). An UPDATE
+ * of one of those columns clears it (the trigger events_packed_stale), and
+ * the report then reads the new value; an UPDATE of another column does not.
+ */
+static void test_events_packed(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query_packed.db";
+	/* level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,
+	 * recovery_attempts, message, error_count, stream_id, exec_ms */
+	static const char *const rows[] = {
+	    "3, 1, 2, 3, 12.5, 1024, 0, 0, 'Kernel k executed in 12.5us', 0, 1, NULL",
+	    "0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, NULL",
+	    "6, 9223372036854775807, -5, 0, -0.0, 1e308, 1, 9223372036854775807, 'x', 7, 2, 0.0",
+	    "'5', '7', 2.0, '3', '1.5', 3, 2.7, -3, x'4f7065726174696f6e2061', 'x', 1, '2.5'",
+	    "4.5, 1, 1, NULL, 9e999, -9e999, -1, 5, 'Operation a done', -7, '2', -0.0",
+	    "99, 1, 1, 1, 4e-320, 0.1, 2147483648, 0, 'OPERATION b', 3, 1, 1e-300",
+	    "-1, 1, 1, NULL, 1, 2, 1, 1, 42, 1, 1, 7",
+	    "x'01', 1, 1, 1, 1, 2, 1, 1, NULL, 1, 1, NULL",
+	};
+	const size_t nrows = sizeof(rows) / sizeof(rows[0]);
+	struct ev_all ref, got;
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 6;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k'), (2, 'c'), (3, 'h');"
+		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'f', 0, 0, 0, 0, 0), (2, 'g', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
+	for (size_t i = 0; i < nrows; i++) {
+		char *sql = sqlite3_mprintf("INSERT INTO events (ts_us, " GL_EVPACK_COLUMNS
+					    ", metadata, line) VALUES (%d, %s, '{}', 1)",
+					    (int)(10 + i / 2), rows[i]);
+
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+	}
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	read_all(q, GL_QUERY_COLUMNS | GL_QUERY_ONE_THREAD, &ref);
+	assert_int_equal(ref.n, nrows);
+	/* the columns as SQL reads them: a few values checked by hand */
+	assert_int_equal(ref.ev[3].level, 5);
+	assert_int_equal(ref.ev[3].component_id, 7);
+	assert_true(ref.ev[3].dur_us == 1.5 && ref.ev[3].exec_ms == 2.5);
+	assert_int_equal(ref.ev[3].recovery_attempts, -1);
+	assert_int_equal(ref.ev[4].level, 4);	/* 4.5 read as an integer */
+	assert_true(isinf(ref.ev[4].dur_us) && ref.ev[4].dur_us > 0);
+	assert_false(signbit(ref.ev[4].exec_ms));	/* -0.0 is stored as the integer 0 */
+	assert_int_equal(ref.ev[5].level, 0);
+	assert_true(isnan(ref.ev[1].dur_us) && ref.ev[1].error_count == -1);
+
+	static const char *const fills[] = {
+	    NULL,						/* left NULL */
+	    "UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ")",
+	    "UPDATE events SET packed = x'02' || substr(packed, 2)",	/* another version */
+	    "UPDATE events SET packed = substr(gl_ev_pack(" GL_EVPACK_COLUMNS "), 1, 5)",
+	    "UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ") || x'00'",
+	    "UPDATE events SET packed = 'text'",
+	};
+	for (size_t f = 0; f < sizeof(fills) / sizeof(fills[0]); f++) {
+		if (fills[f])
+			assert_int_equal(sqlite3_exec(db, fills[f], NULL, NULL, NULL), SQLITE_OK);
+		for (unsigned mode = 0; mode <= GL_QUERY_ONE_THREAD; mode += GL_QUERY_ONE_THREAD) {
+			read_all(q, mode, &got);
+			expect_same_events(&ref, &got, fills[f] ? fills[f] : "packed NULL");
+			free(got.ev);
+		}
+	}
+	/* the trigger: a changed column clears packed; dup_of is not in it */
+	assert_int_equal(sqlite3_exec(db, "UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ")",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE events SET dup_of = 1 WHERE id = 2;"
+					  "UPDATE events SET level = 5 WHERE id = 1;"
+					  "UPDATE events SET message = 'Operation z' WHERE id = 3;",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT group_concat(id) FROM events WHERE packed IS NULL"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE packed IS NULL AND id <> 3"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE packed IS NULL"), 2);
+	read_all(q, 0, &got);
+	assert_int_equal(got.ev[0].level, 5);
+	assert_int_equal(got.ev[1].dup_of, 1);
+	assert_int_equal(got.ev[2].message_len, strlen("Operation z"));	/* level 6: handed out */
+	free(got.ev);
+	free(ref.ev);
+	read_all(q, GL_QUERY_COLUMNS, &ref);
+	read_all(q, 0, &got);
+	expect_same_events(&ref, &got, "after the updates");
+	free(got.ev);
+	free(ref.ev);
+	gl_query_close(q);
+	sqlite3_close(db);
+	unlink(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -912,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_events_sliced_uneven),
 		cmocka_unit_test(test_events_one_snapshot),
 		cmocka_unit_test(test_events_text_columns),
+		cmocka_unit_test(test_events_packed),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
