@@ -171,18 +171,10 @@ static void tell(const struct gl_ingest_opts *o, const struct gl_err *e)
 		o->notice(o->notice_arg, e);
 }
 
-struct wait_arg {
-	const struct gl_ingest_opts *o;
-};
-
-static void waiting(void *arg)
+/* The store's notices (waiting for the database, migrating it) as the run's. */
+static void store_notice(void *arg, const struct gl_err *e)
 {
-	struct wait_arg *w = arg;
-	struct gl_err e;
-
-	gl_err_set(&e, GL_EBUSY, w->o->db_path, 0, "another gpulog-ingest is writing to it",
-		   "waiting for database");
-	tell(w->o, &e);
+	tell(arg, e);
 }
 
 static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
@@ -215,7 +207,6 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	struct gl_state state;
 	struct pipe q;
 	struct timespec t0, last;
-	struct wait_arg wa = {o};
 	pthread_t th;
 	int64_t run_id = 0, keep_days;
 	struct gl_inconfig *cfg = NULL;
@@ -241,7 +232,8 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	tz = o->tz_name ? o->tz_name : cfg ? cfg->tz_name : NULL;
 	keep_days = o->keep_days ? o->keep_days : cfg ? cfg->keep_days : 0;
 	gl_inconfig_resolve(cfg, tz);
-	if ((rc = gl_store_open(&store, o->db_path, o->nowait, waiting, &wa, err)) != GL_OK) {
+	if ((rc = gl_store_open(&store, o->db_path, o->nowait, store_notice, (void *)o, err)) !=
+	    GL_OK) {
 		/* A database that cannot be opened is never "some input could not
 		 * be read" (GL_EIO): the run did not start. */
 		if (rc == GL_EIO || rc == GL_EDB) {

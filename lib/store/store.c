@@ -118,6 +118,8 @@ struct gl_store {
 	 */
 	struct probe_hit *probes;	/* GL_PROBE_SLOTS, allocated with the filter */
 	unsigned char packed[GL_EVPACK_MAX];	/* the events row's packed, bound to ins_ev */
+	void (*notice)(void *arg, const struct gl_err *e);	/* see gl_store_open */
+	void *notice_arg;
 };
 
 #define GL_PROBE_SLOTS 4096
@@ -228,8 +230,7 @@ static int check_header(int fd, const char *path, int *fresh, struct gl_err *err
 	return GL_OK;
 }
 
-static int take_lock(struct gl_store *st, int nowait, void (*waiting)(void *), void *arg,
-		     struct gl_err *err)
+static int take_lock(struct gl_store *st, int nowait, struct gl_err *err)
 {
 	/*
 	 * flock() on our own descriptor: independent of SQLite's POSIX locks
@@ -244,8 +245,13 @@ static int take_lock(struct gl_store *st, int nowait, void (*waiting)(void *), v
 	if (nowait)
 		return gl_err_set(err, GL_EBUSY, st->path, 0,
 				  "another gpulog-ingest is writing to it", "database busy");
-	if (waiting)
-		waiting(arg);
+	if (st->notice) {
+		struct gl_err e;
+
+		gl_err_set(&e, GL_EBUSY, st->path, 0, "another gpulog-ingest is writing to it",
+			   "waiting for database");
+		st->notice(st->notice_arg, &e);
+	}
 	while (flock(st->lock_fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return gl_err_set(err, GL_EIO, st->path, 0, strerror(errno),
@@ -566,6 +572,15 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		return gl_err_set(err, GL_ENEWER, st->path, 0,
 				  "written by a newer gpulog (schema version too high)",
 				  "refusing database");
+	if (ver < GL_SCHEMA_VERSION && st->notice) {
+		struct gl_err e;
+		char why[96];
+
+		snprintf(why, sizeof(why), "from schema %lld to %d, once; a pass over every row",
+			 (long long)ver, GL_SCHEMA_VERSION);
+		gl_err_set(&e, GL_OK, st->path, 0, why, "migrating database");
+		st->notice(st->notice_arg, &e);
+	}
 	for (; ver < GL_SCHEMA_VERSION; ver++) {
 		char sql[64];
 
@@ -1189,7 +1204,7 @@ static int pre_max_ts(struct gl_store *st, struct gl_err *err)
 }
 
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
-		  void (*waiting)(void *), void *arg, struct gl_err *err)
+		  void (*notice)(void *, const struct gl_err *), void *arg, struct gl_err *err)
 {
 	struct gl_store *st = calloc(1, sizeof(*st));
 	int fresh = 0, rc;
@@ -1198,6 +1213,8 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 	if (!st)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	st->lock_fd = -1;
+	st->notice = notice;
+	st->notice_arg = arg;
 	st->path = strdup(path);
 	if (!st->path) {
 		rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -1210,7 +1227,7 @@ int gl_store_open(struct gl_store **out, const char *path, int nowait,
 	}
 	if ((rc = check_header(st->lock_fd, path, &fresh, err)) != GL_OK)
 		goto out;
-	if ((rc = take_lock(st, nowait, waiting, arg, err)) != GL_OK)
+	if ((rc = take_lock(st, nowait, err)) != GL_OK)
 		goto out;
 	/* The holder we waited for may have created it meanwhile. */
 	if ((rc = check_header(st->lock_fd, path, &fresh, err)) != GL_OK)

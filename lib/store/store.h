@@ -26,11 +26,15 @@ struct gl_store;
  * (GL_ENOTGPULOG) or one from a newer gpulog (GL_ENEWER).
  *
  * Only one writer at a time: when another process holds the database,
- * waiting(arg) is called once (may be NULL) and the call blocks until it
- * is released; with nowait set it returns GL_EBUSY instead.
+ * notice(arg, e) is called once with e->code GL_EBUSY ("waiting for
+ * database") and the call blocks until it is released; with nowait set it
+ * returns GL_EBUSY instead. Before migrating an older database notice is
+ * called with e->code GL_OK ("migrating database": it may take a while).
+ * notice may be NULL.
  */
 int gl_store_open(struct gl_store **out, const char *path, int nowait,
-		  void (*waiting)(void *arg), void *arg, struct gl_err *err);
+		  void (*notice)(void *arg, const struct gl_err *e), void *arg,
+		  struct gl_err *err);
 
 /* Closes st, releasing the lock. NULL is a no-op. */
 void gl_store_close(struct gl_store *st);

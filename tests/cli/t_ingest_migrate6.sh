@@ -3,7 +3,7 @@
 # gpulog-report reads of them), and the trigger that clears it. The packing
 # the migration makes equals the one gpulog-ingest writes with each row
 # (lib/store/store.c, pack_event: a second, independent way to the same
-# bytes); no other value changes; gpulog-report reads the version-5 file
+# bytes); no other value changes; the ingest says it migrates, once; gpulog-report reads the version-5 file
 # (its columns) and the migrated one (packed) to the same report files,
 # charts included; the result is shaped like a fresh database. Over the
 # sample logs, and over the real samples when ../shared/realdata exists.
@@ -23,7 +23,11 @@ check_tree() {
 	"$REPORT" --db $db --until "$until" --days 3650 --format json --output-dir $T/$name-r5 \
 		>/dev/null || fail "$name: report over the version-5 database"
 
-	"$INGEST" -q --db $db "$tree" || fail "$name: ingest into the version-5 database"
+	"$INGEST" --db $db "$tree" 2>$T/$name.err || fail "$name: ingest into the version-5 database"
+	grep -q "^gpulog-ingest: migrating database '$db': from schema 5 to 6" $T/$name.err ||
+		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
+	"$INGEST" --db $db "$tree" 2>$T/$name.err2 || fail "$name: ingest again"
+	grep -q "migrating" $T/$name.err2 && fail "$name: a migrated database is announced again"
 	expect_eq "$name: user_version" 6 "$(q $db 'pragma user_version')"
 	expect_eq "$name: every row packed" 0 "$(q $db 'select count(*) from events where packed is null')"
 	q $db "select $evcols from events order by id" > $T/$name.rows6

@@ -420,11 +420,13 @@ static int child_open_nowait(void)
 
 static int wait_pipe[2];
 
-static void on_waiting(void *arg)
+static void on_waiting(void *arg, const struct gl_err *e)
 {
 	char c = 'w';
 
 	(void)arg;
+	if (e->code != GL_EBUSY || strcmp(e->msg, "waiting for database") != 0)
+		_exit(31);
 	if (write(wait_pipe[1], &c, 1) != 1)
 		_exit(30);
 }
