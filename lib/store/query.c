@@ -187,18 +187,26 @@ size_t gl_query_name_slots(const struct gl_query *q)
 }
 
 /*
- * The events statement's columns, in one of two layouts:
+ * The events statement's columns, in one of four layouts:
  *   columns: 0 ts_us, 1-12 GL_EVPACK_COLUMNS (9: message), 13 metadata,
- *            14 dup_of, 15 source, 16-21 the other kernel-trace columns, 22 id;
- *   packed:  0 ts_us, 1 packed, 2 message, 3 metadata, 4 dup_of, 5 source,
- *            6-11 the other kernel-trace columns, 12 id.
+ *            14 dup_of, [15 source, 16-21 the other kernel-trace columns,] id;
+ *   packed:  0 ts_us, 1 packed, 2 message, 3 metadata, 4 dup_of,
+ *            [5 source, 6-11 the other kernel-trace columns,] id.
+ * A statement without the trace columns has none (not NULLs: each result
+ * column is a step of every row).
  */
 struct ev_layout {
-	int message, metadata, dup, source, trace, id, ncols;
+	bool packed;
+	int message, metadata, dup, source, trace, id;	/* source, trace: -1 when absent */
+	int ncols;
 };
 
-static const struct ev_layout layout_columns = {9, 13, 14, 15, 16, 22, 23};
-static const struct ev_layout layout_packed = {2, 3, 4, 5, 6, 12, 13};
+static const struct ev_layout layouts[] = {
+	{false, 9, 13, 14, 15, 16, 22, 23},
+	{false, 9, 13, 14, -1, -1, 15, 16},
+	{true, 2, 3, 4, 5, 6, 12, 13},
+	{true, 2, 3, 4, -1, -1, 5, 6},
+};
 
 static double val_double(sqlite3_value *v)
 {
@@ -314,7 +322,12 @@ struct ev_decoder {
 
 static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
 {
-	d->lay = sqlite3_column_count(st) == layout_packed.ncols ? &layout_packed : &layout_columns;
+	const int n = sqlite3_column_count(st);
+
+	d->lay = &layouts[0];
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].ncols == n)
+			d->lay = &layouts[i];
 	d->by_id = NULL;
 }
 
@@ -330,7 +343,7 @@ static int event_fields(sqlite3_stmt *st, struct ev_decoder *d, struct gl_evpack
 	sqlite3_value *v[GL_EVPACK_NCOLS];
 	int rc;
 
-	if (d->lay == &layout_columns) {
+	if (!d->lay->packed) {
 		for (int i = 0; i < GL_EVPACK_NCOLS; i++)
 			v[i] = sqlite3_column_value(st, 1 + i);
 		gl_evpack_from_values(v, f);
@@ -428,8 +441,8 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : text_len;
 	ev->dup_of = sqlite3_column_int64(st, L->dup);
 	/* the trace columns: only for a row of a profiler trace (source set) */
-	sqlite3_value *src = sqlite3_column_value(st, L->source);
-	const char *source = (const char *)sqlite3_value_text(src);
+	sqlite3_value *src = L->source >= 0 ? sqlite3_column_value(st, L->source) : NULL;
+	const char *source = src ? (const char *)sqlite3_value_text(src) : NULL;
 
 	h->off[2] = h->off[3] = SIZE_MAX;
 	if (source) {
@@ -524,13 +537,13 @@ static const char *events_sql(const struct gl_query *q, unsigned flags, bool tra
 	 * (lib/store/evpack.h); the columns of the two layouts are above.
 	 */
 #define EV_COLS(base, dup, trace)                                                          \
-	"SELECT ts_us, " base ", " dup ", " trace ", id FROM events INDEXED BY events_ts"    \
+	"SELECT ts_us, " base ", " dup trace ", id FROM events INDEXED BY events_ts"         \
 	" WHERE ts_us >= ?1 AND ts_us < ?2"
 #define BASE_COLUMNS GL_EVPACK_COLUMNS ", metadata"
 #define BASE_PACKED "packed, message, metadata"
-#define TR_NO "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+#define TR_NO ""
 #define TR_YES                                                                             \
-	"source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
+	", source, launch_overhead_us, queue_us, occupancy, device, scope_id, stack_id"
 #define EV_SQL(base, dup, trace)                                                           \
 	{EV_COLS(base, dup, trace) " ORDER BY ts_us",                                      \
 	 EV_COLS(base, dup, trace) " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL"      \
