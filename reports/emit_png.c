@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_procs.h"
 #include "emit_png.h"
 #include "section.h"
 #include "util/timeutil.h"
@@ -416,20 +417,42 @@ int gl_png_draw_fn(const char *name, struct gl_output *out,
 	return target_commit(&t, out, draw(t.tmp, arg, err), err);
 }
 
+/* One chart job: the charts of one section. */
+struct chart_jobs {
+	const struct gl_report *rep;
+	const struct gl_series *s;
+	const struct gl_emit_png_opts *opts;
+	const struct gl_section_list *l;
+	size_t idx[64];		/* the sections with charts, in table order */
+};
+
+static int draw_section(void *arg, size_t k, struct gl_output *o, struct gl_err *err)
+{
+	const struct chart_jobs *cj = arg;
+	size_t i = cj->idx[k];
+
+	return cj->l->items[i]->chart(cj->rep, gl_report_section_state(cj->rep, i), cj->s, o,
+				      cj->opts, err);
+}
+
 int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
 		const struct gl_emit_png_opts *opts, struct gl_err *err)
 {
-	const struct gl_section_list *l = gl_report_sections(rep);
-	int rc = GL_OK;
+	struct chart_jobs cj = {rep, s, opts, gl_report_sections(rep), {0}};
+	size_t n = 0;
 
 	if (!out->dir)
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
 				  "charts need an output directory");
-	for (size_t i = 0; i < l->n && rc == GL_OK; i++)
-		if (l->items[i]->chart)
-			rc = l->items[i]->chart(rep, gl_report_section_state(rep, i), s, out, opts,
-						err);
-	return rc;
+	for (size_t i = 0; i < cj.l->n; i++)
+		if (cj.l->items[i]->chart) {
+			if (n == sizeof(cj.idx) / sizeof(cj.idx[0]))
+				return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+						  "too many sections with charts");
+			cj.idx[n++] = i;
+		}
+	return gl_chart_procs_run(n, opts && opts->procs ? opts->procs : 2, draw_section, &cj,
+				  out, err);
 }
 
 int gl_report_charts(const struct gl_report *rep, const struct gl_series *s,

@@ -24,12 +24,15 @@
 
 struct gl_emit_png_opts {
 	struct gl_chart_opts chart;	/* size; zeroed: 1600 x 900 */
+	int procs;			/* processes drawing (chart_procs.h): 0 two, 1 this one */
 };
 
 /*
  * Writes the charts of every section of rep's table (section.h) into
- * out->dir (required) and records their paths in out. opts may be NULL.
- * Stops at the first chart that fails.
+ * out->dir (required) and records their paths in out, in table order. opts
+ * may be NULL. Two processes draw them (chart_procs.h) unless opts->procs
+ * is 1; the files, paths and errors are the same either way. Stops at the
+ * first chart that fails.
  */
 int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
 		const struct gl_emit_png_opts *opts, struct gl_err *err);

@@ -167,6 +167,49 @@ static void test_six_charts_deterministic(void **state)
 	gl_output_release(&b);
 }
 
+/*
+ * Drawn by one process or by two (chart_procs.c), the charts are the same
+ * files with the same bytes, recorded in the same order.
+ */
+static void test_one_or_two_processes(void **state)
+{
+	struct gl_output a, o[2];
+	struct gl_series s;
+	struct gl_err err;
+	char d[2][512];
+
+	(void)state;
+	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "p", &a, &s), GL_OK);
+	for (int i = 0; i < 2; i++) {
+		struct gl_emit_png_opts opts = {.procs = i + 1};
+
+		snprintf(d[i], sizeof(d[i]), "%s/procs%d", dir, i + 1);
+		mkdir(d[i], 0755);
+		o[i] = (struct gl_output){.dir = d[i]};
+		assert_int_equal(gl_emit_png(&kept, &s, &o[i], &opts, &err), GL_OK);
+	}
+	/* the 8 charts of the sections (index.html is written by gl_report_charts) */
+	assert_int_equal(o[0].n_paths, 8);
+	assert_int_equal(o[1].n_paths, o[0].n_paths);
+	for (size_t k = 0; k < o[0].n_paths; k++) {
+		const char *n0 = o[0].paths[k] + strlen(d[0]), *n1 = o[1].paths[k] + strlen(d[1]);
+		uint8_t *x, *y;
+		size_t nx, ny;
+
+		assert_string_equal(n0, n1);
+		assert_int_equal(png_slurp(o[0].paths[k], &x, &nx), 0);
+		assert_int_equal(png_slurp(o[1].paths[k], &y, &ny), 0);
+		assert_int_equal(nx, ny);
+		assert_memory_equal(x, y, nx);
+		free(x);
+		free(y);
+	}
+	gl_output_release(&o[0]);
+	gl_output_release(&o[1]);
+	gl_output_release(&a);
+	gl_series_release(&s);
+}
+
 static void test_empty_window(void **state)
 {
 	struct gl_output o;
@@ -337,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_six_charts_deterministic),
+		cmocka_unit_test(test_one_or_two_processes),
 		cmocka_unit_test(test_empty_window),
 		cmocka_unit_test(test_long_window_data_span),
 		cmocka_unit_test(test_bucket_units),
