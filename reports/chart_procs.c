@@ -248,14 +248,15 @@ int gl_chart_procs_run(size_t n, int procs, draw_fn draw, void *arg, struct gl_o
 					"cannot draw the charts");
 			break;
 		}
-		char **p = realloc(out->paths, (out->n_paths + j->n_paths) * sizeof(*p));
+		if (j->n_paths) {
+			char **p = realloc(out->paths, (out->n_paths + j->n_paths) * sizeof(*p));
 
-		if (!p && j->n_paths) {
-			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-			break;
-		}
-		if (p)
+			if (!p) {
+				rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+				break;
+			}
 			out->paths = p;
+		}
 		for (size_t i = 0; i < j->n_paths; i++)
 			out->paths[out->n_paths++] = j->paths[i];
 		free(j->paths);
