@@ -987,7 +987,7 @@ static void test_put_packed(void **state)
 		struct gl_bev *e = add_event(b, i % 3 ? "gpu" : NULL, NULL, 1 + (uint64_t)i);
 
 		if (msgs[i % nmsg])
-			e->ev.message = i % nmsg == 4 ? gl_batch_str(b, (struct gl_str){msgs[4], 14})
+			e->ev.message = i % nmsg == 4 ? gl_batch_str(b, (struct gl_str){msgs[4], 12})
 						      : S(b, msgs[i % nmsg]);
 		e->ev.ts_us = TS0 + i;
 		e->ev.level = (enum gl_level)(i % 7);
