@@ -2,7 +2,8 @@
  * test_kernel_cache.c - reports/kernel_cache.c: timings handed back kernel
  * by kernel in ascending id, each kernel's in the order added, across block
  * boundaries (2, 4, ... 65536, then blocks of 2 MiB on huge pages: each
- * kernel here has 140,000 timings on average, past the first 131,070); the anomaly flag; the bound and
+ * kernel here has 140,000 timings on average, past the first 131,070; and
+ * 3,000 kernels of few timings); the anomaly flag; the bound and
  * what happens past it; a stop from the callback; the kernel pass read
  * from a database in groups (gl_kcache_pass_db) against SQLite's own
  * ORDER BY kernel_id, ts_us, id.
@@ -135,6 +136,60 @@ static void test_bound_drops(void **state)
 	assert_int_equal(s.n, 0);
 	gl_kcache_free(c);
 	assert_false(gl_kcache_ok(NULL));
+}
+
+/*
+ * Many kernels of few timings each: 3,000 kernels of 1 to 3,000 timings,
+ * interleaved at random, handed back kernel by kernel in the order added;
+ * a replay stopped half way frees the rest (AddressSanitizer sees every
+ * block freed once).
+ */
+static void test_many_kernels(void **state)
+{
+	(void)state;
+	enum { KERNELS = 3000 };
+	static int left[KERNELS + 1], total[KERNELS + 1];
+	size_t n = 0, sum = 0;
+	uint64_t r = 7;
+
+	for (int k = 1; k <= KERNELS; k++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		total[k] = left[k] = 1 + (int)((r >> 33) % 3000);
+		sum += (size_t)total[k];
+	}
+	for (int stop = 0; stop < 2; stop++) {
+		struct gl_kcache *c = gl_kcache_new(KERNELS + 1, sum);
+		struct seen s = {.stop_at = stop ? sum / 2 : 0};
+		int64_t t = 0;
+
+		assert_non_null(c);
+		memcpy(left, total, sizeof(left));
+		for (n = 0; n < sum;) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			int k = 1 + (int)((r >> 33) % KERNELS);
+
+			if (!left[k])
+				continue;
+			/* the duration says which timing of its kernel it is */
+			gl_kcache_add(c, k, t++, total[k] - left[k], false);
+			left[k]--;
+			n++;
+		}
+		assert_true(gl_kcache_ok(c));
+		assert_int_equal(gl_kcache_replay(c, on_ev, &s), stop ? 7 : 0);
+		assert_int_equal(s.n, stop ? sum / 2 : sum);
+		size_t j = 0;
+
+		for (int k = 1; k <= KERNELS && j < s.n; k++)
+			for (int i = 0; i < total[k] && j < s.n; i++, j++) {
+				assert_int_equal(s.ev[j].kernel_id, k);
+				assert_true(s.ev[j].dur_us == i);
+				assert_true(j == 0 || s.ev[j].kernel_id != s.ev[j - 1].kernel_id ||
+					    s.ev[j].ts_us > s.ev[j - 1].ts_us);
+			}
+		free(s.ev);
+		gl_kcache_free(c);
+	}
 }
 
 static void test_stop(void **state)
@@ -297,6 +352,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_fields),
+		cmocka_unit_test(test_many_kernels),
 		cmocka_unit_test(test_bound_drops),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_pass_db),
