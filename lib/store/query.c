@@ -394,16 +394,16 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	struct held *h = &g->h[g->n];
 	struct gl_query_event *ev = &h->ev;
 
-	if ((rc = event_fields(st, d, &f)) != SQLITE_OK)
-		return rc;
 	/*
-	 * Each other column's value once (sqlite3_column_value), then its type
-	 * and value from it: half the calls of sqlite3_column_type followed by
+	 * Each column's value once (sqlite3_column_value), then its type and
+	 * value from it: half the calls of sqlite3_column_type followed by
 	 * sqlite3_column_double, each of which looks the column up and checks
 	 * for a failed allocation. The value is "unprotected"; reading it is
 	 * safe here because the connection belongs to this thread alone
 	 * (SQLITE_OPEN_NOMUTEX, one reader per connection).
 	 */
+	if ((rc = event_fields(st, d, &f)) != SQLITE_OK)
+		return rc;
 	ev->ts_us = sqlite3_column_int64(st, 0);
 	ev->level = f.level;
 	ev->component_id = f.component_id;
