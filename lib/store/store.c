@@ -1694,8 +1694,9 @@ probed:
 			sqlite3_bind_null(s, i);
 		st->ev_trace_bound = 0;
 	}
-	sqlite3_bind_blob(s, 36, st->packed, (int)pack_event(e, comp, host_id, kern, b->stream_id, st->packed),
-			  SQLITE_STATIC);
+	size_t packed = pack_event(e, comp, host_id, kern, b->stream_id, st->packed);
+
+	sqlite3_bind_blob(s, 36, st->packed, (int)packed, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
