@@ -1,5 +1,6 @@
--- gpulog database schema, version 6. Version 5 had no events.packed and no
--- trigger events_packed_stale. Version 4 also had the index
+-- gpulog database schema, version 7. In version 6 the index events_ts was
+-- (ts_us, rec_hash), without dup_of and packed. Version 5 had no
+-- events.packed and no trigger events_packed_stale. Version 4 also had the index
 -- events_kernel_ts (kernel_id, ts_us). Version 3 stored metric samples one
 -- row per sample (table samples, with counters 'samples.id'). Version 2 had no samples/series, no
 -- spans, no kernel-trace columns in events, no runs.pruned_before_us, no
@@ -207,7 +208,10 @@ END;
 -- dup_of = the id of the first; count originals with "dup_of IS NULL".
 -- Identical records within one stream are all originals. The probe at
 -- ingest uses this index (ts_us first, so it also serves time windows).
-CREATE INDEX events_ts ON events (ts_us, rec_hash);
+-- It also holds dup_of and packed (v7): gpulog-report reads a window's
+-- events from the index alone, in time order, and a row's text from the
+-- table only where a report uses it.
+CREATE INDEX events_ts ON events (ts_us, rec_hash, dup_of, packed);
 -- (Schema 5 dropped the index events_kernel_ts (kernel_id, ts_us): its
 -- entry was a fifth of the cost of storing a kernel timing, and the report
 -- reads kernel timings in time order through events_ts.)

@@ -156,6 +156,13 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		goto out;
 	}
 	q->has_packed = packed_col > 0;
+	int64_t in_index = 0;
+	if (pragma_int(q->db, "SELECT count(*) FROM pragma_index_info('events_ts')"
+			      " WHERE name IN ('dup_of', 'packed')", &in_index) != SQLITE_OK) {
+		rc = gl_query_db_error(q, err, "cannot read the schema");
+		goto out;
+	}
+	q->covering = q->has_packed && in_index == 2;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -187,25 +194,40 @@ size_t gl_query_name_slots(const struct gl_query *q)
 }
 
 /*
- * The events statement's columns, in one of four layouts:
+ * The events statement's columns, in one of six layouts:
  *   columns: 0 ts_us, 1-12 GL_EVPACK_COLUMNS (9: message), 13 metadata,
  *            14 dup_of, [15 source, 16-21 the other kernel-trace columns,] id;
  *   packed:  0 ts_us, 1 packed, 2 message, 3 metadata, 4 dup_of,
- *            [5 source, 6-11 the other kernel-trace columns,] id.
+ *            [5 source, 6-11 the other kernel-trace columns,] id;
+ *   index:   0 ts_us, 1 packed, 2 dup_of, 3 id, all held by events_ts
+ *            (schema 7), so that SQLite steps the index alone; the text of
+ *            the rows that use it is read from the table by id;
+ *   index, kernel rows: 0 ts_us, 1 packed, 2 id; the statement keeps
+ *            originals only (dup_of IS NULL), and the rows without a kernel
+ *            or a duration are left out here, since testing kernel_id or
+ *            dur_us in SQL would read the table.
  * A statement without the trace columns has none (not NULLs: each result
  * column is a step of every row).
  */
 struct ev_layout {
-	bool packed;
-	int message, metadata, dup, source, trace, id;	/* source, trace: -1 when absent */
+	bool packed;		/* column 1 is events.packed */
+	bool text_by_id;	/* message and metadata read by id (index layouts) */
+	bool kernels;		/* leave out rows without kernel_id or dur_us */
+	int message, metadata, dup, source, trace, id;	/* -1 when absent */
 	int ncols;
 };
 
 static const struct ev_layout layouts[] = {
-	{false, 9, 13, 14, 15, 16, 22, 23},
-	{false, 9, 13, 14, -1, -1, 15, 16},
-	{true, 2, 3, 4, 5, 6, 12, 13},
-	{true, 2, 3, 4, -1, -1, 5, 6},
+	{.message = 9, .metadata = 13, .dup = 14, .source = 15, .trace = 16, .id = 22, .ncols = 23},
+	{.message = 9, .metadata = 13, .dup = 14, .source = -1, .trace = -1, .id = 15, .ncols = 16},
+	{.packed = true, .message = 2, .metadata = 3, .dup = 4, .source = 5, .trace = 6, .id = 12,
+	 .ncols = 13},
+	{.packed = true, .message = 2, .metadata = 3, .dup = 4, .source = -1, .trace = -1, .id = 5,
+	 .ncols = 6},
+	{.packed = true, .text_by_id = true, .message = -1, .metadata = -1, .dup = 2, .source = -1,
+	 .trace = -1, .id = 3, .ncols = 4},
+	{.packed = true, .text_by_id = true, .kernels = true, .message = -1, .metadata = -1,
+	 .dup = -1, .source = -1, .trace = -1, .id = 2, .ncols = 3},
 };
 
 static double val_double(sqlite3_value *v)
@@ -318,6 +340,7 @@ static void sort_runs(struct held_group *g)
 struct ev_decoder {
 	const struct ev_layout *lay;
 	sqlite3_stmt *by_id;
+	sqlite3_stmt *text;	/* message and metadata by id (text_by_id layouts) */
 };
 
 static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
@@ -329,12 +352,34 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
 		if (layouts[i].ncols == n)
 			d->lay = &layouts[i];
 	d->by_id = NULL;
+	d->text = NULL;
 }
 
 static void decoder_free(struct ev_decoder *d)
 {
 	sqlite3_finalize(d->by_id);
+	sqlite3_finalize(d->text);
 	d->by_id = NULL;
+	d->text = NULL;
+}
+
+/* Steps d->text to the row st is on (message, metadata); SQLITE_ROW or an error. */
+static int text_row(sqlite3_stmt *st, struct ev_decoder *d)
+{
+	int rc;
+
+	if (!d->text &&
+	    sqlite3_prepare_v2(sqlite3_db_handle(st),
+			       "SELECT message, metadata FROM events WHERE id = ?1", -1, &d->text,
+			       NULL) != SQLITE_OK)
+		return sqlite3_errcode(sqlite3_db_handle(st));
+	sqlite3_bind_int64(d->text, 1, sqlite3_column_int64(st, d->lay->id));
+	rc = sqlite3_step(d->text);
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_CORRUPT;	/* the row the statement is on is not there */
+	if (rc != SQLITE_ROW)
+		sqlite3_reset(d->text);
+	return rc;
 }
 
 /* The fields of the row st is on; SQLITE_OK or the error of reading its columns. */
@@ -404,6 +449,8 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	 */
 	if ((rc = event_fields(st, d, &f)) != SQLITE_OK)
 		return rc;
+	if (L->kernels && (!f.has_kernel || isnan(f.dur_us)))
+		return SQLITE_OK;	/* not a kernel timing: left out */
 	ev->ts_us = sqlite3_column_int64(st, 0);
 	ev->level = f.level;
 	ev->component_id = f.component_id;
@@ -418,11 +465,22 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->exec_ms = f.exec_ms;
 	/* the text columns, where a report uses them (see above) */
 	const bool has_exec = !isnan(f.exec_ms);
+	const bool want_message = f.warn || (!f.has_kernel && (has_exec || f.op));
+	const bool want_metadata = !f.has_kernel && has_exec;
+	sqlite3_stmt *tst = st;
+	int tmessage = L->message, tmetadata = L->metadata;
 	const unsigned char *text = NULL;
 	size_t text_len = 0;
 
-	if (f.warn || (!f.has_kernel && (has_exec || f.op))) {
-		sqlite3_value *m = sqlite3_column_value(st, L->message);
+	if (L->text_by_id && (want_message || want_metadata)) {
+		if ((rc = text_row(st, d)) != SQLITE_ROW)
+			return rc;
+		tst = d->text;
+		tmessage = 0;
+		tmetadata = 1;
+	}
+	if (want_message) {
+		sqlite3_value *m = sqlite3_column_value(tst, tmessage);
 
 		text = sqlite3_value_text(m);
 		text_len = (size_t)sqlite3_value_bytes(m);
@@ -431,15 +489,17 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->message_len = h->off[0] == SIZE_MAX ? 0 : text_len;
 	text = NULL;
 	text_len = 0;
-	if (!f.has_kernel && has_exec) {
-		sqlite3_value *m = sqlite3_column_value(st, L->metadata);
+	if (want_metadata) {
+		sqlite3_value *m = sqlite3_column_value(tst, tmetadata);
 
 		text = sqlite3_value_text(m);
 		text_len = (size_t)sqlite3_value_bytes(m);
 	}
 	h->off[1] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : text_len;
-	ev->dup_of = sqlite3_column_int64(st, L->dup);
+	if (tst != st)
+		sqlite3_reset(tst);
+	ev->dup_of = L->dup >= 0 ? sqlite3_column_int64(st, L->dup) : 0;
 	/* the trace columns: only for a row of a profiler trace (source set) */
 	sqlite3_value *src = L->source >= 0 ? sqlite3_column_value(st, L->source) : NULL;
 	const char *source = src ? (const char *)sqlite3_value_text(src) : NULL;
@@ -565,8 +625,23 @@ static const char *events_sql(const struct gl_query *q, unsigned flags, bool tra
 			{EV_SQL_DUP(BASE_PACKED, TR_NO), EV_SQL_DUP(BASE_PACKED, TR_YES)},
 		},
 	};
+	/*
+	 * Schema 7's events_ts holds every column of the index layouts (see
+	 * above): SQLite then steps the index alone, and not also the table
+	 * row of each entry with its 38-column header. A statement with the
+	 * trace columns reads the table.
+	 */
+#define EV_INDEX(cols, where)                                                              \
+	"SELECT ts_us, packed, " cols "id FROM events INDEXED BY events_ts"                  \
+	" WHERE ts_us >= ?1 AND ts_us < ?2" where " ORDER BY ts_us"
+	static const char *const sql_index[2] = {EV_INDEX("dup_of, ", ""),
+						 EV_INDEX("", " AND dup_of IS NULL")};
+#undef EV_INDEX
 	const bool only = (flags & GL_QUERY_KERNELS_ONLY) != 0;
 	const bool packed = q->has_packed && !(flags & GL_QUERY_COLUMNS);
+
+	if (packed && q->covering && !(flags & GL_QUERY_TABLE) && !(trace && q->has_trace && !only))
+		return sql_index[only];
 #undef TR_NO
 #undef TR_YES
 #undef EV_SQL
@@ -578,18 +653,32 @@ static const char *events_sql(const struct gl_query *q, unsigned flags, bool tra
 }
 
 /* One thread: fill a block, hand it out, again. */
-static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, int64_t until_us,
+static int events_direct(struct gl_query *q, const char *sql, const char *sql_plain,
+			 int64_t since_us, int64_t until_us,
 			 int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 			 struct gl_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct held_group g = {0};
 	struct ev_decoder d;
-	bool pending = false;
+	bool pending = false, own = false;
+	int64_t traces = 1;
 	int rc, frc = 0;
 
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return gl_query_db_error(q, err, "cannot query events");
+	/* whether a trace stream exists, read in the statement's snapshot (as
+	 * slice_main does), unless the caller holds a transaction already */
+	if (sql_plain != sql) {
+		own = sqlite3_get_autocommit(q->db) &&
+		      sqlite3_exec(q->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+		if (pragma_int(q->db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
+			traces = 1;
+	}
+	if (sqlite3_prepare_v2(q->db, traces ? sql : sql_plain, -1, &st, NULL) != SQLITE_OK) {
+		rc = gl_query_db_error(q, err, "cannot query events");
+		if (own)
+			sqlite3_exec(q->db, "COMMIT", NULL, NULL, NULL);
+		return rc;
+	}
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
 	decoder_init(&d, st);
@@ -609,6 +698,8 @@ static int events_direct(struct gl_query *q, const char *sql, int64_t since_us, 
 	free(g.arena);
 	decoder_free(&d);
 	sqlite3_finalize(st);
+	if (own)
+		sqlite3_exec(q->db, "COMMIT", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -949,6 +1040,11 @@ out:
 	return rc;
 }
 
+const char *gl_query_events_sql(const struct gl_query *q, unsigned flags, bool traces)
+{
+	return events_sql(q, flags, traces);
+}
+
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
@@ -957,12 +1053,13 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 	bool started = false;
 	int rc = GL_OK;
 
-	/* readers that could not start have read nothing: the caller's thread
-	 * reads all (with the trace columns, whatever streams there are) */
+	/* readers that could not start have read nothing: the caller's thread reads all */
 	if (!(flags & GL_QUERY_ONE_THREAD))
 		rc = events_sliced(q, sql, events_sql(q, flags, false), since_us, until_us, fn,
 				   arg, err, &started);
-	return started ? rc : events_direct(q, sql, since_us, until_us, fn, arg, err);
+	return started ? rc
+		       : events_direct(q, sql, events_sql(q, flags, false), since_us, until_us, fn,
+				       arg, err);
 }
 
 int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,

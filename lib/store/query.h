@@ -13,7 +13,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 6	/* newest schema read; 1 to 6 are read */
+#define GL_DB_USER_VERSION 7	/* newest schema read; 1 to 7 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -85,6 +85,9 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 #define GL_QUERY_ONE_THREAD 2u
 /* Read the columns events.packed is made of, not packed (the same events; for tests). */
 #define GL_QUERY_COLUMNS 4u
+/* Read packed and dup_of from the table, not from the index events_ts that
+ * holds them since schema 7 (the same events; for tests). */
+#define GL_QUERY_TABLE 8u
 
 /*
  * Calls fn for each event with since_us <= ts_us < until_us, in order of
@@ -99,6 +102,13 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err);
+
+/*
+ * The statement gl_query_events runs for flags over a snapshot with a
+ * stream of a profiler trace (traces true) or without (false); ?1 and ?2
+ * are the window. For tests: its query plan.
+ */
+const char *gl_query_events_sql(const struct gl_query *q, unsigned flags, bool traces);
 
 /* One mem_events row (RMM). */
 struct gl_query_mem {

@@ -411,6 +411,12 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"CREATE TRIGGER events_packed_stale AFTER UPDATE OF " GL_EVPACK_COLUMNS
 	" ON events WHEN new.packed IS NOT NULL"
 	" BEGIN UPDATE events SET packed = NULL WHERE id = new.id; END;",
+	/*
+	 * 6 -> 7: events_ts also holds dup_of and packed, so that the report
+	 * reads a window's events from the index alone (lib/store/query.c).
+	 */
+	"DROP INDEX events_ts;"
+	"CREATE INDEX events_ts ON events (ts_us, rec_hash, dup_of, packed);",
 };
 
 /* The end of migration 3 -> 4, after the rows are converted. */
@@ -671,10 +677,14 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 		return rc;
 	if (!(st->sbw = gl_sbw_open(st->db, st->path, err)))
 		return err->code;
-	/* The duplicate probe: an index lookup on (ts_us, rec_hash), never a scan. */
+	/* The duplicate probe: an index lookup on (ts_us, rec_hash), never a
+	 * scan; the lowest id of the originals found, NULL for none. (Not
+	 * "ORDER BY id LIMIT 1": since schema 7 the index orders equal
+	 * (ts_us, rec_hash) by dup_of and packed before id, and SQLite would
+	 * sort the few rows in a temporary b-tree at every probe.) */
 	if ((rc = prepare(st, &st->dup_probe,
-			  "SELECT id FROM events INDEXED BY events_ts WHERE ts_us = ?1 AND rec_hash = ?2"
-			  " AND stream_id <> ?3 AND dup_of IS NULL ORDER BY id LIMIT 1", err)) != GL_OK)
+			  "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts_us = ?1"
+			  " AND rec_hash = ?2 AND stream_id <> ?3 AND dup_of IS NULL", err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->get_lines,
 			  "SELECT hashes FROM stream_lines WHERE stream_id = ? AND first_line = ?",
@@ -1628,7 +1638,7 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 		sqlite3_bind_int64(q, 3, b->stream_id);
 		rc = sqlite3_step(q);
 		if (rc == SQLITE_ROW)
-			dup = sqlite3_column_int64(q, 0);
+			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
 		sqlite3_reset(q);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return db_err(st, err, "cannot store");

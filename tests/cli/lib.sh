@@ -40,22 +40,24 @@ check_exact() {
 		"$(q "$1" 'select count(*) from (select 1 from events group by stream_id, line having count(*) > 1)')"
 }
 
-# make_v5 FRESH V5: writes V5, a database of schema version 5 (as
-# fixtures/schema-v5.sql, the schema that version created) holding every
-# row of FRESH, a database of this version, but what version 5 did not have
-# (events.packed).
-make_v5() {
-	{ cat fixtures/schema-v5.sql
-	  echo "PRAGMA application_id = 1735420007; PRAGMA user_version = 5;"; } | sqlite3 "$2" ||
-		fail "cannot create the version-5 database"
+# make_old VERSION FRESH OLD: writes OLD, a database of schema VERSION (as
+# fixtures/schema-vVERSION.sql, the schema that version created) holding
+# every row of FRESH, a database of this version, in the columns VERSION
+# had (version 5: all but events.packed; version 6: all).
+make_old() {
+	{ cat fixtures/schema-v$1.sql
+	  echo "PRAGMA application_id = 1735420007; PRAGMA user_version = $1;"; } | sqlite3 "$3" ||
+		fail "cannot create the version-$1 database"
+	shift
 	_copy=$(q "$2" "select 'DELETE FROM main.' || m.name || '; INSERT INTO main.' || m.name ||
 		' (' || c.cols || ') SELECT ' || c.cols || ' FROM f.' || m.name || ';'
 		from sqlite_master m, (select m2.name as t, (select group_concat(p.name, ', ')
 			from pragma_table_info(m2.name) p) as cols from sqlite_master m2) c
 		where c.t = m.name and m.type = 'table' and m.name not like 'sqlite_%' order by m.name")
 	printf "ATTACH '%s' AS f; BEGIN;\n%s\nCOMMIT;\n" "$1" "$_copy" | sqlite3 "$2" ||
-		fail "cannot copy the rows into the version-5 database"
+		fail "cannot copy the rows into the old database"
 }
+make_v5() { make_old 5 "$@"; }
 
 # db_shape DB: its tables, views, columns (type, not null, key) and index
 # definitions, in a fixed order: a migrated database must print what a

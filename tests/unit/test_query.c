@@ -69,7 +69,11 @@ static void test_refuses(void **state)
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENOTGPULOG);
 	assert_string_equal(err.cause, "not a gpulog database");
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;");
+	char newer[96];
+
+	snprintf(newer, sizeof(newer), "PRAGMA application_id = 1735420007; PRAGMA user_version = %d;",
+		 GL_DB_USER_VERSION + 1);
+	make_db(p, newer);
 	assert_int_equal(gl_query_open(p, &q, &err), GL_ENEWER);
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 0;");
@@ -289,10 +293,10 @@ static void test_events_same_time_by_id(void **state)
 		assert_int_equal(s.id_of_dur[i], 21 + i);
 	gl_query_close(q);
 	/*
-	 * The two readers leave the trace columns out when no stream is of a
+	 * The readers leave the trace columns out when no stream is of a
 	 * trace format (gpufl, kineto, nsys) in their snapshot: the same rows
 	 * under a 'json' stream hand out no source; under a stream of no
-	 * recorded format they do. The caller's thread always reads them.
+	 * recorded format they do. So does the caller's thread reading alone.
 	 */
 	static const struct {
 		const char *format;
@@ -314,7 +318,7 @@ static void test_events_same_time_by_id(void **state)
 				int id = i + 1;
 
 				snprintf(want, sizeof(want),
-					 id >= 30 && (gate[g].trace || m) ? "s%d" : "-", id);
+					 id >= 30 && gate[g].trace ? "s%d" : "-", id);
 				assert_string_equal(s.src[i], want);
 				snprintf(want, sizeof(want), id % 2 ? "-" : "m%d", id);
 				assert_string_equal(s.msg[i], want);
@@ -474,10 +478,11 @@ static void test_events_blocks(void **state)
 	sqlite3_stmt *st;
 	enum { N = 20003 };
 
+	/* a stream of a log format: no trace columns, so the index is read */
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
-		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
-		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	sqlite3_prepare_v2(db, "INSERT INTO events(id, ts_us, level, kernel_id, dur_us, message,"
@@ -846,9 +851,14 @@ static void test_events_text_columns(void **state)
 		"x'4f7065726174696f6e2061'", "x'4f706572006174696f6e2061'", "'\xc3\x96peration a'",
 		"' Operation a'", "'Kernel k executed in 1us'", "''", "42"};
 	static const char *const metas[] = {"NULL", "'{\"operation\":\"a\"}'"};
-	/* each read both from events.packed and from the columns */
+	/* each read from events_ts alone (the text by id), from events.packed
+	 * in the table, and from the columns; in two threads and in one; all
+	 * rows and kernel rows only */
 	static const unsigned modes[] = {
 	    0, GL_QUERY_ONE_THREAD, GL_QUERY_KERNELS_ONLY, GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_TABLE, GL_QUERY_TABLE | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_TABLE | GL_QUERY_KERNELS_ONLY,
+	    GL_QUERY_TABLE | GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
 	    GL_QUERY_COLUMNS, GL_QUERY_COLUMNS | GL_QUERY_ONE_THREAD,
 	    GL_QUERY_COLUMNS | GL_QUERY_KERNELS_ONLY,
 	    GL_QUERY_COLUMNS | GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD};
@@ -857,10 +867,11 @@ static void test_events_text_columns(void **state)
 	sqlite3 *db;
 	int64_t id = 0;
 
+	/* a stream of a log format: no trace columns, so the index is read */
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
-		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
-		   " VALUES (1, 'f', 0, 0, 0, 0, 0);");
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	for (size_t a = 0; a < sizeof(levels) / sizeof(levels[0]); a++)
@@ -1012,10 +1023,11 @@ static void test_events_packed(void **state)
 	struct gl_err err;
 	sqlite3 *db;
 
-	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 6;"
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k'), (2, 'c'), (3, 'h');"
-		   "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
-		   " VALUES (1, 'f', 0, 0, 0, 0, 0), (2, 'g', 0, 0, 0, 0, 0);");
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0),"
+		   " (2, 'json', 'g', 0, 0, 0, 0, 0);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
 	for (size_t i = 0; i < nrows; i++) {
@@ -1051,8 +1063,12 @@ static void test_events_packed(void **state)
 	for (size_t f = 0; f < sizeof(fills) / sizeof(fills[0]); f++) {
 		if (fills[f])
 			assert_int_equal(sqlite3_exec(db, fills[f], NULL, NULL, NULL), SQLITE_OK);
-		for (unsigned mode = 0; mode <= GL_QUERY_ONE_THREAD; mode += GL_QUERY_ONE_THREAD) {
-			read_all(q, mode, &got);
+		/* from the index, and from the table */
+		static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD, GL_QUERY_TABLE,
+						 GL_QUERY_TABLE | GL_QUERY_ONE_THREAD};
+
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			read_all(q, modes[m], &got);
 			expect_same_events(&ref, &got, fills[f] ? fills[f] : "packed NULL");
 			free(got.ev);
 		}
@@ -1080,7 +1096,159 @@ static void test_events_packed(void **state)
 	read_all(q, 0, &got);
 	expect_same_events(&ref, &got, "after the updates");
 	free(got.ev);
+	read_all(q, GL_QUERY_TABLE, &got);
+	expect_same_events(&ref, &got, "after the updates, from the table");
+	free(got.ev);
 	free(ref.ev);
+	gl_query_close(q);
+	sqlite3_close(db);
+	unlink(p);
+}
+
+/* The times of kernel rows, each checked to be one. */
+static int collect_kernel_rows(void *arg, const struct gl_query_event *ev)
+{
+	struct seen *s = arg;
+
+	assert_int_equal(ev->kernel_id, 1);
+	assert_true(ev->dur_us == 2.5);
+	assert_int_equal(ev->dup_of, 0);
+	if (s->n < 8)
+		s->ts[s->n] = ev->ts_us;
+	s->n++;
+	return 0;
+}
+
+/*
+ * Kernel rows only (GL_QUERY_KERNELS_ONLY): the originals with a kernel and
+ * a duration, whichever way they are read. From the index the statement
+ * keeps the originals and the rest is tested on the packing (or, packed
+ * NULL, on the columns read by id). Every combination of kernel, duration
+ * and mirror, with packed made or NULL; the rows wanted are counted here.
+ */
+static void test_events_kernels_only(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query_konly.db";
+	static const unsigned modes[] = {
+	    GL_QUERY_KERNELS_ONLY, GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_KERNELS_ONLY | GL_QUERY_TABLE,
+	    GL_QUERY_KERNELS_ONLY | GL_QUERY_TABLE | GL_QUERY_ONE_THREAD,
+	    GL_QUERY_KERNELS_ONLY | GL_QUERY_COLUMNS,
+	    GL_QUERY_KERNELS_ONLY | GL_QUERY_COLUMNS | GL_QUERY_ONE_THREAD};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	int64_t want[64];
+	size_t n_want = 0;
+	int id = 0;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;"
+		   "INSERT INTO names(id, name) VALUES (1, 'k');"
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
+	/* kernel NULL or 1; dur_us NULL or 2.5; an original or a mirror of row 1;
+	 * packed made (even rows) or NULL; two rows per time, in reverse id order
+	 * of rec_hash */
+	for (int k = 0; k < 2; k++)
+		for (int d = 0; d < 2; d++)
+			for (int m = 0; m < 2; m++)
+				for (int pk = 0; pk < 2; pk++) {
+					id++;
+					char *sql = sqlite3_mprintf(
+					    "INSERT INTO events (id, ts_us, level, kernel_id, dur_us,"
+					    " dup_of, rec_hash, stream_id, line) VALUES (%d, %d, 3, %s,"
+					    " %s, %s, %d, 1, 1);"
+					    "UPDATE events SET packed = CASE WHEN %d THEN gl_ev_pack("
+					    GL_EVPACK_COLUMNS ") END WHERE id = %d",
+					    id, 10 + id / 2, k ? "1" : "NULL", d ? "2.5" : "NULL",
+					    m ? "1" : "NULL", 100 - id, pk, id);
+
+					assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL),
+							 SQLITE_OK);
+					sqlite3_free(sql);
+					if (k && d && !m)
+						want[n_want++] = id;
+				}
+	assert_int_equal(n_want, 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE packed IS NULL"), 8);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct seen got = {0};
+
+		assert_int_equal(gl_query_events(q, 0, 1000, modes[i], collect_kernel_rows, &got,
+						 &err),
+				 GL_OK);
+		assert_int_equal(got.n, n_want);
+		for (size_t j = 0; j < n_want; j++)
+			assert_int_equal(got.ts[j], 10 + want[j] / 2);
+	}
+	gl_query_close(q);
+	sqlite3_close(db);
+	unlink(p);
+}
+
+/* The plan of each statement: what is read from the index alone. */
+static void expect_plan(sqlite3 *db, const char *sql, bool covering)
+{
+	sqlite3_stmt *st;
+	char *x = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql);
+	char plan[1024] = "";
+
+	assert_int_equal(sqlite3_prepare_v2(db, x, -1, &st, NULL), SQLITE_OK);
+	sqlite3_free(x);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		strncat(plan, (const char *)sqlite3_column_text(st, 3),
+			sizeof(plan) - strlen(plan) - 2);
+		strcat(plan, ";");
+	}
+	sqlite3_finalize(st);
+	if (!strstr(plan, "USING INDEX events_ts") && !strstr(plan, "USING COVERING INDEX events_ts"))
+		fail_msg("not through events_ts: %s (%s)", plan, sql);
+	if (covering != (strstr(plan, "USING COVERING INDEX events_ts") != NULL))
+		fail_msg("covering %d expected: %s (%s)", covering, plan, sql);
+	if (strstr(plan, "TEMP B-TREE"))
+		fail_msg("sorts: %s (%s)", plan, sql);
+}
+
+/*
+ * Schema 7: a snapshot without a trace stream is read from events_ts alone
+ * (all rows, and kernel rows); with one, or asked to (GL_QUERY_TABLE,
+ * GL_QUERY_COLUMNS), or over the index of schema 6 (ts_us, rec_hash), the
+ * table is read too. No statement sorts.
+ */
+static void test_events_index_plan(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query_plan.db";
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	expect_plan(db, gl_query_events_sql(q, 0, false), true);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_ONE_THREAD, false), true);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_KERNELS_ONLY, false), true);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_KERNELS_ONLY, true), true);
+	expect_plan(db, gl_query_events_sql(q, 0, true), false);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_TABLE, false), false);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_TABLE | GL_QUERY_KERNELS_ONLY, false),
+		    false);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_COLUMNS, false), false);
+	gl_query_close(q);
+	/* the index of schema 6 */
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX events_ts;"
+					  "CREATE INDEX events_ts ON events (ts_us, rec_hash);"
+					  "PRAGMA user_version = 6;",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	expect_plan(db, gl_query_events_sql(q, 0, false), false);
+	expect_plan(db, gl_query_events_sql(q, GL_QUERY_KERNELS_ONLY, false), false);
 	gl_query_close(q);
 	sqlite3_close(db);
 	unlink(p);
@@ -1099,6 +1267,8 @@ int main(void)
 		cmocka_unit_test(test_events_one_snapshot),
 		cmocka_unit_test(test_events_text_columns),
 		cmocka_unit_test(test_events_packed),
+		cmocka_unit_test(test_events_kernels_only),
+		cmocka_unit_test(test_events_index_plan),
 		cmocka_unit_test(test_reject_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
