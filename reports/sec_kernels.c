@@ -13,8 +13,17 @@
  * when the next kernel begins. (A buffer per listed kernel, all held to
  * the end, was 72 MB of new memory on a 10M-event report: 8,000 page
  * faults.)
+ *
+ * Time: a listed kernel's durations are described (gl_stats_describe: the
+ * moments and four selections, most of the kernel pass's time) by a thread
+ * of their own while the pass fills a second buffer with the next
+ * kernel's; its figures are recorded, in the pass's thread, when the next
+ * listed kernel is handed over or at the end. So two buffers, and on a
+ * 10M-event report about 0.2 s less. The figures are the same: each
+ * kernel is described by one thread, in the same steps.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +55,19 @@ struct kernels {
 	size_t n_listed;
 	/* the kernel pass: the durations of the listed kernel it is on */
 	size_t cur;		/* its rank; SIZE_MAX: none */
-	double *dur;		/* time order, then reordered by describe */
-	size_t n_dur, cap_dur;
+	double *dur[2];		/* two buffers, each time order, then reordered by describe */
+	size_t cap_dur[2];
+	unsigned fill;		/* the one the pass fills */
+	size_t n_dur;
+	/* the listed kernel handed over last: being described in th */
+	struct describe_job {
+		pthread_t th;
+		bool running;	/* th was started and not joined */
+		size_t r;	/* its rank; SIZE_MAX: none */
+		double *dur;	/* one of the two buffers */
+		size_t n;
+		struct gl_stats_desc d;
+	} job;
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -56,6 +76,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	k->n_ids = cx->n_ids;
 	k->cur = SIZE_MAX;
+	k->job.r = SIZE_MAX;
 	k->by_id = calloc(cx->n_ids, sizeof(*k->by_id));
 	k->ids = calloc(cx->n_ids, sizeof(*k->ids));
 	return k->by_id && k->ids ? GL_OK : gl_section_oom(cx->err);
@@ -139,28 +160,26 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
-/* The listed kernel of rank r described from dur[0..n) (n 0: none of its
- * timings came), with its trace fields and its histogram for the charts. */
-static int describe_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r, double *dur,
-			   size_t n)
+/* The listed kernel of rank r, its durations dur[0..n) described in *d
+ * (n 0: none of its timings came): its figures, its trace fields and its
+ * histogram for the charts. */
+static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r,
+			 const struct gl_stats_desc *d, const double *dur, size_t n)
 {
 	struct gl_report_kernel *rk = &cx->rep->kernels[r];
 	struct gl_series *s = cx->p->series;
-	struct gl_stats_desc d;
 	int rc;
 
-	ks->described[r] = true;
-	gl_stats_describe(dur, n, &d);
 	rk->count = n;
-	rk->min_us = d.min;
-	rk->max_us = d.max;
-	rk->mean_us = d.mean;
-	rk->stddev_us = d.sd;
-	rk->p50_us = d.p50;
-	rk->p90_us = d.p90;
-	rk->p95_us = d.p95;
-	rk->p99_us = d.p99;
-	rk->total_us = d.sum;
+	rk->min_us = d->min;
+	rk->max_us = d->max;
+	rk->mean_us = d->mean;
+	rk->stddev_us = d->sd;
+	rk->p50_us = d->p50;
+	rk->p90_us = d->p90;
+	rk->p95_us = d->p95;
+	rk->p99_us = d->p99;
+	rk->total_us = d->sum;
 	if ((rc = gl_ktrace_finish(&ks->by_id[rk->kernel_id]->tr, cx, rk, cx->err)) != GL_OK)
 		return rc;
 	/* the charts' histograms of the top kernels, from the durations kept */
@@ -169,13 +188,50 @@ static int describe_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t
 	return rc;
 }
 
-/* Describes the listed kernel the kernel pass was on, if any. */
+static void *describe_main(void *arg)
+{
+	struct describe_job *j = arg;
+
+	gl_stats_describe(j->dur, j->n, &j->d);
+	return NULL;
+}
+
+/* Waits for the kernel handed over last, if any, and records it. */
+static int settle(struct gl_section_ctx *cx, struct kernels *ks)
+{
+	struct describe_job *j = &ks->job;
+	size_t r = j->r;
+
+	if (j->running)
+		pthread_join(j->th, NULL);
+	j->running = false;
+	j->r = SIZE_MAX;
+	return r == SIZE_MAX ? GL_OK : record_listed(cx, ks, r, &j->d, j->dur, j->n);
+}
+
+/* Hands the listed kernel the kernel pass was on, if any, to be described,
+ * after recording the one before; the pass goes on in the other buffer. */
 static int end_kernel(struct gl_section_ctx *cx, struct kernels *ks)
 {
+	struct describe_job *j = &ks->job;
 	size_t r = ks->cur;
+	int rc;
 
 	ks->cur = SIZE_MAX;
-	return r == SIZE_MAX ? GL_OK : describe_listed(cx, ks, r, ks->dur, ks->n_dur);
+	if (r == SIZE_MAX)
+		return GL_OK;
+	if ((rc = settle(cx, ks)) != GL_OK)
+		return rc;
+	ks->described[r] = true;
+	j->r = r;
+	j->dur = ks->dur[ks->fill];
+	j->n = ks->n_dur;
+	ks->fill ^= 1;
+	if (pthread_create(&j->th, NULL, describe_main, j) == 0)
+		j->running = true;
+	else
+		gl_stats_describe(j->dur, j->n, &j->d);	/* no thread: here */
+	return GL_OK;
 }
 
 static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
@@ -193,49 +249,66 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		/* the event pass counted them: the buffer grows once to the largest */
 		size_t need = cx->kernel_n[ev->kernel_id] ? cx->kernel_n[ev->kernel_id] : 64;
 
-		if (need > ks->cap_dur) {
-			double *p = gl_big_realloc(ks->dur, ks->cap_dur * sizeof(*p),
+		if (need > ks->cap_dur[ks->fill]) {
+			double *p = gl_big_realloc(ks->dur[ks->fill],
+						   ks->cap_dur[ks->fill] * sizeof(*p),
 						   need * sizeof(*p));
 
 			if (!p)
 				return gl_section_oom(cx->err);
-			ks->dur = p;
-			ks->cap_dur = need;
+			ks->dur[ks->fill] = p;
+			ks->cap_dur[ks->fill] = need;
 		}
 		ks->cur = k->rank;
 		ks->n_dur = 0;
 	}
 	if (ks->cur == SIZE_MAX)
 		return GL_OK;
-	if (ks->n_dur == ks->cap_dur) {
-		size_t cap = ks->cap_dur * 2;
-		double *p = gl_big_realloc(ks->dur, ks->cap_dur * sizeof(*p), cap * sizeof(*p));
+	const unsigned f = ks->fill;
+
+	if (ks->n_dur == ks->cap_dur[f]) {
+		size_t cap = ks->cap_dur[f] * 2;
+		double *p = gl_big_realloc(ks->dur[f], ks->cap_dur[f] * sizeof(*p), cap * sizeof(*p));
 
 		if (!p)
 			return gl_section_oom(cx->err);
-		ks->dur = p;
-		ks->cap_dur = cap;
+		ks->dur[f] = p;
+		ks->cap_dur[f] = cap;
 	}
-	ks->dur[ks->n_dur++] = ev->dur_us;
+	ks->dur[f][ks->n_dur++] = ev->dur_us;
 	if (cx->p->series && gl_series_kernel_sample(cx->p->series, ev, cx->err) != GL_OK)
 		return GL_ENOMEM;
 	return GL_OK;
+}
+
+static void free_buffers(struct kernels *ks)
+{
+	for (size_t i = 0; i < 2; i++) {
+		gl_big_free(ks->dur[i], ks->cap_dur[i] * sizeof(*ks->dur[i]));
+		ks->dur[i] = NULL;
+		ks->cap_dur[i] = 0;
+	}
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
 	struct gl_report *rep = cx->rep;
-	int rc = end_kernel(cx, ks);
+	int rc = end_kernel(cx, ks), rc2 = settle(cx, ks);
 
+	if (rc == GL_OK)
+		rc = rc2;
 	if (!rep->kernels && !(rep->kernels = calloc(1, sizeof(*rep->kernels))))
 		return gl_section_oom(cx->err);
 	for (size_t r = 0; r < rep->n_kernels && r < ks->n_listed && rc == GL_OK; r++)
-		if (!ks->described[r])
-			rc = describe_listed(cx, ks, r, NULL, 0);
-	gl_big_free(ks->dur, ks->cap_dur * sizeof(*ks->dur));
-	ks->dur = NULL;
-	ks->cap_dur = 0;
+		if (!ks->described[r]) {
+			struct gl_stats_desc d;
+
+			ks->described[r] = true;
+			gl_stats_describe(NULL, 0, &d);
+			rc = record_listed(cx, ks, r, &d, NULL, 0);
+		}
+	free_buffers(ks);
 	return rc;
 }
 
@@ -247,7 +320,9 @@ static void release(void *st)
 		gl_ktrace_release(&ks->by_id[ks->ids[i]]->tr);
 		free(ks->by_id[ks->ids[i]]);
 	}
-	gl_big_free(ks->dur, ks->cap_dur * sizeof(*ks->dur));
+	if (ks->job.running)	/* a report stopped in the kernel pass */
+		pthread_join(ks->job.th, NULL);
+	free_buffers(ks);
 	free(ks->described);
 	free(ks->by_id);
 	free(ks->ids);
