@@ -586,6 +586,18 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 	"SELECT EXISTS (SELECT 1 FROM streams WHERE format IS NULL"                         \
 	" OR format IN ('gpufl', 'kineto', 'nsys'))"
 
+/* Which of the two statements to run on db, in its current snapshot:
+ * sql when a stream of a trace format exists (or that cannot be read),
+ * else sql_plain. */
+static const char *pick_sql(sqlite3 *db, const char *sql, const char *sql_plain)
+{
+	int64_t traces = 1;
+
+	if (sql_plain == sql || pragma_int(db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
+		return sql;
+	return traces ? sql : sql_plain;
+}
+
 /* The events statement; trace: with the kernel-trace columns (when the
  * database has them). */
 static const char *events_sql(const struct gl_query *q, unsigned flags, bool trace)
@@ -662,18 +674,14 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 	struct held_group g = {0};
 	struct ev_decoder d;
 	bool pending = false, own = false;
-	int64_t traces = 1;
 	int rc, frc = 0;
 
 	/* whether a trace stream exists, read in the statement's snapshot (as
 	 * slice_main does), unless the caller holds a transaction already */
-	if (sql_plain != sql) {
+	if (sql_plain != sql)
 		own = sqlite3_get_autocommit(q->db) &&
 		      sqlite3_exec(q->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-		if (pragma_int(q->db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
-			traces = 1;
-	}
-	if (sqlite3_prepare_v2(q->db, traces ? sql : sql_plain, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(q->db, pick_sql(q->db, sql, sql_plain), -1, &st, NULL) != SQLITE_OK) {
 		rc = gl_query_db_error(q, err, "cannot query events");
 		if (own)
 			sqlite3_exec(q->db, "COMMIT", NULL, NULL, NULL);
@@ -857,7 +865,6 @@ static void *slice_main(void *arg)
 	struct slices *all = r->all;
 	sqlite3_stmt *st = NULL;
 	struct ev_decoder d = {0};
-	int64_t traces = 1;
 	int rc = SQLITE_OK;
 
 	/*
@@ -872,10 +879,9 @@ static void *slice_main(void *arg)
 	if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1);",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
-	else if (r->sql_plain != r->sql && pragma_int(r->db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
-		traces = 1;
 	if (rc == SQLITE_OK &&
-	    sqlite3_prepare_v2(r->db, traces ? r->sql : r->sql_plain, -1, &st, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(r->db, pick_sql(r->db, r->sql, r->sql_plain), -1, &st, NULL) !=
+		    SQLITE_OK)
 		rc = SQLITE_ERROR;
 	if (rc == SQLITE_OK)
 		decoder_init(&d, st);
