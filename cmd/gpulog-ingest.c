@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static void usage(FILE *to)
 		"  --keep-days N     after the run, delete rows more than N days older than\n"
 		"                    the run's start, and give the space back\n"
 		"  --no-wait         if another ingest holds the database, fail instead of waiting\n"
+		"  --in-place        write a new database in place, journaled, as later runs\n"
+		"                    do (slower; a killed first run keeps what it stored)\n"
 		"  --max-rejects N   store at most N rejected lines per file and run; count\n"
 		"                    the rest (default 10000)\n"
 		"  -q, --quiet       print only errors\n"
@@ -51,7 +54,29 @@ static void usage(FILE *to)
 		"\n"
 		"Exit status: 0 all inputs read (rejected lines are data, not failure);\n"
 		"1 some input could not be read (the others were stored); 2 usage error, bad\n"
-		"config or unusable database. See gpulog-ingest(1).\n");
+		"config or unusable database; 130 / 143 stopped by SIGINT / SIGTERM (what was\n"
+		"stored is kept, the next run reads on). See gpulog-ingest(1).\n");
+}
+
+/* The signal that asked the run to stop (SIGINT, SIGTERM); 0: none. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	/* A second one stops at once, as without a handler. */
+	signal(sig, SIG_DFL);
+}
+
+static void catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -205,6 +230,7 @@ int main(int argc, char **argv)
 		{"config", required_argument, NULL, 'C'},
 		{"keep-days", required_argument, NULL, 'K'},
 		{"no-wait", no_argument, NULL, 'W'},
+		{"in-place", no_argument, NULL, 'P'},
 		{"max-rejects", required_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -240,6 +266,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			o.nowait = 1;
+			break;
+		case 'P':
+			o.in_place = 1;
 			break;
 		case 'C':
 			o.config_path = optarg;
@@ -307,8 +336,18 @@ int main(int argc, char **argv)
 	o.notice = on_notice;
 	o.notice_arg = &u;
 
+	o.stop = &stop_signal;
+	catch_stop();
+
 	rc = gl_ingest_run(&o, &st, &err);
 	clear_progress(&u);
+	if (rc == GL_EINTR) {
+		fprintf(stderr, PROG ": %s\n",
+			escaped(gl_err_format(&err, msg, sizeof(msg)), out, sizeof(out)));
+		if (!u.quiet)
+			summary(&st);
+		return 128 + (int)stop_signal;
+	}
 	if (rc != GL_OK && rc != GL_EIO) {
 		fprintf(stderr, PROG ": %s\n",
 			escaped(gl_err_format(&err, msg, sizeof(msg)), out, sizeof(out)));

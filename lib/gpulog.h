@@ -12,6 +12,7 @@
 #ifndef GPULOG_H
 #define GPULOG_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@ enum gl_code {
 	GL_EUSAGE = -7,		/* bad argument or option value */
 	GL_ECONFIG = -8,	/* configuration file malformed */
 	GL_ENEWER = -9,		/* database written by a newer gpulog */
+	GL_EINTR = -10,		/* stopped on request (a signal); what was stored is kept */
 };
 
 /*
@@ -142,6 +144,18 @@ struct gl_ingest_opts {
 	 */
 	int64_t keep_days;
 	int nowait;			/* database busy: fail with GL_EBUSY instead of waiting */
+	/*
+	 * A new database is written in place, journaled, like every later run
+	 * (a killed run keeps what it stored) instead of built aside and moved
+	 * into place at the end (faster; see gpulog-ingest(1) DATABASE).
+	 */
+	int in_place;
+	/*
+	 * When *stop becomes nonzero (a signal handler sets it), the run stops
+	 * storing, keeps what it stored (a new database is moved into place)
+	 * and returns GL_EINTR. NULL: never.
+	 */
+	const volatile sig_atomic_t *stop;
 	/* Rejected lines stored per file and run; the file's further ones are
 	 * only counted. 0: GL_MAX_REJECTS_DEFAULT. */
 	uint64_t max_rejects;

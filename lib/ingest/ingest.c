@@ -211,7 +211,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	int64_t run_id = 0, keep_days;
 	struct gl_inconfig *cfg = NULL;
 	const char *tz;
-	int rc, started = 0, store_rc = GL_OK;
+	int rc, started = 0, store_rc = GL_OK, stopping = 0;
 	char dbabs[4096];
 
 	memset(st, 0, sizeof(*st));
@@ -232,8 +232,9 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	tz = o->tz_name ? o->tz_name : cfg ? cfg->tz_name : NULL;
 	keep_days = o->keep_days ? o->keep_days : cfg ? cfg->keep_days : 0;
 	gl_inconfig_resolve(cfg, tz);
-	if ((rc = gl_store_open(&store, o->db_path, o->nowait, store_notice, (void *)o, err)) !=
-	    GL_OK) {
+	if ((rc = gl_store_open(&store, o->db_path,
+				(o->nowait ? GL_STORE_NOWAIT : 0) | (o->in_place ? 0 : GL_STORE_BUILD),
+				store_notice, (void *)o, err)) != GL_OK) {
 		/* A database that cannot be opened is never "some input could not
 		 * be read" (GL_EIO): the run did not start. */
 		if (rc == GL_EIO || rc == GL_EDB) {
@@ -301,13 +302,14 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		while (!q.nfull) {
 			struct timespec dl;
 
-			clock_gettime(CLOCK_REALTIME, &dl);
-			dl.tv_nsec += 100 * 1000000L;
-			if (dl.tv_nsec >= 1000000000L) {
-				dl.tv_sec++;
-				dl.tv_nsec -= 1000000000L;
-			}
+			gl_time_deadline(&dl, 100);
 			pthread_cond_timedwait(&q.cv, &q.mu, &dl);
+			if (o->stop && *o->stop && !stopping) {
+				/* The producer stops at its next batch; what it
+				 * has queued is dropped, its state with it. */
+				stopping = q.abort = 1;
+				pthread_cond_broadcast(&q.cv);
+			}
 			if (!q.nfull && o->progress && seconds_since(&last) >= 0.1) {
 				pthread_mutex_unlock(&q.mu);
 				st->bytes_done = atomic_load(&q.prod.bytes_done) + atomic_load(&q.prod.bytes_current);
@@ -323,7 +325,9 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		q.nfull--;
 		pthread_mutex_unlock(&q.mu);
 
-		if (store_rc == GL_OK) {
+		if (o->stop && *o->stop)
+			stopping = 1;
+		if (store_rc == GL_OK && !stopping) {
 			store_rc = gl_store_put(store, b, run_id, b->host, err);
 			if (store_rc == GL_OK) {
 				for (size_t i = 0; i < b->nnotice; i++)
@@ -334,7 +338,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 		int lastb = b->last;
 
 		pthread_mutex_lock(&q.mu);
-		if (store_rc != GL_OK)
+		if (store_rc != GL_OK || stopping)
 			q.abort = 1;
 		q.freeq[q.nfree++] = b;
 		pthread_cond_broadcast(&q.cv);
@@ -353,6 +357,14 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	started = 0;
 	if (store_rc != GL_OK) {
 		rc = store_rc;
+		goto out;
+	}
+	if (stopping) {
+		st->bytes_done = atomic_load(&q.prod.bytes_done);
+		st->files_done = atomic_load(&q.prod.files_done);
+		rc = gl_err_set(err, GL_EINTR, NULL, 0,
+				"what was stored is kept; the next run reads on from there",
+				"interrupted");
 		goto out;
 	}
 	if (q.prod_rc != GL_OK) {
@@ -387,6 +399,20 @@ out:
 	}
 	gl_state_release(&state);
 	gl_found_list_release(&found);
+	/*
+	 * A new database built aside is moved into place whatever ended the
+	 * run: every batch in it was committed whole or rolled back, with
+	 * its state, so it is consistent, and the next run reads on.
+	 */
+	if (store) {
+		struct gl_err ferr;
+		int frc = gl_store_finish(store, &ferr);
+
+		if (frc != GL_OK && (rc == GL_OK || rc == GL_EIO || rc == GL_EINTR)) {
+			*err = ferr;
+			rc = frc;
+		}
+	}
 out_store:
 	gl_store_close(store);
 	gl_inconfig_free(cfg);

@@ -84,6 +84,20 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot open");
 	if (!S_ISREG(sb.st_mode))
 		return gl_err_set(err, GL_EIO, path, 0, "Not a regular file", "cannot open");
+	/* An ingest's first run holds the file empty until it moves the new
+	 * database, built in <path>-build, over it (store.h GL_STORE_BUILD). */
+	if (sb.st_size == 0) {
+		char bp[4200];
+		struct stat bs;
+
+		snprintf(bp, sizeof(bp), "%s-build", path);
+		return gl_err_set(err, GL_ENOTGPULOG, path, 0,
+				  stat(bp, &bs) == 0
+					  ? "empty: a gpulog-ingest is creating it (its first run moves"
+					    " the database into place when it ends)"
+					  : "empty: no gpulog-ingest run has finished yet",
+				  "cannot open");
+	}
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");

@@ -27,16 +27,35 @@ struct gl_store;
  *
  * Only one writer at a time: when another process holds the database,
  * notice(arg, e) is called once with e->code GL_EBUSY ("waiting for
- * database") and the call blocks until it is released; with nowait set it
- * returns GL_EBUSY instead. Before migrating an older database notice is
+ * database") and the call blocks until it is released; with
+ * GL_STORE_NOWAIT it returns GL_EBUSY instead. Before migrating an older database notice is
  * called with e->code GL_OK ("migrating database": it may take a while).
  * notice may be NULL.
  */
-int gl_store_open(struct gl_store **out, const char *path, int nowait,
+int gl_store_open(struct gl_store **out, const char *path, unsigned flags,
 		  void (*notice)(void *arg, const struct gl_err *e), void *arg,
 		  struct gl_err *err);
 
-/* Closes st, releasing the lock. NULL is a no-op. */
+/* gl_store_open's flags */
+#define GL_STORE_NOWAIT 1u	/* another writer holds it: GL_EBUSY, no waiting */
+/*
+ * A database that does not exist yet (or is an empty file) is built aside
+ * in <path>-build, written once with no journal on disk and no syncs, and
+ * appears at path only when gl_store_finish() moves it there. Until then
+ * path stays empty; a build never finished (killed, or closed without
+ * finishing) is deleted, by gl_store_close() or by the next open.
+ */
+#define GL_STORE_BUILD 2u
+
+/*
+ * Ends a build (GL_STORE_BUILD on a new database): a transaction still
+ * open is rolled back, the file is switched to WAL mode, synced and
+ * renamed over path. After it st may only be closed. A no-op otherwise.
+ */
+int gl_store_finish(struct gl_store *st, struct gl_err *err);
+
+/* Closes st, releasing the lock; an unfinished build is deleted. NULL is a
+ * no-op. */
 void gl_store_close(struct gl_store *st);
 
 /* Loads files, streams and checkpoints into s (initialised by the caller). */

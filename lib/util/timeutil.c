@@ -175,3 +175,14 @@ int64_t gl_time_now_us(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * GL_US_PER_S + ts.tv_nsec / 1000;
 }
+
+void gl_time_deadline(struct timespec *dl, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, dl);
+	dl->tv_sec += ms / 1000;
+	dl->tv_nsec += ms % 1000 * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}

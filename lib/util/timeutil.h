@@ -43,4 +43,9 @@ char *gl_time_format(int64_t us, char *buf);
 /* Wall-clock now, µs UTC. */
 int64_t gl_time_now_us(void);
 
+struct timespec;
+/* *dl = the wall clock (CLOCK_REALTIME) ms milliseconds from now, as
+ * pthread_cond_timedwait() takes it. */
+void gl_time_deadline(struct timespec *dl, long ms);
+
 #endif

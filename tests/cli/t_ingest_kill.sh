@@ -15,17 +15,22 @@ q $T/ref.db "select replace(message, char(10), '|') from events order by 1" > $T
 expect_eq "reference events" 260001 "$(wc -l < $T/ref.txt | tr -d ' ')"
 
 # Kill after various delays; several kills in a row before a run completes.
+# A first run builds the database aside (a kill leaves it empty, the build
+# is started over) unless --in-place (a kill keeps what was committed):
+# both, each after kills at every delay.
+for mode in build in-place; do
+[ $mode = in-place ] && place=--in-place || place=
 for delays in "0.05" "0.2" "0.4 0.3" "0.7 0.1 0.5" "1.0" "0.02 0.02 0.02"; do
 	db=$T/k.db
 	rm -f $db $db-wal $db-shm $db-journal
 	for d in $delays; do
-		"$INGEST" -q --db $db $T/logs &
+		"$INGEST" -q $place --db $db $T/logs &
 		pid=$!
 		sleep $d
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		if [ -s $db ]; then
-			expect_eq "integrity after kill ($delays)" ok "$(q $db 'pragma integrity_check')"
+			expect_eq "integrity after kill ($mode $delays)" ok "$(q $db 'pragma integrity_check')"
 		fi
 	done
 	ingest $db $T/logs || fail "run after kill ($delays)"
@@ -35,22 +40,28 @@ for delays in "0.05" "0.2" "0.4 0.3" "0.7 0.1 0.5" "1.0" "0.02 0.02 0.02"; do
 		"$(q $db 'select count(*) from (select 1 from events group by stream_id, line having count(*) > 1)')"
 	expect_eq "continuation kept ($delays)" 1 \
 		"$(q $db "select count(*) from events where message like 'start%File \"x.py\", line 1'")"
+	[ -e $db-build ] && fail "a build left after the run ($mode $delays)"
 done
-# Killed while creating the database: the half-written file and its hot
-# journal are rolled back and the database created again, never refused
-# as "not a gpulog database".
+done
+# Killed while creating the database: in place, the half-written file and
+# its hot journal are rolled back and the database created again, never
+# refused as "not a gpulog database"; built aside, the build is deleted and
+# made again.
 hot=0
+for place in --in-place ""; do
 for d in 0.001 0.002 0.003 0.004 0.005 0.006 0.008 0.010 0.012 0.015 0.020 0.025 0.030 0.040; do
 	db=$T/c.db
 	rm -f $db $db-wal $db-shm $db-journal
-	"$INGEST" -q --db $db $T/logs/gpu.log &
+	"$INGEST" -q $place --db $db $T/logs/gpu.log &
 	pid=$!
 	sleep $d
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	[ -s $db-journal ] && hot=$((hot + 1))
 	out=$("$INGEST" -q --db $db $T/logs/gpu.log 2>&1) || fail "after a kill at ${d}s during creation: $out"
-	expect_eq "events after a kill at ${d}s" 60000 "$(q $db 'select count(*) from events')"
+	expect_eq "events after a kill at ${d}s ($place)" 60000 "$(q $db 'select count(*) from events')"
+	[ -e $db-build ] && fail "a build left after the run (kill at ${d}s)"
+done
 done
 echo "kills during creation that left a hot journal: $hot of 14"
 

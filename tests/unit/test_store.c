@@ -1526,6 +1526,103 @@ static void test_line_hashes(void **state)
 	gl_batch_free(b);
 }
 
+static off_t size_of(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? sb.st_size : -1;
+}
+
+static struct gl_store *open_build(void)
+{
+	struct gl_store *st = NULL;
+	struct gl_err err;
+	char buf[2048];
+
+	if (gl_store_open(&st, db, GL_STORE_NOWAIT | GL_STORE_BUILD, NULL, NULL, &err) != GL_OK)
+		fail_msg("gl_store_open: %s", gl_err_format(&err, buf, sizeof(buf)));
+	return st;
+}
+
+/*
+ * GL_STORE_BUILD: a new database is written in <db>-build and appears at
+ * db, in WAL mode and alike to one made in place, only when finished; an
+ * unfinished one is deleted (by close, or by the next open after a kill);
+ * an existing database is written in place.
+ */
+static void test_build(void **state)
+{
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	char bp[PATH_MAX + 8];
+	int64_t run = 0;
+
+	(void)state;
+	assert_non_null(b);
+	snprintf(bp, sizeof(bp), "%s-build", db);
+	/* closed without finishing: nothing reaches db, the build is gone */
+	st = open_build();
+	assert_int_equal(size_of(db), 0);
+	assert_true(size_of(bp) > 0);
+	add_event(b, "gpu", "lost", 1);
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	put_ok(st, b, run, NULL);
+	gl_store_close(st);
+	assert_int_equal(size_of(db), 0);
+	assert_false(exists(bp));
+
+	/* a build left by a killed run (here: bytes that are no database)
+	 * is deleted by the next open, which builds anew */
+	{
+		FILE *f = fopen(bp, "w");
+
+		assert_non_null(f);
+		fputs("left by a killed run", f);
+		fclose(f);
+	}
+	st = open_build();
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	gl_batch_reset(b);
+	add_event(b, "gpu", "kept 1", 1);
+	add_event(b, "gpu", "kept 2", 2);
+	put_ok(st, b, run, NULL);
+	assert_int_equal(size_of(db), 0);
+	assert_int_equal(gl_store_finish(st, &err), GL_OK);
+	assert_false(exists(bp));
+	gl_store_close(st);
+	assert_int_equal(qi("SELECT count(*) FROM events"), 2);
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE message = 'lost'"), 0);
+	assert_int_equal(qi("SELECT count(*) FROM runs"), 1);
+	/* what a database made in place has: header, pages, vacuum mode */
+	assert_int_equal(qi("PRAGMA application_id"), GL_APPLICATION_ID);
+	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
+	assert_int_equal(qi("PRAGMA page_size"), 16384);
+	assert_int_equal(qi("PRAGMA auto_vacuum"), 2);
+	{
+		/* WAL mode, as header bytes 18 and 19 (2, 2) record it */
+		size_t len;
+		unsigned char *h = gl_test_read(db, &len);
+
+		assert_true(len >= 100);
+		assert_int_equal(h[18], 2);
+		assert_int_equal(h[19], 2);
+		free(h);
+	}
+
+	/* the next open is in place: no build, rows added to db */
+	st = open_build();
+	assert_false(exists(bp));
+	gl_batch_reset(b);
+	add_event(b, "gpu", "kept 3", 3);
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	put_ok(st, b, run, NULL);
+	assert_int_equal(gl_store_finish(st, &err), GL_OK);
+	gl_store_close(st);
+	assert_int_equal(qi("SELECT count(*) FROM events"), 3);
+	gl_batch_free(b);
+}
+
 static void test_wal_bounded(void **state)
 {
 	struct gl_store *st;
@@ -1590,6 +1687,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_hashes, setup, teardown),
 	};
 
