@@ -60,8 +60,9 @@ all: $(BINS)
 deps: $(BUILD)/config.mk
 
 # The deps step. Writes the compiler flags of the packages once they are
-# all present; make re-reads this file after building it.
-$(BUILD)/config.mk:
+# all present; make re-reads this file after building it. Written again when
+# the Makefile changes (a package added).
+$(BUILD)/config.mk: Makefile
 	@mkdir -p $(@D)
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists $(PC_PKGS) \
 	    || ! dpkg -s plplot-driver-cairo >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null; then \
