@@ -74,6 +74,8 @@ static void catch_stop(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
+	/* It may land on any thread: their system calls go on. */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
