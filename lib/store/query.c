@@ -130,53 +130,39 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		goto out;
 	}
 	q->version = version;
-	int64_t dup_col = 0;
-	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
-		       &dup_col) != SQLITE_OK) {
-		rc = gl_query_db_error(q, err, "cannot read the events table");
-		goto out;
-	}
-	q->has_dup_of = dup_col > 0;
-	/* schema 4 packs samples in sample_blocks; a schema-3 database (read
-	 * without migrating) keeps one samples row per sample */
-	int64_t series_tab = 0, blocks_tab = 0, rows_tab = 0;
-	if (pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			      " AND name = 'series'", &series_tab) != SQLITE_OK ||
-	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			      " AND name = 'sample_blocks'", &blocks_tab) != SQLITE_OK ||
-	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			      " AND name = 'samples'", &rows_tab) != SQLITE_OK) {
-		rc = gl_query_db_error(q, err, "cannot read the schema");
-		goto out;
-	}
-	q->samples = !series_tab ? GL_QUERY_SAMPLES_NONE
-		     : blocks_tab ? GL_QUERY_SAMPLES_BLOCKS
-		     : rows_tab	  ? GL_QUERY_SAMPLES_ROWS
-				  : GL_QUERY_SAMPLES_NONE;
-	int64_t trace_col = 0, spans_tab = 0;
-	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'source'",
-		       &trace_col) != SQLITE_OK ||
-	    pragma_int(q->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			      " AND name = 'spans'", &spans_tab) != SQLITE_OK) {
-		rc = gl_query_db_error(q, err, "cannot read the schema");
-		goto out;
-	}
-	q->has_trace = trace_col > 0;
-	q->has_spans = spans_tab > 0;
-	int64_t packed_col = 0;
-	if (pragma_int(q->db, "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'packed'",
-		       &packed_col) != SQLITE_OK) {
-		rc = gl_query_db_error(q, err, "cannot read the schema");
-		goto out;
-	}
-	q->has_packed = packed_col > 0;
-	int64_t in_index = 0;
-	if (pragma_int(q->db, "SELECT count(*) FROM pragma_index_info('events_ts')"
-			      " WHERE name IN ('dup_of', 'packed')", &in_index) != SQLITE_OK) {
-		rc = gl_query_db_error(q, err, "cannot read the schema");
-		goto out;
-	}
-	q->covering = q->has_packed && in_index == 2;
+	/* What this database's schema has, one count each (older versions,
+	 * read without migrating, lack some). */
+	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_N };
+	static const char *const probe[P_N] = {
+	    [P_DUP] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
+	    [P_SERIES] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'series'",
+	    [P_BLOCKS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			 " AND name = 'sample_blocks'",
+	    [P_ROWS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'",
+	    [P_SOURCE] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'source'",
+	    [P_SPANS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'spans'",
+	    [P_PACKED] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'packed'",
+	    [P_INDEX] = "SELECT count(*) FROM pragma_index_info('events_ts')"
+			" WHERE name IN ('dup_of', 'packed')",
+	};
+	int64_t has[P_N] = {0};
+
+	for (size_t i = 0; i < P_N; i++)
+		if (pragma_int(q->db, probe[i], &has[i]) != SQLITE_OK) {
+			rc = gl_query_db_error(q, err, "cannot read the schema");
+			goto out;
+		}
+	q->has_dup_of = has[P_DUP] > 0;
+	/* schema 4 packs samples in sample_blocks; a schema-3 database keeps
+	 * one samples row per sample */
+	q->samples = !has[P_SERIES] ? GL_QUERY_SAMPLES_NONE
+		     : has[P_BLOCKS] ? GL_QUERY_SAMPLES_BLOCKS
+		     : has[P_ROWS]   ? GL_QUERY_SAMPLES_ROWS
+				     : GL_QUERY_SAMPLES_NONE;
+	q->has_trace = has[P_SOURCE] > 0;
+	q->has_spans = has[P_SPANS] > 0;
+	q->has_packed = has[P_PACKED] > 0;
+	q->covering = q->has_packed && has[P_INDEX] == 2;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
