@@ -1055,17 +1055,15 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
 {
-	const char *sql = events_sql(q, flags, true);
+	/* with the trace columns, and without them (no trace stream) */
+	const char *sql = events_sql(q, flags, true), *sql_plain = events_sql(q, flags, false);
 	bool started = false;
 	int rc = GL_OK;
 
 	/* readers that could not start have read nothing: the caller's thread reads all */
 	if (!(flags & GL_QUERY_ONE_THREAD))
-		rc = events_sliced(q, sql, events_sql(q, flags, false), since_us, until_us, fn,
-				   arg, err, &started);
-	return started ? rc
-		       : events_direct(q, sql, events_sql(q, flags, false), since_us, until_us, fn,
-				       arg, err);
+		rc = events_sliced(q, sql, sql_plain, since_us, until_us, fn, arg, err, &started);
+	return started ? rc : events_direct(q, sql, sql_plain, since_us, until_us, fn, arg, err);
 }
 
 int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
