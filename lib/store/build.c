@@ -17,16 +17,22 @@
 
 #define GL_BUILD_SUFFIX "-build"
 
-/* The build and the companions SQLite may leave beside it when killed. */
-static void unlink_all(const char *path)
+/* The companions SQLite may leave beside a database when killed. */
+static void unlink_companions(const char *path)
 {
-	static const char *const sfx[] = {"", "-journal", "-wal", "-shm"};
+	static const char *const sfx[] = {"-journal", "-wal", "-shm"};
 	char p[4200];
 
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
 		unlink(p);
 	}
+}
+
+static void unlink_all(const char *path)
+{
+	unlink(path);
+	unlink_companions(path);
 }
 
 int gl_build_begin(struct gl_build *b, const char *db_path, struct gl_err *err)
@@ -128,6 +134,13 @@ int gl_build_move(struct gl_build *b, struct gl_err *err)
 			return gl_err_set(err, GL_EIO, b->path, 0, strerror(errno),
 					  "cannot move the new database into place");
 	}
+	/*
+	 * The file replaced is empty, so any journal or WAL beside it is a
+	 * killed run's (an --in-place creation killed after writing its
+	 * journal): left there, SQLite would take it for the new database's
+	 * and roll the database back to nothing at the next open.
+	 */
+	unlink_companions(db_path);
 	if (fsync(b->fd) < 0 || rename(b->path, db_path) < 0)
 		return gl_err_set(err, GL_EIO, b->path, 0, strerror(errno),
 				  "cannot move the new database into place");

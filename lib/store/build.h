@@ -36,9 +36,10 @@ int gl_build_begin(struct gl_build *b, const char *db_path, struct gl_err *err);
  */
 int gl_build_sync_start(struct gl_build *b, struct gl_err *err);
 
-/* Gives the build the owner and mode of the file it replaces, syncs it,
- * renames it over that file and syncs the directory. The connection to
- * it must be closed. */
+/* Gives the build the owner and mode of the file it replaces, deletes the
+ * journal, WAL and shm a killed run left beside that (empty) file, syncs
+ * the build, renames it over the file and syncs the directory. The
+ * connection to it must be closed. */
 int gl_build_move(struct gl_build *b, struct gl_err *err);
 
 /* Deletes an unfinished build (and its companions); frees b's memory. */

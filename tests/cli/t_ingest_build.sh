@@ -143,4 +143,30 @@ touch -d '1 hour ago' $T/self/gpu.log
 "$INGEST" --db $T/self/g.db $T/self > $T/self.out 2>&1 || fail "self run: $(cat $T/self.out)"
 grep -q "g.db" $T/self.out && fail "the database or its build was read: $(cat $T/self.out)"
 check_exact $T/self/g.db 300000
+
+# 8. An empty database beside the hot journal of a killed creation (an
+# --in-place first run killed after writing its journal, before the
+# database): the build moved over it must not be rolled back to nothing by
+# that journal. The journal is made by an sqlite3 shell whose transaction
+# spilled to the file, killed, the file then emptied as the journal says
+# it was before.
+mkdir -p $T/hot
+( printf 'PRAGMA journal_mode=DELETE; PRAGMA cache_size=2; BEGIN; CREATE TABLE t(x);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 20000)
+INSERT INTO t SELECT randomblob(200) FROM c;\n'; sleep 30 ) | sqlite3 $T/hot/h.db >/dev/null &
+pid=$!
+for _i in $(seq 200); do
+	[ "$(stat -c %s $T/hot/h.db-journal 2>/dev/null || echo 0)" -gt 0 ] &&
+		[ "$(stat -c %s $T/hot/h.db 2>/dev/null || echo 0)" -gt 1000000 ] && break
+	sleep 0.1
+done
+pkill -9 -f "sqlite3 $T/hot/h.db"
+kill $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ -s $T/hot/h.db-journal ] || fail "no journal was left to test with"
+: > $T/hot/h.db
+genlines h 0 1000 > $T/hot.log
+ingest $T/hot/h.db $T/hot.log || fail "run beside a hot journal"
+[ -e $T/hot/h.db-journal ] && fail "the killed creation's journal was left beside the new database"
+check_exact $T/hot/h.db 1000
 exit 0
