@@ -4,6 +4,7 @@
  * (no dup_of) is read as well: its rows are all originals.
  */
 #include "store/export.h"
+#include "store/query.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,11 +38,8 @@ int gl_export_events(const char *db_path, int64_t since_us, int64_t until_us,
 	sqlite3_stmt *st = NULL;
 	int col[N_COLS], rc = GL_OK, s;
 
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		rc = gl_err_set(err, GL_EIO, db_path, 0, db ? sqlite3_errmsg(db) : NULL,
-				"cannot open");
+	if ((rc = gl_query_connect(db_path, &db, err)) != GL_OK)
 		goto out;
-	}
 	sqlite3_busy_timeout(db, 5000);
 	if (sqlite3_prepare_v2(db,
 			       "SELECT * FROM v_events WHERE ts_us >= ?1 AND ts_us < ?2 "

@@ -8,13 +8,17 @@
 #include "store/query_int.h"
 #include "util/timeutil.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -36,6 +40,127 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* 1 when the file's header is a gpulog database's: SQLite's magic and our
+ * application_id at bytes 68..71 (big-endian). */
+static bool header_is_gpulog(const char *path)
+{
+	unsigned char h[100];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(h) && memcmp(h, "SQLite format 3", 16) == 0 &&
+	       ((uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71]) ==
+		       GL_DB_APPLICATION_ID;
+}
+
+/* Opens path with flags and reads its schema, so that a WAL database's
+ * -shm is opened (or found impossible) now, not at the first query. */
+static int connect_as(const char *path, int flags, const char *sql, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(path, db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(*db, sql, NULL, NULL, NULL);
+	return rc;
+}
+
+/* The shared lock of connections opened immutable (gl_query_connect): taken
+ * once, held until the process ends. */
+static pthread_mutex_t shared_lock_mu = PTHREAD_MUTEX_INITIALIZER;
+static int shared_lock_fd = -1;
+
+/* 1 when path-wal is absent or empty: nothing committed waits in it. */
+static bool wal_empty(const char *path)
+{
+	char w[4200];
+	struct stat sb;
+
+	if (snprintf(w, sizeof(w), "%s-wal", path) >= (int)sizeof(w))
+		return false;
+	return stat(w, &sb) != 0 ? errno == ENOENT : sb.st_size == 0;
+}
+
+/*
+ * The last way in, for a user who can write neither the database nor its
+ * directory, when no -shm is there to share: SQLite's immutable mode, which
+ * reads the file without the -shm. Safe only while no gpulog-ingest writes:
+ * the WAL holds nothing, and the shared flock() taken here keeps every
+ * ingest waiting for its lock (store.c take_lock) until this process ends.
+ */
+static int connect_immutable(const char *path, sqlite3 **db, struct gl_err *err)
+{
+	char uri[3 * 4096 + 32], *o = uri;
+	int rc = GL_OK;
+
+	pthread_mutex_lock(&shared_lock_mu);
+	if (shared_lock_fd < 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0)
+			shared_lock_fd = fd;
+		else {
+			rc = gl_err_set(err, GL_EBUSY, path, 0,
+					fd < 0 ? strerror(errno)
+					       : "a gpulog-ingest is writing to it, and this user cannot"
+						 " create its -shm file beside it to read meanwhile",
+					"cannot open");
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	pthread_mutex_unlock(&shared_lock_mu);
+	if (rc != GL_OK)
+		return rc;
+	if (!wal_empty(path))
+		return gl_err_set(err, GL_EIO, path, 0,
+				  "its -wal file holds changes, and this user cannot create its -shm"
+				  " file to read them: run gpulog-ingest or gpulog-report once as a"
+				  " user who can write to its directory",
+				  "cannot open");
+	o += sprintf(o, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p && o < uri + sizeof(uri) - 32;
+	     p++)
+		o += (isalnum(*p) || strchr("/._-", *p)) ? sprintf(o, "%c", *p)
+							 : sprintf(o, "%%%02X", *p);
+	sprintf(o, "?immutable=1");
+	if (connect_as(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+		       "SELECT count(*) FROM sqlite_schema", db) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, path, 0, sqlite3_errmsg(*db), "cannot open");
+	return GL_OK;
+}
+
+int gl_query_connect(const char *path, sqlite3 **db, struct gl_err *err)
+{
+	int rc;
+
+	*db = NULL;
+	if (!header_is_gpulog(path)) {
+		/* Opened read-only as it is, for gl_query_open's own messages. */
+		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK)
+			return gl_err_set(err, GL_EIO, path, 0,
+					  *db ? sqlite3_errmsg(*db) : "out of memory",
+					  "cannot open");
+		return GL_OK;
+	}
+	/* Without write access to the file SQLite opens it read-only by
+	 * itself; without it to the directory the -wal cannot be made. */
+	if (connect_as(path, SQLITE_OPEN_READWRITE,
+		       "PRAGMA query_only = 1; SELECT count(*) FROM sqlite_schema", db) == SQLITE_OK)
+		return GL_OK;
+	sqlite3_close(*db);
+	rc = connect_as(path, SQLITE_OPEN_READONLY, "SELECT count(*) FROM sqlite_schema", db);
+	if (rc == SQLITE_OK)
+		return GL_OK;
+	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+		return gl_err_set(err, GL_EIO, path, 0, sqlite3_errmsg(*db), "cannot open");
+	sqlite3_close(*db);
+	*db = NULL;
+	return connect_immutable(path, db, err);
 }
 
 static int load_names(struct gl_query *q, const char *path, struct gl_err *err)
@@ -101,11 +226,8 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = gl_err_set(err, GL_EIO, path, 0,
-				q->db ? sqlite3_errmsg(q->db) : "out of memory", "cannot open");
+	if ((rc = gl_query_connect(path, &q->db, err)) != GL_OK)
 		goto out;
-	}
 	sqlite3_busy_timeout(q->db, 5000);
 	if (pragma_int(q->db, "PRAGMA application_id", &app_id) != SQLITE_OK ||
 	    pragma_int(q->db, "PRAGMA user_version", &version) != SQLITE_OK) {
@@ -778,8 +900,7 @@ int gl_query_pipe_run(struct gl_query *q, const char *sql, int64_t since_us, int
 
 	*started = false;
 	if (!path || !*path ||
-	    sqlite3_open_v2(path, &pp.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-		    SQLITE_OK) {
+	    gl_query_connect(path, &pp.db, &(struct gl_err){0}) != GL_OK) {
 		sqlite3_close(pp.db);
 		return GL_OK;
 	}
@@ -976,8 +1097,7 @@ static int events_sliced(struct gl_query *q, const char *sql, const char *sql_pl
 		r->first = i;
 		r->nslices = EV_SLICES;
 		r->all = &all;
-		if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK)
+		if (gl_query_connect(path, &r->db, &(struct gl_err){0}) != GL_OK)
 			break;
 		sqlite3_busy_timeout(r->db, 5000);
 		if (pthread_create(&r->th, NULL, slice_main, r) != 0)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
@@ -29,6 +31,22 @@ int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
 
 /* Closes q; NULL is a no-op. */
 void gl_query_close(struct gl_query *q);
+
+/*
+ * Opens one SQLite connection to path for reading: every connection of the
+ * report and the export. A gpulog database (its header says so) is opened
+ *   1. read-write with PRAGMA query_only, when the file and its directory
+ *      allow: the last connection to close a WAL database then checkpoints
+ *      it and deletes the -wal and -shm files, which a read-only one leaves;
+ *   2. else read-only, sharing the -shm that is there or that it creates;
+ *   3. else (no write access to the directory and no -shm) immutable, while
+ *      its -wal holds nothing, under a shared flock() of the file that every
+ *      gpulog-ingest waits for and that is held until the process ends.
+ * Any other file is opened read-only, never changed (a read-write open
+ * would roll back another program's hot journal). GL_OK, or GL_EIO /
+ * GL_EBUSY with err set; *db may need sqlite3_close() either way.
+ */
+int gl_query_connect(const char *path, sqlite3 **db, struct gl_err *err);
 
 /* The name with this id (names table), or NULL. Valid until gl_query_close. */
 const char *gl_query_name(const struct gl_query *q, int64_t id);

@@ -251,14 +251,17 @@ static int take_lock(struct gl_store *st, int nowait, struct gl_err *err)
 		return GL_OK;
 	if (errno != EWOULDBLOCK)
 		return gl_err_set(err, GL_EIO, st->path, 0, strerror(errno), "cannot lock database");
+	/* A gpulog-report that reads without a -shm holds a shared lock
+	 * (query.h gl_query_connect). */
+	static const char held[] = "another gpulog-ingest is writing to it (or a gpulog-report"
+				   " that cannot write to its directory is reading it)";
+
 	if (nowait)
-		return gl_err_set(err, GL_EBUSY, st->path, 0,
-				  "another gpulog-ingest is writing to it", "database busy");
+		return gl_err_set(err, GL_EBUSY, st->path, 0, held, "database busy");
 	if (st->notice) {
 		struct gl_err e;
 
-		gl_err_set(&e, GL_EBUSY, st->path, 0, "another gpulog-ingest is writing to it",
-			   "waiting for database");
+		gl_err_set(&e, GL_EBUSY, st->path, 0, held, "waiting for database");
 		st->notice(st->notice_arg, &e);
 	}
 	while (flock(st->lock_fd, LOCK_EX) < 0)

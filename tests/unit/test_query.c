@@ -3,7 +3,10 @@
  * (missing file, not SQLite, wrong application_id, newer schema), streams
  * a window in time order with [since, until) bounds; kernel timings by
  * (kernel, time); the span of a window's rows; which rows hand out their
- * message and metadata, against SQL's own CASE expressions.
+ * message and metadata, against SQL's own CASE expressions; how a reader
+ * connects (gl_query_connect): read-write without leaving -wal/-shm files,
+ * and, for a user who cannot write the directory, immutable under a lock
+ * that keeps ingests out.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -14,12 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
 #include "schema_sql.h"
+#include "support/tmpdir.h"
 #include "store/evpack.h"
 #include "store/query.h"
 #include "util/timeutil.h"
@@ -1254,6 +1264,205 @@ static void test_events_index_plan(void **state)
 	unlink(p);
 }
 
+static bool exists(const char *dir, const char *name)
+{
+	char p[600];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &sb) == 0;
+}
+
+/* A gpulog database in WAL mode, three events, closed cleanly (no -wal). */
+static void make_wal_db(const char *p)
+{
+	sqlite3 *db;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 7;"
+		   "PRAGMA journal_mode = WAL;"
+		   "INSERT INTO streams (id, first_path, bytes, lines, hash, head_bytes, head_hash)"
+		   " VALUES (1, 'x', 0, 0, 0, 0, 0);"
+		   "INSERT INTO events (ts_us, stream_id, line) VALUES (1, 1, 1), (2, 1, 2), (3, 1, 3);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events"), 3);
+	sqlite3_close(db);
+}
+
+/* A child running as nobody; the parent's ends of the pipes to it. */
+struct kid {
+	pid_t pid;
+	int from;	/* 'o' when connected, EOF when it ended */
+	int to;		/* closing it lets the child end */
+};
+
+/*
+ * gl_query_connect() on p as nobody must give want. On GL_OK the child
+ * counts the events (3), checks it cannot write, writes 'o' and waits for
+ * the parent to close its end before it closes the connection and exits; on failure
+ * err.cause must contain cause. Exit status 0 when all held.
+ */
+static struct kid connect_as_nobody(const char *p, int want, const char *cause)
+{
+	const struct passwd *pw = getpwnam("nobody");
+	int up[2], down[2];
+	struct kid k;
+
+	assert_non_null(pw);
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	k.pid = fork();
+	assert_true(k.pid >= 0);
+	if (k.pid == 0) {
+		struct gl_err err = {0};
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st;
+		char c;
+		int rc;
+
+		close(up[0]);
+		close(down[1]);
+		if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+			_exit(10);
+		rc = gl_query_connect(p, &db, &err);
+		if (rc != want)
+			_exit(11);
+		if (rc != GL_OK) {
+			sqlite3_close(db);
+			_exit(cause && strstr(err.cause, cause) ? 0 : 12);
+		}
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM events", -1, &st, NULL) !=
+			    SQLITE_OK ||
+		    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) != 3)
+			_exit(13);
+		sqlite3_finalize(st);
+		if (sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL) == SQLITE_OK)
+			_exit(14);	/* a reader never writes */
+		if (write(up[1], "o", 1) != 1 || read(down[0], &c, 1) < 0)	/* 0: closed */
+			_exit(15);
+		sqlite3_close(db);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	k.from = up[0];
+	k.to = down[1];
+	return k;
+}
+
+static void expect_kid(struct kid k)
+{
+	int status;
+
+	close(k.to);
+	assert_int_equal(waitpid(k.pid, &status, 0), k.pid);
+	close(k.from);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void expect_connected(struct kid k)
+{
+	char c;
+
+	if (read(k.from, &c, 1) != 1)
+		expect_kid(k);	/* fails with its status */
+	assert_int_equal(c, 'o');
+}
+
+static void expect_child(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_connect(void **state)
+{
+	char dir[256], p[300];
+	struct gl_err err;
+	sqlite3 *db;
+
+	(void)state;
+	gl_test_mkdtemp(dir, sizeof(dir), "connect");
+	snprintf(p, sizeof(p), "%s/g.db", dir);
+	make_wal_db(p);
+	assert_false(exists(dir, "g.db-wal"));
+
+	/* Read-write with query_only: nothing is left beside the database,
+	 * and nothing can be written through it. */
+	assert_int_equal(gl_query_connect(p, &db, &err), GL_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events"), 3);
+	assert_true(exists(dir, "g.db-shm"));
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM events", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_false(exists(dir, "g.db-wal"));
+	assert_false(exists(dir, "g.db-shm"));
+
+	if (geteuid() != 0) {
+		gl_test_rmtree(dir);
+		printf("skipped: the reads as another user need root (to become nobody)\n");
+		skip();
+	}
+	/* nobody, who can write neither the file nor the directory, and no
+	 * -shm to share: immutable, under a shared lock an ingest waits for. */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(p, 0644), 0);
+	struct kid k = connect_as_nobody(p, GL_OK, NULL);
+	pid_t pid;
+
+	expect_connected(k);
+	{
+		int fd = open(p, O_RDONLY);
+
+		assert_true(fd >= 0);
+		assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);	/* store.c take_lock */
+		assert_int_equal(errno, EWOULDBLOCK);
+		assert_false(exists(dir, "g.db-shm"));
+		expect_kid(k);
+		assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);	/* gone with the process */
+		close(fd);
+	}
+
+	/* A -shm that is there is shared (read-only), not bypassed: a root
+	 * reader holds it open while nobody reads. */
+	assert_int_equal(gl_query_connect(p, &db, &err), GL_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events"), 3);
+	k = connect_as_nobody(p, GL_OK, NULL);
+	expect_connected(k);
+	{
+		int fd = open(p, O_RDONLY);
+
+		assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);	/* no lock taken */
+		close(fd);
+	}
+	expect_kid(k);
+	sqlite3_close(db);
+
+	/* A -wal with committed changes and no -shm: immutable would miss
+	 * them, so nobody is told what to do instead. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *w;
+
+		if (sqlite3_open(p, &w) != SQLITE_OK ||
+		    sqlite3_exec(w, "PRAGMA wal_autocheckpoint = 0;"
+				    "INSERT INTO events (ts_us, stream_id, line) VALUES (4, 1, 4)",
+				 NULL, NULL, NULL) != SQLITE_OK)
+			_exit(1);
+		_exit(0);	/* killed, as it were: no checkpoint at close */
+	}
+	expect_child(pid);
+	assert_true(exists(dir, "g.db-wal"));
+	snprintf(p + strlen(p), 8, "-shm");
+	assert_int_equal(unlink(p), 0);
+	p[strlen(p) - 4] = '\0';
+	expect_kid(connect_as_nobody(p, GL_EIO, "its -wal file holds changes"));
+	gl_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1270,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_events_kernels_only),
 		cmocka_unit_test(test_events_index_plan),
 		cmocka_unit_test(test_reject_counts),
+		cmocka_unit_test(test_connect),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
