@@ -58,13 +58,16 @@ static bool header_is_gpulog(const char *path)
 }
 
 /* Opens path with flags and reads its schema, so that a WAL database's
- * -shm is opened (or found impossible) now, not at the first query. */
+ * -shm is opened (or found impossible) now, not at the first query; waits
+ * up to 5 s for a lock, as every query of the report does. */
 static int connect_as(const char *path, int flags, const char *sql, sqlite3 **db)
 {
 	int rc = sqlite3_open_v2(path, db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(*db, 5000);
 		rc = sqlite3_exec(*db, sql, NULL, NULL, NULL);
+	}
 	return rc;
 }
 
