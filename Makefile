@@ -24,9 +24,11 @@ WERROR ?= -Werror
 SAN ?=
 
 # sqlite3 (the CLI) is for the tests and for users' ad-hoc queries.
-DEB_PKGS := libjansson-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
+# libisal-dev: igzip, gpulog-ingest's gzip inflate (lib/ingest/reader.c). zlib:
+# the tests' gzip writer and PNG reader.
+DEB_PKGS := libjansson-dev libisal-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
 	plplot-driver-cairo libcmocka-dev pkg-config sqlite3
-PC_PKGS := jansson zlib sqlite3 gsl plplot cmocka
+PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
@@ -73,8 +75,9 @@ $(BUILD)/config.mk: Makefile
 	    $(DEB_PKGS) || { echo "gpulog: apt-get install failed" >&2; exit 1; }; \
 	fi
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PC_PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs jansson zlib sqlite3 gsl plplot) -lm"; \
-	   echo "CMOCKA_LIBS := $$(pkg-config --libs cmocka)"; } > $@
+	   echo "PKG_LIBS := $$(pkg-config --libs jansson libisal sqlite3 gsl plplot) -lm"; \
+	   echo "CMOCKA_LIBS := $$(pkg-config --libs cmocka)"; \
+	   echo "ZLIB_LIBS := $$(pkg-config --libs zlib)"; } > $@
 
 # Every lib/ingest/fmt_<name>.c defines gl_fmt_<name>; list them.
 $(BUILD)/gen/formats.h: $(FMT_SRC) Makefile
@@ -109,12 +112,12 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(LDFLAGS)
+	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(ZLIB_LIBS) $(LDFLAGS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(LDFLAGS)
+	@$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) $(ZLIB_LIBS) $(LDFLAGS)
 
 # Tests: every unit binary, then the CLI tests; tests/run prints the totals.
 test: $(BINS) $(UNIT_BINS) $(BENCH_BINS)

@@ -2,7 +2,7 @@
  * reader.h - the input stage: a file, plain or gzip (recognised by its magic
  * bytes, never by name), as a sequence of lines of its decompressed content.
  *
- * The only user of zlib. Memory is bounded whatever the input: a line longer
+ * The only user of igzip (ISA-L). Memory is bounded whatever the input: a line longer
  * than GL_LINE_MAX is handed out cut to its first GL_LINE_MAX bytes, with its
  * full length and hash still exact.
  */
@@ -39,10 +39,10 @@ int gl_reader_open(struct gl_reader **out, const char *path, struct gl_err *err)
 void gl_reader_close(struct gl_reader *r);
 
 /*
- * gzip: the content's CRC-32 is neither computed nor compared from now on
- * (zlib's inflateValidate), for a pass that only looks for something and
- * is followed by the checked read (tracetail.c; a fifth of inflating).
- * Damage to the compressed data itself is still found.
+ * gzip: a member's CRC-32 and length are not compared with its trailer from
+ * now on, for a pass that only looks for something and is followed by the
+ * checked read (tracetail.c). Damage to the compressed data itself is still
+ * found.
  */
 void gl_reader_no_check(struct gl_reader *r);
 

@@ -5,9 +5,9 @@
  *
  * Reads every regular file under the PATHs (directories walked recursively)
  * and counts lines and decompressed bytes. By default it uses zlib's inflate
- * alone (256 KiB in, 1 MiB out, memchr to count '\n'): the ceiling for any
- * reader. With --reader it goes through gl_reader_next(), hashing and all,
- * as gpulog-ingest does. Prints one machine-readable line:
+ * alone (256 KiB in, 1 MiB out, memchr to count '\n'), the decoder zcat
+ * uses. With --reader it goes through gl_reader_next() (igzip), hashing and
+ * all, as gpulog-ingest does. Prints one machine-readable line:
  *
  *   files=24 lines=1000000 bytes=424905624 raw_bytes=... cpu_s=... wall_s=... lines_per_s=... mb_per_s=...
  *

@@ -785,6 +785,107 @@ static void test_line_max_edges(void **state)
 }
 
 /* Many lines across many buffer refills: every one comes back, in order. */
+/*
+ * One gzip member of p[0..n) with every optional header field (RFC 1952:
+ * FEXTRA of xlen bytes, FNAME, FCOMMENT, FHCRC), as gzip(1) -N, bgzip and
+ * others write them; level 0 makes its size n + a constant + xlen.
+ */
+static void gzip_member_fields(struct bytes *out, const void *p, size_t n, size_t xlen)
+{
+	static unsigned char extra[4096];
+	gz_header head;
+	z_stream zs;
+	unsigned char chunk[65536];
+	int zrc;
+
+	memset(&head, 0, sizeof(head));
+	memset(extra, 'x', sizeof(extra));
+	head.extra = extra;
+	head.extra_len = (uInt)xlen;
+	head.name = (Bytef *)"gpu.log";
+	head.comment = (Bytef *)"rotated by logrotate";
+	head.hcrc = 1;
+	head.os = 3;
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(deflateInit2(&zs, 0, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	assert_int_equal(deflateSetHeader(&zs, &head), Z_OK);
+	zs.next_in = (unsigned char *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zrc = deflate(&zs, Z_FINISH);
+		assert_true(zrc == Z_OK || zrc == Z_STREAM_END);
+		bytes_add(out, chunk, sizeof(chunk) - zs.avail_out);
+	} while (zrc != Z_STREAM_END);
+	deflateEnd(&zs);
+}
+
+/*
+ * Members whose headers carry every optional field, the second one's header
+ * placed across each byte of a read boundary of the reader (its first read
+ * is 16 KiB, the next ones 256 KiB: a boundary at 278,528), and cut in a
+ * member boundary inside a line: the content is whole every time.
+ */
+static void test_gzip_header_fields(void **state)
+{
+	const size_t boundary = ((size_t)16 << 10) + ((size_t)256 << 10);
+	struct bytes text = {0}, gz = {0};
+	size_t split, s0, hlen;
+	struct run run;
+
+	(void)state;
+	make_text(&text, 2600, 5);
+	assert_true(text.n > boundary);
+	split = 270000 + 17;	/* inside a line */
+	gzip_member_fields(&gz, text.p, split, 0);
+	s0 = gz.n;
+	gz.n = 0;
+	gzip_member_fields(&gz, text.p + split, text.n - split, 6);
+	/* the second header: 10 + 2 + 6 + "gpu.log\0" + comment + '\0' + 2 */
+	hlen = 10 + 2 + 6 + 8 + strlen("rotated by logrotate") + 1 + 2;
+	assert_true(s0 + hlen + 2 < boundary);
+	for (size_t at = boundary - hlen - 1; at <= boundary + 1; at++) {
+		gz.n = 0;
+		gzip_member_fields(&gz, text.p, split, at - s0);
+		assert_int_equal(gz.n, at);
+		gzip_member_fields(&gz, text.p + split, text.n - split, 6);
+		write_file("fields.gz", gz.p, gz.n);
+		read_all("fields.gz", &run);
+		check_prefix(&run, &text, 2600);
+		assert_int_equal(run.rc, 0);
+		assert_int_equal(run.raw_end, gz.n);
+		run_free(&run);
+	}
+	/* A wrong header CRC is damage, in zlib's words; a reader told not to
+	 * check the trailer still stops there (and does not spin). */
+	gz.n = 0;
+	gzip_member_fields(&gz, text.p, text.n, 0);
+	hlen = 10 + 2 + 0 + 8 + strlen("rotated by logrotate") + 1 + 2;
+	gz.p[hlen - 1] ^= 0x5a;	/* the header CRC's high byte */
+	write_file("fields.gz", gz.p, gz.n);
+	read_all("fields.gz", &run);
+	assert_int_equal(run.n, 0);
+	assert_int_equal(run.rc, GL_EFORMAT);
+	assert_string_equal(run.err.msg, "damaged gzip");
+	assert_string_equal(run.err.cause, "header crc mismatch");
+	run_free(&run);
+	{
+		struct gl_reader *r = NULL;
+		struct gl_line l;
+		struct gl_err err;
+
+		assert_int_equal(gl_reader_open(&r, tpath("fields.gz"), &err), GL_OK);
+		gl_reader_no_check(r);
+		assert_int_equal(gl_reader_next(r, &l, &err), GL_EFORMAT);
+		assert_string_equal(err.cause, "header crc mismatch");
+		gl_reader_close(r);
+	}
+	bytes_free(&gz);
+	bytes_free(&text);
+}
+
 static void test_large_multi(void **state)
 {
 	struct bytes text = {0}, gz = {0};
@@ -1032,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_gzip_single),
 		cmocka_unit_test(test_gzip_multi_member),
 		cmocka_unit_test(test_gzip_empty_content),
+		cmocka_unit_test(test_gzip_header_fields),
 		cmocka_unit_test(test_magic_not_name),
 		cmocka_unit_test(test_truncated_stored),
 		cmocka_unit_test(test_truncated_deflate),
