@@ -34,6 +34,7 @@
 #include "../util/timeutil.h"
 #include "schema_sql.h"
 #include "evpack.h"
+#include "evtab.h"
 #include "sblock_db.h"
 #include "build.h"
 
@@ -88,7 +89,6 @@ struct gl_store {
 	int lock_fd;
 	char *path;
 	struct gl_build build;	/* a new database built aside; build.path NULL: in place */
-	int ev_trace_bound;	/* ins_ev holds a trace row's columns 23-35 */
 	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
 		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
@@ -126,7 +126,12 @@ struct gl_store {
 	 * rolled back.
 	 */
 	struct probe_hit *probes;	/* GL_PROBE_SLOTS, allocated with the filter */
-	unsigned char packed[GL_EVPACK_MAX];	/* the events row's packed, bound to ins_ev */
+	/* ins_ev's rows (evtab.h) and the put they belong to, for ev_row() */
+	struct gl_evtab_src evsrc;
+	const struct gl_batch *put_batch;
+	int64_t put_host_id;
+	struct gl_err *put_err;
+	int put_rc;		/* what ev_row() failed with */
 	void (*notice)(void *arg, const struct gl_err *e);	/* see gl_store_open */
 	void *notice_arg;
 };
@@ -659,18 +664,14 @@ static int prepare(struct gl_store *st, sqlite3_stmt **s, const char *sql, struc
 	return GL_OK;
 }
 
+static int ev_row(void *arg, size_t i, struct gl_evrow *r);
+
 static int prepare_all(struct gl_store *st, struct gl_err *err)
 {
 	int rc;
 
 	if ((rc = prepare(st, &st->ins_ev,
-			  "INSERT INTO events (ts_us, level, component_id, host_id, kernel_id, dur_us,"
-			  " exec_ms, mem_mb, alloc_mb, peak_mb, util_pct, error_count,"
-			  " recovery_attempts, anomaly, message, metadata, stream_id, line, file_id,"
-			  " path_id, rec_hash, dup_of, launch_overhead_us, queue_us, occupancy, device,"
-			  " stream, grid, block, registers, shared_mem_bytes, corr_id, scope_id,"
-			  " stack_id, source, packed)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			  "INSERT INTO events (" GL_EVTAB_COLUMNS ") SELECT * FROM gl_batch_events",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
@@ -1303,6 +1304,12 @@ int gl_store_open(struct gl_store **out, const char *path, unsigned flags,
 		rc = db_err(st, err, "cannot open database");
 		goto out;
 	}
+	st->evsrc.row = ev_row;
+	st->evsrc.arg = st;
+	if (gl_evtab_register(st->db, &st->evsrc) != SQLITE_OK) {
+		rc = db_err(st, err, "cannot open database");
+		goto out;
+	}
 	if ((rc = create_or_migrate(st, fresh, err)) != GL_OK)
 		goto out;
 	if ((rc = db_exec(st,
@@ -1575,25 +1582,9 @@ static void bind_str(sqlite3_stmt *s, int i, struct gl_str v)
 		sqlite3_bind_null(s, i);
 }
 
-static void bind_real(sqlite3_stmt *s, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, i);
-	else
-		sqlite3_bind_double(s, i, v);
-}
-
 static void bind_id(sqlite3_stmt *s, int i, int64_t v)
 {
 	if (v)
-		sqlite3_bind_int64(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_count(sqlite3_stmt *s, int i, int64_t v)
-{
-	if (v >= 0)
 		sqlite3_bind_int64(s, i, v);
 	else
 		sqlite3_bind_null(s, i);
@@ -1675,22 +1666,38 @@ static size_t pack_event(const struct gl_event *e, int64_t comp, int64_t host_id
 	return gl_evpack_encode(&f, out);
 }
 
-static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_id,
-		     unsigned char *is_dup, struct gl_err *err)
+/*
+ * Row i of the batch being put (the gl_evtab_src callback of ins_ev):
+ * interns its names, probes for its original (rows 0..i-1 are in the table
+ * by now: SQLite inserts each row before it asks for the next one) and packs
+ * it. A failure is kept in st->put_err for gl_store_put().
+ */
+static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 {
+	struct gl_store *st = arg;
+	const struct gl_batch *batch = st->put_batch;
+	const struct gl_bev *b = &batch->ev[i];
 	const struct gl_event *e = &b->ev;
-	sqlite3_stmt *s = st->ins_ev;
-	int64_t comp, kern, pid, scope = 0, stack = 0, dup = 0;
-	uint64_t h;
+	struct gl_err *err = st->put_err;
+	int64_t dup = 0;
+	uint64_t h = b->rec_hash;
 	int rc;
 
-	h = b->rec_hash;
-	if ((rc = name_id(st, e->component, &comp, err)) != GL_OK ||
-	    (rc = name_id(st, e->kernel, &kern, err)) != GL_OK ||
-	    (rc = path_id(st, b->path, &pid, err)) != GL_OK ||
-	    (e->scope.p && (rc = name_id(st, e->scope, &scope, err)) != GL_OK) ||
-	    (e->stack.p && (rc = name_id(st, e->stack, &stack, err)) != GL_OK))
-		return rc;
+	/* the hash 16 rows ahead (the batch was written by the parsing
+	 * thread's core), then the filter's word 8 ahead */
+	if (i + 16 < batch->nev)
+		__builtin_prefetch(&batch->ev[i + 16].rec_hash);
+	if (i + 8 < batch->nev)
+		bloom_prefetch(st, batch->ev[i + 8].rec_hash);
+	r->b = b;
+	r->host_id = st->put_host_id;
+	r->scope_id = r->stack_id = 0;
+	if ((rc = name_id(st, e->component, &r->comp_id, err)) != GL_OK ||
+	    (rc = name_id(st, e->kernel, &r->kernel_id, err)) != GL_OK ||
+	    (rc = path_id(st, b->path, &r->path_id, err)) != GL_OK ||
+	    (e->scope.p && (rc = name_id(st, e->scope, &r->scope_id, err)) != GL_OK) ||
+	    (e->stack.p && (rc = name_id(st, e->stack, &r->stack_id, err)) != GL_OK))
+		return st->put_rc = rc;
 	if (e->ts_us != GL_TS_NONE && bloom_test_add(st, h, e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 		struct probe_hit *c = NULL;
@@ -1714,7 +1721,7 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
 		sqlite3_reset(q);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return db_err(st, err, "cannot store");
+			return st->put_rc = db_err(st, err, "cannot store");
 		if (dup)
 			st->duplicates++;
 		if (c) {
@@ -1725,64 +1732,33 @@ static int put_event(struct gl_store *st, const struct gl_bev *b, int64_t host_i
 		}
 	}
 probed:
-	*is_dup = dup != 0;
-	/*
-	 * Every parameter is bound for each row, so the bindings are not
-	 * cleared between rows (clearing 35 of them was 3% of the writing
-	 * thread); a log line's trace columns are set NULL only after a trace
-	 * row set them.
-	 */
-	if (e->ts_us != GL_TS_NONE)
-		sqlite3_bind_int64(s, 1, e->ts_us);
-	else
-		sqlite3_bind_null(s, 1);
-	sqlite3_bind_int(s, 2, (int)e->level);
-	bind_id(s, 3, comp);
-	bind_id(s, 4, host_id);
-	bind_id(s, 5, kern);
-	bind_real(s, 6, e->dur_us);
-	bind_real(s, 7, e->exec_ms);
-	bind_real(s, 8, e->mem_mb);
-	bind_real(s, 9, e->alloc_mb);
-	bind_real(s, 10, e->peak_mb);
-	bind_real(s, 11, e->util_pct);
-	bind_count(s, 12, e->error_count);
-	bind_count(s, 13, e->recovery_attempts);
-	bind_count(s, 14, e->anomaly);
-	bind_str(s, 15, e->message);
-	bind_str(s, 16, e->metadata);
-	sqlite3_bind_int64(s, 17, b->stream_id);
-	sqlite3_bind_int64(s, 18, (int64_t)b->line);
-	bind_id(s, 19, b->file_id);
-	bind_id(s, 20, pid);
-	sqlite3_bind_int64(s, 21, (int64_t)h);
-	bind_id(s, 22, dup);
-	if (e->source != GL_SRC_LOG) {
-		bind_real(s, 23, e->launch_overhead_us);
-		bind_real(s, 24, e->queue_us);
-		bind_real(s, 25, e->occupancy);
-		bind_str(s, 26, e->device);
-		bind_str(s, 27, e->stream);
-		bind_str(s, 28, e->grid);
-		bind_str(s, 29, e->block);
-		bind_count(s, 30, e->registers);
-		bind_count(s, 31, e->shared_mem_bytes);
-		bind_count(s, 32, e->corr_id);
-		bind_id(s, 33, scope);
-		bind_id(s, 34, stack);
-		sqlite3_bind_text(s, 35, gl_ev_source_name(e->source), -1, SQLITE_STATIC);
-		st->ev_trace_bound = 1;
-	} else if (st->ev_trace_bound) {
-		for (int i = 23; i <= 35; i++)
-			sqlite3_bind_null(s, i);
-		st->ev_trace_bound = 0;
-	}
-	size_t packed = pack_event(e, comp, host_id, kern, b->stream_id, st->packed);
+	st->ev_dup[i] = dup != 0;
+	r->dup_of = dup;
+	r->packed_len = pack_event(e, r->comp_id, r->host_id, r->kernel_id, b->stream_id,
+				   r->packed);
+	return GL_OK;
+}
 
-	sqlite3_bind_blob(s, 36, st->packed, (int)packed, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
+/* The batch's events, with one INSERT ... SELECT FROM gl_batch_events. */
+static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t host_id,
+		      struct gl_err *err)
+{
+	int rc;
+
+	if (!batch->nev)
+		return GL_OK;
+	st->put_batch = batch;
+	st->put_host_id = host_id;
+	st->put_err = err;
+	st->put_rc = GL_OK;
+	st->evsrc.n = batch->nev;
+	rc = sqlite3_step(st->ins_ev);
+	sqlite3_reset(st->ins_ev);
+	st->evsrc.n = 0;
+	st->put_batch = NULL;
+	if (rc == SQLITE_DONE)
+		return GL_OK;
+	return st->put_rc != GL_OK ? st->put_rc : db_err(st, err, "cannot store");
 }
 
 static int put_span(struct gl_store *st, const struct gl_bspan *b, int64_t host_id,
@@ -2101,15 +2077,8 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	}
 	for (size_t i = 0; i < b->ndrop && rc == GL_OK; i++)
 		rc = drop_open(st, &b->drop[i], err);
-	for (size_t i = 0; i < b->nev && rc == GL_OK; i++) {
-		/* the hash 16 rows ahead (the batch was written by the
-		 * parsing thread's core), then the filter's word 8 ahead */
-		if (i + 16 < b->nev)
-			__builtin_prefetch(&b->ev[i + 16].rec_hash);
-		if (i + 8 < b->nev)
-			bloom_prefetch(st, b->ev[i + 8].rec_hash);
-		rc = put_event(st, &b->ev[i], host_id, &st->ev_dup[i], err);
-	}
+	if (rc == GL_OK)
+		rc = put_events(st, b, host_id, err);
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
 	/* The samples of a mirror (an event marked dup_of) are the original's. */

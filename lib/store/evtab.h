@@ -1,0 +1,63 @@
+/*
+ * evtab.h - a batch's events as the rows of a virtual table, so that the
+ * store writes a whole batch of events with one INSERT ... SELECT instead of
+ * one INSERT per event.
+ *
+ * Why: with one INSERT per event, SQLite opened and closed the statement's
+ * cursors, halted and reset the statement, and rebound 36 parameters for
+ * every row; callgrind put that at a third of the writing thread's
+ * instructions (tests/bench/README.md, 2026-11-23). The virtual table hands
+ * SQLite each row's values as it asks for them, and SQLite inserts each row
+ * before it asks for the next one: the store computes row i (names, the
+ * mirror probe, which must see the rows before it) when SQLite moves to it.
+ *
+ *   INSERT INTO events (GL_EVTAB_COLUMNS) SELECT * FROM gl_batch_events
+ */
+#ifndef GL_EVTAB_H
+#define GL_EVTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "evpack.h"
+#include "../ingest/batch.h"
+
+/* The events columns the table gives, in its order. */
+#define GL_EVTAB_COLUMNS                                                                 \
+	"ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb," \
+	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
+	" stream_id, line, file_id, path_id, rec_hash, dup_of, launch_overhead_us,"         \
+	" queue_us, occupancy, device, stream, grid, block, registers, shared_mem_bytes,"   \
+	" corr_id, scope_id, stack_id, source, packed"
+
+/* One row: the batch event and what the store looked up for it. Ids of 0
+ * are NULL, as are NaN reals and negative counts. */
+struct gl_evrow {
+	const struct gl_bev *b;
+	int64_t host_id, comp_id, kernel_id, path_id, scope_id, stack_id;
+	int64_t dup_of;			/* 0: an original */
+	unsigned char packed[GL_EVPACK_MAX];	/* events.packed */
+	size_t packed_len;
+};
+
+/*
+ * Where the rows come from: row(arg, i, out) fills out for event i of n, or
+ * returns a negative gl_code (with its error kept by the caller), which ends
+ * the INSERT with SQLITE_ERROR. Set n, row and arg before each INSERT.
+ */
+struct gl_evtab_src {
+	int (*row)(void *arg, size_t i, struct gl_evrow *out);
+	void *arg;
+	size_t n;
+};
+
+/*
+ * Makes gl_batch_events known to db (an eponymous virtual table: no
+ * CREATE needed, nothing stored in the schema). src is borrowed for as
+ * long as db is open. Returns SQLITE_OK or SQLite's error code.
+ */
+int gl_evtab_register(sqlite3 *db, struct gl_evtab_src *src);
+
+#endif
