@@ -75,8 +75,10 @@ static void write_file(const char *name, const void *p, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Appends one gzip member holding p[0..n) to out, compressed at level. */
-static void gzip_member(struct bytes *out, const void *p, size_t n, int level)
+/* Appends one gzip member holding p[0..n) to out, compressed at level, with
+ * the header fields of head (NULL: none). */
+static void gzip_member_head(struct bytes *out, const void *p, size_t n, int level,
+			     gz_header *head)
 {
 	z_stream zs;
 	unsigned char chunk[65536];
@@ -85,6 +87,8 @@ static void gzip_member(struct bytes *out, const void *p, size_t n, int level)
 	memset(&zs, 0, sizeof(zs));
 	assert_int_equal(deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
 				      Z_DEFAULT_STRATEGY), Z_OK);
+	if (head)
+		assert_int_equal(deflateSetHeader(&zs, head), Z_OK);
 	zs.next_in = (unsigned char *)(uintptr_t)p;
 	zs.avail_in = (uInt)n;
 	do {
@@ -95,6 +99,11 @@ static void gzip_member(struct bytes *out, const void *p, size_t n, int level)
 		bytes_add(out, chunk, sizeof(chunk) - zs.avail_out);
 	} while (zrc != Z_STREAM_END);
 	deflateEnd(&zs);
+}
+
+static void gzip_member(struct bytes *out, const void *p, size_t n, int level)
+{
+	gzip_member_head(out, p, n, level, NULL);
 }
 
 /* One line as the reader returned it, copied. */
@@ -784,7 +793,6 @@ static void test_line_max_edges(void **state)
 	bytes_free(&data);
 }
 
-/* Many lines across many buffer refills: every one comes back, in order. */
 /*
  * One gzip member of p[0..n) with every optional header field (RFC 1952:
  * FEXTRA of xlen bytes, FNAME, FCOMMENT, FHCRC), as gzip(1) -N, bgzip and
@@ -794,9 +802,6 @@ static void gzip_member_fields(struct bytes *out, const void *p, size_t n, size_
 {
 	static unsigned char extra[4096];
 	gz_header head;
-	z_stream zs;
-	unsigned char chunk[65536];
-	int zrc;
 
 	memset(&head, 0, sizeof(head));
 	memset(extra, 'x', sizeof(extra));
@@ -806,20 +811,7 @@ static void gzip_member_fields(struct bytes *out, const void *p, size_t n, size_
 	head.comment = (Bytef *)"rotated by logrotate";
 	head.hcrc = 1;
 	head.os = 3;
-	memset(&zs, 0, sizeof(zs));
-	assert_int_equal(deflateInit2(&zs, 0, Z_DEFLATED, 16 + MAX_WBITS, 8,
-				      Z_DEFAULT_STRATEGY), Z_OK);
-	assert_int_equal(deflateSetHeader(&zs, &head), Z_OK);
-	zs.next_in = (unsigned char *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zrc = deflate(&zs, Z_FINISH);
-		assert_true(zrc == Z_OK || zrc == Z_STREAM_END);
-		bytes_add(out, chunk, sizeof(chunk) - zs.avail_out);
-	} while (zrc != Z_STREAM_END);
-	deflateEnd(&zs);
+	gzip_member_head(out, p, n, 0, &head);
 }
 
 /*
@@ -886,6 +878,7 @@ static void test_gzip_header_fields(void **state)
 	bytes_free(&text);
 }
 
+/* Many lines across many buffer refills: every one comes back, in order. */
 static void test_large_multi(void **state)
 {
 	struct bytes text = {0}, gz = {0};
