@@ -118,20 +118,28 @@ static void setup_src(struct src *s)
 
 static struct gl_evtab_src evsrc;
 
-static int insert_all(struct src *s)
+/* The INSERT the store runs, over s's first n events. */
+static sqlite3_stmt *prepare_insert(struct src *s, size_t n)
 {
 	sqlite3_stmt *ins;
-	int rc;
 
 	evsrc.row = row;
 	evsrc.arg = s;
-	evsrc.n = NEV;
+	evsrc.n = n;
 	assert_int_equal(gl_evtab_register(s->db, &evsrc), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(s->db,
 					    "INSERT INTO t (" GL_EVTAB_COLUMNS
 					    ") SELECT * FROM gl_batch_events",
 					    -1, &ins, NULL),
 			 SQLITE_OK);
+	return ins;
+}
+
+static int insert_all(struct src *s)
+{
+	sqlite3_stmt *ins = prepare_insert(s, NEV);
+	int rc;
+
 	rc = sqlite3_step(ins);
 	sqlite3_finalize(ins);
 	return rc;
@@ -243,15 +251,7 @@ static void test_empty(void **state)
 	(void)state;
 	setup_src(&s);
 	s.fail_at = NEV;
-	evsrc.row = row;
-	evsrc.arg = &s;
-	evsrc.n = 0;
-	assert_int_equal(gl_evtab_register(s.db, &evsrc), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s.db,
-					    "INSERT INTO t (" GL_EVTAB_COLUMNS
-					    ") SELECT * FROM gl_batch_events",
-					    -1, &ins, NULL),
-			 SQLITE_OK);
+	ins = prepare_insert(&s, 0);
 	assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
 	assert_int_equal(s.calls, 0);
 	assert_int_equal(count_rows(s.db), 0);
