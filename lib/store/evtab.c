@@ -12,9 +12,21 @@
 
 #include "../gpulog.h"
 
+/* A table's source and its columns. */
+struct evtab_kind {
+	struct gl_evtab_src *src;
+	int logs;		/* 1: gl_batch_logs (column 22 is packed) */
+};
+
+/* The aux of both modules, freed with the connection (logs first: its
+ * address is the allocation's, which gl_batch_logs' destructor frees). */
+struct evtab_aux {
+	struct evtab_kind logs, all;
+};
+
 struct evtab {
 	sqlite3_vtab base;
-	struct gl_evtab_src *src;
+	const struct evtab_kind *kind;
 };
 
 struct evtab_cursor {
@@ -29,17 +41,20 @@ static int evtab_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 	struct evtab *t;
 	int rc;
 
+	const struct evtab_kind *k = aux;
+
 	(void)argc;
 	(void)argv;
 	(void)errmsg;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(" GL_EVTAB_COLUMNS ")");
+	rc = sqlite3_declare_vtab(db, k->logs ? "CREATE TABLE x(" GL_EVTAB_LOG_COLUMNS ")"
+					      : "CREATE TABLE x(" GL_EVTAB_COLUMNS ")");
 	if (rc != SQLITE_OK)
 		return rc;
 	t = sqlite3_malloc(sizeof(*t));
 	if (!t)
 		return SQLITE_NOMEM;
 	memset(t, 0, sizeof(*t));
-	t->src = aux;
+	t->kind = k;
 	*out = &t->base;
 	return SQLITE_OK;
 }
@@ -53,10 +68,11 @@ static int evtab_disconnect(sqlite3_vtab *vt)
 /* Only a whole scan, in the batch's order. */
 static int evtab_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
-	const struct evtab *t = (const struct evtab *)vt;
+	const struct gl_evtab_src *src = ((const struct evtab *)vt)->kind->src;
+	size_t n = src->end > src->first ? src->end - src->first : 0;
 
-	info->estimatedCost = (double)t->src->n + 1;
-	info->estimatedRows = (sqlite3_int64)t->src->n;
+	info->estimatedCost = (double)n + 1;
+	info->estimatedRows = (sqlite3_int64)n;
 	return SQLITE_OK;
 }
 
@@ -82,11 +98,12 @@ static int evtab_close(sqlite3_vtab_cursor *cur)
 static int evtab_fill(struct evtab_cursor *c)
 {
 	struct evtab *t = (struct evtab *)c->base.pVtab;
+	const struct gl_evtab_src *src = t->kind->src;
 	int rc;
 
-	if (c->i >= t->src->n)
+	if (c->i >= src->end)
 		return SQLITE_OK;
-	rc = t->src->row(t->src->arg, c->i, &c->row);
+	rc = src->row(src->arg, c->i, &c->row);
 	if (rc == GL_OK)
 		return SQLITE_OK;
 	sqlite3_free(t->base.zErrMsg);
@@ -105,7 +122,7 @@ static int evtab_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_s
 	(void)idx_str;
 	(void)argc;
 	(void)argv;
-	c->i = 0;
+	c->i = ((const struct evtab *)cur->pVtab)->kind->src->first;
 	return evtab_fill(c);
 }
 
@@ -121,7 +138,7 @@ static int evtab_eof(sqlite3_vtab_cursor *cur)
 {
 	const struct evtab_cursor *c = (const struct evtab_cursor *)cur;
 
-	return c->i >= ((const struct evtab *)cur->pVtab)->src->n;
+	return c->i >= ((const struct evtab *)cur->pVtab)->kind->src->end;
 }
 
 static void result_str(sqlite3_context *ctx, struct gl_str v)
@@ -149,9 +166,10 @@ static void result_count(sqlite3_context *ctx, int64_t v)
 }
 
 /*
- * Column col of the row, in GL_EVTAB_COLUMNS' order. A result left unset is
- * NULL. Strings point into the batch, which outlives the INSERT; packed is
- * the cursor's and changes at the next row, so SQLite copies it.
+ * Column col of the row, in GL_EVTAB_COLUMNS' order (gl_batch_logs' column
+ * 22, packed, is column 35 here). A result left unset is NULL. Strings
+ * point into the batch, which outlives the INSERT; packed is the cursor's
+ * and changes at the next row, so SQLite copies it.
  */
 static int evtab_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
@@ -159,7 +177,9 @@ static int evtab_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	const struct gl_bev *b = r->b;
 	const struct gl_event *e = &b->ev;
 
-	if (col >= 22 && col <= 34 && e->source == GL_SRC_LOG)
+	if (col == 22 && ((const struct evtab *)cur->pVtab)->kind->logs)
+		col = 35;
+	else if (col >= 22 && col <= 34 && e->source == GL_SRC_LOG)
 		return SQLITE_OK;	/* a log line: no kernel-trace fields */
 	switch (col) {
 	case 0:
@@ -233,5 +253,24 @@ static const sqlite3_module evtab_module = {
 
 int gl_evtab_register(sqlite3 *db, struct gl_evtab_src *src)
 {
-	return sqlite3_create_module(db, "gl_batch_events", &evtab_module, src);
+	struct evtab_aux *aux = sqlite3_malloc(sizeof(*aux));
+	int rc;
+
+	if (!aux)
+		return SQLITE_NOMEM;
+	aux->all.src = aux->logs.src = src;
+	aux->all.logs = 0;
+	aux->logs.logs = 1;
+	/* gl_batch_logs frees aux when the connection closes, or at once when
+	 * it cannot be registered (then gl_batch_events is dropped again) */
+	rc = sqlite3_create_module_v2(db, "gl_batch_events", &evtab_module, &aux->all, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_free(aux);
+		return rc;
+	}
+	rc = sqlite3_create_module_v2(db, "gl_batch_logs", &evtab_module, &aux->logs,
+				      sqlite3_free);
+	if (rc != SQLITE_OK)
+		sqlite3_create_module(db, "gl_batch_events", NULL, NULL);
+	return rc;
 }

@@ -12,6 +12,16 @@
  * mirror probe, which must see the rows before it) when SQLite moves to it.
  *
  *   INSERT INTO events (GL_EVTAB_COLUMNS) SELECT * FROM gl_batch_events
+ *
+ * A run of log lines goes through a narrower table, gl_batch_logs, without
+ * the 13 kernel-trace columns (always NULL for a log line):
+ *
+ *   INSERT INTO events (GL_EVTAB_LOG_COLUMNS) SELECT * FROM gl_batch_logs
+ *
+ * SQLite's cost per row grows with the columns it is given (each is a
+ * virtual-table call, a register copy and an affinity check); the log
+ * table saves the writing thread a tenth of its instructions on the bench
+ * set (tests/bench/README.md, 2026-11-24).
  */
 #ifndef GL_EVTAB_H
 #define GL_EVTAB_H
@@ -24,7 +34,16 @@
 #include "evpack.h"
 #include "../ingest/batch.h"
 
-/* The events columns the table gives, in its order. */
+/* The events columns gl_batch_logs gives, in its order: those of every
+ * event. */
+#define GL_EVTAB_LOG_COLUMNS                                                             \
+	"ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb," \
+	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
+	" stream_id, line, file_id, path_id, rec_hash, dup_of, packed"
+
+/* The events columns gl_batch_events gives, in its order: the log columns
+ * (packed last there, here too), with the kernel-trace columns before
+ * packed. */
 #define GL_EVTAB_COLUMNS                                                                 \
 	"ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb," \
 	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
@@ -43,20 +62,22 @@ struct gl_evrow {
 };
 
 /*
- * Where the rows come from: row(arg, i, out) fills out for event i of n, or
- * returns a negative gl_code (with its error kept by the caller), which ends
- * the INSERT with SQLITE_ERROR. Set n, row and arg before each INSERT.
+ * Where the rows come from: row(arg, i, out) fills out for event i, for i
+ * from first up to (not including) end, or returns a negative gl_code (with
+ * its error kept by the caller), which ends the INSERT with SQLITE_ERROR.
+ * Set row and arg once, first and end before each INSERT. Both tables read
+ * the same source; only the columns they give differ.
  */
 struct gl_evtab_src {
 	int (*row)(void *arg, size_t i, struct gl_evrow *out);
 	void *arg;
-	size_t n;
+	size_t first, end;
 };
 
 /*
- * Makes gl_batch_events known to db (an eponymous virtual table: no
- * CREATE needed, nothing stored in the schema). src is borrowed for as
- * long as db is open. Returns SQLITE_OK or SQLite's error code.
+ * Makes gl_batch_events and gl_batch_logs known to db (eponymous virtual
+ * tables: no CREATE needed, nothing stored in the schema). src is borrowed
+ * for as long as db is open. Returns SQLITE_OK or SQLite's error code.
  */
 int gl_evtab_register(sqlite3 *db, struct gl_evtab_src *src);
 

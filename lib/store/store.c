@@ -89,7 +89,7 @@ struct gl_store {
 	int lock_fd;
 	char *path;
 	struct gl_build build;	/* a new database built aside; build.path NULL: in place */
-	sqlite3_stmt *ins_ev, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
+	sqlite3_stmt *ins_ev, *ins_log, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
 		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
 	struct intern names, paths, series;
@@ -672,6 +672,9 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 
 	if ((rc = prepare(st, &st->ins_ev,
 			  "INSERT INTO events (" GL_EVTAB_COLUMNS ") SELECT * FROM gl_batch_events",
+			  err)) != GL_OK ||
+	    (rc = prepare(st, &st->ins_log,
+			  "INSERT INTO events (" GL_EVTAB_LOG_COLUMNS ") SELECT * FROM gl_batch_logs",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
@@ -1341,6 +1344,7 @@ static int close_db(struct gl_store *st)
 
 	checkpointer_stop(st);
 	sqlite3_finalize(st->ins_ev);
+	sqlite3_finalize(st->ins_log);
 	sqlite3_finalize(st->ins_mem);
 	sqlite3_finalize(st->ins_rej);
 	sqlite3_finalize(st->put_stream);
@@ -1355,7 +1359,7 @@ static int close_db(struct gl_store *st)
 	sqlite3_finalize(st->dup_probe);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
-	st->ins_ev = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
+	st->ins_ev = st->ins_log = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
 		st->unpath = st->ins_name = st->ins_path = st->ins_series = st->ins_span =
 			st->dup_probe = st->get_lines = st->set_lines = NULL;
 	st->sbw = NULL;
@@ -1739,22 +1743,33 @@ probed:
 	return GL_OK;
 }
 
-/* The batch's events, with one INSERT ... SELECT FROM gl_batch_events. */
+/*
+ * The batch's events, one INSERT ... SELECT per run of events of one kind:
+ * log lines from gl_batch_logs, profiler records from gl_batch_events
+ * (evtab.h).
+ */
 static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t host_id,
 		      struct gl_err *err)
 {
-	int rc;
+	int rc = SQLITE_DONE;
 
-	if (!batch->nev)
-		return GL_OK;
 	st->put_batch = batch;
 	st->put_host_id = host_id;
 	st->put_err = err;
 	st->put_rc = GL_OK;
-	st->evsrc.n = batch->nev;
-	rc = sqlite3_step(st->ins_ev);
-	sqlite3_reset(st->ins_ev);
-	st->evsrc.n = 0;
+	for (size_t i = 0, j; i < batch->nev && rc == SQLITE_DONE; i = j) {
+		int logs = batch->ev[i].ev.source == GL_SRC_LOG;
+		sqlite3_stmt *s = logs ? st->ins_log : st->ins_ev;
+
+		for (j = i + 1; j < batch->nev && (batch->ev[j].ev.source == GL_SRC_LOG) == logs;
+		     j++)
+			;
+		st->evsrc.first = i;
+		st->evsrc.end = j;
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+	}
+	st->evsrc.first = st->evsrc.end = 0;
 	st->put_batch = NULL;
 	if (rc == SQLITE_DONE)
 		return GL_OK;

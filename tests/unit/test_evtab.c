@@ -6,7 +6,9 @@
  * inserts each row before it asks for the next (the store's mirror probe of
  * row i must see rows 0..i-1, checked here by counting the rows from inside
  * the row callback); a row that fails ends the INSERT with its error and
- * leaves no row of it behind.
+ * leaves no row of it behind. gl_batch_logs, the table for a run of log
+ * lines, gives the same rows without the kernel-trace columns, over the
+ * source's range [first, end).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -118,18 +120,22 @@ static void setup_src(struct src *s)
 
 static struct gl_evtab_src evsrc;
 
-/* The INSERT the store runs, over s's first n events. */
-static sqlite3_stmt *prepare_insert(struct src *s, size_t n)
+/* One of the INSERTs the store runs (logs: gl_batch_logs), over s's
+ * events first .. end - 1. */
+static sqlite3_stmt *prepare_insert(struct src *s, size_t first, size_t end, int logs)
 {
 	sqlite3_stmt *ins;
 
 	evsrc.row = row;
 	evsrc.arg = s;
-	evsrc.n = n;
+	evsrc.first = first;
+	evsrc.end = end;
 	assert_int_equal(gl_evtab_register(s->db, &evsrc), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(s->db,
-					    "INSERT INTO t (" GL_EVTAB_COLUMNS
-					    ") SELECT * FROM gl_batch_events",
+					    logs ? "INSERT INTO t (" GL_EVTAB_LOG_COLUMNS
+						   ") SELECT * FROM gl_batch_logs"
+						 : "INSERT INTO t (" GL_EVTAB_COLUMNS
+						   ") SELECT * FROM gl_batch_events",
 					    -1, &ins, NULL),
 			 SQLITE_OK);
 	return ins;
@@ -137,7 +143,7 @@ static sqlite3_stmt *prepare_insert(struct src *s, size_t n)
 
 static int insert_all(struct src *s)
 {
-	sqlite3_stmt *ins = prepare_insert(s, NEV);
+	sqlite3_stmt *ins = prepare_insert(s, 0, NEV, 0);
 	int rc;
 
 	rc = sqlite3_step(ins);
@@ -171,26 +177,27 @@ static void dump_row(sqlite3 *db, int i, char *out, size_t cap)
 	sqlite3_finalize(q);
 }
 
+/* ts, level, comp, host, kernel, dur, exec, mem, alloc, peak, util,
+ * errors, recovery, anomaly, message, metadata, stream, line, file,
+ * path, rec_hash, dup_of, launch, queue, occupancy, device, stream,
+ * grid, block, registers, shared, corr, scope, stack, source, packed */
+static const char *const want[NEV] = {
+	"1700000000000000|3|10|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
+	"'Kernel matmul executed in 2.5 ms'|NULL|3|100|4|5|-9223372036854775807|NULL|"
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB00'",
+	"1700000000000001|0|11|NULL|77|12.5|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
+	"NULL|NULL|3|101|4|5|-9223372036854775806|NULL|"
+	"3.25|0.0|0.5|'0'|'7'|'128,1,1'|'256,1,1'|32|0|99|8|NULL|'kineto'|X'AB01'",
+	"NULL|5|12|NULL|NULL|NULL|1.5|512.0|256.25|300.0|87.5|0|2|1|"
+	"NULL|'{\"a\":1}'|3|102|4|5|-9223372036854775805|NULL|"
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB02'",
+	"5|0|13|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
+	"''|NULL|3|103|4|5|-9223372036854775804|1|"
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB03'",
+};
+
 static void test_columns(void **state)
 {
-	/* ts, level, comp, host, kernel, dur, exec, mem, alloc, peak, util,
-	 * errors, recovery, anomaly, message, metadata, stream, line, file,
-	 * path, rec_hash, dup_of, launch, queue, occupancy, device, stream,
-	 * grid, block, registers, shared, corr, scope, stack, source, packed */
-	static const char *const want[NEV] = {
-		"1700000000000000|3|10|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
-		"'Kernel matmul executed in 2.5 ms'|NULL|3|100|4|5|-9223372036854775807|NULL|"
-		"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB00'",
-		"1700000000000001|0|11|NULL|77|12.5|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
-		"NULL|NULL|3|101|4|5|-9223372036854775806|NULL|"
-		"3.25|0.0|0.5|'0'|'7'|'128,1,1'|'256,1,1'|32|0|99|8|NULL|'kineto'|X'AB01'",
-		"NULL|5|12|NULL|NULL|NULL|1.5|512.0|256.25|300.0|87.5|0|2|1|"
-		"NULL|'{\"a\":1}'|3|102|4|5|-9223372036854775805|NULL|"
-		"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB02'",
-		"5|0|13|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
-		"''|NULL|3|103|4|5|-9223372036854775804|1|"
-		"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB03'",
-	};
 	struct src s;
 	char got[2048];
 
@@ -203,6 +210,33 @@ static void test_columns(void **state)
 		assert_string_equal(got, want[i]);
 		/* each row was asked for after the ones before it were inserted */
 		assert_int_equal(s.seen[i], i);
+	}
+	sqlite3_close(s.db);
+}
+
+/*
+ * A run of log lines through gl_batch_logs: events 2 and 3 (a range not
+ * starting at 0; event 2 has trace fields set, which stay NULL) give the
+ * rows gl_batch_events gives for them, every column of the table compared;
+ * the columns the log table leaves out are NULL.
+ */
+static void test_log_columns(void **state)
+{
+	struct src s;
+	sqlite3_stmt *ins;
+	char got[2048];
+
+	(void)state;
+	setup_src(&s);
+	s.fail_at = NEV;
+	ins = prepare_insert(&s, 2, NEV, 1);
+	assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+	sqlite3_finalize(ins);
+	assert_int_equal(s.calls, 2);
+	for (int i = 0; i < 2; i++) {
+		dump_row(s.db, i, got, sizeof(got));
+		assert_string_equal(got, want[2 + i]);
+		assert_int_equal(s.seen[2 + i], i);
 	}
 	sqlite3_close(s.db);
 }
@@ -251,13 +285,13 @@ static void test_empty(void **state)
 	(void)state;
 	setup_src(&s);
 	s.fail_at = NEV;
-	ins = prepare_insert(&s, 0);
+	ins = prepare_insert(&s, 0, 0, 0);
 	assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
 	assert_int_equal(s.calls, 0);
 	assert_int_equal(count_rows(s.db), 0);
 	/* the same statement again, over a batch of NEV */
 	sqlite3_reset(ins);
-	evsrc.n = NEV;
+	evsrc.end = NEV;
 	assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
 	assert_int_equal(count_rows(s.db), NEV);
 	sqlite3_finalize(ins);
@@ -268,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_log_columns),
 		cmocka_unit_test(test_row_fails),
 		cmocka_unit_test(test_empty),
 	};

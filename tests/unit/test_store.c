@@ -1085,6 +1085,10 @@ static void test_put_trace(void **state)
 
 	assert_int_equal(qi("SELECT count(*) FROM events WHERE source = 'kineto'"), 3);
 	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL"), 4);
+	/* log lines, trace rows, a log line: three INSERTs (gl_batch_logs,
+	 * gl_batch_events, gl_batch_logs), the rows in the batch's order */
+	qs_equal("SELECT group_concat(line, ' ') FROM (SELECT line FROM events ORDER BY id)",
+		 "1 2 3 10 11 12 20");
 	assert_int_equal(qi("SELECT count(*) FROM events WHERE source IS NULL AND"
 			    " (launch_overhead_us IS NOT NULL OR queue_us IS NOT NULL OR occupancy"
 			    " IS NOT NULL OR device IS NOT NULL OR stream IS NOT NULL OR grid IS NOT"
