@@ -61,6 +61,35 @@ size_t gl_batch_room(const struct gl_batch *b)
 	return GL_BATCH_ARENA - b->used;
 }
 
+/* PREFETCHW where the CPU has it (x86-64 since Broadwell; a no-op on older
+ * ones), else the compiler's prefetch for writing. */
+static inline void prefetch_write(const char *p)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__asm__ volatile("prefetchw %0" : : "m"(*p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
+
+void gl_batch_warm(const struct gl_batch *b)
+{
+	/* the event 3 rows ahead (each is written ~1 us apart) */
+	if (b->nev + 4 <= GL_BATCH_ROWS) {
+		const char *ev = (const char *)&b->ev[b->nev + 3];
+
+		for (size_t k = 0; k < sizeof(*b->ev); k += 64)
+			prefetch_write(ev + k);
+	}
+	/* the arena 2 KiB ahead: 512 bytes, more than a typical line's strings */
+	if (b->used + 2048 + 512 <= GL_BATCH_ARENA) {
+		const char *a = b->arena + b->used + 2048;
+
+		for (size_t k = 0; k < 512; k += 64)
+			prefetch_write(a + k);
+	}
+}
+
 struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s)
 {
 	struct gl_str out = {NULL, 0};

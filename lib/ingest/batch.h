@@ -205,6 +205,17 @@ void gl_batch_reset(struct gl_batch *b);
 /* Copies s into the arena; returns the copy, or {NULL,0} for an absent s. */
 struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s);
 
+/*
+ * Asks the CPU to take ownership (prefetch for writing) of the batch memory
+ * the next event and its strings will be written to. A batch's memory was
+ * last read by the writing thread, on the other core: without this, every
+ * new cache line of the arena was a wait for that core to give it up, and
+ * the parsing thread spent an eighth of its time in put_event's copies
+ * behind those writes (perf, 1M bench set; tests/bench/README.md,
+ * 2026-11-24). A hint only: nothing changes but when the memory is fetched.
+ */
+void gl_batch_warm(const struct gl_batch *b);
+
 /* Free arena bytes. */
 size_t gl_batch_room(const struct gl_batch *b);
 

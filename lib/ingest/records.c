@@ -342,6 +342,7 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 	struct gl_batch *b = j->p->b;
 	struct gl_bev *x = &b->ev[b->nev++];
 
+	gl_batch_warm(b);
 	x->ev = *e;
 	x->ev.component = gl_batch_str(b, e->component.p ? e->component : cstr(st->component));
 	x->comp_from_path = !e->component.p;
