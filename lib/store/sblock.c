@@ -7,7 +7,10 @@
  * digits, a decimal such as 70.77 as the integer 7077 with a point placed;
  * reading divides that integer by the exact power of ten, which rounds as
  * strtod does (both operands exact, one correctly rounded division), so the
- * same double comes back. Other values use %.17g and strtod.
+ * same double comes back. Other values use %.17g and strtod. Digits are
+ * written two at a time from a table, and the rounding of the scaled value
+ * is done inline (nearbyint was a library call per sample): the text is
+ * byte for byte what the earlier formatter wrote (test_sblock compares them).
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,18 +25,55 @@ static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 			       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 			       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+static const uint64_t ipow10[] = {1,	  10,	  100,	   1000,      10000,
+				   100000, 1000000, 10000000, 100000000, 1000000000};
+
+/* Two digits at a time: "00" .. "99". */
+static const char digits2[201] = "00010203040506070809101112131415161718192021222324252627282930"
+				 "31323334353637383940414243444546474849505152535455565758596061"
+				 "62636465666768697071727374757677787980818283848586878889909192"
+				 "93949596979899";
+
+/* The number of decimal digits of u (1 for 0). */
+static size_t count_digits(uint64_t u)
+{
+	size_t n = 1;
+
+	for (;;) {
+		if (u < 10)
+			return n;
+		if (u < 100)
+			return n + 1;
+		if (u < 1000)
+			return n + 2;
+		if (u < 10000)
+			return n + 3;
+		u /= 10000;
+		n += 4;
+	}
+}
+
+/* Writes u (< 10^n) as exactly n digits at p, with leading zeros. */
+static void put_digits(char *p, uint64_t u, size_t n)
+{
+	while (n >= 2) {
+		unsigned r = (unsigned)(u % 100);
+
+		u /= 100;
+		n -= 2;
+		p[n] = digits2[2 * r];
+		p[n + 1] = digits2[2 * r + 1];
+	}
+	if (n)
+		p[0] = (char)('0' + u);
+}
+
 /* Writes the digits of u; returns their count. */
 static size_t put_u64(char *p, uint64_t u)
 {
-	char t[20];
-	size_t n = 0;
+	size_t n = count_digits(u);
 
-	do {
-		t[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	for (size_t i = 0; i < n; i++)
-		p[i] = t[n - 1 - i];
+	put_digits(p, u, n);
 	return n;
 }
 
@@ -44,6 +84,21 @@ static size_t put_i64(char *p, int64_t v)
 		return 1 + put_u64(p + 1, (uint64_t)0 - (uint64_t)v);
 	}
 	return put_u64(p, (uint64_t)v);
+}
+
+/*
+ * nearbyint(x) in the default rounding mode (to nearest, ties to even) for
+ * |x| < 2^53, without the library call: x minus its truncation is exact.
+ */
+static double round_even(double x)
+{
+	double r = (double)(int64_t)x, f = x - r;
+
+	if (f > 0.5 || (f == 0.5 && ((int64_t)r & 1)))
+		r += 1;
+	else if (f < -0.5 || (f == -0.5 && ((int64_t)r & 1)))
+		r -= 1;
+	return r;
 }
 
 size_t gl_sblock_fmt_double(char *p, double v)
@@ -64,30 +119,24 @@ size_t gl_sblock_fmt_double(char *p, double v)
 		return put_i64(p, (int64_t)v);
 	/* d decimals: v is k / 10^d exactly as a reader computes it */
 	for (int d = 1; d <= 9; d++) {
-		double k = nearbyint(v * pow10[d]);
+		double x = v * pow10[d], k;
 
+		if (fabs(x) >= EXACT_INT)
+			break;	/* (nearbyint would give |k| >= 2^53 too) */
+		k = round_even(x);
 		if (fabs(k) >= EXACT_INT)
 			break;
 		if (k / pow10[d] != v)
 			continue;
-		char t[24];
+		/* the integer part ("0" for 0.05), the point, d digits */
 		uint64_t u = (uint64_t)fabs(k);
-		size_t n = put_u64(t, u), len = 0;
+		size_t len = 0;
 
 		if (v < 0)
 			p[len++] = '-';
-		if (n <= (size_t)d) {	/* 0.05: zeros after the point */
-			p[len++] = '0';
-			p[len++] = '.';
-			for (size_t z = n; z < (size_t)d; z++)
-				p[len++] = '0';
-			memcpy(p + len, t, n);
-			return len + n;
-		}
-		memcpy(p + len, t, n - (size_t)d);
-		len += n - (size_t)d;
+		len += put_u64(p + len, u / ipow10[d]);
 		p[len++] = '.';
-		memcpy(p + len, t + n - d, (size_t)d);
+		put_digits(p + len, u % ipow10[d], (size_t)d);
 		return len + (size_t)d;
 	}
 	return (size_t)snprintf(p, 32, "%.17g", v);

@@ -3,8 +3,12 @@
  * same samples (every double bit for bit: random bit patterns, decimals as
  * sources write them, 0, -0, infinities); SQLite's own JSON reader
  * (json_each, what the view v_samples uses) reads the same values as
- * gl_sblock_decode; damaged texts are refused.
+ * gl_sblock_decode; damaged texts are refused. The formatter writes the
+ * same text as the one it replaced (old_fmt_double below, the code of
+ * 9c273da: nearbyint, digits one at a time), so blocks stored before and
+ * after are byte for byte alike.
  */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,6 +95,144 @@ static void test_format_values(void **state)
 	}
 	assert_int_equal(gl_sblock_fmt_double(t, -0.0), 2);
 	assert_memory_equal(t, "-0", 2);
+}
+
+/* --- the formatter before 2026-11-24, as the reference ------------------ */
+
+#define OLD_EXACT_INT 9007199254740992.0
+
+static const double old_pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+static size_t old_put_u64(char *p, uint64_t u)
+{
+	char t[20];
+	size_t n = 0;
+
+	do {
+		t[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	for (size_t i = 0; i < n; i++)
+		p[i] = t[n - 1 - i];
+	return n;
+}
+
+static size_t old_fmt_double(char *p, double v)
+{
+	if (isnan(v)) {
+		memcpy(p, "null", 4);
+		return 4;
+	}
+	if (isinf(v)) {
+		memcpy(p, v < 0 ? "-9e999" : "9e999", v < 0 ? 6 : 5);
+		return v < 0 ? 6 : 5;
+	}
+	if (v == 0) {
+		memcpy(p, signbit(v) ? "-0" : "0", signbit(v) ? 2 : 1);
+		return signbit(v) ? 2 : 1;
+	}
+	if (fabs(v) < OLD_EXACT_INT && v == (double)(int64_t)v) {
+		if (v < 0) {
+			*p = '-';
+			return 1 + old_put_u64(p + 1, (uint64_t)0 - (uint64_t)(int64_t)v);
+		}
+		return old_put_u64(p, (uint64_t)(int64_t)v);
+	}
+	for (int d = 1; d <= 9; d++) {
+		double k = nearbyint(v * old_pow10[d]);
+
+		if (fabs(k) >= OLD_EXACT_INT)
+			break;
+		if (k / old_pow10[d] != v)
+			continue;
+		char t[24];
+		uint64_t u = (uint64_t)fabs(k);
+		size_t n = old_put_u64(t, u), len = 0;
+
+		if (v < 0)
+			p[len++] = '-';
+		if (n <= (size_t)d) {
+			p[len++] = '0';
+			p[len++] = '.';
+			for (size_t z = n; z < (size_t)d; z++)
+				p[len++] = '0';
+			memcpy(p + len, t, n);
+			return len + n;
+		}
+		memcpy(p + len, t, n - (size_t)d);
+		len += n - (size_t)d;
+		p[len++] = '.';
+		memcpy(p + len, t + n - d, (size_t)d);
+		return len + (size_t)d;
+	}
+	return (size_t)snprintf(p, 32, "%.17g", v);
+}
+
+static void same_as_old(double v)
+{
+	char a[32], b[32];
+	size_t na = gl_sblock_fmt_double(a, v), nb = old_fmt_double(b, v);
+
+	a[na] = 0;
+	b[nb] = 0;
+	if (na != nb || strcmp(a, b) != 0)
+		fail_msg("%.17g: \"%s\", the previous formatter wrote \"%s\"", v, a, b);
+}
+
+/*
+ * The old path against the new one: random bit patterns, decimals k / 10^d
+ * (d 1..9, k up to 2^53), their neighbours one ulp away, halves around 2^52
+ * (where rounding ties exist), powers of ten, and both signs of each.
+ */
+static void test_same_as_previous(void **state)
+{
+	static const double edge[] = {0.5,	  1.5,	    2.5,      0.05,	0.25,	 1e-9,
+				      1e-10,	  123456789.123456789,	      4503599627370495.5,
+				      4503599627370496.0, 4503599627370497.0, 9007199254740991.0,
+				      9007199254740992.0, 9007199254740993.0, 1e15 + 0.5,
+				      1e16,	  1e22,	    1e300,    5e-324,	DBL_MAX,  DBL_MIN};
+
+	/* its own generator: the other tests' values stay what they were */
+	uint64_t r = 0x9E3779B97F4A7C15ULL;
+#define own() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		same_as_old(edge[i]);
+		same_as_old(-edge[i]);
+		same_as_old(nextafter(edge[i], 0));
+		same_as_old(nextafter(edge[i], INFINITY));
+	}
+	for (int i = 0; i < 300000; i++) {
+		uint64_t u = own();
+		double v = bits_double(u);
+
+		if (isfinite(v))
+			same_as_old(v);
+	}
+	for (int i = 0; i < 300000; i++) {
+		int d = 1 + (int)(own() % 9);
+		uint64_t bits = 1 + own() % 53;
+		double v = (double)(int64_t)(own() % (1ULL << bits)) / old_pow10[d];
+
+		if (own() & 1)
+			v = -v;
+		same_as_old(v);
+		same_as_old(nextafter(v, 0));
+		same_as_old(nextafter(v, INFINITY));
+		/* x.5 * 10^-d: a tie when scaled back */
+		same_as_old(((double)(int64_t)(own() % (1ULL << bits)) + 0.5) / old_pow10[d]);
+	}
+	/* halves just below 2^52 and 2^53 scaled by 10^-d */
+	for (int i = 0; i < 100000; i++) {
+		int d = 1 + (int)(own() % 9);
+		double x = 4503599627370496.0 - (double)(own() % 4096) - 0.5;
+
+		same_as_old(x / old_pow10[d]);
+		same_as_old(-x / old_pow10[d]);
+		same_as_old((x * 2 + 1) / old_pow10[d]);
+	}
+#undef own
 }
 
 static void test_roundtrip_random(void **state)
@@ -216,6 +358,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_values),
+		cmocka_unit_test(test_same_as_previous),
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_block_roundtrip),
 		cmocka_unit_test(test_special_values),
