@@ -30,6 +30,46 @@ static inline uint64_t load64(const unsigned char *p)
 	return w;
 }
 
+/*
+ * The last left (1..7) bytes at q as a word padded with zero bytes, what
+ * load64 of a zero-filled copy gives, without the copy (a library call per
+ * hash): on a little-endian CPU the 8 bytes ending at the end, shifted,
+ * when the input (n bytes) has 8; else 4-, 2- and 1-byte loads.
+ */
+static inline uint64_t load_tail(const unsigned char *q, size_t left, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w = 0;
+	size_t k = 0;
+
+	if (n >= 8)
+		return load64(q + left - 8) >> (8 * (8 - left));
+	if (left >= 4) {
+		uint32_t a;
+
+		memcpy(&a, q, 4);
+		w = a;
+		k = 4;
+	}
+	if (left - k >= 2) {
+		uint16_t b;
+
+		memcpy(&b, q + k, 2);
+		w |= (uint64_t)b << (8 * k);
+		k += 2;
+	}
+	if (left > k)
+		w |= (uint64_t)q[k] << (8 * k);
+	return w;
+#else
+	unsigned char last[8] = {0};
+
+	(void)n;
+	memcpy(last, q, left);
+	return load64(last);
+#endif
+}
+
 static inline uint64_t avalanche(uint64_t h, uint64_t total)
 {
 	h ^= total * P2;
@@ -96,12 +136,8 @@ uint64_t gl_hash64(const void *p, size_t n, uint64_t seed)
 
 	for (; left >= 8; left -= 8, q += 8)
 		h = mix(h, load64(q));
-	if (left) {
-		unsigned char last[8] = {0};
-
-		memcpy(last, q, left);
-		h = mix(h, load64(last));
-	}
+	if (left)
+		h = mix(h, load_tail(q, left, n));
 	return avalanche(h, n);
 }
 
