@@ -54,6 +54,7 @@ void gl_batch_reset(struct gl_batch *b)
 	b->files_grown = b->files_skipped = b->files_failed = b->files_damaged = 0;
 	b->last = 0;
 	b->gen++;
+	memset(b->names, 0, sizeof(b->names));
 }
 
 size_t gl_batch_room(const struct gl_batch *b)
@@ -101,6 +102,33 @@ struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s)
 	memcpy(b->arena + b->used, s.p, s.len);
 	b->used += s.len;
 	return out;
+}
+
+struct gl_str gl_batch_name(struct gl_batch *b, struct gl_str s)
+{
+	const unsigned char *u = (const unsigned char *)s.p;
+	struct gl_str *c;
+
+	if (!s.p || s.len == 0 || s.len > GL_BATCH_NAME_MAX)
+		return gl_batch_str(b, s);
+	/* a slot from the length and the first and last 8 bytes (names that
+	 * differ only in their middle share one, and take turns) */
+	uint64_t h = s.len, w = 0;
+
+	if (s.len >= 8) {
+		memcpy(&w, u, 8);
+		h ^= w;
+		memcpy(&w, u + s.len - 8, 8);
+		h ^= w * 0xC2B2AE3D27D4EB4FULL;
+	} else {
+		for (size_t i = 0; i < s.len; i++)
+			h = h * 0x100000001B3ULL ^ u[i];
+	}
+	c = &b->names[(h * 0x9E3779B97F4A7C15ULL) >> 58];
+	if (c->len == s.len && memcmp(c->p, s.p, s.len) == 0)
+		return *c;
+	*c = gl_batch_str(b, s);
+	return *c;
 }
 
 int gl_batch_full(const struct gl_batch *b)

@@ -195,6 +195,7 @@ struct gl_batch {
 					 * borrowed for the run); NULL: none */
 	uint64_t gen;			/* incremented by each reset: arena copies of older
 					 * generations are gone */
+	struct gl_str names[64];	/* gl_batch_name's recent copies (len 0: none) */
 };
 
 struct gl_batch *gl_batch_new(void);
@@ -215,6 +216,17 @@ struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s);
  * 2026-11-24). A hint only: nothing changes but when the memory is fetched.
  */
 void gl_batch_warm(const struct gl_batch *b);
+
+/*
+ * Copies a name into the arena (component, kernel, metric, scope, ...: a
+ * short string that repeats from record to record) and returns the copy,
+ * or an earlier copy of the same bytes in this batch: the store then finds
+ * the name's id by the copy's address (store.c, name_id) instead of hashing
+ * its bytes for every row. Strings over GL_BATCH_NAME_MAX bytes are copied
+ * as gl_batch_str copies them. {NULL,0} for an absent s, or no room.
+ */
+#define GL_BATCH_NAME_MAX 128
+struct gl_str gl_batch_name(struct gl_batch *b, struct gl_str s);
 
 /* Free arena bytes. */
 size_t gl_batch_room(const struct gl_batch *b);

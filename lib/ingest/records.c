@@ -344,18 +344,18 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 
 	gl_batch_warm(b);
 	x->ev = *e;
-	x->ev.component = gl_batch_str(b, e->component.p ? e->component : cstr(st->component));
+	x->ev.component = gl_batch_name(b, e->component.p ? e->component : cstr(st->component));
 	x->comp_from_path = !e->component.p;
 	x->ev.message = gl_batch_str(b, e->message);
-	x->ev.kernel = gl_batch_str(b, e->kernel);
+	x->ev.kernel = gl_batch_name(b, e->kernel);
 	x->ev.metadata = gl_batch_str(b, e->metadata);
 	if (e->source != GL_SRC_LOG) {
 		x->ev.device = gl_batch_str(b, e->device);
 		x->ev.stream = gl_batch_str(b, e->stream);
 		x->ev.grid = gl_batch_str(b, e->grid);
 		x->ev.block = gl_batch_str(b, e->block);
-		x->ev.scope = gl_batch_str(b, e->scope);
-		x->ev.stack = gl_batch_str(b, e->stack);
+		x->ev.scope = gl_batch_name(b, e->scope);
+		x->ev.stack = gl_batch_name(b, e->stack);
 	} else {
 		x->ev.device = x->ev.stream = x->ev.grid = x->ev.block = (struct gl_str){NULL, 0};
 		x->ev.scope = x->ev.stack = (struct gl_str){NULL, 0};
@@ -389,7 +389,7 @@ static struct gl_str sample_str(struct gl_batch *b, struct gl_str s, struct gl_s
 	if (s.p == last_src->p && s.len == last_src->len)
 		return *last_copy;
 	*last_src = s;
-	*last_copy = gl_batch_str(b, s);
+	*last_copy = gl_batch_name(b, s);
 	return *last_copy;
 }
 
@@ -443,8 +443,8 @@ static void put_span(struct job *j, const struct gl_span *sp, uint64_t line)
 	struct gl_bspan *x = &b->span[b->nspan++];
 
 	x->sp = *sp;
-	x->sp.name = gl_batch_str(b, sp->name);
-	x->sp.path = gl_batch_str(b, sp->path);
+	x->sp.name = gl_batch_name(b, sp->name);
+	x->sp.path = gl_batch_name(b, sp->path);
 	x->sp.device = gl_batch_str(b, sp->device);
 	x->stream_id = j->p->state->stream[j->si].id;
 	x->file_id = j->p->state->file[j->fi].id;

@@ -57,6 +57,7 @@ struct intern {
 
 /* A WAL longer than this is checkpointed (in the background). */
 #define GL_CHECKPOINT_BYTES_WAL (16 << 20)
+#define GL_MEMO_SLOTS 64	/* struct gl_store's name_memo and series_memo */
 /*
  * A writer that commits without pause never lets SQLite start the WAL
  * over, even when every frame is copied; past this size the writer waits
@@ -97,6 +98,15 @@ struct gl_store {
 	const char *last_path;
 	size_t last_path_len;
 	int64_t last_path_id;
+	/*
+	 * Ids by string address, for the put under way: a batch's names are
+	 * copied once per batch and shared by its rows (gl_batch_name), and
+	 * within one put an address and a length name one string, so a
+	 * name's id is found without hashing its bytes again. Emptied at the
+	 * start of every put (the batch memory is reused for other strings).
+	 */
+	struct memo { const char *p, *q, *r, *src; size_t len, qlen, rlen; int64_t host, id; }
+		name_memo[GL_MEMO_SLOTS], series_memo[GL_MEMO_SLOTS];
 	char *key;		/* series_key() buffer */
 	size_t keycap;
 	uint64_t duplicates;	/* events marked dup_of since open */
@@ -939,9 +949,33 @@ static int intern_id(struct gl_store *st, struct intern *t, sqlite3_stmt *ins, s
 	return GL_OK;
 }
 
+static struct memo *memo_slot(struct memo *m, const char *p, size_t len)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)p ^ ((uint64_t)len << 48)) * 0x9E3779B97F4A7C15ULL;
+
+	return &m[h >> 58];	/* GL_MEMO_SLOTS = 2^6 */
+}
+
 static int name_id(struct gl_store *st, struct gl_str s, int64_t *id, struct gl_err *err)
 {
-	return intern_id(st, &st->names, st->ins_name, s, id, err);
+	struct memo *m;
+	int rc;
+
+	if (!s.p) {
+		*id = 0;
+		return GL_OK;
+	}
+	m = memo_slot(st->name_memo, s.p, s.len);
+	if (m->p == s.p && m->len == s.len) {
+		*id = m->id;
+		return GL_OK;
+	}
+	if ((rc = intern_id(st, &st->names, st->ins_name, s, id, err)) != GL_OK)
+		return rc;
+	m->p = s.p;
+	m->len = s.len;
+	m->id = *id;
+	return GL_OK;
 }
 
 /* The paths row of a batch row's path; rows of one file share the pointer. */
@@ -1830,7 +1864,8 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 		      struct gl_err *err)
 {
 	const struct gl_sample *x = &b->s;
-	struct gl_str source = {b->source, strlen(b->source)};
+	struct gl_str source;
+	struct memo *m;
 	sqlite3_stmt *s;
 	int64_t metric, series, pid;
 	size_t klen;
@@ -1838,6 +1873,15 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 
 	if ((rc = path_id(st, b->path, &pid, err)) != GL_OK)
 		return rc;
+	/* the series by the addresses of its strings (see name_memo) */
+	m = memo_slot(st->series_memo, x->metric.p, x->metric.len);
+	if (m->p == x->metric.p && m->len == x->metric.len && m->q == x->device.p &&
+	    m->qlen == x->device.len && m->r == x->labels.p && m->rlen == x->labels.len &&
+	    m->src == b->source && m->host == host_id && m->id) {
+		series = m->id;
+		goto found;
+	}
+	source = (struct gl_str){b->source, strlen(b->source)};
 	klen = series_key(st, host_id, x->metric, x->device, source, x->labels);
 	if (!klen)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -1858,6 +1902,10 @@ static int put_sample(struct gl_store *st, const struct gl_bsample *b, int64_t h
 		if (intern_add(&st->series, st->key, klen, series) < 0)
 			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 	}
+	*m = (struct memo){.p = x->metric.p, .len = x->metric.len, .q = x->device.p,
+			   .qlen = x->device.len, .r = x->labels.p, .rlen = x->labels.len,
+			   .src = b->source, .host = host_id, .id = series};
+found:
 	st->samples++;
 	return gl_sbw_add(st->sbw, series, b->stream_id, b->file_id, pid, x->ts_estimated != 0,
 			  x->ts_us, x->value, (int64_t)b->line, err);
@@ -2081,6 +2129,8 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 		return rc;
 	/* Batch strings are new memory: no pointer of an earlier batch counts. */
 	st->last_path = NULL;
+	memset(st->name_memo, 0, sizeof(st->name_memo));
+	memset(st->series_memo, 0, sizeof(st->series_memo));
 	rc = name_id(st, h, &host_id, err);
 	if (rc == GL_OK && b->nev > st->ev_dup_cap) {
 		unsigned char *d = realloc(st->ev_dup, b->nev);

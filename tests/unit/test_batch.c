@@ -1,6 +1,7 @@
 /*
  * Tests for lib/ingest/batch.c: fixed capacities, when a batch is full,
- * copying strings into the arena (and refusing when it is full), reset.
+ * copying strings into the arena (and refusing when it is full), reset;
+ * names copied once per batch (gl_batch_name).
  */
 #include <malloc.h>
 #include <setjmp.h>
@@ -140,6 +141,69 @@ static void test_str_copies(void **state)
 	assert_int_equal(gl_batch_room(b), room - in.len - 3);
 }
 
+/*
+ * gl_batch_name: the same bytes give the same copy within a batch, other
+ * bytes their own; names that share a slot (here 200 names, more than the
+ * 64 slots) are still right, whatever is shared; a reset forgets them.
+ */
+static void test_name_shared(void **state)
+{
+	char line1[] = "{\"component\": \"gpu\"}", line2[] = "{\"component\": \"gpu\"}";
+	struct gl_str a, c, d, e, k[200], k2[200];
+	char name[64];
+
+	(void)state;
+	/* two lines' "gpu": one copy, not either line's bytes */
+	a = gl_batch_name(b, (struct gl_str){line1 + 15, 3});
+	c = gl_batch_name(b, (struct gl_str){line2 + 15, 3});
+	assert_ptr_equal(a.p, c.p);
+	assert_int_equal(c.len, 3);
+	assert_memory_equal(c.p, "gpu", 3);
+	assert_true(a.p >= b->arena && a.p < b->arena + GL_BATCH_ARENA);
+	/* a prefix of it is another name */
+	d = gl_batch_name(b, (struct gl_str){"gp", 2});
+	assert_int_equal(d.len, 2);
+	assert_memory_equal(d.p, "gp", 2);
+	/* names of one length that differ only in their middle */
+	e = gl_batch_name(b, (struct gl_str){"gpu.memory_used_mib", 19});
+	c = gl_batch_name(b, (struct gl_str){"gpu.memory_peak_mib", 19});
+	assert_memory_equal(e.p, "gpu.memory_used_mib", 19);
+	assert_memory_equal(c.p, "gpu.memory_peak_mib", 19);
+	assert_ptr_equal(gl_batch_name(b, (struct gl_str){"gpu.memory_used_mib", 19}).p, e.p);
+	/* many names, then all again: each copy holds its own bytes */
+	for (int i = 0; i < 200; i++) {
+		int n = snprintf(name, sizeof(name), "kernel_%d_fwd", i * 7919);
+
+		k[i] = gl_batch_name(b, (struct gl_str){name, (size_t)n});
+	}
+	for (int i = 0; i < 200; i++) {
+		int n = snprintf(name, sizeof(name), "kernel_%d_fwd", i * 7919);
+
+		k2[i] = gl_batch_name(b, (struct gl_str){name, (size_t)n});
+		assert_int_equal(k[i].len, (size_t)n);
+		assert_memory_equal(k[i].p, name, (size_t)n);
+		assert_int_equal(k2[i].len, (size_t)n);
+		assert_memory_equal(k2[i].p, name, (size_t)n);
+	}
+	/* absent stays absent; empty stays present; a long one is copied */
+	assert_null(gl_batch_name(b, (struct gl_str){NULL, 0}).p);
+	assert_non_null(gl_batch_name(b, (struct gl_str){"", 0}).p);
+	char big[GL_BATCH_NAME_MAX + 10];
+
+	memset(big, 'x', sizeof(big));
+	a = gl_batch_name(b, (struct gl_str){big, sizeof(big)});
+	c = gl_batch_name(b, (struct gl_str){big, sizeof(big)});
+	assert_int_equal(a.len, sizeof(big));
+	assert_memory_equal(a.p, big, sizeof(big));
+	assert_true(a.p != c.p);	/* not kept: copied each time */
+	/* after a reset the arena is reused: the name is copied again */
+	gl_batch_reset(b);
+	memset(b->arena, '#', 64);
+	a = gl_batch_name(b, (struct gl_str){"gpu", 3});
+	assert_memory_equal(a.p, "gpu", 3);
+	assert_int_equal(gl_batch_room(b), GL_BATCH_ARENA - 3);
+}
+
 static void test_str_refuses_when_full(void **state)
 {
 	size_t chunk = 1 << 20;
@@ -225,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capacities, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_str_copies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_str_refuses_when_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
 	};

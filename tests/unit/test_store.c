@@ -886,6 +886,76 @@ static void test_put_rows(void **state)
 	gl_batch_free(b);
 }
 
+/*
+ * The store finds a name's id, and a series', by the address of the
+ * batch's copy within one put (name_memo, series_memo). A batch is reused:
+ * its second put holds other names at the very addresses of the first's
+ * (checked below). Each row still gets its own names and series.
+ */
+static void test_put_reused_addresses(void **state)
+{
+	static const char *const comp[2] = {"alpha", "bravo"}, *const kern[2] = {"k_one", "k_two"},
+			  *const metric[2] = {"m.one", "m.two"}, *const dev[2] = {"0", "1"};
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	const char *at[2][4];
+
+	(void)state;
+	assert_non_null(b);
+	st = open_ok();
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	add_stream_op(b, 1, "gpu", "/logs/gpu.log", (struct gl_pos){300, 3, HASH1}, run);
+	add_file_op(b, 1, "/logs/gpu.log", 1);
+	put_ok(st, b, run, NULL);
+	for (int k = 0; k < 2; k++) {
+		gl_batch_reset(b);
+		for (int i = 0; i < 3; i++) {
+			struct gl_bev *e = add_event(b, NULL, "m", 1 + (uint64_t)(k * 10 + i));
+			struct gl_bsample *x = &b->samp[b->nsamp++];
+
+			e->ev.ts_us = TS0 + k * 10 + i;
+			e->ev.component = gl_batch_name(b, (struct gl_str){comp[k], 5});
+			e->ev.kernel = gl_batch_name(b, (struct gl_str){kern[k], 5});
+			memset(x, 0, sizeof(*x));
+			x->s.ts_us = TS0 + k * 10 + i;
+			x->s.metric = gl_batch_name(b, (struct gl_str){metric[k], 5});
+			x->s.device = gl_batch_name(b, (struct gl_str){dev[k], 1});
+			x->s.value = k * 10 + i;
+			x->source = "json";
+			x->stream_id = 1;
+			x->file_id = 1;
+			x->path = S(b, "/logs/gpu.log");
+			x->line = e->line;
+			if (i == 0) {
+				at[k][0] = e->ev.component.p;
+				at[k][1] = e->ev.kernel.p;
+				at[k][2] = x->s.metric.p;
+				at[k][3] = x->s.device.p;
+			}
+			/* one copy of each name per batch */
+			assert_ptr_equal(e->ev.component.p, at[k][0]);
+			assert_ptr_equal(x->s.metric.p, at[k][2]);
+		}
+		put_ok(st, b, run, NULL);
+	}
+	/* the second batch's names are where the first's were */
+	for (int i = 0; i < 4; i++)
+		assert_ptr_equal(at[0][i], at[1][i]);
+	qs_equal("SELECT group_concat(line || ':' || component || ':' || kernel, ' ') FROM"
+		 " (SELECT line, component, kernel FROM v_events ORDER BY line)",
+		 "1:alpha:k_one 2:alpha:k_one 3:alpha:k_one 11:bravo:k_two 12:bravo:k_two"
+		 " 13:bravo:k_two");
+	qs_equal("SELECT group_concat(line || ':' || metric || ':' || device || ':' || value, ' ')"
+		 " FROM (SELECT line, metric, device, value FROM v_samples ORDER BY line)",
+		 "1:m.one:0:0.0 2:m.one:0:1.0 3:m.one:0:2.0 11:m.two:1:10.0 12:m.two:1:11.0"
+		 " 13:m.two:1:12.0");
+	assert_int_equal(qi("SELECT count(*) FROM series"), 2);
+	gl_store_close(st);
+	gl_batch_free(b);
+}
+
 static void test_put_transactional(void **state)
 {
 	struct gl_store *st;
@@ -1684,6 +1754,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_same_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_reused_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_transactional, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_packed, setup, teardown),
