@@ -37,6 +37,9 @@
 #define IN_CAP ((size_t)256 << 10)
 /* What open() reads to see the magic: small, so a caller that only wants the first line pays little. */
 #define OPEN_READ ((size_t)16 << 10)
+/* The longest next line hashed ahead of its turn (reader_emit). */
+#define AHEAD_MAX ((size_t)64 << 10)
+
 /* Room for one whole GL_LINE_MAX line (plus "\r\n") and 1 MiB to refill. */
 #define BUF_CAP ((size_t)GL_LINE_MAX + 2 + ((size_t)1 << 20))
 
@@ -53,6 +56,11 @@ struct gl_reader {
 	size_t end;		/* end of valid content in buf */
 	size_t scan;		/* buf[start..scan) is known to hold no '\n' */
 	uint64_t off;		/* content offset of buf[start] */
+	/* the next line's hash, computed with this one's (gl_hash64_pair):
+	 * valid for the line at content offset ahead_off of ahead_n bytes;
+	 * ahead_n 0: none */
+	uint64_t ahead_off, ahead_hash;
+	size_t ahead_n;
 	uint64_t raw_read;	/* bytes read from the file */
 	int file_eof;		/* read(2) returned 0 */
 	int member_done;	/* gzip: inflate reached the end of a member */
@@ -333,7 +341,24 @@ static void reader_emit(struct gl_reader *r, struct gl_line *line, size_t n, int
 	line->p = r->buf + r->start;
 	line->full_len = n;
 	line->offset = r->off;
-	line->hash = gl_hash64(line->p, n, 0);
+	if (r->ahead_n == n && r->ahead_off == r->off) {
+		line->hash = r->ahead_hash;
+		r->ahead_n = 0;
+	} else {
+		/* this line and the next whole one in buf, hashed side by side */
+		const char *next = line->p + n, *nl = NULL;
+
+		if (terminated && r->start + n < r->end)
+			nl = memchr(next, '\n', r->end - (r->start + n));
+		if (nl && (size_t)(nl - next) < AHEAD_MAX) {
+			r->ahead_n = (size_t)(nl - next) + 1;
+			r->ahead_off = r->off + n;
+			gl_hash64_pair(line->p, n, next, r->ahead_n, 0, &line->hash, &r->ahead_hash);
+		} else {
+			r->ahead_n = 0;
+			line->hash = gl_hash64(line->p, n, 0);
+		}
+	}
 	line->terminated = terminated;
 	/* Sample: `{"level": "INFO", ...}\r\n` from a Windows host. */
 	if (len > 0 && line->p[len - 1] == '\r')
@@ -341,7 +366,8 @@ static void reader_emit(struct gl_reader *r, struct gl_line *line, size_t n, int
 	line->truncated = len > GL_LINE_MAX;
 	line->len = line->truncated ? GL_LINE_MAX : len;
 	r->start += n;
-	r->scan = r->start;
+	/* the next line's '\n' is known: the next call finds it at once */
+	r->scan = r->ahead_n ? r->start + r->ahead_n - 1 : r->start;
 	r->off += n;
 }
 
@@ -480,6 +506,7 @@ int gl_reader_next_chunk(struct gl_reader *r, const char **p, size_t *n, struct 
 static void reader_reset(struct gl_reader *r, uint64_t pos)
 {
 	r->start = r->end = r->scan = 0;
+	r->ahead_n = 0;
 	r->off = pos;
 	r->raw_read = pos;
 	r->file_eof = 0;

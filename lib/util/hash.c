@@ -141,6 +141,29 @@ uint64_t gl_hash64(const void *p, size_t n, uint64_t seed)
 	return avalanche(h, n);
 }
 
+void gl_hash64_pair(const void *a, size_t na, const void *b, size_t nb, uint64_t seed,
+		    uint64_t *ha, uint64_t *hb)
+{
+	const unsigned char *p = a, *q = b;
+	uint64_t h = seed ^ P3, g = seed ^ P3;
+	size_t lp = na, lq = nb;
+
+	for (; lp >= 8 && lq >= 8; lp -= 8, lq -= 8, p += 8, q += 8) {
+		h = mix(h, load64(p));
+		g = mix(g, load64(q));
+	}
+	for (; lp >= 8; lp -= 8, p += 8)
+		h = mix(h, load64(p));
+	for (; lq >= 8; lq -= 8, q += 8)
+		g = mix(g, load64(q));
+	if (lp)
+		h = mix(h, load_tail(p, lp, na));
+	if (lq)
+		g = mix(g, load_tail(q, lq, nb));
+	*ha = avalanche(h, na);
+	*hb = avalanche(g, nb);
+}
+
 uint64_t gl_hash_chain(uint64_t stream, uint64_t line_hash)
 {
 	uint64_t h = mix(stream ^ P1, line_hash);

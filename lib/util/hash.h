@@ -26,6 +26,15 @@ uint64_t gl_hash_final(const struct gl_hash *hs);
 uint64_t gl_hash64(const void *p, size_t n, uint64_t seed);
 
 /*
+ * gl_hash64(a, na, seed) into *ha and gl_hash64(b, nb, seed) into *hb, the
+ * two computed side by side: each word of a hash waits for the one before
+ * (a chain of multiplies), so two independent chains take about the time
+ * of one. For the reader, which hashes every line.
+ */
+void gl_hash64_pair(const void *a, size_t na, const void *b, size_t nb, uint64_t seed,
+		    uint64_t *ha, uint64_t *hb);
+
+/*
  * Chains the hash of one line into the running hash of a stream:
  * stream' = gl_hash_chain(stream, line_hash). A stream's fingerprint at a
  * line boundary is the chain over all its lines so far, starting from 0.

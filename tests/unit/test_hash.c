@@ -96,6 +96,34 @@ static void test_matches_reference(void **state)
 			assert_true(gl_hash64(buf, n, seed) == ref_hash(buf, n, seed));
 }
 
+/* The pair gives each input's one-shot hash: every pair of lengths 0..40,
+ * then random lengths up to 3000, at every alignment of 0..7. */
+static void test_pair_matches_one_shot(void **state)
+{
+	unsigned char buf[6100];
+
+	(void)state;
+	fill(buf, sizeof(buf));
+	for (size_t na = 0; na <= 40; na++)
+		for (size_t nb = 0; nb <= 40; nb++) {
+			uint64_t ha, hb;
+
+			gl_hash64_pair(buf + 1, na, buf + 3000 + (na % 8), nb, 0, &ha, &hb);
+			assert_true(ha == gl_hash64(buf + 1, na, 0));
+			assert_true(hb == gl_hash64(buf + 3000 + (na % 8), nb, 0));
+			if (is_little_endian())
+				assert_true(ha == ref_hash(buf + 1, na, 0));
+		}
+	for (int i = 0; i < 2000; i++) {
+		size_t na = rnd() % 3000, nb = rnd() % 3000, oa = rnd() % 8, ob = 3008 + rnd() % 8;
+		uint64_t seed = rnd(), ha, hb;
+
+		gl_hash64_pair(buf + oa, na, buf + ob, nb, seed, &ha, &hb);
+		assert_true(ha == gl_hash64(buf + oa, na, seed));
+		assert_true(hb == gl_hash64(buf + ob, nb, seed));
+	}
+}
+
 /* Every split into two parts and into three parts, lengths 0..64. */
 static void test_every_split_small(void **state)
 {
@@ -295,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_reference),
+		cmocka_unit_test(test_pair_matches_one_shot),
 		cmocka_unit_test(test_every_split_small),
 		cmocka_unit_test(test_byte_by_byte),
 		cmocka_unit_test(test_random_splits_large),
