@@ -235,6 +235,64 @@ static void test_bad_strings(void **state)
 	assert_int_equal(scan_n("\"a\0b\"", 5, NULL, NULL), -1);
 }
 
+/*
+ * Strings are scanned 16 bytes at a time (SSE2), then 8, then byte by
+ * byte: a byte that needs a look (the closing quote, an escape, a control
+ * byte, a byte >= 0x80) is found at every position 0..47 of strings of
+ * every length up to 48, and a string that ends at the input's end is
+ * still refused for what it holds. gl_json_plain_run stops at the same
+ * bytes.
+ */
+static void test_string_chunks(void **state)
+{
+	static const struct {
+		const char *b;	/* the byte(s) placed at position k */
+		int ok;		/* the string is valid */
+		char dec;	/* its decoded byte (valid ones) */
+	} special[] = {
+		{"\\n", 1, '\n'}, {"\\\"", 1, '"'}, {"\x01", 0, 0}, {"\x1f", 0, 0}, {"\x7f", 1, 0x7f},
+		{"\x80", 0, 0},	{"\xff", 0, 0},     {"\xce\xbc", 1, 0}, {"\t", 0, 0},
+	};
+	char in[128], out[128];
+	struct gl_json_val v;
+
+	(void)state;
+	for (size_t len = 1; len <= 48; len++)
+		for (size_t k = 0; k < len; k++)
+			for (size_t c = 0; c < sizeof(special) / sizeof(special[0]); c++) {
+				size_t sl = strlen(special[c].b), n = 0;
+
+				in[n++] = '"';
+				memset(in + n, 'a', k);
+				n += k;
+				memcpy(in + n, special[c].b, sl);
+				n += sl;
+				memset(in + n, 'b', len - k - 1);
+				n += len - k - 1;
+				in[n++] = '"';
+				if (scan_n(in, n, &v, NULL) != (special[c].ok ? 0 : -1))
+					fail_msg("string of %zu with byte class %zu at %zu: %s", len, c,
+						 k, special[c].ok ? "refused" : "accepted");
+				if (!special[c].ok)
+					continue;
+				assert_int_equal(v.len, n - 2);
+				if (special[c].dec) {
+					size_t m = gl_json_unescape(v.p, v.len, out);
+
+					assert_int_equal(m, len);
+					assert_int_equal(out[k], special[c].dec);
+					assert_int_equal(out[m - 1], k == len - 1 ? special[c].dec : 'b');
+				}
+				/* the closing quote at position k: the string ends there */
+				in[1 + k] = '"';
+				assert_int_equal(gl_json_plain_run(in + 1, n - 1), k);
+			}
+	/* no special byte at all: the whole run */
+	memset(in, 'x', 64);
+	for (size_t n = 0; n <= 64; n++)
+		assert_int_equal(gl_json_plain_run(in, n), n);
+}
+
 static void test_containers(void **state)
 {
 	struct gl_json_val v;
@@ -377,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_number_random),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_bad_strings),
+		cmocka_unit_test(test_string_chunks),
 		cmocka_unit_test(test_containers),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_prefixes),
