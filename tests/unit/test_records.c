@@ -418,6 +418,22 @@ static void test_invalid_utf8(void **state)
 	UTF8("a\xF4\x90\x80\x80", "invalid UTF-8 at byte 2");
 	/* a sequence cut by the end of the line */
 	UTF8("xyz\xE2\x82", "invalid UTF-8 at byte 4");
+	/* a bad byte at every position of a 48-byte line (ASCII runs are
+	 * skipped 16, then 8 bytes at a time, then byte by byte) */
+	for (size_t k = 0; k < 48; k++) {
+		char line[48], want[64];
+
+		memset(line, 'a', sizeof(line));
+		line[k] = (char)0xFF;
+		snprintf(want, sizeof(want), "invalid UTF-8 at byte %zu", k + 1);
+		expect_utf8(line, sizeof(line), want);
+		/* and a valid e-acute before it changes nothing */
+		if (k >= 2) {
+			line[k - 2] = (char)0xC3;
+			line[k - 1] = (char)0xA9;
+			expect_utf8(line, sizeof(line), want);
+		}
+	}
 
 	/* the same characters, valid, make an event */
 	fix_init(&x, "json");
