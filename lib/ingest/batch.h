@@ -213,7 +213,8 @@ struct gl_str gl_batch_str(struct gl_batch *b, struct gl_str s);
  * new cache line of the arena was a wait for that core to give it up, and
  * the parsing thread spent an eighth of its time in put_event's copies
  * behind those writes (perf, 1M bench set; tests/bench/README.md,
- * 2026-11-24). A hint only: nothing changes but when the memory is fetched.
+ * 2026-11-23, "the SQLite writer and the parser in balance"). A hint
+ * only: nothing changes but when the memory is fetched.
  */
 void gl_batch_warm(const struct gl_batch *b);
 

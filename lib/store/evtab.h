@@ -21,7 +21,8 @@
  * SQLite's cost per row grows with the columns it is given (each is a
  * virtual-table call, a register copy and an affinity check); the log
  * table saves the writing thread a tenth of its instructions on the bench
- * set (tests/bench/README.md, 2026-11-24).
+ * set (tests/bench/README.md, 2026-11-23, "the SQLite writer and the
+ * parser in balance").
  */
 #ifndef GL_EVTAB_H
 #define GL_EVTAB_H

@@ -97,7 +97,7 @@ static void test_format_values(void **state)
 	assert_memory_equal(t, "-0", 2);
 }
 
-/* --- the formatter before 2026-11-24, as the reference ------------------ */
+/* --- the formatter of 9c273da, as the reference ------------------------ */
 
 #define OLD_EXACT_INT 9007199254740992.0
 
