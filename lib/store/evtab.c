@@ -38,10 +38,9 @@ struct evtab_cursor {
 static int evtab_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			 sqlite3_vtab **out, char **errmsg)
 {
+	const struct evtab_kind *k = aux;
 	struct evtab *t;
 	int rc;
-
-	const struct evtab_kind *k = aux;
 
 	(void)argc;
 	(void)argv;
