@@ -43,6 +43,11 @@
 /* Room for one whole GL_LINE_MAX line (plus "\r\n") and 1 MiB to refill. */
 #define BUF_CAP ((size_t)GL_LINE_MAX + 2 + ((size_t)1 << 20))
 
+/* The first inflate of a file fills this much, each next one twice as much
+ * up to the whole buffer: the first lines of a run reach the writer after
+ * 64 KiB inflated instead of 2 MiB (~5 ms at the start of every run). */
+#define FILL_FIRST ((size_t)64 << 10)
+
 struct gl_reader {
 	int fd;
 	int gzip;		/* 1: content is inflated from r->in */
@@ -52,6 +57,7 @@ struct gl_reader {
 	size_t in_len;		/* plain: bytes of the first block in r->in */
 	size_t in_pos;		/* plain: bytes of the first block already moved to r->buf */
 	char *buf;		/* decompressed content */
+	size_t fill_max;	/* gzip: the most the next inflate adds (FILL_FIRST..) */
 	size_t start;		/* first byte of the next line */
 	size_t end;		/* end of valid content in buf */
 	size_t scan;		/* buf[start..scan) is known to hold no '\n' */
@@ -243,11 +249,17 @@ static int reader_next_member(struct gl_reader *r)
 	return 0;
 }
 
-/* Inflates into buf[end..BUF_CAP) until it is full or the content ends. */
+/* Inflates into buf[end..BUF_CAP) until fill_max bytes are added, the
+ * buffer is full or the content ends. */
 static void reader_fill_gzip(struct gl_reader *r)
 {
+	size_t room = BUF_CAP - r->end;
+
+	if (room > r->fill_max)
+		room = r->fill_max;
+	r->fill_max = r->fill_max < BUF_CAP / 2 ? r->fill_max * 2 : BUF_CAP;
 	r->zs.next_out = (uint8_t *)r->buf + r->end;
-	r->zs.avail_out = (uint32_t)(BUF_CAP - r->end);
+	r->zs.avail_out = (uint32_t)room;
 	while (r->zs.avail_out > 0 && !r->content_end) {
 		int zrc;
 
@@ -288,7 +300,7 @@ static void reader_fill_gzip(struct gl_reader *r)
 			r->zeros_seen = 0;
 		}
 	}
-	r->end = BUF_CAP - r->zs.avail_out;
+	r->end += room - r->zs.avail_out;
 }
 
 /* Reads plain bytes into buf[end..BUF_CAP): first what open() read, then the file. */
@@ -628,6 +640,7 @@ int gl_reader_open(struct gl_reader **out, const char *path, struct gl_err *err)
 	}
 	r->gzip = got >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
 	if (r->gzip) {
+		r->fill_max = FILL_FIRST;
 		isal_inflate_init(&r->zs);
 		r->zs.next_in = r->in;
 		r->zs.avail_in = (uint32_t)got;

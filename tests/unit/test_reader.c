@@ -794,6 +794,86 @@ static void test_line_max_edges(void **state)
 }
 
 /*
+ * The first inflate of a gzip file adds 64 KiB, each next one twice as much
+ * up to the whole buffer. Lines of many lengths, ending at and around the
+ * first fills' ends (64 KiB, then 128, 256, 512 KiB and 1 MiB more behind a
+ * moved partial line), a line of exactly GL_LINE_MAX and one cut at
+ * GL_LINE_MAX + 1 among them: each line is checked against the text itself
+ * (its bytes, offset, length and hash), and the gzip run gives what the
+ * plain file gives.
+ */
+static void test_gzip_fill_ramp(void **state)
+{
+	const size_t m = GL_LINE_MAX;
+	struct bytes text = {0}, gz = {0};
+	char *line = malloc(m + 2);
+	uint32_t x = 12345;
+	struct run run, plain;
+	size_t off = 0, k = 0;
+
+	(void)state;
+	assert_non_null(line);
+	fill_pattern(line, m + 2, 9);
+	/* lines ending 1 byte before, at and 1 byte after each power of two
+	 * from 4 KiB to 2 MiB of the text, then lines of random lengths */
+	for (size_t edge = 4096; edge <= ((size_t)2 << 20); edge *= 2)
+		for (int d = -1; d <= 1; d++) {
+			size_t end = edge + (size_t)(d + 1), len;
+
+			if (end <= text.n + 1)
+				continue;
+			len = end - text.n - 1;
+			bytes_add(&text, line, len);
+			bytes_str(&text, "\n");
+		}
+	bytes_add(&text, line, m);	/* exactly GL_LINE_MAX: whole */
+	bytes_str(&text, "\n");
+	bytes_add(&text, line, m + 1);	/* one byte more: cut */
+	bytes_str(&text, "\n");
+	for (int i = 0; i < 300; i++) {
+		x = x * 1103515245u + 12345u;
+		bytes_add(&text, line, (x >> 8) % (i % 7 ? 3000 : 90000));
+		bytes_str(&text, "\n");
+	}
+	gzip_member(&gz, text.p, text.n, 1);
+	write_file("ramp.gz", gz.p, gz.n);
+	write_file("ramp.log", text.p, text.n);
+	read_all("ramp.gz", &run);
+	read_all("ramp.log", &plain);
+	assert_int_equal(run.gzip, 1);
+	assert_int_equal(run.rc, 0);
+	for (k = 0; k < run.n; k++) {
+		const struct gl_line *l = &run.lines[k].l;
+		const char *at = (const char *)text.p + off;
+		const char *nl = memchr(at, '\n', text.n - off);
+		size_t full;
+
+		assert_non_null(nl);
+		full = (size_t)(nl - at) + 1;
+		assert_int_equal(l->offset, off);
+		assert_int_equal(l->full_len, full);
+		assert_int_equal(l->truncated, full - 1 > m);
+		assert_int_equal(l->len, full - 1 > m ? m : full - 1);
+		assert_memory_equal(l->p, at, l->len);
+		assert_int_equal(l->hash, gl_hash64(at, full, 0));
+		assert_int_equal(l->terminated, 1);
+		/* the same as the plain file's line */
+		assert_true(k < plain.n);
+		assert_int_equal(plain.lines[k].l.offset, l->offset);
+		assert_int_equal(plain.lines[k].l.full_len, l->full_len);
+		assert_int_equal(plain.lines[k].l.hash, l->hash);
+		off += full;
+	}
+	assert_int_equal(off, text.n);
+	assert_int_equal(plain.n, run.n);
+	run_free(&run);
+	run_free(&plain);
+	free(line);
+	bytes_free(&gz);
+	bytes_free(&text);
+}
+
+/*
  * One gzip member of p[0..n) with every optional header field (RFC 1952:
  * FEXTRA of xlen bytes, FNAME, FCOMMENT, FHCRC), as gzip(1) -N, bgzip and
  * others write them; level 0 makes its size n + a constant + xlen.
@@ -1136,6 +1216,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_garbage),
 		cmocka_unit_test(test_huge_line),
 		cmocka_unit_test(test_line_max_edges),
+		cmocka_unit_test(test_gzip_fill_ramp),
 		cmocka_unit_test(test_large_multi),
 		cmocka_unit_test(test_seek_rewind),
 		cmocka_unit_test(test_seek_damaged),
