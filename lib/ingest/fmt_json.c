@@ -39,8 +39,32 @@ static const char *const field_keys[GL_JF_COUNT] = {
 	[GL_JF_ANOMALY] = "performance_anomaly",
 };
 
-static const unsigned char field_lens[GL_JF_COUNT] = {
-	9, 5, 9, 7, 8, 17, 15, 11, 11, 17, 19, 14, 23, 11, 17, 19,
+/*
+ * The keys of each length, id + 1 (0: none), among the top-level keys
+ * ([0]) and the gpu_metrics keys ([1]): no length has more than two. A
+ * key is looked up for every member of every line, so the lookup is one
+ * table read, a first-byte test and two or three 8-byte compares
+ * (test_fmt_json checks every key, every shorter prefix, every one-byte
+ * change and every length against a plain compare with each key).
+ */
+#define KEY_LEN_MAX 24
+static const unsigned char keys_by_len[2][KEY_LEN_MAX][2] = {
+	[0] = {
+		[5] = {GL_JF_LEVEL + 1},
+		[7] = {GL_JF_MESSAGE + 1},
+		[8] = {GL_JF_METADATA + 1},
+		[9] = {GL_JF_TIMESTAMP + 1, GL_JF_COMPONENT + 1},
+		[11] = {GL_JF_GPU_METRICS + 1},
+		[15] = {GL_JF_MEM_MB + 1},
+		[17] = {GL_JF_EXEC_MS + 1},
+	},
+	[1] = {
+		[11] = {GL_JF_KERNEL_NAME + 1, GL_JF_ERROR_COUNT + 1},
+		[14] = {GL_JF_PEAK_MB + 1},
+		[17] = {GL_JF_EXEC_US + 1, GL_JF_RECOVERY + 1},
+		[19] = {GL_JF_ALLOC_MB + 1, GL_JF_ANOMALY + 1},
+		[23] = {GL_JF_UTIL_PCT + 1},
+	},
 };
 
 const char *gl_json_field_key(enum gl_json_field_id id)
@@ -48,15 +72,44 @@ const char *gl_json_field_key(enum gl_json_field_id id)
 	return field_keys[id];
 }
 
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static inline uint32_t load4(const char *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return w;
+}
+
+/* a[0..len) == b[0..len) for 4 <= len <= 24, by overlapping word loads. */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+	if (len < 8)
+		return load4(a) == load4(b) && load4(a + len - 4) == load4(b + len - 4);
+	return load8(a) == load8(b) && load8(a + len - 8) == load8(b + len - 8) &&
+	       (len <= 16 || load8(a + 8) == load8(b + 8));
+}
+
 int gl_json_field_lookup(const char *key, size_t len, int gpu)
 {
-	int lo = gpu ? GL_JF_FIRST_GPU : 0, hi = gpu ? GL_JF_COUNT : GL_JF_FIRST_GPU;
+	const unsigned char *c;
 
-	/* Called for every key of every line: compare the length and first byte first. */
-	for (int id = lo; id < hi; id++)
-		if (field_lens[id] == len && field_keys[id][0] == key[0] &&
-		    memcmp(field_keys[id], key, len) == 0)
-			return id;
+	if (len < 4 || len >= KEY_LEN_MAX)
+		return -1;	/* (no key is that short or long) */
+	c = keys_by_len[gpu != 0][len];
+	for (int i = 0; i < 2 && c[i]; i++) {
+		const char *k = field_keys[c[i] - 1];
+
+		if (k[0] == key[0] && same_bytes(key, k, len))
+			return c[i] - 1;
+	}
 	return -1;
 }
 

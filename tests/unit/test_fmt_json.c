@@ -1191,6 +1191,69 @@ static void test_field_table(void **state)
 	assert_int_equal(gl_json_field_lookup("Message", 7, 0), -1);
 }
 
+/* The lookup by a plain compare with every key of the group. */
+static int lookup_ref(const char *key, size_t len, int gpu)
+{
+	for (int id = gpu ? GL_JF_FIRST_GPU : 0; id < (gpu ? GL_JF_COUNT : GL_JF_FIRST_GPU); id++) {
+		const char *k = gl_json_field_key(id);
+
+		if (strlen(k) == len && memcmp(k, key, len) == 0)
+			return id;
+	}
+	return -1;
+}
+
+/* key[0..len) copied to a block of exactly len bytes (ASan sees any read past it). */
+static int lookup_exact(const char *key, size_t len, int gpu)
+{
+	char *p = malloc(len ? len : 1);
+	int id;
+
+	assert_non_null(p);
+	memcpy(p, key, len);
+	id = gl_json_field_lookup(p, len, gpu);
+	free(p);
+	return id;
+}
+
+/*
+ * Every key, each of its prefixes, each one-byte change of it (every
+ * position, several new bytes), each key with a byte added, and strings
+ * of every length to 40: the lookup answers what a plain compare does.
+ */
+static void test_field_lookup_all(void **state)
+{
+	static const unsigned char flips[] = {0x01, 0x02, 0x20, 0x40, 0x80, 0xff};
+	char buf[64];
+
+	(void)state;
+	for (int id = 0; id < GL_JF_COUNT; id++) {
+		const char *k = gl_json_field_key(id);
+		size_t n = strlen(k);
+
+		for (int gpu = 0; gpu < 2; gpu++) {
+			for (size_t len = 0; len <= n; len++)
+				assert_int_equal(lookup_exact(k, len, gpu), lookup_ref(k, len, gpu));
+			for (size_t i = 0; i < n; i++)
+				for (size_t f = 0; f < sizeof(flips); f++) {
+					memcpy(buf, k, n);
+					buf[i] = (char)(buf[i] ^ flips[f]);
+					assert_int_equal(lookup_exact(buf, n, gpu), -1);
+					assert_int_equal(lookup_ref(buf, n, gpu), -1);
+				}
+			memcpy(buf, k, n);
+			buf[n] = 's';
+			assert_int_equal(lookup_exact(buf, n + 1, gpu), lookup_ref(buf, n + 1, gpu));
+		}
+	}
+	for (size_t len = 0; len <= 40; len++) {
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (char)('a' + (i * 7 + len) % 26);
+		for (int gpu = 0; gpu < 2; gpu++)
+			assert_int_equal(lookup_exact(buf, len, gpu), lookup_ref(buf, len, gpu));
+	}
+}
+
 static void test_bench(void **state)
 {
 	enum { NLINES = 4096 };
@@ -1282,6 +1345,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_from_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_lookup_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_differential, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bench, setup, teardown),
 	};
