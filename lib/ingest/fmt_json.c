@@ -20,7 +20,9 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const field_keys[GL_JF_COUNT] = {
+/* The keys, as fixed rows (no pointer to follow per compare). */
+#define KEY_LEN_MAX 24
+static const char field_keys[GL_JF_COUNT][KEY_LEN_MAX] = {
 	[GL_JF_TIMESTAMP] = "timestamp",
 	[GL_JF_LEVEL] = "level",
 	[GL_JF_COMPONENT] = "component",
@@ -47,7 +49,6 @@ static const char *const field_keys[GL_JF_COUNT] = {
  * (test_fmt_json checks every key, every shorter prefix, every one-byte
  * change and every length against a plain compare with each key).
  */
-#define KEY_LEN_MAX 24
 static const unsigned char keys_by_len[2][KEY_LEN_MAX][2] = {
 	[0] = {
 		[5] = {GL_JF_LEVEL + 1},
@@ -97,7 +98,7 @@ static inline int same_bytes(const char *a, const char *b, size_t len)
 	       (len <= 16 || load8(a + 8) == load8(b + 8));
 }
 
-int gl_json_field_lookup(const char *key, size_t len, int gpu)
+static inline int field_lookup(const char *key, size_t len, int gpu)
 {
 	const unsigned char *c;
 
@@ -111,6 +112,11 @@ int gl_json_field_lookup(const char *key, size_t len, int gpu)
 			return c[i] - 1;
 	}
 	return -1;
+}
+
+int gl_json_field_lookup(const char *key, size_t len, int gpu)
+{
+	return field_lookup(key, len, gpu);
 }
 
 void gl_json_fields_init(struct gl_json_fields *jf)
@@ -275,7 +281,7 @@ static int lookup_key(const struct gl_json_val *key, int gpu)
 	size_t n;
 
 	if (!(key->flags & GL_JSON_F_ESCAPES))
-		return gl_json_field_lookup(key->p, key->len, gpu);
+		return field_lookup(key->p, key->len, gpu);
 	if (key->len > sizeof(buf))
 		return -1;
 	n = gl_json_unescape(key->p, key->len, buf);
