@@ -8,14 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bigmem.h"
+
 struct gl_batch *gl_batch_new(void)
 {
 	struct gl_batch *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
-	b->arena = malloc(GL_BATCH_ARENA);
-	b->ev = malloc(GL_BATCH_ROWS * sizeof(*b->ev));
+	/* the two large arrays on huge pages (bigmem.h): written by one
+	 * thread and read by the other, batch after batch, with a page fault
+	 * per 4 KiB at their first use otherwise */
+	b->arena = gl_big_alloc(GL_BATCH_ARENA);
+	b->ev = gl_big_alloc(GL_BATCH_ROWS * sizeof(*b->ev));
 	b->mem = malloc(GL_BATCH_ROWS * sizeof(*b->mem));
 	b->samp = malloc(GL_BATCH_SAMPLES * sizeof(*b->samp));
 	b->span = malloc(GL_BATCH_ROWS * sizeof(*b->span));
@@ -33,8 +38,8 @@ void gl_batch_free(struct gl_batch *b)
 {
 	if (!b)
 		return;
-	free(b->arena);
-	free(b->ev);
+	gl_big_free(b->arena, GL_BATCH_ARENA);
+	gl_big_free(b->ev, GL_BATCH_ROWS * sizeof(*b->ev));
 	free(b->mem);
 	free(b->samp);
 	free(b->span);
