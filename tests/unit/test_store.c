@@ -1739,6 +1739,31 @@ static void test_wal_bounded(void **state)
 	gl_batch_free(b);
 }
 
+/*
+ * The page cache is the region the store gave SQLite before it started
+ * (store.c, pagecache_config: on huge pages, without a page fault per
+ * page): the pages of this process's databases came from it.
+ */
+static void test_page_cache_region(void **state)
+{
+	struct gl_store *st = open_build();
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	int cur = 0, hi = 0;
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	add_event(b, "gpu", "cached", 1);
+	put_ok(st, b, run, NULL);
+	assert_int_equal(gl_store_finish(st, &err), GL_OK);
+	gl_store_close(st);
+	gl_batch_free(b);
+	assert_int_equal(sqlite3_status(SQLITE_STATUS_PAGECACHE_USED, &cur, &hi, 0), SQLITE_OK);
+	assert_true(hi > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1764,6 +1789,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wal_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_hashes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_cache_region, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
