@@ -726,10 +726,15 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	int rc;
 
 	if ((rc = prepare(st, &st->ins_ev,
-			  "INSERT INTO events (" GL_EVTAB_COLUMNS ") SELECT * FROM gl_batch_events",
+			  "INSERT INTO events (id, " GL_EVTAB_COLUMNS ") SELECT NULL, * FROM gl_batch_events",
 			  err)) != GL_OK ||
 	    (rc = prepare(st, &st->ins_log,
-			  "INSERT INTO events (" GL_EVTAB_LOG_COLUMNS ") SELECT * FROM gl_batch_logs",
+			  "INSERT INTO events (id, " GL_EVTAB_COLUMNS ") SELECT NULL,"
+			  " ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb,"
+			  " peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"
+			  " stream_id, line, file_id, path_id, rec_hash, dup_of,"
+			  " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+			  " packed FROM gl_batch_logs",
 			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
