@@ -113,7 +113,8 @@ struct gl_store {
 	uint64_t duplicates;	/* events marked dup_of since open */
 	uint64_t samples;	/* samples stored since open */
 	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
-	size_t ev_dup_cap;
+	unsigned char *ev_maybe;	/* per event: 1 when the filter (bloom_pass) knew its hash */
+	size_t ev_dup_cap;	/* of both */
 	/*
 	 * Which events need the mirror probe (an index lookup per event, a
 	 * tenth of the writer's time): one with a time after every event
@@ -1490,6 +1491,7 @@ void gl_store_close(struct gl_store *st)
 	intern_clear(&st->series);
 	free(st->key);
 	free(st->ev_dup);
+	free(st->ev_maybe);
 	gl_big_free(st->bloom, GL_BLOOM_BITS / 8);
 	free(st->probes);
 	free(st->path);
@@ -1694,41 +1696,57 @@ static int step(struct gl_store *st, sqlite3_stmt *s, struct gl_err *err)
 	return rc == SQLITE_DONE ? GL_OK : db_err(st, err, "cannot store");
 }
 
-/*
- * Adds rec_hash h to the filter and returns whether an event with it may
- * have an original (always when old: the filter only knows this run's).
- * Without memory for the filter every event is looked up.
- */
-static int bloom_test_add(struct gl_store *st, uint64_t h, int old)
+/* The filter's word of a record hash, and the hash's two bits in it. */
+static uint64_t *bloom_word(const struct gl_store *st, uint64_t h, uint64_t *m)
 {
 	uint64_t k = h * 0x9E3779B97F4A7C15ULL;
-	uint64_t *w, m = 1ULL << (k & 63) | 1ULL << ((k >> 6) & 63);
-	int seen;
 
-	if (!st->bloom) {
-		/* on huge pages: in 4 KiB pages its first touches were 1,024
-		 * page faults, a trip through the hypervisor each in a VM */
-		if (!(st->bloom = gl_big_alloc(GL_BLOOM_BITS / 8)))
-			return 1;
-		memset(st->bloom, 0, GL_BLOOM_BITS / 8);
-	}
-	if (!st->probes)
-		st->probes = calloc(GL_PROBE_SLOTS, sizeof(*st->probes));	/* NULL: no cache */
-	w = &st->bloom[(k >> 40) & (GL_BLOOM_BITS / 64 - 1)];
-	seen = (*w & m) == m;
-	*w |= m;
-	return old || seen;
+	*m = 1ULL << (k & 63) | 1ULL << ((k >> 6) & 63);
+	return &st->bloom[(k >> 40) & (GL_BLOOM_BITS / 64 - 1)];
 }
 
-/* Asks for the filter's word of h ahead of bloom_test_add(): it is
- * a cache miss in 4 MiB (measured: 5% of an ingest's CPU waited on them). */
-static void bloom_prefetch(const struct gl_store *st, uint64_t h)
+/*
+ * Adds the record hash of every timed event of the batch to the filter,
+ * in batch order, and sets ev_maybe[i] when the filter knew it before
+ * (an event put earlier, or earlier in this batch, may have the same
+ * record). Done for the whole batch before its first row is stored, in
+ * a loop of its own: the hashes were written by the parsing thread's core
+ * and the filter's words are cache misses in 4 MiB, and here the loads
+ * of many events are under way at once. Per row, in ev_row(), each was a
+ * stall even with prefetching (3% of the writer's time). Without memory
+ * for the filter every event is looked up.
+ */
+static void bloom_pass(struct gl_store *st, const struct gl_batch *b)
 {
-	uint64_t k = h * 0x9E3779B97F4A7C15ULL;
+	size_t n = b->nev;
 
-	if (!st->bloom)
+	if (!n)
 		return;
-	__builtin_prefetch(&st->bloom[(k >> 40) & (GL_BLOOM_BITS / 64 - 1)], 1);
+	if (!st->bloom && (st->bloom = gl_big_alloc(GL_BLOOM_BITS / 8)))
+		/* on huge pages: in 4 KiB pages its first touches were 1,024
+		 * page faults, a trip through the hypervisor each in a VM */
+		memset(st->bloom, 0, GL_BLOOM_BITS / 8);
+	if (!st->probes)
+		st->probes = calloc(GL_PROBE_SLOTS, sizeof(*st->probes));	/* NULL: no cache */
+	if (!st->bloom) {
+		memset(st->ev_maybe, 1, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gl_bev *e = &b->ev[i];
+		uint64_t m, *w;
+
+		if (i + 16 < n)
+			__builtin_prefetch(&b->ev[i + 16].rec_hash);
+		if (i + 8 < n && b->ev[i + 8].ev.ts_us != GL_TS_NONE)
+			__builtin_prefetch(bloom_word(st, b->ev[i + 8].rec_hash, &m), 1);
+		st->ev_maybe[i] = 0;
+		if (e->ev.ts_us == GL_TS_NONE)
+			continue;
+		w = bloom_word(st, e->rec_hash, &m);
+		st->ev_maybe[i] = (*w & m) == m;
+		*w |= m;
+	}
 }
 
 /*
@@ -1777,12 +1795,6 @@ static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 	uint64_t h = b->rec_hash;
 	int rc;
 
-	/* the hash 16 rows ahead (the batch was written by the parsing
-	 * thread's core), then the filter's word 8 ahead */
-	if (i + 16 < batch->nev)
-		__builtin_prefetch(&batch->ev[i + 16].rec_hash);
-	if (i + 8 < batch->nev)
-		bloom_prefetch(st, batch->ev[i + 8].rec_hash);
 	r->b = b;
 	r->host_id = st->put_host_id;
 	r->scope_id = r->stack_id = 0;
@@ -1792,7 +1804,10 @@ static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 	    (e->scope.p && (rc = name_id(st, e->scope, &r->scope_id, err)) != GL_OK) ||
 	    (e->stack.p && (rc = name_id(st, e->stack, &r->stack_id, err)) != GL_OK))
 		return st->put_rc = rc;
-	if (e->ts_us != GL_TS_NONE && bloom_test_add(st, h, e->ts_us <= st->pre_max_ts)) {
+	/* a probe when the filter knew the hash (bloom_pass), or for an event
+	 * not after every one stored before this run (the filter only knows
+	 * this run's) */
+	if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 		struct probe_hit *c = NULL;
 
@@ -2191,15 +2206,20 @@ int gl_store_put(struct gl_store *st, const struct gl_batch *b, int64_t run_id, 
 	if (rc == GL_OK && b->nev > st->ev_dup_cap) {
 		unsigned char *d = realloc(st->ev_dup, b->nev);
 
+		if (d)
+			st->ev_dup = d;
+		d = d ? realloc(st->ev_maybe, b->nev) : NULL;
 		if (!d)
 			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 		else
-			st->ev_dup = d, st->ev_dup_cap = b->nev;
+			st->ev_maybe = d, st->ev_dup_cap = b->nev;
 	}
 	for (size_t i = 0; i < b->ndrop && rc == GL_OK; i++)
 		rc = drop_open(st, &b->drop[i], err);
-	if (rc == GL_OK)
+	if (rc == GL_OK) {
+		bloom_pass(st, b);
 		rc = put_events(st, b, host_id, err);
+	}
 	for (size_t i = 0; i < b->nmem && rc == GL_OK; i++)
 		rc = put_mem(st, &b->mem[i], host_id, err);
 	/* The samples of a mirror (an event marked dup_of) are the original's. */
