@@ -333,6 +333,52 @@ static void test_special_values(void **state)
 	free(buf);
 }
 
+/*
+ * Times and lines of every length from 1 to 19 digits (each power of ten,
+ * one less, one more, and INT64_MAX): the text is what printf writes,
+ * byte for byte, and reads back the same.
+ */
+static void test_encode_integers(void **state)
+{
+	enum { N = 19 * 3 + 1 };
+	struct gl_sblock_sample s[N], r[N];
+	char *buf = NULL, want[N * 72 + 2], *w = want;
+	size_t cap = 0, len, n = 0;
+	int64_t p10 = 1;
+
+	(void)state;
+	for (int k = 0; k < 19; k++, p10 = k < 19 ? p10 * 10 : p10) {
+		int64_t v[3] = {p10 - 1, p10, p10 + 1};
+
+		for (int j = 0; j < 3; j++, n++) {
+			s[n].ts_us = v[j];
+			s[n].value = (double)(k * 3 + j);
+			s[n].line = v[2 - j];
+		}
+	}
+	s[n].ts_us = INT64_MAX;
+	s[n].value = -7;
+	s[n].line = INT64_MAX;
+	n++;
+	/* (times out of order are written as given: the encoder does not sort) */
+	len = gl_sblock_encode(s, n, 0, 0, &buf, &cap);
+	*w++ = '[';
+	for (size_t i = 0; i < n; i++)
+		w += sprintf(w, "%s[%lld,%lld,%lld]", i ? "," : "", (long long)s[i].ts_us,
+			     (long long)s[i].value, (long long)s[i].line);
+	*w++ = ']';
+	*w = 0;
+	assert_string_equal(buf, want);
+	assert_int_equal(len, strlen(want));
+	assert_int_equal(gl_sblock_decode(buf, len, 0, 0, r, N), (long)n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(r[i].ts_us, s[i].ts_us);
+		assert_int_equal(r[i].line, s[i].line);
+		assert_same_double(r[i].value, s[i].value);
+	}
+	free(buf);
+}
+
 static void test_damaged(void **state)
 {
 	(void)state;
@@ -362,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_block_roundtrip),
 		cmocka_unit_test(test_special_values),
+		cmocka_unit_test(test_encode_integers),
 		cmocka_unit_test(test_damaged),
 	};
 
