@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -207,6 +208,59 @@ static void test_level_parse(void **state)
 	}
 }
 
+/* The level by a plain strncasecmp against each name, as the reference. */
+static enum gl_level level_ref(const char *s, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum gl_level level;
+	} names[] = {
+		{"trace", GL_LEVEL_TRACE}, {"debug", GL_LEVEL_DEBUG},	   {"info", GL_LEVEL_INFO},
+		{"warn", GL_LEVEL_WARN},   {"warning", GL_LEVEL_WARN},	   {"error", GL_LEVEL_ERROR},
+		{"err", GL_LEVEL_ERROR},   {"critical", GL_LEVEL_CRITICAL}, {"crit", GL_LEVEL_CRITICAL},
+		{"fatal", GL_LEVEL_CRITICAL},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len && strncasecmp(names[i].name, s, len) == 0)
+			return names[i].level;
+	return GL_LEVEL_NONE;
+}
+
+/*
+ * Every name in every mix of cases, each with every byte changed to each
+ * of the 256 values, and every prefix: the same level as the reference,
+ * never a read past len.
+ */
+static void test_level_parse_exhaustive(void **state)
+{
+	static const char *const names[] = {"trace", "debug", "info",	  "warn", "warning",
+					    "error", "err",   "critical", "crit", "fatal"};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		size_t n = strlen(names[k]);
+		char *b = malloc(n);
+
+		assert_non_null(b);
+		for (unsigned mask = 0; mask < 1u << n; mask++) {
+			for (size_t i = 0; i < n; i++)
+				b[i] = (char)(mask >> i & 1 ? names[k][i] - 32 : names[k][i]);
+			assert_int_equal(gl_level_parse(b, n), level_ref(b, n));
+			assert_true(gl_level_parse(b, n) != GL_LEVEL_NONE);
+			for (size_t len = 0; len < n; len++)
+				assert_int_equal(gl_level_parse(b, len), level_ref(b, len));
+		}
+		for (size_t i = 0; i < n; i++)
+			for (unsigned o = 0; o < 256; o++) {
+				memcpy(b, names[k], n);
+				b[i] = (char)o;
+				assert_int_equal(gl_level_parse(b, n), level_ref(b, n));
+			}
+		free(b);
+	}
+}
+
 static void test_level_parse_uses_len(void **state)
 {
 	(void)state;
@@ -252,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_format_long_fields),
 		cmocka_unit_test(test_level_parse),
 		cmocka_unit_test(test_level_parse_uses_len),
+		cmocka_unit_test(test_level_parse_exhaustive),
 		cmocka_unit_test(test_level_name),
 	};
 
