@@ -15,6 +15,8 @@
 
 #include "sblock.h"
 
+#define GL_SBW_RECENT 16
+
 /* The samples of one block key in the batch being put. */
 struct bucket {
 	int64_t series, stream_id, file_id, path_id;
@@ -36,6 +38,10 @@ struct gl_sbw {
 	char *text;
 	size_t textcap;
 	size_t nadded;		/* samples in the batch */
+	/* the bucket last used per series_id % GL_SBW_RECENT (index + 1; 0:
+	 * none): a line's samples take turns among a few series, and most
+	 * samples find their bucket here without hashing the key */
+	uint32_t recent[GL_SBW_RECENT];
 };
 
 /* Samples converted per flush by gl_sblock_migrate (a multiple of a
@@ -141,9 +147,17 @@ int gl_sbw_add(struct gl_sbw *w, int64_t series_id, int64_t stream_id, int64_t f
 	       int64_t path_id, int ts_estimated, int64_t ts_us, double value, int64_t line,
 	       struct gl_err *err)
 {
-	size_t j = key_hash(series_id, stream_id, file_id, path_id, ts_estimated) & (w->nslot - 1);
+	uint32_t *recent = &w->recent[(uint64_t)series_id % GL_SBW_RECENT];
+	size_t j;
 	struct bucket *b = NULL;
 
+	if (*recent && *recent <= w->nbk) {
+		b = &w->bk[*recent - 1];
+		if (same_key(b, series_id, stream_id, file_id, path_id, ts_estimated))
+			goto add;
+		b = NULL;
+	}
+	j = key_hash(series_id, stream_id, file_id, path_id, ts_estimated) & (w->nslot - 1);
 	for (; w->slot[j]; j = (j + 1) & (w->nslot - 1)) {
 		b = &w->bk[w->slot[j] - 1];
 		if (same_key(b, series_id, stream_id, file_id, path_id, ts_estimated))
@@ -176,6 +190,8 @@ int gl_sbw_add(struct gl_sbw *w, int64_t series_id, int64_t stream_id, int64_t f
 		b->n = 0;
 		w->slot[j] = (uint32_t)++w->nbk;
 	}
+	*recent = (uint32_t)(b - w->bk) + 1;
+add:
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
 		struct gl_sblock_sample *v = realloc(b->s, cap * sizeof(*v));
@@ -198,6 +214,7 @@ void gl_sbw_reset(struct gl_sbw *w)
 	w->nbk = 0;
 	w->nadded = 0;
 	memset(w->slot, 0, w->nslot * sizeof(*w->slot));
+	memset(w->recent, 0, sizeof(w->recent));
 }
 
 /* Stable sort of s[0..n) by time (bottom-up merge; tmp holds n). */

@@ -265,6 +265,46 @@ static void test_batch_to_blocks(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * Series whose ids share a slot of the writer's recent-bucket cache
+ * (1, 17, 33: equal mod 16), each under several keys (streams, files,
+ * paths, estimated times), taking turns sample by sample, and a batch
+ * after a reset: every sample in its own key's blocks, as computed here.
+ */
+static void test_colliding_series(void **state)
+{
+	(void)state;
+	sqlite3 *db = open_db();
+	struct gl_err err;
+	struct gl_sbw *w = gl_sbw_open(db, ":memory:", &err);
+	const int64_t t = 1736208000000000LL;
+
+	assert_non_null(w);
+	nsamples = 0;
+	for (int i = 0; i < 3000; i++) {
+		add(w, 1, 1, 1, 1, 0, t + i * 1000000LL, i, 1 + i);
+		add(w, 17, 1, 1, 1, 0, t + i * 1000000LL, -i, 1 + i);
+		add(w, 1, 1, 2, 1, 0, t + i * 1000000LL, i + 0.5, 1 + i);
+		if (i % 3 == 0)
+			add(w, 33, 1, 1, 1, 1, t + i * 1000000LL, i * 2, 1 + i);
+		if (i % 7 == 0)
+			add(w, 1, 2, 1, 2, 0, t + i * 1000000LL, 7, 1 + i);
+		if (i % 5 == 0)
+			add(w, 17, 1, 1, 1, 1, t + i * 1000000LL, 5, 1 + i);
+	}
+	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	check(db);
+	/* a new batch after the flush: the cache starts empty again */
+	for (int i = 0; i < 40; i++) {
+		add(w, 33, 3, 3, 3, 0, t + 4000000000LL + i, i, 5000 + i);
+		add(w, 1, 3, 3, 3, 0, t + 4000000000LL + i, i, 5000 + i);
+	}
+	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	check(db);
+	gl_sbw_close(w);
+	sqlite3_close(db);
+}
+
 static int not_stream1_after_5000(const struct added *a)
 {
 	return !(a->stream == 1 && a->line > 5000);
@@ -360,6 +400,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_batch_to_blocks, teardown),
+		cmocka_unit_test_teardown(test_colliding_series, teardown),
 		cmocka_unit_test_teardown(test_drop_after, teardown),
 		cmocka_unit_test_teardown(test_prune, teardown),
 		cmocka_unit_test(test_damaged_block),
