@@ -15,7 +15,7 @@
 /* A table's source and its columns. */
 struct evtab_kind {
 	struct gl_evtab_src *src;
-	int logs;		/* 1: gl_batch_logs (column 22 is packed) */
+	int logs;		/* 1: gl_batch_logs (column 18 is packed) */
 };
 
 /* The aux of both modules, freed with the connection (logs first: its
@@ -166,7 +166,7 @@ static void result_count(sqlite3_context *ctx, int64_t v)
 
 /*
  * Column col of the row, in GL_EVTAB_COLUMNS' order (gl_batch_logs' column
- * 22, packed, is column 35 here). A result left unset is NULL. Strings
+ * 18, packed, is column 31 here). A result left unset is NULL. Strings
  * point into the batch, which outlives the INSERT; packed is the cursor's
  * and changes at the next row, so SQLite copies it.
  */
@@ -176,9 +176,9 @@ static int evtab_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	const struct gl_bev *b = r->b;
 	const struct gl_event *e = &b->ev;
 
-	if (col == 22 && ((const struct evtab *)cur->pVtab)->kind->logs)
-		col = 35;
-	else if (col >= 22 && col <= 34 && e->source == GL_SRC_LOG)
+	if (col == 18 && ((const struct evtab *)cur->pVtab)->kind->logs)
+		col = 31;
+	else if (col >= 18 && col <= 30 && e->source == GL_SRC_LOG)
 		return SQLITE_OK;	/* a log line: no kernel-trace fields */
 	switch (col) {
 	case 0:
@@ -187,39 +187,35 @@ static int evtab_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		break;
 	case 1: sqlite3_result_int(ctx, (int)e->level); break;
 	case 2: result_id(ctx, r->comp_id); break;
-	case 3: result_id(ctx, r->host_id); break;
-	case 4: result_id(ctx, r->kernel_id); break;
-	case 5: result_real(ctx, e->dur_us); break;
-	case 6: result_real(ctx, e->exec_ms); break;
-	case 7: result_real(ctx, e->mem_mb); break;
-	case 8: result_real(ctx, e->alloc_mb); break;
-	case 9: result_real(ctx, e->peak_mb); break;
-	case 10: result_real(ctx, e->util_pct); break;
-	case 11: result_count(ctx, e->error_count); break;
-	case 12: result_count(ctx, e->recovery_attempts); break;
-	case 13: result_count(ctx, e->anomaly); break;
-	case 14: result_str(ctx, e->message); break;
-	case 15: result_str(ctx, e->metadata); break;
-	case 16: sqlite3_result_int64(ctx, b->stream_id); break;
-	case 17: sqlite3_result_int64(ctx, (int64_t)b->line); break;
-	case 18: result_id(ctx, b->file_id); break;
-	case 19: result_id(ctx, r->path_id); break;
-	case 20: sqlite3_result_int64(ctx, (int64_t)b->rec_hash); break;
-	case 21: result_id(ctx, r->dup_of); break;
-	case 22: result_real(ctx, e->launch_overhead_us); break;
-	case 23: result_real(ctx, e->queue_us); break;
-	case 24: result_real(ctx, e->occupancy); break;
-	case 25: result_str(ctx, e->device); break;
-	case 26: result_str(ctx, e->stream); break;
-	case 27: result_str(ctx, e->grid); break;
-	case 28: result_str(ctx, e->block); break;
-	case 29: result_count(ctx, e->registers); break;
-	case 30: result_count(ctx, e->shared_mem_bytes); break;
-	case 31: result_count(ctx, e->corr_id); break;
-	case 32: result_id(ctx, r->scope_id); break;
-	case 33: result_id(ctx, r->stack_id); break;
-	case 34: sqlite3_result_text(ctx, gl_ev_source_name(e->source), -1, SQLITE_STATIC); break;
-	case 35:
+	case 3: result_id(ctx, r->kernel_id); break;
+	case 4: result_real(ctx, e->dur_us); break;
+	case 5: result_real(ctx, e->exec_ms); break;
+	case 6: result_real(ctx, e->mem_mb); break;
+	case 7: result_real(ctx, e->alloc_mb); break;
+	case 8: result_real(ctx, e->peak_mb); break;
+	case 9: result_real(ctx, e->util_pct); break;
+	case 10: result_count(ctx, e->error_count); break;
+	case 11: result_count(ctx, e->recovery_attempts); break;
+	case 12: result_count(ctx, e->anomaly); break;
+	case 13: result_str(ctx, e->message); break;
+	case 14: result_str(ctx, e->metadata); break;
+	case 15: sqlite3_result_int64(ctx, (int64_t)b->line); break;
+	case 16: sqlite3_result_int64(ctx, (int64_t)b->rec_hash); break;
+	case 17: result_id(ctx, r->dup_of); break;
+	case 18: result_real(ctx, e->launch_overhead_us); break;
+	case 19: result_real(ctx, e->queue_us); break;
+	case 20: result_real(ctx, e->occupancy); break;
+	case 21: result_str(ctx, e->device); break;
+	case 22: result_str(ctx, e->stream); break;
+	case 23: result_str(ctx, e->grid); break;
+	case 24: result_str(ctx, e->block); break;
+	case 25: result_count(ctx, e->registers); break;
+	case 26: result_count(ctx, e->shared_mem_bytes); break;
+	case 27: result_count(ctx, e->corr_id); break;
+	case 28: result_id(ctx, r->scope_id); break;
+	case 29: result_id(ctx, r->stack_id); break;
+	case 30: sqlite3_result_text(ctx, gl_ev_source_name(e->source), -1, SQLITE_STATIC); break;
+	case 31:
 		sqlite3_result_blob(ctx, r->packed, (int)r->packed_len, SQLITE_TRANSIENT);
 		break;
 	default:

@@ -11,15 +11,13 @@
  * before it asks for the next one: the store computes row i (names, the
  * mirror probe, which must see the rows before it) when SQLite moves to it.
  *
- *   INSERT INTO events (id, GL_EVTAB_COLUMNS) SELECT NULL, * FROM gl_batch_events
+ *   INSERT INTO events (id, <every column>) SELECT NULL, <its columns>,
+ *     ?1, ?2, ... FROM gl_batch_events          (GL_EVTAB_INSERT_EVENTS)
  *
  * A run of log lines goes through a narrower table, gl_batch_logs, without
  * the 13 kernel-trace columns (always NULL for a log line), given as NULL
- * constants instead:
- *
- *   INSERT INTO events (id, GL_EVTAB_COLUMNS)
- *     SELECT NULL, <gl_batch_logs' columns but packed>, NULL x 13, packed
- *     FROM gl_batch_logs
+ * constants instead (GL_EVTAB_INSERT_LOGS). The stream, file, path and
+ * host, the same for a run of rows, are parameters, not columns.
  *
  * SQLite's cost per row grows with the columns it is given (each is a
  * virtual-table call, a register copy and an affinity check); the log
@@ -43,28 +41,60 @@
 #include "evpack.h"
 #include "../ingest/batch.h"
 
-/* The events columns gl_batch_logs gives, in its order: those of every
- * event. */
-#define GL_EVTAB_LOG_COLUMNS                                                             \
-	"ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb," \
-	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
-	" stream_id, line, file_id, path_id, rec_hash, dup_of, packed"
-
-/* The events columns gl_batch_events gives, in its order: the log columns
- * (packed last there, here too), with the kernel-trace columns before
- * packed. */
-#define GL_EVTAB_COLUMNS                                                                 \
+/* The columns of events in table order, id left out. */
+#define GL_EVTAB_ROW_COLUMNS                                                             \
 	"ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb," \
 	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
 	" stream_id, line, file_id, path_id, rec_hash, dup_of, launch_overhead_us,"         \
 	" queue_us, occupancy, device, stream, grid, block, registers, shared_mem_bytes,"   \
 	" corr_id, scope_id, stack_id, source, packed"
 
+/*
+ * The values every row of one INSERT shares, bound to it before it runs
+ * (NULL for an id of 0): a run of rows is cut where they change. As
+ * parameters they cost SQLite a register copy per row; as columns of the
+ * virtual table they cost a call and a result each.
+ */
+enum {
+	GL_EVTAB_P_STREAM = 1,	/* stream_id */
+	GL_EVTAB_P_FILE,	/* file_id */
+	GL_EVTAB_P_PATH,	/* path_id */
+	GL_EVTAB_P_HOST,	/* host_id */
+};
+
+/* The columns of the log lines' virtual table, gl_batch_logs. */
+#define GL_EVTAB_LOG_COLUMNS                                                             \
+	"ts_us, level, component_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb, peak_mb," \
+	" util_pct, error_count, recovery_attempts, anomaly, message, metadata, line,"      \
+	" rec_hash, dup_of, packed"
+
+/* The columns of gl_batch_events: the log lines' with the kernel-trace
+ * columns before packed. */
+#define GL_EVTAB_COLUMNS                                                                 \
+	"ts_us, level, component_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb, peak_mb," \
+	" util_pct, error_count, recovery_attempts, anomaly, message, metadata, line,"      \
+	" rec_hash, dup_of, launch_overhead_us, queue_us, occupancy, device, stream, grid," \
+	" block, registers, shared_mem_bytes, corr_id, scope_id, stack_id, source, packed"
+
+/* The store's two INSERTs into table (events; test_evtab's own table). */
+#define GL_EVTAB_SELECT_HEAD                                                             \
+	" SELECT NULL, ts_us, level, component_id, ?4, kernel_id, dur_us, exec_ms, mem_mb,"  \
+	" alloc_mb, peak_mb, util_pct, error_count, recovery_attempts, anomaly, message,"   \
+	" metadata, ?1, line, ?2, ?3, rec_hash, dup_of, "
+#define GL_EVTAB_INSERT_EVENTS(table)                                                    \
+	"INSERT INTO " table " (id, " GL_EVTAB_ROW_COLUMNS ")" GL_EVTAB_SELECT_HEAD           \
+	"launch_overhead_us, queue_us, occupancy, device, stream, grid, block, registers,"  \
+	" shared_mem_bytes, corr_id, scope_id, stack_id, source, packed FROM gl_batch_events"
+#define GL_EVTAB_INSERT_LOGS(table)                                                      \
+	"INSERT INTO " table " (id, " GL_EVTAB_ROW_COLUMNS ")" GL_EVTAB_SELECT_HEAD           \
+	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"      \
+	" packed FROM gl_batch_logs"
+
 /* One row: the batch event and what the store looked up for it. Ids of 0
  * are NULL, as are NaN reals and negative counts. */
 struct gl_evrow {
 	const struct gl_bev *b;
-	int64_t host_id, comp_id, kernel_id, path_id, scope_id, stack_id;
+	int64_t comp_id, kernel_id, scope_id, stack_id;
 	int64_t dup_of;			/* 0: an original */
 	unsigned char packed[GL_EVPACK_MAX];	/* events.packed */
 	size_t packed_len;

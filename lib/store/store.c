@@ -735,17 +735,8 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 {
 	int rc;
 
-	if ((rc = prepare(st, &st->ins_ev,
-			  "INSERT INTO events (id, " GL_EVTAB_COLUMNS ") SELECT NULL, * FROM gl_batch_events",
-			  err)) != GL_OK ||
-	    (rc = prepare(st, &st->ins_log,
-			  "INSERT INTO events (id, " GL_EVTAB_COLUMNS ") SELECT NULL,"
-			  " ts_us, level, component_id, host_id, kernel_id, dur_us, exec_ms, mem_mb, alloc_mb,"
-			  " peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"
-			  " stream_id, line, file_id, path_id, rec_hash, dup_of,"
-			  " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-			  " packed FROM gl_batch_logs",
-			  err)) != GL_OK)
+	if ((rc = prepare(st, &st->ins_ev, GL_EVTAB_INSERT_EVENTS("events"), err)) != GL_OK ||
+	    (rc = prepare(st, &st->ins_log, GL_EVTAB_INSERT_LOGS("events"), err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
 			  "INSERT INTO mem_events (ts_us, thread, action, ptr, size_bytes, cuda_stream,"
@@ -1805,11 +1796,9 @@ static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 	int rc;
 
 	r->b = b;
-	r->host_id = st->put_host_id;
 	r->scope_id = r->stack_id = 0;
 	if ((rc = name_id(st, e->component, &r->comp_id, err)) != GL_OK ||
 	    (rc = name_id(st, e->kernel, &r->kernel_id, err)) != GL_OK ||
-	    (rc = path_id(st, b->path, &r->path_id, err)) != GL_OK ||
 	    (e->scope.p && (rc = name_id(st, e->scope, &r->scope_id, err)) != GL_OK) ||
 	    (e->stack.p && (rc = name_id(st, e->stack, &r->stack_id, err)) != GL_OK))
 		return st->put_rc = rc;
@@ -1852,15 +1841,16 @@ static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 probed:
 	st->ev_dup[i] = dup != 0;
 	r->dup_of = dup;
-	r->packed_len = pack_event(e, r->comp_id, r->host_id, r->kernel_id, b->stream_id,
+	r->packed_len = pack_event(e, r->comp_id, st->put_host_id, r->kernel_id, b->stream_id,
 				   r->packed);
 	return GL_OK;
 }
 
 /*
- * The batch's events, one INSERT ... SELECT per run of events of one kind:
- * log lines from gl_batch_logs, profiler records from gl_batch_events
- * (evtab.h).
+ * The batch's events, one INSERT ... SELECT per run of events of one kind
+ * (log lines from gl_batch_logs, profiler records from gl_batch_events,
+ * evtab.h) read from one file: the run's stream, file, path and host are
+ * the statement's parameters.
  */
 static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t host_id,
 		      struct gl_err *err)
@@ -1872,12 +1862,25 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 	st->put_err = err;
 	st->put_rc = GL_OK;
 	for (size_t i = 0, j; i < batch->nev && rc == SQLITE_DONE; i = j) {
-		int logs = batch->ev[i].ev.source == GL_SRC_LOG;
+		const struct gl_bev *first = &batch->ev[i];
+		int logs = first->ev.source == GL_SRC_LOG;
 		sqlite3_stmt *s = logs ? st->ins_log : st->ins_ev;
+		int64_t pid;
 
-		for (j = i + 1; j < batch->nev && (batch->ev[j].ev.source == GL_SRC_LOG) == logs;
-		     j++)
-			;
+		for (j = i + 1; j < batch->nev; j++) {
+			const struct gl_bev *e = &batch->ev[j];
+
+			if ((e->ev.source == GL_SRC_LOG) != logs || e->stream_id != first->stream_id ||
+			    e->file_id != first->file_id || e->path.p != first->path.p ||
+			    e->path.len != first->path.len)
+				break;
+		}
+		if ((st->put_rc = path_id(st, first->path, &pid, err)) != GL_OK)
+			break;
+		sqlite3_bind_int64(s, GL_EVTAB_P_STREAM, first->stream_id);
+		bind_id(s, GL_EVTAB_P_FILE, first->file_id);
+		bind_id(s, GL_EVTAB_P_PATH, pid);
+		bind_id(s, GL_EVTAB_P_HOST, host_id);
 		st->evsrc.first = i;
 		st->evsrc.end = j;
 		rc = sqlite3_step(s);
@@ -1885,7 +1888,7 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 	}
 	st->evsrc.first = st->evsrc.end = 0;
 	st->put_batch = NULL;
-	if (rc == SQLITE_DONE)
+	if (st->put_rc == GL_OK && rc == SQLITE_DONE)
 		return GL_OK;
 	return st->put_rc != GL_OK ? st->put_rc : db_err(st, err, "cannot store");
 }

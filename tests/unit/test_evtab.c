@@ -55,10 +55,8 @@ static int row(void *arg, size_t i, struct gl_evrow *r)
 		return s->fail_code;
 	memset(r, 0, sizeof(*r));
 	r->b = &s->ev[i];
-	r->host_id = 0;
 	r->comp_id = 10 + (int64_t)i;
 	r->kernel_id = i == 1 ? 77 : 0;
-	r->path_id = 5;
 	r->scope_id = i == 1 ? 8 : 0;
 	r->stack_id = i == 2 ? 9 : 0;	/* a log line: not stored */
 	r->dup_of = i == 3 ? 1 : 0;
@@ -72,8 +70,9 @@ static void setup_src(struct src *s)
 {
 	memset(s, 0, sizeof(*s));
 	assert_int_equal(sqlite3_open(":memory:", &s->db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(s->db, "CREATE TABLE t(" GL_EVTAB_COLUMNS ")", NULL, NULL,
-				      NULL),
+	assert_int_equal(sqlite3_exec(s->db,
+				      "CREATE TABLE t(id INTEGER PRIMARY KEY, " GL_EVTAB_ROW_COLUMNS ")",
+				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	for (size_t i = 0; i < NEV; i++) {
 		gl_event_init(&s->ev[i].ev);
@@ -121,7 +120,8 @@ static void setup_src(struct src *s)
 static struct gl_evtab_src evsrc;
 
 /* One of the INSERTs the store runs (logs: gl_batch_logs), over s's
- * events first .. end - 1. */
+ * events first .. end - 1, with the run's stream 3, file 4, path 5 and no
+ * host bound as the store binds them. */
 static sqlite3_stmt *prepare_insert(struct src *s, size_t first, size_t end, int logs)
 {
 	sqlite3_stmt *ins;
@@ -132,12 +132,15 @@ static sqlite3_stmt *prepare_insert(struct src *s, size_t first, size_t end, int
 	evsrc.end = end;
 	assert_int_equal(gl_evtab_register(s->db, &evsrc), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(s->db,
-					    logs ? "INSERT INTO t (" GL_EVTAB_LOG_COLUMNS
-						   ") SELECT * FROM gl_batch_logs"
-						 : "INSERT INTO t (" GL_EVTAB_COLUMNS
-						   ") SELECT * FROM gl_batch_events",
+					    logs ? GL_EVTAB_INSERT_LOGS("t")
+						 : GL_EVTAB_INSERT_EVENTS("t"),
 					    -1, &ins, NULL),
 			 SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(ins, GL_EVTAB_P_STREAM, 3), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(ins, GL_EVTAB_P_FILE, 4), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(ins, GL_EVTAB_P_PATH, 5), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_null(ins, GL_EVTAB_P_HOST), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_parameter_count(ins), 4);
 	return ins;
 }
 
@@ -155,7 +158,7 @@ static int insert_all(struct src *s)
 static void dump_row(sqlite3 *db, int i, char *out, size_t cap)
 {
 	char sql[2048] = "SELECT ";
-	const char *cols = GL_EVTAB_COLUMNS;
+	const char *cols = GL_EVTAB_ROW_COLUMNS;
 	sqlite3_stmt *q;
 	size_t n = strlen(sql);
 
@@ -170,7 +173,7 @@ static void dump_row(sqlite3 *db, int i, char *out, size_t cap)
 				      end ? " || '|' || " : "");
 		cols += len + (end ? 1 : 0);
 	}
-	snprintf(sql + n, sizeof(sql) - n, " FROM t WHERE rowid = %d", i + 1);
+	snprintf(sql + n, sizeof(sql) - n, " FROM t WHERE id = %d", i + 1);
 	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	snprintf(out, cap, "%s", (const char *)sqlite3_column_text(q, 0));

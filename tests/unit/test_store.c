@@ -1740,6 +1740,64 @@ static void test_wal_bounded(void **state)
 }
 
 /*
+ * One INSERT per run of rows of one kind from one file, the stream, file,
+ * path and host its parameters (evtab.h): rows of two files, log lines and
+ * trace rows, taking turns in one batch, each stored with its own.
+ */
+static void test_put_runs_by_file(void **state)
+{
+	struct gl_store *st = open_ok();
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	struct gl_str path[4];
+	/* the file of each row: a and c are one stream (c, a.log.1, its rotated
+	 * file), b another; d is file a's row under another path; and whether
+	 * the row is a trace row */
+	static const char files[] = "aababbbaacacdda";
+	static const char trace[] = "000110010000111";
+	static const int64_t stream_of[] = {1, 2, 1, 1}, file_of[] = {7, 0, 8, 7};
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(gl_store_run_begin(st, "nodeX", &run, &err), GL_OK);
+	path[0] = S(b, "/logs/a.log");
+	path[1] = S(b, "/logs/b.log");
+	path[2] = S(b, "/logs/a.log.1");
+	path[3] = S(b, "/old/a.log");
+	for (size_t i = 0; files[i]; i++) {
+		struct gl_bev *e = add_event(b, "gpu", "row", 1 + i);
+		int f = files[i] - 'a';
+
+		e->ev.ts_us = TS0 + (int64_t)i;
+		if (trace[i] == '1') {
+			e->ev.source = GL_SRC_KINETO;
+			e->ev.corr_id = (int64_t)i;
+		}
+		e->stream_id = stream_of[f];
+		e->file_id = file_of[f];	/* b: no file row (NULL) */
+		e->path = path[f];
+		e->rec_hash = gl_store_rec_hash(&e->ev, (struct gl_str){"nodeX", 5});
+	}
+	put_ok(st, b, run, "nodeX");
+	/* expected: written out from files[], trace[] and the tables above */
+	qs_equal("SELECT group_concat(x, ' ') FROM (SELECT line || ':' || stream_id || ':' ||"
+		 " ifnull(file_id, '-') || ':' || (SELECT path FROM paths p WHERE p.id = path_id)"
+		 " || ':' || (SELECT name FROM names n WHERE n.id = host_id) || ':' ||"
+		 " ifnull(source, 'log') AS x FROM events ORDER BY id)",
+		 "1:1:7:/logs/a.log:nodeX:log 2:1:7:/logs/a.log:nodeX:log"
+		 " 3:2:-:/logs/b.log:nodeX:log 4:1:7:/logs/a.log:nodeX:kineto"
+		 " 5:2:-:/logs/b.log:nodeX:kineto 6:2:-:/logs/b.log:nodeX:log"
+		 " 7:2:-:/logs/b.log:nodeX:log 8:1:7:/logs/a.log:nodeX:kineto"
+		 " 9:1:7:/logs/a.log:nodeX:log 10:1:8:/logs/a.log.1:nodeX:log"
+		 " 11:1:7:/logs/a.log:nodeX:log 12:1:8:/logs/a.log.1:nodeX:log"
+		 " 13:1:7:/old/a.log:nodeX:kineto 14:1:7:/old/a.log:nodeX:kineto"
+		 " 15:1:7:/logs/a.log:nodeX:kineto");
+	gl_store_close(st);
+	gl_batch_free(b);
+}
+
+/*
  * The page cache is the region the store gave SQLite before it started
  * (store.c, pagecache_config: on huge pages, without a page fault per
  * page): the pages of this process's databases came from it.
@@ -1789,6 +1847,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wal_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_hashes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_runs_by_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_cache_region, setup, teardown),
 	};
 
