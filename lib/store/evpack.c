@@ -50,11 +50,17 @@ static size_t put_varint(unsigned char *p, uint64_t u)
 	return n;
 }
 
-/* Reads a varint of at most 10 bytes from p[*i..n); false when cut short or too long. */
-static bool get_varint(const unsigned char *p, size_t n, size_t *i, uint64_t *u)
+/* Reads a varint of at most 10 bytes from p[*i..n); false when cut short
+ * or too long. A one-byte varint (every id and counter under 64) takes the
+ * first branch: the report decodes one packing per event. */
+static inline bool get_varint(const unsigned char *p, size_t n, size_t *i, uint64_t *u)
 {
 	uint64_t v = 0;
 
+	if (*i < n && p[*i] < 0x80) {
+		*u = p[(*i)++];
+		return true;
+	}
 	for (unsigned shift = 0; shift < 70 && *i < n; shift += 7) {
 		unsigned char c = p[(*i)++];
 
@@ -81,11 +87,14 @@ static size_t put_double(unsigned char *p, double d)
 
 static double get_double(const unsigned char *p)
 {
-	uint64_t u = 0;
+	uint64_t u;
 	double d;
 
-	for (int k = 0; k < 8; k++)
-		u |= (uint64_t)p[k] << (8 * k);
+	/* one load where the machine is little-endian, as the bytes are */
+	memcpy(&u, p, sizeof(u));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	u = __builtin_bswap64(u);
+#endif
 	memcpy(&d, &u, sizeof(d));
 	return d;
 }
@@ -127,7 +136,7 @@ size_t gl_evpack_encode(const struct gl_evpack *f, unsigned char *out)
 }
 
 /* The next int of p: when flags has bit, a zigzag varint, else its NULL value. */
-static bool get_int(const unsigned char *p, size_t n, size_t *i, unsigned flags, unsigned bit,
+static inline bool get_int(const unsigned char *p, size_t n, size_t *i, unsigned flags, unsigned bit,
 		    int64_t none, int64_t *v)
 {
 	uint64_t u;
@@ -142,7 +151,7 @@ static bool get_int(const unsigned char *p, size_t n, size_t *i, unsigned flags,
 	return *v != none;	/* the encoder writes a NULL value as no bytes */
 }
 
-static bool get_real(const unsigned char *p, size_t n, size_t *i, unsigned flags, unsigned bit,
+static inline bool get_real(const unsigned char *p, size_t n, size_t *i, unsigned flags, unsigned bit,
 		     double *v)
 {
 	if (!(flags & bit)) {
