@@ -37,9 +37,19 @@ struct build {
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
-	/* the sections with a collect (collect_samples) hook, in table order: a
-	 * pass over millions of rows does not look at the others */
-	size_t *with_collect, n_collect, *with_sample, n_sample;
+	/* the sections with a collect (collect_kernel, collect_samples) hook,
+	 * in table order: a pass over millions of rows does not look at the
+	 * others, and calls each hook with its state without looking them up */
+	struct collect_hook {
+		int (*fn)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
+		void *st;
+	} *collect;
+	struct kernel_hook {
+		int (*fn)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			  bool first);
+		void *st;
+	} *kernel;
+	size_t n_collect, n_kernel, *with_sample, n_sample;
 	/* the samples gathered for the next collect_samples call */
 	struct gl_query_sample blk[SAMPLE_BLOCK];
 	size_t n_blk;
@@ -205,11 +215,9 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		gl_kcache_add(b->kcache, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
 	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
 		return GL_ENOMEM;
-	for (size_t j = 0; j < b->n_collect && rc == GL_OK; j++) {
-		size_t i = b->with_collect[j];
-
-		rc = b->list->items[i]->collect(cx, rep->sec_state[i], ev);
-	}
+	for (const struct collect_hook *h = b->collect, *end = h + b->n_collect; h < end; h++)
+		if ((rc = h->fn(cx, h->st, ev)) != GL_OK)
+			break;
 	return rc;
 }
 
@@ -233,9 +241,9 @@ static int on_kernel_kept(void *arg, const struct gl_query_event *ev)
 
 	first = ev->kernel_id != b->last_kernel_id;
 	b->last_kernel_id = ev->kernel_id;
-	for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
-		if (b->list->items[i]->collect_kernel)
-			rc = b->list->items[i]->collect_kernel(cx, cx->rep->sec_state[i], ev, first);
+	for (const struct kernel_hook *h = b->kernel, *end = h + b->n_kernel; h < end; h++)
+		if ((rc = h->fn(cx, h->st, ev, first)) != GL_OK)
+			break;
 	return rc;
 }
 
@@ -343,19 +351,11 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
-	b.with_collect = calloc(list->n ? list->n : 1, sizeof(size_t));
+	b.collect = calloc(list->n ? list->n : 1, sizeof(*b.collect));
+	b.kernel = calloc(list->n ? list->n : 1, sizeof(*b.kernel));
 	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));
-	if (!b.with_collect || !b.with_sample) {
-		rc = gl_section_oom(err);
-		goto out;
-	}
-	for (size_t i = 0; i < list->n; i++) {
-		if (list->items[i]->collect)
-			b.with_collect[b.n_collect++] = i;
-		if (list->items[i]->collect_samples)
-			b.with_sample[b.n_sample++] = i;
-	}
-	if (!b.cx.comp_ok || !b.cx.host_ok || !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
+	if (!b.collect || !b.kernel || !b.with_sample || !b.cx.comp_ok || !b.cx.host_ok ||
+	    !b.cx.kern_ok || !b.cx.kernel_n || !rep->sec_state) {
 		rc = gl_section_oom(err);
 		goto out;
 	}
@@ -365,6 +365,16 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			rc = gl_section_oom(err);
 			goto out;
 		}
+	for (size_t i = 0; i < list->n; i++) {
+		if (list->items[i]->collect)
+			b.collect[b.n_collect++] =
+				(struct collect_hook){list->items[i]->collect, rep->sec_state[i]};
+		if (list->items[i]->collect_kernel)
+			b.kernel[b.n_kernel++] =
+				(struct kernel_hook){list->items[i]->collect_kernel, rep->sec_state[i]};
+		if (list->items[i]->collect_samples)
+			b.with_sample[b.n_sample++] = i;
+	}
 	if (p->series) {
 		int64_t first_us, last_us;
 
@@ -431,7 +441,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	gl_kcache_free(b.kcache);
-	free(b.with_collect);
+	free(b.collect);
+	free(b.kernel);
 	free(b.with_sample);
 	free(b.cx.comp_ok);
 	free(b.cx.host_ok);
