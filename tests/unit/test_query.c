@@ -1004,6 +1004,106 @@ static void read_all(struct gl_query *q, unsigned mode, struct ev_all *out)
 }
 
 /*
+ * The window's end: the statements that return every row leave it to the
+ * reader, which stops at the first row at or past it (query.c
+ * events_sql). Rows of every storage class of ts_us (NULL, integers,
+ * REALs on both sides of each end, TEXT and BLOB, which sort after every
+ * number) over windows that cut between them, in every read mode, give the
+ * times SQL's own "ts_us >= since AND ts_us < until" selects, in order.
+ */
+static void test_window_end(void **state)
+{
+	(void)state;
+	const char *p = "/tmp/test_query_end.db";
+	static const char *const ts[] = {
+		"NULL", "50", "99", "99.5", "100", "100.0", "150.5", "199", "199.9", "200",
+		"200.5", "'120'", "'abc'", "x'00'", "250", "1000000", "999999.99",
+	};
+	static const int64_t win[][2] = {
+		{100, 200}, {0, 1000000}, {200, 201}, {150, 151}, {0, 100}, {201, 999999},
+		{99, 100}, {1000000, 2000000}, {-5, 50},
+	};
+	static const unsigned modes[] = {
+		0, GL_QUERY_ONE_THREAD, GL_QUERY_TABLE, GL_QUERY_COLUMNS, GL_QUERY_KERNELS_ONLY,
+		GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
+	};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+
+	for (int version = 2; version <= 7; version += 5) {
+		char *pragmas = sqlite3_mprintf(
+			"PRAGMA application_id = 1735420007; PRAGMA user_version = %d;"
+			"INSERT INTO names(id, name) VALUES (1, 'k');"
+			"INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+			" head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);",
+			version);
+
+		make_db(p, pragmas);
+		sqlite3_free(pragmas);
+		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+		for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+			/* every other row a kernel timing, for the kernels-only walk */
+			char *sql = sqlite3_mprintf("INSERT INTO events (ts_us, kernel_id, dur_us,"
+						    " stream_id, line) VALUES (%s, %s, %s, 1, %d)",
+						    ts[i], i % 2 ? "1" : "NULL",
+						    i % 2 ? "2.5" : "NULL", (int)i);
+
+			assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+			sqlite3_free(sql);
+		}
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+		for (size_t w = 0; w < sizeof(win) / sizeof(win[0]); w++)
+			for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+				const bool only = modes[m] & GL_QUERY_KERNELS_ONLY;
+				struct ev_all got = {0};
+				sqlite3_stmt *st;
+				size_t n = 0;
+
+				assert_int_equal(gl_query_events(q, win[w][0], win[w][1], modes[m],
+								 collect_all, &got, &err),
+						 GL_OK);
+				assert_int_equal(
+					sqlite3_prepare_v2(
+						db,
+						only ? "SELECT CAST(ts_us AS INTEGER) FROM events"
+						       " WHERE ts_us >= ?1 AND ts_us < ?2"
+						       " AND kernel_id IS NOT NULL ORDER BY ts_us, id"
+						     : "SELECT CAST(ts_us AS INTEGER) FROM events"
+						       " WHERE ts_us >= ?1 AND ts_us < ?2"
+						       " ORDER BY ts_us, id",
+						-1, &st, NULL),
+					SQLITE_OK);
+				sqlite3_bind_int64(st, 1, win[w][0]);
+				sqlite3_bind_int64(st, 2, win[w][1]);
+				while (sqlite3_step(st) == SQLITE_ROW) {
+					if (n >= got.n)
+						fail_msg("schema %d, window [%lld, %lld), mode %u: %zu events,"
+							 " SQL selects more", version,
+							 (long long)win[w][0], (long long)win[w][1],
+							 modes[m], got.n);
+					if (got.ev[n].ts_us != sqlite3_column_int64(st, 0))
+						fail_msg("schema %d, window [%lld, %lld), mode %u: event %zu at"
+							 " %lld, SQL's at %lld", version,
+							 (long long)win[w][0], (long long)win[w][1],
+							 modes[m], n, (long long)got.ev[n].ts_us,
+							 (long long)sqlite3_column_int64(st, 0));
+					n++;
+				}
+				sqlite3_finalize(st);
+				if (n != got.n)
+					fail_msg("schema %d, window [%lld, %lld), mode %u: %zu events, SQL"
+						 " selects %zu", version, (long long)win[w][0],
+						 (long long)win[w][1], modes[m], got.n, n);
+				free(got.ev);
+			}
+		gl_query_close(q);
+		sqlite3_close(db);
+	}
+	unlink(p);
+}
+
+/*
  * events.packed (lib/store/evpack.h) gives the events the columns give:
  * values of every storage class in the 11 columns it is made of; packed
  * NULL (read by id from the columns), made by gl_ev_pack(), or not a
@@ -1468,6 +1568,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_window_end),
 		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_events_same_time_by_id),
 		cmocka_unit_test(test_samples_piped),
