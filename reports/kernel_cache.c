@@ -10,30 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLAG_BIT (UINT64_C(1) << 63)
-#define BLOCK_MIN 2u
+#define BLOCK_MIN 32u	/* bytes of a kernel's first block: 2 timings of up to 16 bytes */
+#define ENTRY_MAX 18u	/* a varint of 64 bits (10 bytes) and a double */
 
-struct timing {
-	uint64_t ts_flag;	/* ts_us | FLAG_BIT when anomaly == 1 */
-	double dur_us;
-};
-
+/*
+ * A timing: varint(zigzag(ts_us - the kernel's previous ts_us) << 1 |
+ * anomaly), then dur_us's 8 bytes as they are in memory. Times within a
+ * kernel arrive in order and close together, so the varint is 1-4 bytes:
+ * 10-12 bytes a timing instead of 16, a quarter less memory to take from
+ * the system and clear.
+ */
 struct block {
 	struct block *next;
-	uint32_t n, cap;
-	struct timing t[];
+	uint32_t used, cap;	/* bytes */
+	unsigned char b[];
 };
 
 /* a full block is GL_BIG_MIN bytes, on huge pages (util/bigmem.h) */
-#define BLOCK_MAX ((uint32_t)((GL_BIG_MIN - sizeof(struct block)) / sizeof(struct timing)))
+#define BLOCK_MAX ((uint32_t)(GL_BIG_MIN - sizeof(struct block)))
 
 static size_t block_bytes(uint32_t cap)
 {
-	return sizeof(struct block) + (size_t)cap * sizeof(struct timing);
+	return sizeof(struct block) + (size_t)cap;
 }
 
 struct gl_kcache {
 	struct block **head, **tail;	/* per kernel id */
+	int64_t *last_ts;		/* per kernel id: the time of its last timing */
 	size_t n_ids, max, count;
 	bool dropped;
 };
@@ -48,7 +51,8 @@ struct gl_kcache *gl_kcache_new(size_t n_ids, size_t max_timings)
 	c->max = max_timings;
 	c->head = calloc(n_ids ? n_ids : 1, sizeof(*c->head));
 	c->tail = calloc(n_ids ? n_ids : 1, sizeof(*c->tail));
-	if (!c->head || !c->tail) {
+	c->last_ts = calloc(n_ids ? n_ids : 1, sizeof(*c->last_ts));
+	if (!c->head || !c->tail || !c->last_ts) {
 		gl_kcache_free(c);
 		return NULL;
 	}
@@ -82,13 +86,15 @@ void gl_kcache_add(struct gl_kcache *c, int64_t kernel_id, int64_t ts_us, double
 
 	if (c->dropped)
 		return;
-	if (kernel_id <= 0 || (uint64_t)kernel_id >= c->n_ids || ts_us < 0 || c->count >= c->max) {
+	/* a time past 2^61 (year 75000) would not fit the shifted zigzag */
+	if (kernel_id <= 0 || (uint64_t)kernel_id >= c->n_ids || ts_us < 0 ||
+	    ts_us > INT64_MAX / 4 || c->count >= c->max) {
 		drop(c);
 		return;
 	}
 	b = c->tail[kernel_id];
-	if (!b || b->n == b->cap) {
-		uint32_t cap = b ? (b->cap < BLOCK_MAX ? b->cap * 2 : BLOCK_MAX) : BLOCK_MIN;
+	if (!b || b->cap - b->used < ENTRY_MAX) {
+		uint32_t cap = b ? (b->cap < BLOCK_MAX / 2 ? b->cap * 2 : BLOCK_MAX) : BLOCK_MIN;
 		struct block *nb = gl_big_alloc(block_bytes(cap));
 
 		if (!nb) {
@@ -96,7 +102,7 @@ void gl_kcache_add(struct gl_kcache *c, int64_t kernel_id, int64_t ts_us, double
 			return;
 		}
 		nb->next = NULL;
-		nb->n = 0;
+		nb->used = 0;
 		nb->cap = cap;
 		if (b)
 			b->next = nb;
@@ -104,9 +110,20 @@ void gl_kcache_add(struct gl_kcache *c, int64_t kernel_id, int64_t ts_us, double
 			c->head[kernel_id] = nb;
 		c->tail[kernel_id] = b = nb;
 	}
-	b->t[b->n].ts_flag = (uint64_t)ts_us | (anomaly ? FLAG_BIT : 0);
-	b->t[b->n].dur_us = dur_us;
-	b->n++;
+	/* both times in [0, 2^61]: the difference and its zigzag fit */
+	int64_t d = ts_us - c->last_ts[kernel_id];
+	uint64_t u = ((((uint64_t)d << 1) ^ (uint64_t)(d >> 63)) << 1) | (anomaly ? 1u : 0u);
+	unsigned char *p = b->b + b->used;
+
+	c->last_ts[kernel_id] = ts_us;
+	while (u >= 0x80) {
+		*p++ = (unsigned char)(u | 0x80);
+		u >>= 7;
+	}
+	*p++ = (unsigned char)u;
+	memcpy(p, &dur_us, sizeof(dur_us));
+	p += sizeof(dur_us);
+	b->used = (uint32_t)(p - b->b);
 	c->count++;
 }
 
@@ -130,12 +147,29 @@ int gl_kcache_replay(struct gl_kcache *c, int (*fn)(void *arg, const struct gl_q
 	ev.mem_mb = ev.exec_ms = NAN;
 	ev.recovery_attempts = ev.error_count = -1;
 	for (size_t id = 0; id < c->n_ids && rc == 0; id++) {
+		int64_t ts = 0;
+
 		ev.kernel_id = (int64_t)id;
 		for (struct block *b = c->head[id]; b && rc == 0; b = b->next)
-			for (uint32_t i = 0; i < b->n && rc == 0; i++) {
-				ev.ts_us = (int64_t)(b->t[i].ts_flag & ~FLAG_BIT);
-				ev.anomaly = (b->t[i].ts_flag & FLAG_BIT) != 0;
-				ev.dur_us = b->t[i].dur_us;
+			for (const unsigned char *p = b->b, *end = b->b + b->used; p < end && rc == 0;) {
+				uint64_t u = *p++;
+
+				if (u >= 0x80) {
+					u &= 0x7f;
+					for (unsigned shift = 7;; shift += 7) {
+						unsigned char x = *p++;
+
+						u |= (uint64_t)(x & 0x7f) << shift;
+						if (!(x & 0x80))
+							break;
+					}
+				}
+				ev.anomaly = (int)(u & 1);
+				u >>= 1;
+				ts += (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+				ev.ts_us = ts;
+				memcpy(&ev.dur_us, p, sizeof(ev.dur_us));
+				p += sizeof(ev.dur_us);
 				rc = fn(arg, &ev);
 			}
 		free_chain(c->head[id]);
@@ -156,6 +190,7 @@ void gl_kcache_free(struct gl_kcache *c)
 			free_chain(c->head[i]);
 	free(c->head);
 	free(c->tail);
+	free(c->last_ts);
 	free(c);
 }
 

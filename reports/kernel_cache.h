@@ -14,12 +14,15 @@
  * them out kernel by kernel, ascending id, gives the same rows in the same
  * order.
  *
- * Kept per timing: ts_us, dur_us and whether anomaly == 1 (16 bytes: the
- * flag rides in the top bit of the time, which is >= 0 in a report's
- * window). Per kernel the timings live in a chain of blocks growing from
- * 2 to 131,071 timings (2 MiB, on huge pages: util/bigmem.h), so that a
- * kernel with one timing costs little and a long one wastes at most one
- * block's tail.
+ * Kept per timing: ts_us, dur_us and whether anomaly == 1, as a varint of
+ * the time's step from the kernel's previous timing (zigzag, with the flag
+ * in its low bit) and the double's 8 bytes: 10-12 bytes where the times
+ * of a kernel are microseconds to minutes apart (the 10M-event bench: 12
+ * bytes, 108 MB for 9M timings, against 16 bytes and 144 MB as two words),
+ * at most 18. Per kernel the timings live in a chain of blocks growing
+ * from 32 bytes to 2 MiB (on huge pages: util/bigmem.h), so that a kernel
+ * with one timing costs little and a long one wastes at most one block's
+ * tail.
  *
  * Memory is bounded by max_timings: past it, or when an allocation fails,
  * the cache drops what it holds and says so (gl_kcache_ok false); the
@@ -35,7 +38,7 @@
 
 #include "store/query.h"
 
-/* The default bound: 12M timings, 192 MB (10M events of the bench: 9M timings). */
+/* The default bound: 12M timings, about 144 MB (10M events of the bench: 9M timings, 108 MB). */
 #define GL_KCACHE_MAX_TIMINGS 12000000u
 
 struct gl_kcache;
@@ -44,7 +47,8 @@ struct gl_kcache;
 struct gl_kcache *gl_kcache_new(size_t n_ids, size_t max_timings);
 
 /*
- * Appends a timing of kernel_id (< n_ids, > 0) at ts_us (>= 0). After the
+ * Appends a timing of kernel_id (< n_ids, > 0) at ts_us (0 .. INT64_MAX / 4,
+ * past the year 9999 of any report's window). After the
  * bound is passed or an allocation failed, does nothing: the cache is
  * dropped (gl_kcache_ok false) and stays so.
  */

@@ -1,9 +1,11 @@
 /*
  * test_kernel_cache.c - reports/kernel_cache.c: timings handed back kernel
  * by kernel in ascending id, each kernel's in the order added, across block
- * boundaries (2, 4, ... 65536, then blocks of 2 MiB on huge pages: each
- * kernel here has 140,000 timings on average, past the first 131,070; and
- * 3,000 kernels of few timings); the anomaly flag; the bound and
+ * boundaries (32 bytes, doubling to 1 MiB, then blocks of 2 MiB on huge
+ * pages: each kernel here has 200,000 timings of 12 bytes on average, past
+ * the first 2 MiB; and 3,000 kernels of few timings); times kept as steps
+ * of every size, up and down, and durations bit for bit; the anomaly flag;
+ * the bound and
  * what happens past it; a stop from the callback; the kernel pass read
  * from a database in groups (gl_kcache_pass_db) against SQLite's own
  * ORDER BY kernel_id, ts_us, id.
@@ -49,7 +51,7 @@ static int on_ev(void *arg, const struct gl_query_event *ev)
 static void test_order_and_fields(void **state)
 {
 	(void)state;
-	enum { N = 420000, KERNELS = 3 };
+	enum { N = 600000, KERNELS = 3 };
 	static int64_t ts[N];
 	static double dur[N];
 	static int kid[N], flag[N];
@@ -63,18 +65,20 @@ static void test_order_and_fields(void **state)
 	for (int i = 0; i < N; i++) {
 		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
 		kid[i] = ids[(r >> 33) % KERNELS];
-		ts[i] = 1735689600000000LL + i * 7;
+		ts[i] = 1735689600000000LL + (int64_t)i * 4194304;	/* 2^22 us apart */
 		dur[i] = (double)(r >> 11) / 9007199254740992.0 * 1000;
 		flag[i] = (r >> 7) % 13 == 0;
 		gl_kcache_add(c, kid[i], ts[i], dur[i], flag[i]);
 	}
-	/* every kernel fills its small blocks (2 + 4 + ... + 65536) and goes on */
+	/* every kernel fills its small blocks (32 + 64 + ... + 1 MiB bytes) and goes
+	 * on: its timings are 12 bytes each (a step of at least 2^22 us in four
+	 * bytes, a double) */
 	for (int k = 0; k < KERNELS; k++) {
 		size_t n = 0;
 
 		for (int i = 0; i < N; i++)
 			n += kid[i] == ids[k];
-		assert_true(n > 131070);
+		assert_true(n * 12 > 2 * 1048576 + 100000);
 	}
 	assert_true(gl_kcache_ok(c));
 	assert_int_equal(gl_kcache_count(c), N);
@@ -100,6 +104,79 @@ static void test_order_and_fields(void **state)
 		}
 	assert_int_equal(j, N);
 	free(s.ev);
+	gl_kcache_free(c);
+}
+
+/*
+ * The times are kept as steps from the kernel's previous timing: steps of
+ * every varint length, none, backwards (a kernel pass read from the
+ * database may repeat a time; nothing promises order), from 0 and up to
+ * the largest time kept; durations of every kind of double, bit for bit;
+ * the flag with each. One past the largest time drops the cache.
+ */
+static void test_time_steps(void **state)
+{
+	(void)state;
+	enum { N = 600 };
+	static int64_t ts[N];
+	static double dur[N];
+	static int kid[N], flag[N];
+	const double specials[] = {-0.0, 0.0, INFINITY, -INFINITY, 4.9e-324, -1.5, 1e300,
+				   620.16};
+	struct gl_kcache *c = gl_kcache_new(4, N);
+	struct seen s = {0};
+	uint64_t r = 5;
+	size_t n = 0;
+
+	assert_non_null(c);
+	for (int i = 0; i < N; i++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		kid[i] = 1 + (int)((r >> 40) % 3);
+		/* times: 0, the largest, and jumps of 2^0 .. 2^60 up and down */
+		int bits = (int)((r >> 20) % 62);
+		int64_t step = bits ? (int64_t)1 << (bits - 1) : 0;
+		int64_t prev = i ? ts[i - 1] : 0;
+
+		if (i % 50 == 0)
+			ts[i] = 0;
+		else if (i % 50 == 25)
+			ts[i] = INT64_MAX / 4;
+		else if ((r >> 8) & 1)
+			ts[i] = prev - step < 0 ? prev / 2 : prev - step;
+		else
+			ts[i] = step > INT64_MAX / 4 - prev ? prev + (INT64_MAX / 4 - prev) / 3
+							   : prev + step;
+		dur[i] = i % 3 ? specials[(r >> 50) % 8] : (double)(r >> 11) / 1e9;
+		flag[i] = (r >> 9) & 1;
+		if (i % 7 == 0) {
+			uint64_t nan = 0x7ff8000000000000ULL | (r >> 20);	/* a payload */
+
+			memcpy(&dur[i], &nan, sizeof(nan));
+		}
+		gl_kcache_add(c, kid[i], ts[i], dur[i], flag[i]);
+	}
+	assert_true(gl_kcache_ok(c));
+	assert_int_equal(gl_kcache_replay(c, on_ev, &s), 0);
+	assert_int_equal(s.n, N);
+	for (int id = 1; id <= 3; id++)
+		for (int i = 0; i < N; i++) {
+			if (kid[i] != id)
+				continue;
+			const struct gl_query_event *e = &s.ev[n++];
+
+			assert_int_equal(e->kernel_id, id);
+			assert_true(e->ts_us == ts[i]);
+			assert_memory_equal(&e->dur_us, &dur[i], sizeof(double));
+			assert_int_equal(e->anomaly, flag[i]);
+		}
+	assert_int_equal(n, N);
+	free(s.ev);
+	gl_kcache_free(c);
+	c = gl_kcache_new(4, 10);
+	gl_kcache_add(c, 1, INT64_MAX / 4, 1, true);
+	assert_true(gl_kcache_ok(c));
+	gl_kcache_add(c, 2, INT64_MAX / 4 + 1, 1, false);
+	assert_false(gl_kcache_ok(c));
 	gl_kcache_free(c);
 }
 
@@ -353,6 +430,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_fields),
 		cmocka_unit_test(test_many_kernels),
+		cmocka_unit_test(test_time_steps),
 		cmocka_unit_test(test_bound_drops),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_pass_db),
