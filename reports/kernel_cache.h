@@ -14,15 +14,14 @@
  * them out kernel by kernel, ascending id, gives the same rows in the same
  * order.
  *
- * Kept per timing: ts_us, dur_us and whether anomaly == 1, as a varint of
- * the time's step from the kernel's previous timing (zigzag, with the flag
- * in its low bit) and the double's 8 bytes: 10-12 bytes where the times
- * of a kernel are microseconds to minutes apart (the 10M-event bench: 12
- * bytes, 108 MB for 9M timings, against 16 bytes and 144 MB as two words),
- * at most 18. Per kernel the timings live in a chain of blocks growing
- * from 32 bytes to 2 MiB (on huge pages: util/bigmem.h), so that a kernel
- * with one timing costs little and a long one wastes at most one block's
- * tail.
+ * Kept per timing: ts_us, dur_us and whether anomaly == 1, as a 32-bit
+ * word of the time's step from the kernel's previous timing (zigzag, with
+ * the flag in its low bit; a step past 2^30 us, 18 minutes, is escaped and
+ * follows in 8 bytes) and the double's 8 bytes: 12 bytes, at most 20 (the
+ * 10M-event bench: 108 MB for 9M timings, against 144 MB as two words).
+ * Per kernel the timings live in a chain of blocks growing from 32 bytes
+ * to 2 MiB (on huge pages: util/bigmem.h), so that a kernel with one
+ * timing costs little and a long one wastes at most one block's tail.
  *
  * Memory is bounded by max_timings: past it, or when an allocation fails,
  * the cache drops what it holds and says so (gl_kcache_ok false); the
