@@ -61,15 +61,28 @@ static bool is_word(unsigned char c)
 	return isalnum(c) || c == '_' || c >= 0x80;
 }
 
-/* Length of one of units at s when a word ends after it, else 0. */
-static size_t unit_in(const char *const *units, size_t n_units, const char *s, const char *end)
-{
-	for (size_t i = 0; i < n_units; i++) {
-		size_t n = strlen(units[i]);
+/* A unit and its length (sizeof - 1: known at compile time). */
+struct unit {
+	const char *s;
+	size_t n;
+};
 
-		if ((size_t)(end - s) >= n && strncmp(s, units[i], n) == 0 &&
-		    (s + n == end || !is_word((unsigned char)s[n]) ||
-		     !is_word((unsigned char)units[i][n - 1])))
+#define U(str) {str, sizeof(str) - 1}
+
+/* Length of one of units at s when a word ends after it, else 0. The first
+ * byte is compared before the rest: most units do not start there. */
+static size_t unit_in(const struct unit *units, size_t n_units, const char *s, const char *end)
+{
+	const size_t room = (size_t)(end - s);
+
+	if (room == 0)
+		return 0;
+	for (size_t i = 0; i < n_units; i++) {
+		const size_t n = units[i].n;
+
+		if (room >= n && s[0] == units[i].s[0] && memcmp(s, units[i].s, n) == 0 &&
+		    (n == room || !is_word((unsigned char)s[n]) ||
+		     !is_word((unsigned char)units[i].s[n - 1])))
 			return n;
 	}
 	return 0;
@@ -78,21 +91,25 @@ static size_t unit_in(const char *const *units, size_t n_units, const char *s, c
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Sizes: "512 MiB", "1.5GiB", "64 bytes". */
-static const char *const size_units[] = {
-	"bytes", "byte", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "B",
+static const struct unit size_units[] = {
+	U("bytes"), U("byte"), U("KiB"), U("MiB"), U("GiB"), U("TiB"),
+	U("kB"),    U("KB"),   U("MB"),  U("GB"),  U("TB"),  U("B"),
 };
 
 /* Times; "μs" is U+03BC, "µs" U+00B5: both are written by real services. */
-static const char *const time_units[] = {
-	"seconds", "second", "secs", "sec", "\xCE\xBCs", "\xC2\xB5s", "us", "ns", "ms",
-	"minutes", "min", "hours", "s", "h",
+static const struct unit time_units[] = {
+	U("seconds"), U("second"), U("secs"),	 U("sec"), U("\xCE\xBCs"), U("\xC2\xB5s"), U("us"),
+	U("ns"),      U("ms"),	   U("minutes"), U("min"), U("hours"),	 U("s"),	   U("h"),
 };
 
 /* Other units: the number is variable, the unit is not worth keeping apart. */
-static const char *const other_units[] = {
-	"tokens/s", "tok/s", "it/s", "req/s", "fps", "GHz", "MHz", "kHz", "Hz", "GB/s", "MB/s",
-	"\xC2\xB0" "C", "%", "W", "V", "C", "x",
+static const struct unit other_units[] = {
+	U("tokens/s"), U("tok/s"), U("it/s"), U("req/s"), U("fps"), U("GHz"),
+	U("MHz"),      U("kHz"),   U("Hz"),   U("GB/s"),  U("MB/s"), U("\xC2\xB0" "C"),
+	U("%"),	       U("W"),	   U("V"),    U("C"),	  U("x"),
 };
+
+#undef U
 
 /*
  * A compound duration at s: "1h2m3s", "2m30s", "1d4h", "3m" (one or more

@@ -580,6 +580,62 @@ static void test_filters(void **state)
 	fx_close(&f);
 }
 
+/*
+ * Every unit the shapes know, after a number: at the end of the text,
+ * before punctuation, glued to the number; the class each belongs to
+ * (size, duration, other) written out here from the list, not taken from
+ * the code. "MB/s" and "GB/s" are read as a size and "/s" (the size units
+ * are tried first and "/" ends a word). A unit followed by a letter is
+ * not one.
+ */
+static void test_message_shape_every_unit(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *unit, *shape;
+	} units[] = {
+		{"bytes", "<size>"}, {"byte", "<size>"}, {"KiB", "<size>"}, {"MiB", "<size>"},
+		{"GiB", "<size>"}, {"TiB", "<size>"}, {"kB", "<size>"}, {"KB", "<size>"},
+		{"MB", "<size>"}, {"GB", "<size>"}, {"TB", "<size>"}, {"B", "<size>"},
+		{"seconds", "<dur>"}, {"second", "<dur>"}, {"secs", "<dur>"}, {"sec", "<dur>"},
+		{"\xCE\xBCs", "<dur>"}, {"\xC2\xB5s", "<dur>"}, {"us", "<dur>"}, {"ns", "<dur>"},
+		{"ms", "<dur>"}, {"minutes", "<dur>"}, {"min", "<dur>"}, {"hours", "<dur>"},
+		{"s", "<dur>"}, {"h", "<dur>"},
+		{"tokens/s", "<num>"}, {"tok/s", "<num>"}, {"it/s", "<num>"}, {"req/s", "<num>"},
+		{"fps", "<num>"}, {"GHz", "<num>"}, {"MHz", "<num>"}, {"kHz", "<num>"},
+		{"Hz", "<num>"}, {"GB/s", "<size>/s"}, {"MB/s", "<size>/s"},
+		{"\xC2\xB0" "C", "<num>"}, {"%", "<num>"}, {"W", "<num>"}, {"V", "<num>"},
+		{"C", "<num>"}, {"x", "<num>"},
+	};
+	char in[64], want[64], out[256];
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		/* before the unit, after it in the text, after the shape */
+		static const char *const forms[][3] = {
+			{"took 12 ", "", ""}, {"took 1.5 ", ".", "."}, {"took 7", "; again", "; again"},
+		};
+
+		for (size_t f = 0; f < 3; f++) {
+			snprintf(in, sizeof(in), "%s%s%s", forms[f][0], units[i].unit, forms[f][1]);
+			snprintf(want, sizeof(want), "took %s%s", units[i].shape, forms[f][2]);
+			gl_message_shape(in, strlen(in), out, sizeof(out));
+			if (strcmp(out, want) != 0)
+				fail_msg("\"%s\": \"%s\", expected \"%s\"", in, out, want);
+		}
+	}
+	/* followed by a letter: no unit, the number alone */
+	gl_message_shape("took 12 MiBs", 12, out, sizeof(out));
+	assert_string_equal(out, "took <num> MiBs");
+	gl_message_shape("took 12 hz", 10, out, sizeof(out));
+	assert_string_equal(out, "took <num> hz");
+	/* a unit that ends in a non-word character may be followed by one */
+	gl_message_shape("took 12 %x", 10, out, sizeof(out));
+	assert_string_equal(out, "took <num>x");
+	/* the text ends inside a unit: not that unit */
+	gl_message_shape("took 12 Mi", 10, out, sizeof(out));
+	assert_string_equal(out, "took <num> Mi");
+}
+
 static void test_message_shape(void **state)
 {
 	(void)state;
@@ -1037,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
 		cmocka_unit_test(test_message_shape_units),
+		cmocka_unit_test(test_message_shape_every_unit),
 		cmocka_unit_test(test_mirrored_records_once),
 		cmocka_unit_test(test_kernel_pass_cached_equals_db),
 		cmocka_unit_test(test_counters_with_restart),
