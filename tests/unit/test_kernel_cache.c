@@ -27,6 +27,7 @@
 #include "gpulog.h"
 #include "schema_sql.h"
 #include "store/query.h"
+#include "support/tmpdir.h"
 
 struct seen {
 	size_t n, cap;
@@ -308,13 +309,15 @@ static void test_pass_db(void **state)
 {
 	(void)state;
 	enum { N = 3000, IDS = 6 };
-	const char *p = "/tmp/test_kernel_cache_pass.db";
+	char dir[512], p[600];	/* a directory of its own: two test runs at once do not meet */
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	uint64_t r = 4242;
 	struct gl_query *q;
 	struct gl_err err;
 
+	gl_test_mkdtemp(dir, sizeof(dir), "kcache");
+	snprintf(p, sizeof(p), "%s/pass.db", dir);
 	for (int neg = 0; neg < 2; neg++) {
 		const int64_t t0 = neg ? -1000 : 1000000, since = t0 + 100, until = t0 + 5000;
 		static struct gl_query_event want[N];
@@ -422,7 +425,7 @@ static void test_pass_db(void **state)
 			gl_query_close(q);
 		}
 	}
-	unlink(p);
+	gl_test_rmtree(dir);
 }
 
 int main(void)

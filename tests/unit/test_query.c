@@ -1014,7 +1014,7 @@ static void read_all(struct gl_query *q, unsigned mode, struct ev_all *out)
 static void test_window_end(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_end.db";
+	char dir[512], p[600];	/* a directory of its own: two test runs at once do not meet */
 	static const char *const ts[] = {
 		"NULL", "50", "99", "99.5", "100", "100.0", "150.5", "199", "199.9", "200",
 		"200.5", "'120'", "'abc'", "x'00'", "250", "1000000", "999999.99",
@@ -1031,6 +1031,8 @@ static void test_window_end(void **state)
 	struct gl_err err;
 	sqlite3 *db;
 
+	gl_test_mkdtemp(dir, sizeof(dir), "qend");
+	snprintf(p, sizeof(p), "%s/end.db", dir);
 	for (int version = 2; version <= 7; version += 5) {
 		char *pragmas = sqlite3_mprintf(
 			"PRAGMA application_id = 1735420007; PRAGMA user_version = %d;"
@@ -1100,7 +1102,7 @@ static void test_window_end(void **state)
 		gl_query_close(q);
 		sqlite3_close(db);
 	}
-	unlink(p);
+	gl_test_rmtree(dir);
 }
 
 /*
