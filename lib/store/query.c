@@ -842,6 +842,8 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 		return rc;
 	}
 	sqlite3_bind_int64(st, 1, since_us);
+	/* ?2 is only in the kernels-only statements (see events_sql); the others
+	 * have no ?2, and the bind is a no-op there (SQLITE_RANGE) */
 	sqlite3_bind_int64(st, 2, until_us);
 	decoder_init(&d, st);
 	do {
@@ -1046,6 +1048,8 @@ static void *slice_main(void *arg)
 		bool pending = false, stop;
 
 		sqlite3_bind_int64(st, 1, r->bound[k]);
+		/* ?2 is only in the kernels-only statements (see events_sql); the others
+		 * have no ?2, and the bind is a no-op there (SQLITE_RANGE) */
 		sqlite3_bind_int64(st, 2, r->bound[k + 1]);
 		do {
 			pthread_mutex_lock(&all->mu);
