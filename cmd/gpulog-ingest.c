@@ -58,6 +58,12 @@ static void usage(FILE *to)
 		"stored is kept, the next run reads on). See gpulog-ingest(1).\n");
 }
 
+/* A usage error is one line and a pointer to --help, not the whole help. */
+static void try_help(void)
+{
+	fputs("Try '" PROG " --help' for more information.\n", stderr);
+}
+
 /* The signal that asked the run to stop (SIGINT, SIGTERM); 0: none. */
 static volatile sig_atomic_t stop_signal;
 
@@ -284,6 +290,7 @@ int main(int argc, char **argv)
 			if (errno || end == optarg || *end || n < 1 || n > GL_KEEP_DAYS_MAX) {
 				fprintf(stderr, PROG ": --keep-days: not a number of days from 1 to %d: '%s'\n",
 					GL_KEEP_DAYS_MAX, escaped(optarg, out, sizeof(out)));
+				try_help();
 				return EXIT_USAGE;
 			}
 			o.keep_days = n;
@@ -298,6 +305,7 @@ int main(int argc, char **argv)
 			if (errno || end == optarg || *end || optarg[0] == '-' || n == 0) {
 				fprintf(stderr, PROG ": --max-rejects: not a number of at least 1: '%s'\n",
 					escaped(optarg, out, sizeof(out)));
+				try_help();
 				return EXIT_USAGE;
 			}
 			o.max_rejects = n;
@@ -307,6 +315,7 @@ int main(int argc, char **argv)
 			if (!gl_zone_known(optarg)) {
 				fprintf(stderr, PROG ": unknown time zone '%s' (not in /usr/share/zoneinfo)\n",
 					escaped(optarg, out, sizeof(out)));
+				try_help();
 				return EXIT_USAGE;
 			}
 			o.tz_name = optarg;
@@ -321,13 +330,13 @@ int main(int argc, char **argv)
 			printf(PROG " %s\n", GL_VERSION);
 			return 0;
 		default:
-			usage(stderr);
+			try_help();	/* getopt said what was wrong */
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, PROG ": no PATH given\n");
-		usage(stderr);
+		try_help();
 		return EXIT_USAGE;
 	}
 	o.paths = (const char *const *)argv + optind;
@@ -353,6 +362,8 @@ int main(int argc, char **argv)
 	if (rc != GL_OK && rc != GL_EIO) {
 		fprintf(stderr, PROG ": %s\n",
 			escaped(gl_err_format(&err, msg, sizeof(msg)), out, sizeof(out)));
+		if (rc == GL_EUSAGE)
+			try_help();
 		return EXIT_USAGE;
 	}
 	if (!u.quiet)

@@ -2,7 +2,7 @@
  * gpulog-report - statistics over a time window of a gpulog database,
  * written as JSON, CSV or text, with PNG charts and an HTML index.
  * argv -> options -> gl_report_run() -> exit status (0 ok, 1 error,
- * 2 usage, 3 alert threshold with --fail-on).
+ * 2 usage error or bad configuration, 3 alert threshold with --fail-on).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 
 #define PROG "gpulog-report"
 #define MAX_GLOBS 64
+#define MAX_DAYS 36525	/* a hundred years */
 
 static void usage(FILE *fp)
 {
@@ -31,17 +32,22 @@ static void usage(FILE *fp)
 		"Options:\n"
 		"  --db FILE             database (default: $" GL_DB_ENV ", else ./" GL_DEFAULT_DB ")\n"
 		"  --days N              window length in days (default 1)\n"
-		"  --until TIME          window end (default now); TIME is RFC 3339 or\n"
-		"                        YYYY-MM-DD, UTC\n"
+		"  --until TIME          window end (default now); TIME is RFC 3339 (seconds\n"
+		"                        optional), YYYY-MM-DD (UTC), now, today, yesterday\n"
+		"                        or -N with s, m, h, d or w before now: -2h, -7d\n"
 		"  --since TIME          window start; the window is [since, until)\n"
 		"  --component GLOB      only these components (repeatable)\n"
 		"  --kernel GLOB         only these kernels (repeatable)\n"
 		"  --metric GLOB         only these metrics, e.g. 'gpu.*' (repeatable)\n"
 		"  --host GLOB           only events of these --host labels (repeatable)\n"
-		"  --format FMT          json, csv or text (default: text on a terminal,\n"
-		"                        else json)\n"
-		"  --output-dir DIR      write the files into DIR (default for json and csv:\n"
-		"                        gpulog-reports/YYYY-MM-DD/, the window's end date)\n"
+		"  --format FMT          json, csv or text: write only that (json and csv\n"
+		"                        into a directory, text to stdout) and print the\n"
+		"                        paths written. Default: the report directory (JSON,\n"
+		"                        charts, index.html) and the text summary on stdout\n"
+		"  --output-dir DIR      write the files into DIR (default:\n"
+		"                        gpulog-reports/YYYY-MM-DD/, the window's end date,\n"
+		"                        with gpulog-reports/index.html listing past reports\n"
+		"                        and gpulog-reports/latest)\n"
 		"  --config FILE         alert rules and thresholds (default: the installed\n"
 		"                        gpulog.conf.json)\n"
 		"  --top N               list at most N anomalies, messages, leaks (default 20)\n"
@@ -51,11 +57,19 @@ static void usage(FILE *fp)
 		"  --chart-top N         kernels drawn in the charts, 1 to 12 (default 8)\n"
 		"  --events              also write the window's events (filters applied) as\n"
 		"                        events.ndjson (--format json) or events.csv\n"
+		"  -q, --quiet           print nothing but errors\n"
 		"  -h, --help            show this help and exit\n"
 		"  -V, --version         show the version and exit\n"
 		"\n"
 		"Exit status: 0 ok (an empty window too); 1 error (e.g. unreadable database);\n"
-		"2 usage error; 3 an alert at --fail-on's level fired. See gpulog-report(1).\n");
+		"2 usage error or bad --config; 3 an alert at --fail-on's level fired.\n"
+		"See gpulog-report(1).\n");
+}
+
+/* A usage error is one line and a pointer to --help, not the whole help. */
+static void try_help(void)
+{
+	fputs("Try '" PROG " --help' for more information.\n", stderr);
 }
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,7 +83,7 @@ static int bad_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
-	usage(stderr);
+	try_help();
 	return 2;
 }
 
@@ -105,6 +119,22 @@ static const char *default_config(char *buf, size_t n)
 	return NULL;
 }
 
+/* " 'a' 'b'" into buf */
+static const char *globs_text(const char *const *g, size_t n, char *buf, size_t size)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k + 1 < size; i++) {
+		int w = snprintf(buf + k, size - k, " '%s'", g[i]);
+
+		if (w < 0)
+			break;
+		k += (size_t)w < size - k ? (size_t)w : size - k - 1;
+	}
+	return buf;
+}
+
 static int add_glob(const char **list, size_t *n, const char *g)
 {
 	if (*n >= MAX_GLOBS)
@@ -132,6 +162,7 @@ int main(int argc, char **argv)
 		{"no-charts", no_argument, NULL, 'N'},
 		{"chart-top", required_argument, NULL, 'T'},
 		{"events", no_argument, NULL, 'E'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -144,15 +175,17 @@ int main(int argc, char **argv)
 	struct gl_err err;
 	const char *since = NULL, *until = NULL;
 	long days = 1, top;
-	int have_days = 0, fail_on = -1, c, rc;
+	int have_days = 0, fail_on = -1, quiet = 0, explicit_format = 0, c, rc;
+	int64_t now_us = gl_time_now_us();
 	char cfgbuf[PATH_MAX + 32], msg[2048];
 
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.db_path = optarg; break;
 		case 'n':
-			if (parse_count(optarg, 36500, &days) != 0)
-				return bad_usage("--days needs a whole number of days from 1 to 36500, not '%s'", optarg);
+			if (parse_count(optarg, MAX_DAYS, &days) != 0)
+				return bad_usage("--days needs a whole number of days from 1 to %d, not '%s'",
+						 MAX_DAYS, optarg);
 			have_days = 1;
 			break;
 		case 'u': until = optarg; break;
@@ -177,6 +210,7 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "json") && strcmp(optarg, "csv") && strcmp(optarg, "text"))
 				return bad_usage("--format must be json, csv or text, not '%s'", optarg);
 			o.format = optarg;
+			explicit_format = 1;
 			break;
 		case 'o': o.output_dir = optarg; break;
 		case 'C': o.config_path = optarg; break;
@@ -200,31 +234,48 @@ int main(int argc, char **argv)
 				return bad_usage("--chart-top needs a number from 1 to 12, not '%s'", optarg);
 			o.chart_top = (size_t)top;
 			break;
+		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf(PROG " %s\n", GL_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: try_help(); return 2;	/* getopt said what was wrong */
 		}
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (since && until && have_days)
 		return bad_usage("%s", "give at most two of --since, --until and --days");
-	if (until && gl_time_parse_arg(until, &o.until_us) != 0)
-		return bad_usage("--until: not an RFC 3339 time or YYYY-MM-DD: '%s'", until);
-	if (since && gl_time_parse_arg(since, &o.since_us) != 0)
-		return bad_usage("--since: not an RFC 3339 time or YYYY-MM-DD: '%s'", since);
+	if (until && gl_time_parse_when(until, now_us, &o.until_us) != 0)
+		return bad_usage("--until: not a time (RFC 3339, YYYY-MM-DD, yesterday, -2h, ...): '%s'",
+				 until);
+	if (since && gl_time_parse_when(since, now_us, &o.since_us) != 0)
+		return bad_usage("--since: not a time (RFC 3339, YYYY-MM-DD, yesterday, -2h, ...): '%s'",
+				 since);
 	if (since && !until)
-		o.until_us = have_days ? o.since_us + days * GL_US_PER_DAY : gl_time_now_us();
+		o.until_us = have_days ? o.since_us + days * GL_US_PER_DAY : now_us;
 	else if (!until)
-		o.until_us = gl_time_now_us();
+		o.until_us = now_us;
 	if (!since)
 		o.since_us = o.until_us - days * GL_US_PER_DAY;
 	if (o.since_us >= o.until_us)
 		return bad_usage("%s", "the window is empty: --since must be before --until");
+	/*
+	 * Nothing is stored before 1970: a window reaching further back (a
+	 * hundred years of history, --days 36525) starts there.
+	 */
+	if (o.since_us < 0 && o.until_us > 0) {
+		o.since_us = 0;
+		if (since && !quiet)
+			fprintf(stderr, PROG ": note: the window starts at 1970-01-01 "
+				"(nothing earlier is stored)\n");
+	}
 	if (!o.db_path)
 		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
-	if (!o.format)
-		o.format = isatty(STDOUT_FILENO) ? "text" : "json";
+	/* The same on a terminal and in a pipe: the directory and the text summary. */
+	if (!o.format) {
+		o.format = "json";
+		if (!quiet)
+			o.summary_fp = stdout;
+	}
 	if (o.events && !strcmp(o.format, "text") && !o.output_dir)
 		return bad_usage("%s", "--events writes a file: with --format text give --output-dir");
 	if (!o.config_path)
@@ -236,14 +287,25 @@ int main(int argc, char **argv)
 	if (rc != GL_OK) {
 		fprintf(stderr, PROG ": %s\n", gl_err_format(&err, msg, sizeof(msg)));
 		gl_report_result_release(&res);
-		return rc == GL_EUSAGE ? 2 : 1;
+		return rc == GL_EUSAGE || rc == GL_ECONFIG ? 2 : 1;
 	}
-	if (res.events == 0 && res.samples == 0)
+	if (quiet)
+		;
+	else if (res.events == 0 && res.samples == 0)
 		fprintf(stderr, PROG ": note: no events and no metric samples in the window\n");
 	else if (res.events == 0)
 		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
-	for (size_t i = 0; i < res.n_paths; i++)
-		printf("%s\n", res.paths[i]);
+	if (!quiet && o.nkernels && res.kernels == 0)
+		fprintf(stderr, PROG ": note: no kernel in the window matches --kernel%s\n",
+			globs_text(kernels, o.nkernels, msg, sizeof(msg)));
+	if (!quiet && o.nmetrics && res.metrics == 0)
+		fprintf(stderr, PROG ": note: no metric in the window matches --metric%s\n",
+			globs_text(metrics, o.nmetrics, msg, sizeof(msg)));
+	if (explicit_format && !quiet)
+		for (size_t i = 0; i < res.n_paths; i++)
+			printf("%s\n", res.paths[i]);
+	if (!explicit_format && !quiet && res.index_path)
+		printf("\nThe full report: %s\n", res.index_path);
 	/* A report that cannot be written is an error (> /dev/full included). */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, PROG ": cannot write to standard output: %s\n", strerror(errno));

@@ -232,12 +232,26 @@ struct gl_report_opts {
 	 * into the output directory; needs a directory (not text to fp).
 	 */
 	int events;
+	/*
+	 * Not NULL: also write the text summary to this FILE * after the
+	 * files (the default of gpulog-report: the directory and the text).
+	 */
+	void *summary_fp;
 };
 
 struct gl_report_result {
 	uint64_t events;		/* events in the window */
 	uint64_t samples;		/* metric samples in the window (after --metric, --host) */
 	size_t alerts[3];		/* fired alerts by severity: info, warning, critical */
+	size_t kernels;			/* kernels with timings in the window (after --kernel) */
+	size_t metrics;			/* metric series in the window (after --metric) */
+	/*
+	 * The HTML page to open (owned; NULL when none was written). In the
+	 * dated layout (no output_dir) reports_root also gets index.html, a
+	 * list of the past reports with their verdicts, and "latest", a link
+	 * to the newest report's directory (reports/history.h).
+	 */
+	char *index_path;
 	char **paths;			/* files written, owned; NULL when none */
 	size_t n_paths;
 };

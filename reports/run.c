@@ -2,7 +2,8 @@
  * run.c - gl_report_run: opens the database, loads the configuration,
  * builds the report (collecting the chart series in the same pass when
  * charts are written) and hands it to the emitter of the chosen format,
- * then to the charts and the HTML index.
+ * then to the charts and the HTML index; in the dated layout, to the
+ * history of past reports (history.h); last, the text summary when asked.
  */
 #include "gpulog.h"
 
@@ -16,6 +17,7 @@
 #include "config.h"
 #include "emit_events.h"
 #include "emit_png.h"
+#include "history.h"
 #include "report.h"
 #include "sections.h"
 #include "series.h"
@@ -63,6 +65,7 @@ void gl_report_result_release(struct gl_report_result *res)
 	for (size_t i = 0; i < res->n_paths; i++)
 		free(res->paths[i]);
 	free(res->paths);
+	free(res->index_path);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -76,6 +79,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	struct gl_series series = {0};
 	gl_emit_fn emit = NULL;
 	char dated[1100];
+	const char *root = opts->reports_root ? opts->reports_root : "gpulog-reports";
 	bool charts;
 	int rc;
 
@@ -97,8 +101,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		char day[40];
 		gl_time_format(opts->until_us, day);
 		day[10] = '\0';
-		snprintf(dated, sizeof(dated), "%s/%s",
-			 opts->reports_root ? opts->reports_root : "gpulog-reports", day);
+		snprintf(dated, sizeof(dated), "%s/%s", root, day);
 		out.dir = dated;
 	}
 	/* Charts land next to the files; text to a stream has no directory. */
@@ -119,6 +122,8 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		goto out;
 	res->events = rep.summary.events;
 	res->samples = rep.metric_samples;
+	res->kernels = rep.n_kernels_total;
+	res->metrics = rep.n_metrics;
 	for (size_t i = 0; i < rep.n_alerts; i++)
 		res->alerts[rep.alerts[i].severity]++;
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
@@ -138,6 +143,20 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	}
 	if (rc == GL_OK && charts)
 		rc = gl_report_charts(&rep, &series, &out, err);
+	if (rc == GL_OK && out.dir == dated)
+		rc = gl_history_update(root, &rep, &out, err);
+	for (size_t i = 0; rc == GL_OK && charts && i < out.n_paths; i++) {
+		const char *base = strrchr(out.paths[i], '/');
+
+		if (base && !strcmp(base + 1, GL_HTML_INDEX) && !res->index_path &&
+		    !(res->index_path = strdup(out.paths[i])))
+			rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	if (rc == GL_OK && opts->summary_fp) {
+		struct gl_output text = {.fp = opts->summary_fp};
+
+		rc = gl_emit_text(&rep, &text, err);
+	}
 	res->paths = out.paths;
 	res->n_paths = out.n_paths;
 	out.paths = NULL;

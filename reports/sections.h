@@ -28,7 +28,7 @@ struct gl_series;
  */
 #define GL_REPORT_MIN_US 0LL
 #define GL_REPORT_MAX_US 253402300800000000LL
-#define GL_REPORT_MAX_DAYS 36500
+#define GL_REPORT_MAX_DAYS 36525	/* a hundred years */
 
 struct gl_report_params {
 	int64_t since_us, until_us;	/* [since, until) */

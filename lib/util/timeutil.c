@@ -143,7 +143,56 @@ int gl_time_parse_arg(const char *s, int64_t *us)
 		*us = days * GL_US_PER_DAY;
 		return 0;
 	}
+	/* 2025-09-09T14:30Z: minutes without seconds, as people type them */
+	if (len >= 16 && len < 64 && s[13] == ':' && (len == 16 || s[16] != ':')) {
+		char full[72];
+
+		memcpy(full, s, 16);
+		memcpy(full + 16, ":00", 3);
+		memcpy(full + 19, s + 16, len - 16);
+		return gl_time_parse_rfc3339(full, len + 3, us);
+	}
 	return gl_time_parse_rfc3339(s, len, us);
+}
+
+int gl_time_parse_when(const char *s, int64_t now_us, int64_t *us)
+{
+	int64_t midnight_us = now_us - ((now_us % GL_US_PER_DAY) + GL_US_PER_DAY) % GL_US_PER_DAY;
+
+	if (!strcmp(s, "now")) {
+		*us = now_us;
+		return 0;
+	}
+	if (!strcmp(s, "today")) {
+		*us = midnight_us;
+		return 0;
+	}
+	if (!strcmp(s, "yesterday")) {
+		*us = midnight_us - GL_US_PER_DAY;
+		return 0;
+	}
+	if (s[0] == '-' && s[1] >= '0' && s[1] <= '9') {
+		static const struct {
+			char unit;
+			int64_t us;
+		} units[] = {{'s', GL_US_PER_S}, {'m', 60 * GL_US_PER_S}, {'h', 3600 * GL_US_PER_S},
+			     {'d', GL_US_PER_DAY}, {'w', 7 * GL_US_PER_DAY}};
+		int64_t n = 0;
+		const char *p = s + 1;
+
+		for (; *p >= '0' && *p <= '9'; p++) {
+			n = n * 10 + (*p - '0');
+			if (n > 1000000000LL)
+				return -1;
+		}
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (p[0] == units[i].unit && p[1] == '\0') {
+				*us = now_us - n * units[i].us;
+				return 0;
+			}
+		return -1;
+	}
+	return gl_time_parse_arg(s, us);
 }
 
 char *gl_time_format(int64_t us, char *buf)

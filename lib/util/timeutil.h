@@ -29,10 +29,19 @@ void gl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 int gl_time_parse_rfc3339(const char *s, size_t len, int64_t *us);
 
 /*
- * Parses a command-line time: RFC 3339 as above, or a bare YYYY-MM-DD
- * (midnight UTC). Returns 0 or -1.
+ * Parses a command-line time: RFC 3339 as above, also without the seconds
+ * (2025-09-09T14:30Z, 2025-09-09 14:30), or a bare YYYY-MM-DD (midnight
+ * UTC). Returns 0 or -1.
  */
 int gl_time_parse_arg(const char *s, int64_t *us);
+
+/*
+ * Parses a command-line time as gl_time_parse_arg does, or relative to
+ * now_us: "now", "today" and
+ * "yesterday" (midnight UTC), "-N" followed by s, m, h, d or w (seconds,
+ * minutes, hours, days, weeks before now_us: "-2h", "-7d"). Returns 0 or -1.
+ */
+int gl_time_parse_when(const char *s, int64_t now_us, int64_t *us);
 
 /*
  * Writes "YYYY-MM-DDThh:mm:ssZ", with ".ffffff" before the Z when the

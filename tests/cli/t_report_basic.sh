@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpulog-report end to end on a synthetic database: json, csv and text
 # outputs, default dated directory, exit statuses (0, 1, 2, 3 with
-# --fail-on), an empty window, a bad config, a file that is not a gpulog DB.
+# --fail-on), an empty window, a bad config (2), a file that is not a gpulog DB.
 BUILD=${BUILD:-build}
 R=$BUILD/bin/gpulog-report
 T=$(mktemp -d) || exit 1
@@ -59,14 +59,14 @@ printf '{"alerts": [{"rule": "rmm_leaked_bytes", "critical": 1e15}]}' > "$T/quie
 "$R" --db "$T/g.db" --until 2025-01-02 --format json --output-dir "$T/f" --config "$T/quiet.json" \
 	--fail-on warning >/dev/null || fail "no alert: exit 0"
 
-# usage errors: 2
+# usage errors: 2 (t_report_cli.sh checks what they print)
 "$R" --db "$T/g.db" --format yaml >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad format"
-"$R" --db "$T/g.db" --since yesterday >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad time"
+"$R" --db "$T/g.db" --since tomorrow >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad time"
 "$R" --db "$T/g.db" --fail-on info >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad fail-on"
 "$R" --db "$T/g.db" --top 0 >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad top"
 "$R" --db "$T/g.db" --since 2030-01-01 --until 2029-01-01 >/dev/null 2>&1; [ $? -eq 2 ] || fail "since after until"
 
-# errors: 1, with the message form of the issue
+# errors: 1, with the message form of the issue; a bad config: 2, as in gpulog-ingest
 "$R" --db "$T/missing.db" --format json >/dev/null 2>"$T/err"; [ $? -eq 1 ] || fail "missing db"
 grep -q "^gpulog-report: cannot open '$T/missing.db': No such file or directory" "$T/err" ||
 	fail "message: $(cat "$T/err")"
@@ -74,6 +74,6 @@ echo "not a database" > "$T/x.db"
 "$R" --db "$T/x.db" --format json >/dev/null 2>&1; [ $? -eq 1 ] || fail "not a gpulog db"
 printf '{"trends": {"p_valu": 0.1}}' > "$T/bad.json"
 "$R" --db "$T/g.db" --config "$T/bad.json" --format json >/dev/null 2>"$T/err"
-[ $? -eq 1 ] || fail "bad config rc"
+[ $? -eq 2 ] || fail "bad config rc"
 grep -q "unknown key 'p_valu'" "$T/err" || fail "bad config message: $(cat "$T/err")"
 exit 0

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Issue 11 D9 and the output-error doubt: the window must lie within
-# 1970-01-01 .. 9999-12-31 and span at most 36500 days (exit 2 with a
-# message, nothing written); every accepted extreme writes four-digit
+# 1970-01-01 .. 9999-12-31 and span at most 36525 days, a hundred years
+# (exit 2 with a message, nothing written); a window that begins before
+# 1970 and ends after begins at 1970-01-01 (issue 30: nothing is stored
+# before; the cap stops nonsense, not history); every accepted extreme writes four-digit
 # RFC 3339 years; a report that cannot be written to stdout (/dev/full)
 # exits 1 with a message, for the text report and for the list of paths.
 . tests/cli/lib.sh
@@ -17,8 +19,8 @@ usage_error() {
 }
 usage_error --since 0001-01-01 --days 36500
 usage_error --since 0001-01-01 --until 9999-12-31
-usage_error --since 1969-12-31T23:59:59Z --days 1
-usage_error --since 1970-01-01 --until 2070-01-02	# 36525 days
+usage_error --since 1969-12-30T23:59:59Z --days 1
+usage_error --since 1970-01-01 --until 2070-01-02	# 36526 days (25 leap days in 1972..2068)
 
 # the extremes accepted: the first day, the last day, the longest window
 ok() {
@@ -34,6 +36,10 @@ ok() {
 ok a --since 1970-01-01 --days 1
 ok b --until 9999-12-31T23:59:59Z --days 36500 --no-charts
 ok c --since 1970-01-01 --days 36500 --no-charts
+ok d --since 1969-12-31T23:59:59Z --days 1 --no-charts
+grep -q '"since": "1970-01-01T00:00:00Z"' $T/d/report.json || fail "1969 window not from 1970"
+grep -q '"until": "1970-01-01T23:59:59Z"' $T/d/report.json || fail "1969 window until"
+grep -q 'the window starts at 1970-01-01' $T/err || fail "1969 window note: $(cat $T/err)"
 grep -q '"since": "1970-01-01T00:00:00Z"' $T/a/report.json || fail "1970 window"
 # the window ending in 9999 and its preceding window, 36500 days each
 # (python3: datetime(9999,12,31,23,59,59) - timedelta(36500), and 73000)

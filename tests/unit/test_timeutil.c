@@ -323,6 +323,54 @@ static void test_parse_arg(void **state)
 	}
 }
 
+/* Issue 30: times without seconds, and relative to now. */
+static void test_parse_when(void **state)
+{
+	/* now: 2025-09-09T14:30:22.5Z; 52222 s after midnight, by hand */
+	const int64_t midnight = (int64_t)D_2025_09_09 * GL_US_PER_DAY;
+	const int64_t now = midnight + S(52222) + 500000;
+	int64_t us = 0;
+
+	(void)state;
+	assert_int_equal(gl_time_parse_arg("2025-09-09T14:30Z", &us), 0);
+	assert_true(us == midnight + S(14 * 3600 + 30 * 60));
+	assert_int_equal(gl_time_parse_arg("2025-09-09 14:30", &us), 0);
+	assert_true(us == midnight + S(52200));
+	assert_int_equal(gl_time_parse_arg("2025-09-09T14:30+02:00", &us), 0);
+	assert_true(us == midnight + S(52200 - 7200));
+	assert_int_equal(gl_time_parse_when("now", now, &us), 0);
+	assert_true(us == now);
+	assert_int_equal(gl_time_parse_when("today", now, &us), 0);
+	assert_true(us == midnight);
+	assert_int_equal(gl_time_parse_when("yesterday", now, &us), 0);
+	assert_true(us == midnight - 86400 * GL_US_PER_S);
+	assert_int_equal(gl_time_parse_when("-2h", now, &us), 0);
+	assert_true(us == now - S(7200));
+	assert_int_equal(gl_time_parse_when("-90m", now, &us), 0);
+	assert_true(us == now - S(5400));
+	assert_int_equal(gl_time_parse_when("-30s", now, &us), 0);
+	assert_true(us == now - S(30));
+	assert_int_equal(gl_time_parse_when("-7d", now, &us), 0);
+	assert_true(us == now - S(7 * 86400));
+	assert_int_equal(gl_time_parse_when("-2w", now, &us), 0);
+	assert_true(us == now - S(14 * 86400));
+	assert_int_equal(gl_time_parse_when("2025-09-09", now, &us), 0);
+	assert_true(us == midnight);
+	/* before 1970: midnight is still a whole day earlier */
+	assert_int_equal(gl_time_parse_when("today", -S(1), &us), 0);
+	assert_true(us == -86400 * GL_US_PER_S);
+
+	static const char *const bad[] = {"", "-", "-2", "-2x", "-2hh", "2h", "+2h", "-h",
+					  "Yesterday", "tomorrow", "2025-09-09T14:3Z",
+					  "2025-09-09T14Z", "-99999999999d"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		us = 777;
+		if (gl_time_parse_when(bad[i], now, &us) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+	}
+}
+
 static void test_format_known(void **state)
 {
 	char buf[32];
@@ -420,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_leap_days),
 		cmocka_unit_test(test_parse_arg),
+		cmocka_unit_test(test_parse_when),
 		cmocka_unit_test(test_format_known),
 		cmocka_unit_test(test_format_parse_random),
 		cmocka_unit_test(test_now),
