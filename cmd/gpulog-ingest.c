@@ -200,6 +200,9 @@ static void summary(const struct gl_ingest_stats *st)
 		(unsigned long long)st->files_unchanged, (unsigned long long)st->files_rotated,
 		(unsigned long long)st->files_grown, (unsigned long long)st->files_skipped,
 		(unsigned long long)st->files_failed, (unsigned long long)st->files_damaged);
+	if (st->files_reread)
+		fprintf(stderr, PROG ": %llu files read again: every line rejected before, "
+			"read otherwise now\n", (unsigned long long)st->files_reread);
 	fprintf(stderr,
 		PROG ": %s lines stored, %s rejected, %s continuation lines; "
 		"%.2f s, %.0f lines/s, %.1f MB/s\n",

@@ -99,6 +99,12 @@ struct gl_ingest_stats {
 	uint64_t files_unchanged;	/* identical to what was read last time */
 	uint64_t files_rotated;		/* renamed/moved/compressed copies of known content */
 	uint64_t files_grown;		/* known files with new lines appended */
+	/*
+	 * files whose every line was rejected in an earlier run, nothing
+	 * stored, read again from the start because the config or options
+	 * say otherwise now (their old rejects are dropped)
+	 */
+	uint64_t files_reread;
 	uint64_t files_skipped;		/* in no known format (named via notice) */
 	uint64_t files_failed;		/* could not be read (named via notice) */
 	uint64_t files_damaged;		/* damaged (truncated/corrupt gzip): lines before it kept */

@@ -57,7 +57,7 @@ struct gl_report_summary {
 	uint64_t by_level[GL_LEVEL_CRITICAL + 1];	/* index: enum gl_level */
 	int64_t first_ts_us;		/* GL_TS_NONE when the window is empty */
 	int64_t last_ts_us;
-	uint64_t rejected_lines;	/* rejects in the window (schema 1: all rejects) */
+	uint64_t rejected_lines;	/* rejects in the window or without a time (schema 1: all) */
 	uint64_t files;			/* rows of table files, whole database */
 	uint64_t duplicates;		/* mirrored records left out of every count (dup_of set) */
 };

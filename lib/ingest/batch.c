@@ -57,6 +57,7 @@ void gl_batch_reset(struct gl_batch *b)
 	b->lines_read = b->lines_continued = b->bytes_uncompressed = b->bytes_raw = 0;
 	b->files_done = b->files_new = b->files_unchanged = b->files_rotated = 0;
 	b->files_grown = b->files_skipped = b->files_failed = b->files_damaged = 0;
+	b->files_reread = 0;
 	b->last = 0;
 	b->gen++;
 	memset(b->names, 0, sizeof(b->names));

@@ -188,6 +188,7 @@ struct gl_batch {
 	/* counters for the run summary, as of this batch */
 	uint64_t lines_read, lines_continued, bytes_uncompressed, bytes_raw;
 	uint64_t files_done, files_new, files_unchanged, files_rotated, files_grown;
+	uint64_t files_reread;		/* every line rejected before, read again (stream.c) */
 	uint64_t files_skipped, files_failed, files_damaged;
 	uint64_t rejects_unstored, files_rejects_capped;
 	int last;			/* the producer is done after this batch */

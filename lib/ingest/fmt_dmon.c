@@ -18,9 +18,14 @@
  * per column with a value (names from vocab.c, device = the gpu index).
  * Times are local (ctx->tz_name). `-o T` alone gives a time of day
  * (GL_FMT_TIME_OF_DAY: the date comes from the file's modification time).
- * Without time columns a row has no time: it is rejected, unless the
- * ingest config gives start and interval_s (ctx->hint), and then sample k
- * (GPU 0, 1, ... again, or after a header) is at start + k * interval.
+ * Without time columns a row has no time. When the ingest config gives
+ * start and interval_s (ctx->hint), sample group k (GPU 0, 1, ... again,
+ * or after a header) is at start + k * interval_s. Else the groups are
+ * placed back from the file's modification time, the last group on it,
+ * one per period (interval_s, else dmon's default of 1 s): ingest parses
+ * the file once before (it is GL_FMT_TIME_OF_DAY) to learn the last group
+ * (ctx->untimed_start_us). Both are marked estimated. Lines a later run
+ * reads go on from the same start.
  */
 #include "format.h"
 #include "telem.h"
@@ -32,6 +37,7 @@ static const struct gl_telem_ws dmon = {
 	.dcgmi = 0,
 	.no_time = "no time column: record with nvidia-smi dmon -o DT, "
 		   "or give start and interval_s in the ingest config",
+	.place_by_mtime = 1,
 };
 
 static void dmon_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)

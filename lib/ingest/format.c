@@ -100,6 +100,8 @@ void gl_parse_ctx_init(struct gl_parse_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->last_tod_us = -1;
+	ctx->untimed_group = -1;
+	ctx->untimed_start_us = GL_TS_NONE;
 }
 
 void gl_parse_ctx_release(struct gl_parse_ctx *ctx)

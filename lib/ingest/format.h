@@ -224,6 +224,16 @@ struct gl_parse_ctx {
 	uint64_t new_bytes_total;
 	uint64_t bytes_done;
 	/*
+	 * For rows without a time placed back from the file's modification
+	 * time (nvidia-smi dmon recorded without -o DT): the format sets
+	 * untimed_group to the sample group of each such row (-1: none), and
+	 * ingest, having parsed the whole file once before (prescan), sets
+	 * untimed_start_us so that the last group falls on the file's mtime,
+	 * one group per period (GL_TS_NONE: not known, such rows are rejected).
+	 */
+	int64_t untimed_group;
+	int64_t untimed_start_us;
+	/*
 	 * Per-stream parse state that outlives a run: plain bytes (no
 	 * pointers) that a format keeps between lines, such as a CSV header's
 	 * column map or the GPU counter of a timestamp group. Ingest stores

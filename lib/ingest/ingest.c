@@ -195,6 +195,7 @@ static void account(struct gl_ingest_stats *st, const struct gl_batch *b)
 	st->files_unchanged += b->files_unchanged;
 	st->files_rotated += b->files_rotated;
 	st->files_grown += b->files_grown;
+	st->files_reread += b->files_reread;
 	st->files_skipped += b->files_skipped;
 	st->files_failed += b->files_failed;
 	st->files_damaged += b->files_damaged;

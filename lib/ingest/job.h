@@ -83,7 +83,9 @@ struct job {
 	int cut;			/* the open record reached GL_RECORD_MAX */
 	uint64_t new_lines;
 	int64_t last_ts;		/* time of the last record stored, for rejects */
-	uint64_t nrejected;		/* rejected lines stored from this file in this run */
+	uint64_t nrejected;		/* rejected lines of this file in this run (stored or counted) */
+	uint64_t nrows;			/* events, samples, spans, memory events put in this run */
+	char first_reject[200];		/* the reason of its first rejected line; "" none */
 	/* this file's path in the batch being filled (rows share one copy) */
 	struct gl_str bpath;
 	const struct gl_batch *bpath_b;

@@ -307,6 +307,8 @@ int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length
 	}
 	if (line)
 		j->nrejected++;
+	if (line && !j->first_reject[0])
+		snprintf(j->first_reject, sizeof(j->first_reject), "%s", reason);
 	if ((rc = room(j, ex.len + strlen(reason))) != GL_OK)
 		return rc;
 	b = j->p->b;
@@ -386,6 +388,7 @@ static void put_event(struct job *j, const struct gl_event *e, uint64_t line)
 	}
 	if (e->ts_us != GL_TS_NONE)
 		j->last_ts = e->ts_us;
+	j->nrows++;
 }
 
 /* A string of a sample, copied once when samples share it (one device
@@ -425,6 +428,7 @@ static void put_samples(struct job *j, const struct gl_sample *v, size_t n, uint
 		x->ev_plus1 = with_event ? b->nev : 0;
 		j->last_ts = v[i].ts_us;
 	}
+	j->nrows += n;
 }
 
 /*
@@ -460,6 +464,7 @@ static void put_span(struct job *j, const struct gl_span *sp, uint64_t line)
 	x->path = job_path(j);
 	x->line = line;
 	j->last_ts = sp->start_us;
+	j->nrows++;
 }
 
 static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
@@ -474,6 +479,7 @@ static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 	x = &b->mem[b->nmem++];
 	x->m = *m;
 	j->last_ts = m->ts_us;
+	j->nrows++;
 	x->stream_id = j->p->state->stream[j->si].id;
 	x->file_id = j->p->state->file[j->fi].id;
 	x->path = job_path(j);

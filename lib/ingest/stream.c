@@ -29,6 +29,7 @@
  * another name is a rename; a plain file that grew, whose 4 KiB before the
  * stored end are unchanged, is read from there.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "telem.h"
+#include "util/hash.h"
 
 /* --- small helpers -------------------------------------------------- */
 
@@ -201,6 +204,12 @@ static int prescan_day(struct job *j)
 	j->ctx.day_us = mday - c.day_us;
 	if (c.last_tod_us > mtime_us - mday + 60 * GL_US_PER_S)
 		j->ctx.day_us -= GL_US_PER_DAY;
+	/* rows without a time (dmon without -o DT): the last group at the mtime */
+	if (c.untimed_group >= 0) {
+		c.hint = j->ctx.hint;
+		j->ctx.untimed_start_us = mtime_us - (int64_t)llround((double)c.untimed_group *
+								      gl_telem_period_s(&c) * 1e6);
+	}
 	j->ctx.last_tod_us = -1;
 	gl_parse_ctx_release(&c);
 	return gl_reader_rewind(j->r, &e) == GL_OK ? GL_OK : GL_EIO;
@@ -548,6 +557,65 @@ static const char *static_status(const char *st)
 	return "read";
 }
 
+/*
+ * A file read whole whose every line was rejected, nothing stored (a
+ * headerless CSV before its "columns" were given) keeps in its note what
+ * the config and options said about reading it, as one number:
+ *	every line rejected (config 5f0c...e1): CSV without a header: give ...
+ * When a later run reads it otherwise (format, columns, start, interval_s,
+ * time zone), the file is read again from its first line and its rejects
+ * are dropped. A file with any line stored is never read twice.
+ */
+#define REJECTED_NOTE "every line rejected (config "
+
+static uint64_t config_print(const struct gl_producer *p)
+{
+	const struct gl_input_hint *h = p->hint;
+	const char *fmt = p->forced ? p->forced->name : "";
+	const char *tz = p->tz_name ? p->tz_name : "";
+	uint64_t v = gl_hash64(fmt, strlen(fmt) + 1, 0x67706c6f67ULL);
+
+	v = gl_hash64(tz, strlen(tz) + 1, v);
+	if (h) {
+		for (size_t i = 0; i < h->n_columns; i++)
+			v = gl_hash64(h->columns[i], strlen(h->columns[i]) + 1, v);
+		v = gl_hash64(&h->start_us, sizeof(h->start_us), v);
+		v = gl_hash64(&h->interval_s, sizeof(h->interval_s), v);
+	}
+	return v;
+}
+
+/* 1 when file k's every line was rejected under another config than now. */
+static int rejected_otherwise(const struct gl_producer *p, const struct gl_sfile *k)
+{
+	const size_t n = sizeof(REJECTED_NOTE) - 1;
+
+	if (!k->note || strncmp(k->note, REJECTED_NOTE, n) != 0 || !k->stream_id)
+		return 0;
+	return strtoull(k->note + n, NULL, 16) != config_print(p);
+}
+
+/* At the end of a read from a file's first line: nothing stored, lines rejected? */
+static int note_rejected(struct job *j)
+{
+	char note[300], more[260];
+	int rc;
+
+	if (j->nrows || !j->nrejected || j->fi < 0 || j->damaged)
+		return GL_OK;
+	const char *was = j->p->state->file[j->fi].note;	/* the cap's, see gl_job_reject() */
+
+	snprintf(note, sizeof(note), REJECTED_NOTE "%016llx): %.160s%s%.120s",
+		 (unsigned long long)config_print(j->p), j->first_reject, was ? "; " : "",
+		 was ? was : "");
+	if ((rc = set_note(j, note)) != GL_OK)
+		return rc;
+	snprintf(more, sizeof(more), "%llu line%s, nothing stored: %s",
+		 (unsigned long long)j->nrejected, j->nrejected == 1 ? "" : "s", j->first_reject);
+	gl_job_notice(j, GL_OK, "every line rejected", more, "");
+	return GL_OK;
+}
+
 static int finish(struct job *j, int rc)
 {
 	struct gl_producer *p = j->p;
@@ -562,6 +630,64 @@ static int finish(struct job *j, int rc)
 	atomic_fetch_add(&p->files_done, 1);
 	p->b->files_done++;
 	return rc;
+}
+
+/*
+ * File fi, unchanged, had every line rejected under another config (see
+ * REJECTED_NOTE): its stream is read again from the first line in the
+ * format it is detected as now, and its rows (its rejects) are dropped
+ * before the first line is stored again.
+ */
+static int reread(struct job *j, int32_t fi)
+{
+	struct gl_producer *p = j->p;
+	struct gl_state *s = p->state;
+	int32_t si = gl_state_stream_by_id(s, s->file[fi].stream_id);
+	const struct gl_format *fmt;
+	const char *why = NULL;
+	struct gl_sstream *st;
+	struct gl_err e;
+	int rc;
+
+	if ((rc = gl_reader_open(&j->r, j->f->path, &e)) != GL_OK) {
+		p->b->files_failed++;
+		if (p->b->nnotice < GL_BATCH_NOTICES)
+			p->b->notice[p->b->nnotice++] = e;
+		atomic_fetch_add(&p->bytes_done, (uint64_t)j->f->size);
+		atomic_fetch_add(&p->files_done, 1);
+		p->b->files_done++;
+		gl_parse_ctx_release(&j->ctx);
+		return GL_OK;
+	}
+	j->gzip = gl_reader_is_gzip(j->r);
+	if ((rc = claim_file(j, fi)) != GL_OK || (rc = set_note(j, NULL)) != GL_OK)
+		return finish(j, rc);
+	st = &s->stream[si];
+	fmt = p->forced ? p->forced : detect(j, &why);
+	if (!fmt)
+		fmt = stream_format(st);
+	snprintf(st->format, sizeof(st->format), "%s", fmt->name);
+	st->pos = (struct gl_pos){0, 0, 0};
+	st->open_end = 0;
+	if (gl_state_set_parse_state(s, si, NULL, 0) != 0)
+		return finish(j, GL_ENOMEM);
+	j->si = si;
+	j->fmt = fmt;
+	j->last_cp = 0;
+	j->drop_pending = 1;
+	s->file[j->fi].stream_id = st->id;
+	gl_job_notice(j, GL_OK, "read again", "its every line was rejected, and the config changed",
+		      "");
+	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(j)) != GL_OK)
+		return finish(j, rc);
+	if (fmt->prepare)
+		fmt->prepare(&j->ctx, j->f->path);
+	j->pos = (struct gl_pos){0, 0, 0};
+	rc = read_lines(j);
+	if (rc == GL_OK)
+		rc = note_rejected(j);
+	p->b->files_reread++;
+	return finish(j, rc);
 }
 
 int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
@@ -589,6 +715,10 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 
 	/* 1. Unchanged: same path, same stat, same first bytes. */
 	fi = gl_state_file_by_path(s, f->path);
+	if (fi >= 0 && gl_file_same(&s->file[fi], f) && file_complete(s, &s->file[fi]) &&
+	    rejected_otherwise(p, &s->file[fi]) &&
+	    gl_state_stream_by_id(s, s->file[fi].stream_id) >= 0)
+		return reread(&j, fi);
 	if (fi >= 0 && gl_file_same(&s->file[fi], f) && file_complete(s, &s->file[fi])) {
 		const struct gl_sfile *k = &s->file[fi];
 
@@ -782,6 +912,8 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	j.pos = (struct gl_pos){0, 0, 0};
 	j.damaged = 0;
 	rc = read_lines(&j);
+	if (rc == GL_OK)
+		rc = note_rejected(&j);
 	if (!j.new_lines) {
 		/* Nothing complete to store yet (an unfinished first line). */
 		j.status = "empty";

@@ -171,6 +171,13 @@ int gl_telem_has_hint_time(const struct gl_parse_ctx *ctx)
 	       ctx->hint->interval_s > 0;
 }
 
+double gl_telem_period_s(const struct gl_parse_ctx *ctx)
+{
+	return ctx->hint && isfinite(ctx->hint->interval_s) && ctx->hint->interval_s > 0
+		       ? ctx->hint->interval_s
+		       : GL_TELEM_DEFAULT_PERIOD_S;
+}
+
 int gl_telem_hint_time(const struct gl_parse_ctx *ctx, int64_t g, int64_t *ts_us)
 {
 	if (!gl_telem_has_hint_time(ctx) || g < 0)
@@ -495,10 +502,16 @@ void gl_telem_ws_parse(const struct gl_telem_ws *spec, struct gl_parse_ctx *ctx,
 		if (pid.p)
 			key ^= gl_telem_hash(pid.p, pid.len) * 31;
 		grp = gl_telem_group_row(st, key);
+		ctx->untimed_group = grp;
 		if (gl_telem_hint_time(ctx, grp, &ts) < 0) {
-			rec->kind = GL_REC_REJECT;
-			rec->reason = spec->no_time;
-			return;
+			if (spec->place_by_mtime && st->echo_us == GL_TS_NONE)
+				st->echo_us = ctx->untimed_start_us;
+			if (!spec->place_by_mtime || st->echo_us == GL_TS_NONE) {
+				rec->kind = GL_REC_REJECT;
+				rec->reason = spec->no_time;
+				return;
+			}
+			ts = st->echo_us + (int64_t)llround((double)grp * gl_telem_period_s(ctx) * 1e6);
 		}
 		estimated = 1;
 	}

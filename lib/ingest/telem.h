@@ -54,7 +54,12 @@ struct gl_telem_state {
 	uint64_t seen[GL_TELEM_SEEN];
 	int64_t prev_naive_us;		/* naive time of the last row, GL_TS_NONE: none */
 	int64_t echo_day_us;		/* nvsmi transcript: naive midnight from date /T, GL_TS_NONE */
-	int64_t echo_us;		/* ... and the UTC time from time /T, GL_TS_NONE */
+	/*
+	 * nvsmi transcript: the UTC time from time /T; a format that places
+	 * rows from the file's mtime (gl_telem_ws.place_by_mtime): the time of
+	 * sample group 0, kept for the lines a later run reads. GL_TS_NONE.
+	 */
+	int64_t echo_us;
 	int64_t zone_naive_s;		/* naive second last converted, and its offset: */
 	int64_t zone_off_us;		/* UTC = naive + offset (a cache of gl_ctx_naive_to_utc) */
 	uint8_t kind[GL_TELEM_MAX_COLS];
@@ -150,7 +155,20 @@ struct gl_telem_ws {
 	int per_process;		/* pmon: header has pid, rows carry pid/type/command */
 	int dcgmi;			/* "#Entity" header, "ID" units row, entity "GPU 0" */
 	const char *no_time;		/* reject reason for rows without a time */
+	/*
+	 * 1: rows without a time and without the config's start are placed
+	 * back from the file's modification time (ctx->untimed_start_us), one
+	 * sample group per period (the config's interval_s, else 1 s), and
+	 * marked estimated.
+	 */
+	int place_by_mtime;
 };
+
+/* The period of placed rows when the config gives no interval_s: dmon's default (-d 1). */
+#define GL_TELEM_DEFAULT_PERIOD_S 1.0
+
+/* The period of rows placed without a time: the config's interval_s, else the default. */
+double gl_telem_period_s(const struct gl_parse_ctx *ctx);
 
 /* Parses one line of a whitespace-column telemetry format described by spec. */
 void gl_telem_ws_parse(const struct gl_telem_ws *spec, struct gl_parse_ctx *ctx, const char *line,

@@ -1267,7 +1267,9 @@ int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us
 		       &has_ts) != SQLITE_OK)
 		has_ts = 0;
 	rc = sqlite3_prepare_v2(q->db,
-				has_ts ? "SELECT count(*) FROM rejects WHERE ts_us >= ?1 AND ts_us < ?2"
+				/* a reject before any record of its file has no time: counted in every window */
+				has_ts ? "SELECT count(*) FROM rejects WHERE (ts_us >= ?1 AND ts_us < ?2)"
+					 " OR ts_us IS NULL"
 						: "SELECT count(*) FROM rejects",
 				-1, &st, NULL);
 	if (rc == SQLITE_OK && has_ts) {

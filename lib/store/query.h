@@ -277,8 +277,10 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 
 /*
  * Rejected lines and files. Schema 2 gives rejects a time (rejects.ts_us):
- * those in [since_us, until_us) are counted; a version-1 database has no
- * such column and all its rejects are counted. Files: all rows.
+ * those in [since_us, until_us) are counted, and those without a time (a
+ * file's lines rejected before any of its records was stored: every
+ * window counts them, until a re-read drops them); a version-1 database
+ * has no such column and all its rejects are counted. Files: all rows.
  */
 int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  uint64_t *rejects, uint64_t *files, struct gl_err *err);

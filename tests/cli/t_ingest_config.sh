@@ -1,5 +1,5 @@
 # gpulog-ingest --config: per-input start + interval_s (dmon without time
-# columns, dcgmi), columns for a headerless nvidia-smi CSV, skip, host,
+# columns, dcgmi; without the config dmon's rows are placed from the mtime), columns for a headerless nvidia-smi CSV, skip, host,
 # format and timezone per input; a bad config exits 2 and writes nothing.
 # Expected times are worked out by hand in the comments.
 . tests/cli/lib.sh
@@ -96,12 +96,27 @@ expect_eq "dcgmi start in UTC" "2025-09-08T16:00:00.000Z" \
 	"$(q $db2 "select min(time) from v_samples where source = 'dcgmi'")"
 expect_eq "event host" "cli" "$(q $db2 'select host from v_events')"
 
-# without the config, the same tree: dmon and dcgmi rows have no time
-# (rejected), the headerless CSV has no columns
+# without the config, a copy of the tree: dcgmi rows have no time
+# (rejected), the headerless CSV has no columns (rejected); dmon's rows are
+# placed back from the file's mtime (15:00:00Z), one sample group (GPU 0
+# then 1) a second, the last on the mtime: 14:59:58, 14:59:59, 15:00:00,
+# marked estimated (issue 30)
 db3=$T/db3
-ingest $db3 $L
-expect_eq "no config: samples" 0 "$(q $db3 'select count(*) from v_samples')"
-[ "$(q $db3 'select count(*) from rejects')" -ge 10 ] || fail "no config: rows not rejected"
+cp -r $L $T/L3
+touch -d 2025-09-08T15:00:00Z $T/L3/n1/dmon/gpu.txt
+ingest $db3 $T/L3
+expect_eq "no config: dcgmi, nvsmi samples" 0 \
+	"$(q $db3 "select count(*) from v_samples where source <> 'dmon'")"
+expect_eq "no config: dmon power" "2025-09-08T14:59:58.000Z 0 40.0 1
+2025-09-08T14:59:58.000Z 1 41.0 1
+2025-09-08T14:59:59.000Z 0 42.0 1
+2025-09-08T14:59:59.000Z 1 43.0 1
+2025-09-08T15:00:00.000Z 0 44.0 1
+2025-09-08T15:00:00.000Z 1 45.0 1" "$(q $db3 "select time || ' ' || device || ' ' || value || ' ' || ts_estimated
+	from v_samples where source = 'dmon' and metric = 'gpu.power_w' order by ts_us, device")"
+expect_eq "no config: dmon samples" 24 "$(q $db3 "select count(*) from v_samples where source = 'dmon'")"
+# dcgmi's 4 rows and the CSV's 4 lines
+expect_eq "no config: rejects" 8 "$(q $db3 'select count(*) from rejects')"
 
 # the config's max_rejects and skip on a re-run: nothing new
 "$INGEST" --db $db --config $T/cfg.json $L 2>$T/err2 || fail "re-run"

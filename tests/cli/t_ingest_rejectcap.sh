@@ -42,14 +42,21 @@ for bad in 0 -1 x 1x; do
 done
 
 # A mistaken --format: the lines are rejects (at most --max-rejects stored),
-# marked read; a later run without --format does not read them again (as
-# the man page says).
+# nothing stored; a later run without --format reads the file again (issue
+# 30: every line was rejected, and it is read otherwise now), its rejects
+# are dropped; a third run reads nothing.
 mkdir $T/wrong
 genlines w 0 30 > $T/wrong/w.log
 touch -d '1 hour ago' $T/wrong/w.log
 "$INGEST" -q --format pylog --max-rejects 20 --db $T/wrong.db $T/wrong || fail "wrong format run"
 expect_eq "events under a wrong --format" 0 "$(q $T/wrong.db 'select count(*) from events')"
 expect_eq "rejects under a wrong --format" 20 "$(q $T/wrong.db 'select count(*) from rejects')"
-"$INGEST" -q --db $T/wrong.db $T/wrong || fail "run after the wrong format"
-expect_eq "events after a run without --format" 0 "$(q $T/wrong.db 'select count(*) from events')"
+"$INGEST" --db $T/wrong.db $T/wrong 2>$T/err3 || fail "run after the wrong format"
+expect_eq "events after a run without --format" 30 "$(q $T/wrong.db 'select count(*) from events')"
+expect_eq "rejects after a run without --format" 0 "$(q $T/wrong.db 'select count(*) from rejects')"
+grep -q "read again '$T/wrong/w.log'" $T/err3 || fail "re-read notice: $(cat $T/err3)"
+grep -q "1 files read again" $T/err3 || fail "re-read summary: $(cat $T/err3)"
+"$INGEST" --db $T/wrong.db $T/wrong 2>$T/err3 || fail "third run"
+grep -q "0 lines stored" $T/err3 || fail "third run: $(cat $T/err3)"
+expect_eq "events after a third run" 30 "$(q $T/wrong.db 'select count(*) from events')"
 exit 0

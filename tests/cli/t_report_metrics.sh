@@ -184,7 +184,7 @@ EOF
 # config errors name the key
 printf '{"alert_thresholds": {"disk_usage": 80}}' > "$T/bad1.json"
 "$REPORT" --db "$T/db" $W --format json --output-dir "$T/x" --config "$T/bad1.json" 2> "$T/err" >/dev/null
-expect_eq "bad seed key rc" 1 $?
+expect_eq "bad seed key rc" 2 $?	# a bad --config: 2, as in gpulog-ingest
 grep -q "unknown key 'disk_usage' in alert_thresholds" "$T/err" || fail "bad seed key: $(cat "$T/err")"
 printf '{"alerts": [{"rule": "metric_above", "warning": 1}]}' > "$T/bad2.json"
 "$REPORT" --db "$T/db" $W --format json --output-dir "$T/x" --config "$T/bad2.json" 2> "$T/err" >/dev/null

@@ -78,28 +78,42 @@ static void test_run(void **state)
 	/* p95 of 500, 700 = 690 >= 600: one warning */
 	assert_int_equal(res.alerts[1], 1);
 	assert_int_equal(res.alerts[2], 0);
-	/* report.json, then the eight charts in the order of the sections, and index.html */
-	static const char *const files[10] = {
+	/* report.json, then the eight charts in the order of the sections,
+	 * index.html, then the history (history.h): the verdict beside them,
+	 * the index of past reports above them, and the "latest" link */
+	static const char *const files[11] = {
 		"report.json", "kernel_performance_timeline.png",
 		"kernel_performance_distribution.png", "kernel_trends.png", "memory_usage_trend.png",
 		"error_rate.png", "gpu_telemetry.png", "scopes.png", "baseline_comparison.png",
-		"index.html",
+		"index.html", "verdict.txt",
 	};
-	assert_int_equal(res.n_paths, 10);
-	for (int i = 0; i < 10; i++) {
+	assert_int_equal(res.n_paths, 12);
+	for (int i = 0; i < 11; i++) {
 		snprintf(want, sizeof(want), "%s/2025-01-02/%s", dir, files[i]);
 		assert_string_equal(res.paths[i], want);
 		assert_int_equal(unlink(want), 0);
 	}
+	snprintf(want, sizeof(want), "%s/index.html", dir);
+	assert_string_equal(res.paths[11], want);
+	snprintf(want, sizeof(want), "%s/2025-01-02/index.html", dir);
+	assert_string_equal(res.index_path, want);
 	gl_report_result_release(&res);
-	/* --no-charts: the json alone */
+	snprintf(want, sizeof(want), "%s/latest", dir);
+	char link[64] = "";
+	assert_int_equal(readlink(want, link, sizeof(link) - 1), 10);
+	assert_string_equal(link, "2025-01-02");
+	/* --no-charts: the json alone, and the history */
 	o.no_charts = 1;
 	assert_int_equal(gl_report_run(&o, &res, &err), GL_OK);
-	assert_int_equal(res.n_paths, 1);
+	assert_int_equal(res.n_paths, 3);
+	assert_null(res.index_path);
 	snprintf(want, sizeof(want), "%s/2025-01-02/report.json", dir);
 	assert_string_equal(res.paths[0], want);
-	unlink(want);
+	for (size_t i = 0; i < res.n_paths; i++)
+		unlink(res.paths[i]);
 	gl_report_result_release(&res);
+	snprintf(want, sizeof(want), "%s/latest", dir);
+	assert_int_equal(unlink(want), 0);
 	snprintf(want, sizeof(want), "%s/2025-01-02", dir);
 	assert_int_equal(rmdir(want), 0);
 	/* text to a stream: no directory, no charts, no file */
