@@ -125,6 +125,55 @@ static void test_hint_groups(void **state)
 	assert_true(find(&rec, "gpu.temperature_c")->value == 59);
 }
 
+/*
+ * Issue 30: without the config's start, ingest's prescan learns the last
+ * sample group (ctx.untimed_group) and sets untimed_start_us; the groups
+ * are then one second apart from it (dmon's default period), estimated,
+ * and a later run's lines go on from the start kept in the state.
+ */
+static void test_placed_from_mtime(void **state)
+{
+	struct gl_rec rec;
+	const int64_t start = 1735689600000000LL;	/* 2025-01-01T00:00:00Z */
+
+	(void)state;
+	parse("# gpu   pwr  temp    sm", &rec);
+	parse("    0    15    59     3", &rec);
+	assert_int_equal(rec.kind, GL_REC_REJECT);	/* no start yet: as before */
+	assert_int_equal(ctx.untimed_group, 0);
+	parse("    1    16    60     4", &rec);
+	assert_int_equal(ctx.untimed_group, 0);
+	parse("    0    17    61     5", &rec);
+	assert_int_equal(ctx.untimed_group, 1);
+
+	gl_parse_ctx_release(&ctx);
+	gl_parse_ctx_init(&ctx);
+	ctx.untimed_start_us = start;
+	parse("# gpu   pwr  temp    sm", &rec);
+	parse("    0    15    59     3", &rec);
+	assert_int_equal(rec.kind, GL_REC_SAMPLES);
+	assert_true(rec.samples[0].ts_us == start);
+	assert_int_equal(rec.samples[0].ts_estimated, 1);
+	parse("    1    16    60     4", &rec);
+	assert_true(rec.samples[0].ts_us == start);
+	parse("    0    17    61     5", &rec);
+	assert_true(rec.samples[0].ts_us == start + 1000000);
+	{
+		struct gl_parse_ctx next;
+
+		gl_parse_ctx_init(&next);	/* a later run: no untimed_start_us */
+		memcpy(next.state, ctx.state, ctx.state_len);
+		next.state_len = ctx.state_len;
+		gl_parse_ctx_release(&ctx);
+		ctx = next;
+	}
+	parse("    1    18    62     6", &rec);
+	assert_true(rec.samples[0].ts_us == start + 1000000);
+	parse("    0    19    63     7", &rec);
+	assert_true(rec.samples[0].ts_us == start + 2000000);
+	assert_int_equal(rec.samples[0].ts_estimated, 1);
+}
+
 static void test_foreign(void **state)
 {
 	struct gl_rec rec;
@@ -215,6 +264,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_date_time_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_time_without_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hint_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placed_from_mtime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
 		cmocka_unit_test(test_real_old_columns),
 		cmocka_unit_test(test_real_new_columns),
