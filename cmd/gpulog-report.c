@@ -135,6 +135,23 @@ static const char *globs_text(const char *const *g, size_t n, char *buf, size_t 
 	return buf;
 }
 
+/* What the window turned out to hold, when it may surprise. */
+static void notes(const struct gl_report_opts *o, const struct gl_report_result *res)
+{
+	char buf[1024];
+
+	if (res->events == 0 && res->samples == 0)
+		fprintf(stderr, PROG ": note: no events and no metric samples in the window\n");
+	else if (res->events == 0)
+		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
+	if (o->nkernels && res->kernels == 0)
+		fprintf(stderr, PROG ": note: no kernel in the window matches --kernel%s\n",
+			globs_text(o->kernels, o->nkernels, buf, sizeof(buf)));
+	if (o->nmetrics && res->metrics == 0)
+		fprintf(stderr, PROG ": note: no metric in the window matches --metric%s\n",
+			globs_text(o->metrics, o->nmetrics, buf, sizeof(buf)));
+}
+
 static int add_glob(const char **list, size_t *n, const char *g)
 {
 	if (*n >= MAX_GLOBS)
@@ -289,18 +306,8 @@ int main(int argc, char **argv)
 		gl_report_result_release(&res);
 		return rc == GL_EUSAGE || rc == GL_ECONFIG ? 2 : 1;
 	}
-	if (quiet)
-		;
-	else if (res.events == 0 && res.samples == 0)
-		fprintf(stderr, PROG ": note: no events and no metric samples in the window\n");
-	else if (res.events == 0)
-		fprintf(stderr, PROG ": note: no events in the window (metric samples only)\n");
-	if (!quiet && o.nkernels && res.kernels == 0)
-		fprintf(stderr, PROG ": note: no kernel in the window matches --kernel%s\n",
-			globs_text(kernels, o.nkernels, msg, sizeof(msg)));
-	if (!quiet && o.nmetrics && res.metrics == 0)
-		fprintf(stderr, PROG ": note: no metric in the window matches --metric%s\n",
-			globs_text(metrics, o.nmetrics, msg, sizeof(msg)));
+	if (!quiet)
+		notes(&o, &res);
 	if (explicit_format && !quiet)
 		for (size_t i = 0; i < res.n_paths; i++)
 			printf("%s\n", res.paths[i]);
