@@ -12,6 +12,7 @@
  *	since	2025-01-01T00:00:00Z
  *	until	2025-01-02T00:00:00Z
  *	events	10000
+ *	samples	0
  *	errors	12
  *	alert	rmm_leaked_bytes: 1.2 GiB allocated and never freed
  */
@@ -36,7 +37,7 @@ struct past {
 	char status[8];		/* ok, warn, crit; "" when no verdict.txt */
 	char verdict[96];
 	char since[40], until[40];
-	char events[24], errors[24];
+	char events[24], samples[24], errors[24];
 	char alerts[HISTORY_ALERTS][256];
 	size_t n_alerts;
 	int has_index;		/* DAY/index.html exists */
@@ -86,7 +87,8 @@ static int write_verdict(const struct gl_report *rep, struct gl_output *out, str
 	put_value(f, "verdict", verdict);
 	put_value(f, "since", gl_time_format(rep->window.since_us, t));
 	put_value(f, "until", gl_time_format(rep->window.until_us, t));
-	fprintf(f, "events\t%llu\nerrors\t%llu\n", (unsigned long long)rep->summary.events,
+	fprintf(f, "events\t%llu\nsamples\t%llu\nerrors\t%llu\n",
+		(unsigned long long)rep->summary.events, (unsigned long long)rep->metric_samples,
 		(unsigned long long)rep->errors.errors);
 	/* alerts come critical first, then warning, then info */
 	for (size_t i = 0; i < rep->n_alerts && i < HISTORY_ALERTS; i++)
@@ -132,6 +134,8 @@ static void read_past(const char *root, struct past *p)
 			copy_field(p->until, sizeof(p->until), v);
 		else if (!strcmp(line, "events"))
 			copy_field(p->events, sizeof(p->events), v);
+		else if (!strcmp(line, "samples"))
+			copy_field(p->samples, sizeof(p->samples), v);
 		else if (!strcmp(line, "errors"))
 			copy_field(p->errors, sizeof(p->errors), v);
 		else if (!strcmp(line, "alert") && p->n_alerts < HISTORY_ALERTS)
@@ -207,12 +211,13 @@ static const char style[] =
 	".latest.crit{background:#fdecea;border-color:#c62828}"
 	".latest.none{background:#f3f3f3;border-color:#ccc}"
 	".latest h2{margin:0 0 .3em;font-size:1.3em}.latest ul{margin:.3em 0 0 1.2em;padding:0}"
+	".latest li{overflow-wrap:anywhere}"
 	".wrap{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.92em;width:100%}"
 	"th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}"
 	"th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.v{white-space:nowrap;font-weight:bold}td.d{white-space:nowrap}"
 	"td.v.ok{background:#e8f5e9}td.v.warn{background:#fff8e1}td.v.crit{background:#fdecea}"
-	"td.v.none{background:#f3f3f3}"
+	"td.v.none{background:#f3f3f3}td.v .muted{font-weight:normal}"
 	"td.a{overflow-wrap:anywhere;min-width:14em}.muted{color:#666}"
 	"@media (max-width:700px){main{padding:0 .5em}table{font-size:.85em}"
 	".win,.a{display:none}td.v{white-space:normal}}\n";
@@ -298,6 +303,9 @@ static int write_index(const char *root, const struct past *v, size_t n, struct 
 		fprintf(f, "\">%s</a></td><td class=\"v %s\">", p->day,
 			p->status[0] ? p->status : "none");
 		gl_html_text(f, p->verdict[0] ? p->verdict : "no verdict recorded");
+		/* "All clear" of a window that held nothing is no news */
+		if (!strcmp(p->events, "0") && !strcmp(p->samples, "0"))
+			fputs(" <span class=\"muted\">(no data)</span>", f);
 		fputs("</td><td class=\"win d\">", f);
 		window_cell(f, p);
 		fputs("</td><td class=\"n\">", f);

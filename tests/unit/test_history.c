@@ -97,7 +97,7 @@ static void test_update(void **state)
 	text = slurp(out.paths[0]);
 	assert_string_equal(text, "status\tcrit\nverdict\t1 critical, 1 warning\n"
 				  "since\t2025-11-16T00:00:00Z\nuntil\t2025-11-17T00:00:00Z\n"
-				  "events\t1273\nerrors\t42\n"
+				  "events\t1273\nsamples\t0\nerrors\t42\n"
 				  "alert\tmemory: rose <b>62%</b>\n"
 				  "alert\tgpu: errors per 1,000 events 59\n");
 	free(text);
@@ -145,6 +145,17 @@ static void test_update(void **state)
 	text = slurp(out.paths[1]);
 	assert_non_null(strstr(text, "<a href=\"2025-11-12/\">2025-11-12</a></td>"
 				     "<td class=\"v ok\">All clear</td>"));
+	/* the 10th's verdict file has no samples line: not marked */
+	assert_non_null(strstr(text, "<td class=\"v ok\">All clear</td><td class=\"win d\">2025-11-09"));
+	/* a window with neither events nor samples says so */
+	rep.summary.events = 0;
+	free(text);
+	gl_output_release(&out);
+	out.dir = day;
+	assert_int_equal(gl_history_update(root, &rep, &out, &err), GL_OK);
+	text = slurp(out.paths[1]);
+	assert_non_null(strstr(text, "<a href=\"2025-11-12/\">2025-11-12</a></td>"
+				     "<td class=\"v ok\">All clear <span class=\"muted\">(no data)</span></td>"));
 	free(text);
 	gl_output_release(&out);
 
