@@ -25,10 +25,12 @@ SAN ?=
 
 # sqlite3 (the CLI) is for the tests and for users' ad-hoc queries.
 # libisal-dev: igzip, gpulog-ingest's gzip inflate (lib/ingest/reader.c). zlib:
-# the tests' gzip writer and PNG reader.
+# the tests' gzip writer and PNG reader, and gpulog-ship's gzip batches.
+# libcurl4-openssl-dev: gpulog-ship's and gpulog-report --clickhouse's HTTP
+# to ClickHouse (lib/ship/chttp.c), with TLS for https:// servers.
 DEB_PKGS := libjansson-dev libisal-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
-	plplot-driver-cairo libcmocka-dev pkg-config sqlite3
-PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka
+	plplot-driver-cairo libcmocka-dev pkg-config sqlite3 libcurl4-openssl-dev
+PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka libcurl
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
@@ -75,7 +77,7 @@ $(BUILD)/config.mk: Makefile
 	    $(DEB_PKGS) || { echo "gpulog: apt-get install failed" >&2; exit 1; }; \
 	fi
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PC_PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs jansson libisal sqlite3 gsl plplot) -lm"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs jansson libisal sqlite3 gsl plplot libcurl zlib) -lm"; \
 	   echo "CMOCKA_LIBS := $$(pkg-config --libs cmocka)"; \
 	   echo "ZLIB_LIBS := $$(pkg-config --libs zlib)"; } > $@
 
