@@ -168,10 +168,16 @@ int main(int argc, char **argv)
 		return rc == GL_EUSAGE ? EXIT_USAGE : rc == GL_EUNAVAIL ? EXIT_UNAVAIL : EXIT_ERROR;
 	}
 	if (!quiet)
-		printf(PROG ": %llu rows in %llu batches (%llu bytes gzip)%s%s\n",
+		printf(PROG ": %llu rows in %llu batches (%llu bytes gzip)%s%s%s\n",
 		       (unsigned long long)st.rows, (unsigned long long)st.batches,
 		       (unsigned long long)st.bytes_gzip,
 		       st.recovered ? ", a batch stored but not marked was marked" : "",
+		       st.resent ? ", a batch found half stored was deleted and sent again" : "",
 		       st.held_back ? ", rows after an open record wait for the next run" : "");
+	if (!quiet && st.tries_failed)
+		printf(PROG ": %u requests failed and were tried again\n", st.tries_failed);
+	if (!quiet && st.partitions_dropped)
+		printf(PROG ": %llu day partitions older than %lld days dropped\n",
+		       (unsigned long long)st.partitions_dropped, (long long)o.keep_days);
 	return 0;
 }
