@@ -30,6 +30,8 @@ static void usage(FILE *fp)
 		"\n"
 		"Options:\n"
 		"  --db FILE             database (default: $" GL_DB_ENV ", else ./" GL_DEFAULT_DB ")\n"
+		"  --clickhouse URL      read the ClickHouse server gpulog-ship fills instead\n"
+		"                        (http://HOST:8123/[?database=NAME]), every node\n"
 		"  --days N              window length in days (default 1)\n"
 		"  --until TIME          window end (default now); TIME is RFC 3339 or\n"
 		"                        YYYY-MM-DD, UTC\n"
@@ -117,6 +119,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
+		{"clickhouse", required_argument, NULL, 'K'},
 		{"days", required_argument, NULL, 'n'},
 		{"until", required_argument, NULL, 'u'},
 		{"since", required_argument, NULL, 's'},
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.db_path = optarg; break;
+		case 'K': o.clickhouse_url = optarg; break;
 		case 'n':
 			if (parse_count(optarg, 36500, &days) != 0)
 				return bad_usage("--days needs a whole number of days from 1 to 36500, not '%s'", optarg);
@@ -221,6 +225,10 @@ int main(int argc, char **argv)
 		o.since_us = o.until_us - days * GL_US_PER_DAY;
 	if (o.since_us >= o.until_us)
 		return bad_usage("%s", "the window is empty: --since must be before --until");
+	if (o.clickhouse_url && o.db_path)
+		return bad_usage("%s", "give --db or --clickhouse, not both");
+	if (o.clickhouse_url && o.events)
+		return bad_usage("%s", "--events reads a database file: not with --clickhouse");
 	if (!o.db_path)
 		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
 	if (!o.format)

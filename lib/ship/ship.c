@@ -86,6 +86,7 @@ static const struct col ev_cols[] = {
 	{"scope", "String", "ifnull(sc.name, '')"},
 	{"stack", "String", "ifnull(sk.name, '')"},
 	{"source", "Nullable(String)", "e.source"},
+	{"format", "String", "ifnull(st.format, '')"},	/* streams.format: the reader's jsondoc, vllm */
 };
 
 static const struct col sample_cols[] = {
@@ -178,7 +179,7 @@ static const struct table tables[] = {
 	 "events e LEFT JOIN names c ON c.id = e.component_id"
 	 " LEFT JOIN names h ON h.id = e.host_id LEFT JOIN names k ON k.id = e.kernel_id"
 	 " LEFT JOIN names sc ON sc.id = e.scope_id LEFT JOIN names sk ON sk.id = e.stack_id"
-	 " LEFT JOIN paths p ON p.id = e.path_id",
+	 " LEFT JOIN paths p ON p.id = e.path_id LEFT JOIN streams st ON st.id = e.stream_id",
 	 "e.id", "e.ts_us", NULL, SETTLE("events", "line"), KEY, NULL, ev_cols, N(ev_cols)},
 	{"gpulog_samples", "samples", "sample_blocks",
 	 "sample_blocks b JOIN json_each(b.data) j JOIN series r ON r.id = b.series_id"
@@ -324,6 +325,10 @@ static int create_tables(struct shipper *s, struct gl_err *err)
 				       " (node String, tbl String, first_id Int64, last_id Int64,"
 				       " rows UInt64, shipped_us Int64) ENGINE = MergeTree"
 				       " ORDER BY (node, tbl, last_id)")) == GL_OK)
+		rc = ch_run(s, err);
+	if (rc == GL_OK && (rc = sqlf(s, err, "CREATE TABLE IF NOT EXISTS gpulog_nodes"
+				       " (node String, files UInt64, shipped_us Int64) ENGINE = MergeTree"
+				       " ORDER BY (node, shipped_us)")) == GL_OK)
 		rc = ch_run(s, err);
 	return rc;
 }
@@ -653,6 +658,26 @@ static int drop_old(struct shipper *s, struct gl_err *err)
 	return rc;
 }
 
+/* The node's files (the report's summary counts them): one row per run,
+ * the newest counts. */
+static int note_node(struct shipper *s, struct gl_err *err)
+{
+	struct timespec now;
+	int64_t files = 0;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if ((rc = local_int(s, "SELECT count(*) FROM files", 0, 0, 0, &files, err)) != GL_OK ||
+	    (rc = sqlf(s, err, "INSERT INTO gpulog_nodes VALUES ('%s', %" PRId64 ", %" PRId64 ")",
+		       s->node_q, files, (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000)) != GL_OK)
+		return rc;
+	for (int tries = 0;; tries++) {
+		if ((rc = ch_run(s, err)) != GL_EUNAVAIL || tries >= s->o->retries)
+			return rc;
+		sleep_ms(s->o->retry_wait_ms > 0 ? s->o->retry_wait_ms : 1000);
+	}
+}
+
 /* Runs step with retries: GL_EUNAVAIL is tried again after a wait that
  * doubles, tries counting from the last progress. */
 static int with_retries(struct shipper *s, const struct table *tb, struct gl_err *err)
@@ -735,6 +760,8 @@ int gl_ship_run(const struct gl_ship_opts *o, struct gl_ship_stats *st, struct g
 		goto out;
 	for (size_t t = 0; t < N(tables) && rc == GL_OK; t++)
 		rc = with_retries(&s, &tables[t], err);
+	if (rc == GL_OK)
+		rc = note_node(&s, err);
 out:
 	gl_chttp_free(s.ch);
 	sqlite3_close(s.db);
