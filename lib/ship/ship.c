@@ -42,7 +42,7 @@ struct table {
 	const char *name;		/* in gpulog_ship_log.tbl and messages */
 	const char *src;		/* the SQLite table of the ids */
 	const char *from;
-	const char *id, *ts;
+	const char *id, *ts;		/* ts NULL: no time (not partitioned, kept) */
 	const char *size;
 	const char *settle;		/* SELECT the first unsettled id > ?1; NULL: none */
 	const char *order_by;		/* the server's sort key */
@@ -148,6 +148,11 @@ static const struct col reject_cols[] = {
 	{"path", "String", "ifnull(p.path, '')"},
 };
 
+static const struct col name_cols[] = {
+	{"src_id", "Int64", "x.id"},
+	{"name", "String", "x.name"},
+};
+
 static const struct col run_cols[] = {
 	{"src_id", "Int64", "u.id"},
 	{"ts_us", "Int64", "u.started_us"},
@@ -203,6 +208,10 @@ static const struct table tables[] = {
 	 "SELECT max(id) FROM runs WHERE finished_us IS NULL AND id > ?1"
 	 " AND id = (SELECT max(id) FROM runs)",
 	 KEY, NULL, run_cols, N(run_cols)},
+	/* names: their ids' order is the order a report breaks ties in (one
+	 * database of several nodes numbers the first node's names first) */
+	{"gpulog_names", "names", "names", "names x", "x.id", NULL, NULL, NULL,
+	 "(node, src_id)", NULL, name_cols, N(name_cols)},
 };
 
 struct shipper {
@@ -313,8 +322,12 @@ static int create_tables(struct shipper *s, struct gl_err *err)
 			rc = rc ? rc : gl_buf_add(&b, " ", 1);
 			rc = rc ? rc : gl_buf_add(&b, tb->cols[i].type, strlen(tb->cols[i].type));
 		}
-		if (rc == GL_OK && sqlf(s, err, "%s) ENGINE = MergeTree PARTITION BY intDiv(ts_us, %lld)"
-				  " ORDER BY %s", b.data, DAY_US, tb->order_by) != GL_OK)
+		if (rc == GL_OK && tb->ts &&
+		    sqlf(s, err, "%s) ENGINE = MergeTree PARTITION BY intDiv(ts_us, %lld) ORDER BY %s",
+			 b.data, DAY_US, tb->order_by) != GL_OK)
+			rc = GL_ENOMEM;
+		if (rc == GL_OK && !tb->ts &&
+		    sqlf(s, err, "%s) ENGINE = MergeTree ORDER BY %s", b.data, tb->order_by) != GL_OK)
 			rc = GL_ENOMEM;
 		gl_buf_release(&b);
 		if (rc == GL_ENOMEM)
@@ -425,6 +438,9 @@ static int local_int(struct shipper *s, const char *sql, int64_t a, int64_t b, i
 static int where_sql(struct shipper *s, const struct table *tb, const char *select,
 		     const char *tail, struct gl_err *err)
 {
+	if (!tb->ts)
+		return sqlf(s, err, "SELECT %s FROM %s WHERE %s > ?1 AND %s <= ?2%s", select, tb->from,
+			    tb->id, tb->id, tail);
 	return sqlf(s, err, "SELECT %s FROM %s WHERE %s > ?1 AND %s <= ?2 AND %s IS NOT NULL"
 		    " AND %s >= ?3%s", select, tb->from, tb->id, tb->id, tb->ts, tb->ts, tail);
 }
@@ -630,7 +646,7 @@ static int drop_old(struct shipper *s, struct gl_err *err)
 
 	if ((rc = sqlf(s, err, "SELECT table, partition FROM system.parts WHERE database ="
 		       " currentDatabase() AND active AND substring(table, 1, 7) = 'gpulog_'"
-		       " AND table != 'gpulog_ship_log' GROUP BY table, partition ORDER BY table, partition")) !=
+		       " AND table NOT IN ('gpulog_ship_log', 'gpulog_nodes', 'gpulog_names') GROUP BY table, partition ORDER BY table, partition")) !=
 		    GL_OK ||
 	    (rc = ch_run(s, err)) != GL_OK)
 		return rc;

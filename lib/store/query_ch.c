@@ -255,16 +255,16 @@ static int name_row(void *arg, struct field *f)
 	return 0;
 }
 
-/* Every name of the tables, ids 1.. in byte order of the names. */
+/*
+ * Every node's names, ids 1.. in the order one database of the nodes
+ * numbers them (sections break ties by name id): the first node's (by
+ * node name) in its order, then the names the next node adds, in its.
+ */
 static int load_names(struct gl_query *q, struct gl_err *err)
 {
 	static const char sql[] =
-		"SELECT DISTINCT name FROM ("
-		"SELECT arrayJoin([component, host, kernel, scope, stack]) AS name FROM gpulog_events"
-		" UNION ALL SELECT arrayJoin([metric, host]) AS name FROM gpulog_samples"
-		" UNION ALL SELECT arrayJoin([scope, host]) AS name FROM gpulog_spans"
-		" UNION ALL SELECT host AS name FROM gpulog_mem_events"
-		") WHERE name != '' ORDER BY name FORMAT TabSeparated";
+		"SELECT name FROM gpulog_names WHERE name != '' GROUP BY name"
+		" ORDER BY min(node), argMin(src_id, node) FORMAT TabSeparated";
 	struct names_load l = {.q = q, .cap = 64};
 	struct gl_query_ch *ch = q->ch;
 	int rc;
@@ -341,9 +341,9 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 	if ((rc = three_ints(q, "SELECT count(), 0, 0 FROM system.tables WHERE database ="
 			     " currentDatabase() AND name IN ('gpulog_events', 'gpulog_samples',"
 			     " 'gpulog_spans', 'gpulog_mem_events', 'gpulog_rejects', 'gpulog_runs',"
-			     " 'gpulog_nodes') FORMAT TabSeparated", v, err)) != GL_OK)
+			     " 'gpulog_nodes', 'gpulog_names') FORMAT TabSeparated", v, err)) != GL_OK)
 		goto out;
-	if (v[0] != 7) {
+	if (v[0] != 8) {
 		rc = gl_err_set(err, GL_ENOTGPULOG, url, 0,
 				"no gpulog tables there (gpulog-ship creates them)", "cannot open");
 		goto out;
