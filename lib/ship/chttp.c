@@ -21,6 +21,7 @@
 struct gl_chttp {
 	CURL *curl;
 	char *url;		/* as given, without a trailing '?' or '&' */
+	char *shown;		/* url without user:password@, for messages */
 	long timeout_s;
 	char curl_msg[CURL_ERROR_SIZE];
 };
@@ -75,6 +76,18 @@ struct gl_chttp *gl_chttp_new(const char *url, long timeout_s, struct gl_err *er
 	}
 	while (n > 0 && (c->url[n - 1] == '?' || c->url[n - 1] == '&'))
 		c->url[--n] = '\0';
+	/* http://user:secret@host/ is shown as http://host/ */
+	const char *host = strstr(c->url, "://") + 3, *at = strchr(host, '@'),
+		   *slash = strchr(host, '/');
+	if (!(c->shown = malloc(strlen(c->url) + 1))) {
+		gl_chttp_free(c);
+		gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		return NULL;
+	}
+	if (at && (!slash || at < slash))
+		snprintf(c->shown, strlen(c->url) + 1, "%.*s%s", (int)(host - c->url), c->url, at + 1);
+	else
+		strcpy(c->shown, c->url);
 	c->timeout_s = timeout_s > 0 ? timeout_s : 300;
 	return c;
 }
@@ -86,7 +99,13 @@ void gl_chttp_free(struct gl_chttp *c)
 	if (c->curl)
 		curl_easy_cleanup(c->curl);
 	free(c->url);
+	free(c->shown);
 	free(c);
+}
+
+const char *gl_chttp_url(const struct gl_chttp *c)
+{
+	return c->shown;
 }
 
 struct sink {
@@ -166,15 +185,15 @@ static int request(struct gl_chttp *c, const char *url, const char *body, size_t
 	} else if (cc == CURLE_WRITE_ERROR && s->fn_rc) {
 		rc = s->fn_rc;
 	} else if (cc != CURLE_OK) {
-		rc = gl_err_set(err, GL_EUNAVAIL, c->url, 0,
+		rc = gl_err_set(err, GL_EUNAVAIL, c->shown, 0,
 				c->curl_msg[0] ? c->curl_msg : curl_easy_strerror(cc),
 				"cannot reach the server");
 	} else if (status >= 500 || status == 0) {
 		server_message(&s->errbody, msg, sizeof(msg));
-		rc = gl_err_set(err, GL_EUNAVAIL, c->url, 0, msg, "the server answered %ld", status);
+		rc = gl_err_set(err, GL_EUNAVAIL, c->shown, 0, msg, "the server answered %ld", status);
 	} else if (status != 200) {
 		server_message(&s->errbody, msg, sizeof(msg));
-		rc = gl_err_set(err, GL_EDB, c->url, 0, msg, "the server refused a request (%ld)",
+		rc = gl_err_set(err, GL_EDB, c->shown, 0, msg, "the server refused a request (%ld)",
 				status);
 	} else {
 		rc = GL_OK;

@@ -33,6 +33,9 @@ void gl_buf_release(struct gl_buf *b);
 struct gl_chttp *gl_chttp_new(const char *url, long timeout_s, struct gl_err *err);
 void gl_chttp_free(struct gl_chttp *c);
 
+/* The URL for messages: without user:password@. Valid until gl_chttp_free. */
+const char *gl_chttp_url(const struct gl_chttp *c);
+
 /*
  * Runs sql (sent as the body) and appends the answer to out (NULL: thrown
  * away). One try: the caller retries. GL_OK, GL_EUNAVAIL, GL_EDB or

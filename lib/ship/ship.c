@@ -359,7 +359,7 @@ static int parse2(struct shipper *s, int64_t *a, int64_t *b, struct gl_err *err)
 	else if (b)
 		end = (char *)p;
 	if (errno || end == p || (*end != '\n' && *end != '\0'))
-		return gl_err_set(err, GL_EDB, s->o->url, 0, p, "unexpected answer from the server");
+		return gl_err_set(err, GL_EDB, gl_chttp_url(s->ch), 0, p, "unexpected answer from the server");
 	return GL_OK;
 }
 
@@ -386,7 +386,7 @@ static int wait_insert_gone(struct shipper *s, const struct table *tb, struct gl
 		if (n == 0)
 			return GL_OK;
 		if (waited_ms > s->o->timeout_s * 1000L)
-			return gl_err_set(err, GL_EUNAVAIL, s->o->url, 0, "an earlier insert still runs",
+			return gl_err_set(err, GL_EUNAVAIL, gl_chttp_url(s->ch), 0, "an earlier insert still runs",
 					  "cannot ship %s", tb->name);
 		sleep_ms(100);
 	}

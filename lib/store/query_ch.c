@@ -344,7 +344,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 			     " 'gpulog_nodes', 'gpulog_names') FORMAT TabSeparated", v, err)) != GL_OK)
 		goto out;
 	if (v[0] != 8) {
-		rc = gl_err_set(err, GL_ENOTGPULOG, url, 0,
+		rc = gl_err_set(err, GL_ENOTGPULOG, gl_chttp_url(q->ch->c), 0,
 				"no gpulog tables there (gpulog-ship creates them)", "cannot open");
 		goto out;
 	}
