@@ -39,7 +39,8 @@ int gl_buf_add(struct gl_buf *b, const void *p, size_t n)
 		b->data = d;
 		b->cap = c;
 	}
-	memcpy(b->data + b->len, p, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = '\0';
 	return GL_OK;

@@ -915,7 +915,8 @@ int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t un
 		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
 				"cannot read the access lines");
 	if (rc == GL_OK) {
-		qsort(w.a, w.n, sizeof(*w.a), cmp_access);
+		if (w.n)
+			qsort(w.a, w.n, sizeof(*w.a), cmp_access);
 		for (size_t i = 0; i < w.n && rc == GL_OK; i++)
 			rc = fn(arg, &w.a[i]);
 	}
