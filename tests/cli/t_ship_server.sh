@@ -13,7 +13,7 @@ exact() {
 }
 
 mkdir -p $T/a
-genlines a 0 8000 > $T/a/gpu.log
+genlines a 0 4000 > $T/a/gpu.log
 ingest $T/a.db --host node-a $T/a || fail "ingest a"
 
 # 1. Nobody listens: tries 1 + 2, waits 0.2 + 0.4 s, exit status 3.
