@@ -10,6 +10,12 @@
  *     in that database: sample_blocks.id for samples) and host (the
  *     --host label, '' when none); partitioned by UTC day
  *     (intDiv(ts_us, 86400000000)), ordered by (host, ts_us, node, src_id).
+ *     (samples: (host, metric, ts_us, node, src_id, idx)).
+ *   gpulog_names: the names table (node, src_id, name), not partitioned:
+ *     a report from the server numbers names as one database of the
+ *     nodes would (sections break ties by name id).
+ *   gpulog_nodes: (node, files, shipped_us), one row per ship: the node's
+ *     count of files, which the report's summary shows.
  *   gpulog_ship_log: the marks. One row per batch stored: (node, tbl,
  *     first_id, last_id, rows, shipped_us). A table's mark is the
  *     greatest last_id of its node.
