@@ -180,6 +180,12 @@ static const struct col run_cols[] = {
 	" WHERE s.open_end != 0 AND x." line " > s.lines AND x.id > ?1"
 
 static const struct table tables[] = {
+	/* names first: a report reading while a ship runs finds the name of
+	 * every row it reads. Their ids' order is the order a report breaks
+	 * ties in (one database of several nodes numbers the first node's
+	 * names first). */
+	{"gpulog_names", "names", "names", "names x", "x.id", NULL, NULL, NULL,
+	 "(node, src_id)", NULL, name_cols, N(name_cols)},
 	{"gpulog_events", "events", "events",
 	 "events e LEFT JOIN names c ON c.id = e.component_id"
 	 " LEFT JOIN names h ON h.id = e.host_id LEFT JOIN names k ON k.id = e.kernel_id"
@@ -208,10 +214,6 @@ static const struct table tables[] = {
 	 "SELECT max(id) FROM runs WHERE finished_us IS NULL AND id > ?1"
 	 " AND id = (SELECT max(id) FROM runs)",
 	 KEY, NULL, run_cols, N(run_cols)},
-	/* names: their ids' order is the order a report breaks ties in (one
-	 * database of several nodes numbers the first node's names first) */
-	{"gpulog_names", "names", "names", "names x", "x.id", NULL, NULL, NULL,
-	 "(node, src_id)", NULL, name_cols, N(name_cols)},
 };
 
 struct shipper {
