@@ -3,7 +3,8 @@
 #   make            build bin/gpulog-ingest and bin/gpulog-report (into build/)
 #   make test       unit tests (cmocka) and CLI golden tests
 #   make check      the same tests built with AddressSanitizer + UBSan
-#   make bench      benchmarks on a generated data set (prints figures, no thresholds)
+#   make bench      benchmarks on a generated data set (prints figures, no thresholds),
+#                   gpulog-ship and gpulog-report --clickhouse included
 #   make demo       ingest the bundled sample logs, then report on them
 #   make fuzz       a libFuzzer harness per format, FUZZ_SECONDS each (clang)
 #   make torture    long adversarial runs: 100 kills, disk full, gzip bombs, 4 concurrent
@@ -25,10 +26,12 @@ SAN ?=
 
 # sqlite3 (the CLI) is for the tests and for users' ad-hoc queries.
 # libisal-dev: igzip, gpulog-ingest's gzip inflate (lib/ingest/reader.c). zlib:
-# the tests' gzip writer and PNG reader.
+# the tests' gzip writer and PNG reader, and gpulog-ship's gzip batches.
+# libcurl4-openssl-dev: gpulog-ship's and gpulog-report --clickhouse's HTTP
+# to ClickHouse (lib/ship/chttp.c), with TLS for https:// servers.
 DEB_PKGS := libjansson-dev libisal-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
-	plplot-driver-cairo libcmocka-dev pkg-config sqlite3
-PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka
+	plplot-driver-cairo libcmocka-dev pkg-config sqlite3 libcurl4-openssl-dev
+PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka libcurl
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
@@ -75,7 +78,7 @@ $(BUILD)/config.mk: Makefile
 	    $(DEB_PKGS) || { echo "gpulog: apt-get install failed" >&2; exit 1; }; \
 	fi
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PC_PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs jansson libisal sqlite3 gsl plplot) -lm"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs jansson libisal sqlite3 gsl plplot libcurl zlib) -lm"; \
 	   echo "CMOCKA_LIBS := $$(pkg-config --libs cmocka)"; \
 	   echo "ZLIB_LIBS := $$(pkg-config --libs zlib)"; } > $@
 
@@ -127,10 +130,14 @@ check:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
 
+# CH_BENCH_EVENTS: the events shipped to ClickHouse and reported from it
+# (the issue's figure is 10000000; 1M keeps a shared 2-core machine usable).
+CH_BENCH_EVENTS ?= 1000000
 bench: $(BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/bench/run
 	@BUILD=$(BUILD) sh tests/bench/run-traces
 	@BUILD=$(BUILD) sh tests/bench/run-report
+	@BUILD=$(BUILD) sh tests/bench/run-clickhouse $(CH_BENCH_EVENTS)
 
 # make fuzz: the library built by clang with fuzzer instrumentation in
 # build/fuzz, then tests/fuzz/run (one harness per format). clang and its

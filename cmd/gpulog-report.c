@@ -31,6 +31,8 @@ static void usage(FILE *fp)
 		"\n"
 		"Options:\n"
 		"  --db FILE             database (default: $" GL_DB_ENV ", else ./" GL_DEFAULT_DB ")\n"
+		"  --clickhouse URL      read the ClickHouse server gpulog-ship fills instead\n"
+		"                        (http://HOST:8123/[?database=NAME]), every node\n"
 		"  --days N              window length in days (default 1)\n"
 		"  --until TIME          window end (default now); TIME is RFC 3339 (seconds\n"
 		"                        optional), YYYY-MM-DD (UTC), now, today, yesterday\n"
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
+		{"clickhouse", required_argument, NULL, 'K'},
 		{"days", required_argument, NULL, 'n'},
 		{"until", required_argument, NULL, 'u'},
 		{"since", required_argument, NULL, 's'},
@@ -199,6 +202,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.db_path = optarg; break;
+		case 'K': o.clickhouse_url = optarg; break;
 		case 'n':
 			if (parse_count(optarg, MAX_DAYS, &days) != 0)
 				return bad_usage("--days needs a whole number of days from 1 to %d, not '%s'",
@@ -285,6 +289,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": note: the window starts at 1970-01-01 "
 				"(nothing earlier is stored)\n");
 	}
+	if (o.clickhouse_url && o.db_path)
+		return bad_usage("%s", "give --db or --clickhouse, not both");
+	if (o.clickhouse_url && o.events)
+		return bad_usage("%s", "--events reads a database file: not with --clickhouse");
 	if (!o.db_path)
 		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
 	/* The same on a terminal and in a pipe: the directory and the text summary. */

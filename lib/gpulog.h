@@ -34,6 +34,7 @@ enum gl_code {
 	GL_ECONFIG = -8,	/* configuration file malformed */
 	GL_ENEWER = -9,		/* database written by a newer gpulog */
 	GL_EINTR = -10,		/* stopped on request (a signal); what was stored is kept */
+	GL_EUNAVAIL = -11,	/* a server could not be reached or answered 5xx (try again later) */
 };
 
 /*
@@ -205,6 +206,7 @@ void gl_format_list_text(char *buf, size_t n);
 
 struct gl_report_opts {
 	const char *db_path;		/* database, opened read-only */
+	const char *clickhouse_url;	/* set: read the server gpulog-ship fills, not db_path */
 	int64_t since_us;		/* window [since_us, until_us), µs UTC */
 	int64_t until_us;
 	const char *const *components;	/* glob patterns, any may match; n 0: all */
@@ -272,5 +274,49 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		  struct gl_err *err);
 
 void gl_report_result_release(struct gl_report_result *res);
+
+/* ---------------------------------------------------------------------
+ * gpulog-ship (lib/ship/ship.h has the details: tables, batches, marks)
+ * ------------------------------------------------------------------- */
+
+struct gl_ship_opts {
+	const char *db_path;		/* the node's database, read only */
+	const char *url;		/* ClickHouse HTTP: http://host:8123/[?database=NAME] */
+	const char *node;		/* this database's name on the server (unique per node) */
+	int64_t keep_days;		/* > 0: drop the server's day partitions older than this */
+	int64_t now_us;			/* the time keep_days counts from (UTC µs) */
+	size_t batch_rows;		/* rows per INSERT at most; 0: 100,000 */
+	int retries;			/* tries after the first failed one; < 0: 0 */
+	long retry_wait_ms;		/* first wait; doubled per try, at most 60 s; 0: 1,000 */
+	long timeout_s;			/* per request; 0: 300 */
+	/*
+	 * Called after each step of a batch: phase 0 the rows are stored on the
+	 * server, 1 its mark is stored. NULL: none. A progress line, or a test
+	 * that kills the process exactly between the two.
+	 */
+	void (*on_batch)(void *arg, const char *table, int phase, uint64_t rows);
+	void *arg;
+};
+
+struct gl_ship_stats {
+	uint64_t rows;			/* rows stored on the server by this run */
+	uint64_t batches;
+	uint64_t recovered;		/* batches found stored but not marked: marked, not resent */
+	uint64_t resent;		/* batches found half stored: deleted and sent again */
+	uint64_t held_back;		/* tables whose rows after an open record wait */
+	uint64_t partitions_dropped;	/* keep_days */
+	uint64_t bytes_gzip;		/* compressed bytes sent */
+	unsigned tries_failed;		/* requests that failed and were tried again */
+};
+
+/*
+ * Sends what the database holds and the server has not yet (events,
+ * samples, spans, memory events, rejects, runs), creating the tables on
+ * first use. Exactly once: see lib/ship/ship.h. GL_OK; GL_EUNAVAIL when the
+ * server stays unreachable (what was marked is kept); GL_EDB (the server
+ * refused a request, or SQLite failed), GL_EIO, GL_ENOTGPULOG, GL_EUSAGE.
+ */
+int gl_ship_run(const struct gl_ship_opts *opts, struct gl_ship_stats *stats,
+		struct gl_err *err);
 
 #endif /* GPULOG_H */

@@ -84,6 +84,9 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (opts->clickhouse_url && opts->events)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "--events reads a database file: not with --clickhouse");
 	for (size_t i = 0; i < sizeof(emitters) / sizeof(emitters[0]); i++)
 		if (opts->format && !strcmp(opts->format, emitters[i].name))
 			emit = emitters[i].emit;
@@ -107,7 +110,9 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	/* Charts land next to the files; text to a stream has no directory. */
 	charts = out.dir && !opts->no_charts;
 	gl_series_init(&series, opts->chart_top);
-	if ((rc = gl_query_open(opts->db_path, &q, err)) != GL_OK)
+	rc = opts->clickhouse_url ? gl_query_open_clickhouse(opts->clickhouse_url, &q, err)
+				  : gl_query_open(opts->db_path, &q, err);
+	if (rc != GL_OK)
 		goto out;
 	struct gl_report_params p = {
 		.since_us = opts->since_us, .until_us = opts->until_us,

@@ -6,6 +6,7 @@
 #include "store/query.h"
 #include "store/evpack.h"
 #include "store/query_int.h"
+#include "store/query_ch.h"
 #include "util/timeutil.h"
 
 #include <ctype.h>
@@ -311,6 +312,7 @@ void gl_query_close(struct gl_query *q)
 	for (size_t i = 0; i < q->n_names; i++)
 		free(q->names[i]);
 	free(q->names);
+	gl_query_ch_free(q->ch);
 	sqlite3_close(q->db);
 	free(q);
 }
@@ -1211,6 +1213,8 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_events(q, since_us, until_us, flags, fn, arg, err);
 	/* with the trace columns, and without them (no trace stream) */
 	const char *sql = events_sql(q, flags, true), *sql_plain = events_sql(q, flags, false);
 	bool started = false;
@@ -1226,6 +1230,8 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_mem_events(q, since_us, until_us, fn, arg, err);
 	static const char sql[] =
 		"SELECT ts_us, action, ptr, size_bytes, host_id FROM mem_events"
 		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
@@ -1257,6 +1263,8 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_table_counts(q, since_us, until_us, rejects, files, err);
 	sqlite3_stmt *st = NULL;
 	int64_t f = 0, has_ts = 0;
 	int rc;
@@ -1289,6 +1297,8 @@ int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us
 
 int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_retained_since(q, since_us, err);
 	sqlite3_stmt *s = NULL;
 	int rc = GL_OK;
 
@@ -1331,6 +1341,8 @@ void gl_query_series_free(struct gl_query_series *s, size_t n)
 int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
 			 struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_series_load(q, out, n, err);
 	static const char sql[] =
 		"SELECT id, metric_id, device, host_id, source, labels FROM series ORDER BY id";
 	struct gl_query_series *a = NULL;
@@ -1388,6 +1400,8 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 		   int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
 		   struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_spans(q, since_us, until_us, fn, arg, err);
 	static const char sql[] =
 		"SELECT start_us, dur_us, scope_id, depth, device, source, host_id FROM spans"
 		" INDEXED BY spans_start WHERE start_us >= ?1 AND start_us < ?2"
@@ -1426,6 +1440,8 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			 int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_events_span(q, since_us, until_us, first_us, last_us, err);
 	/* each min() and max() alone is one seek in its index */
 	static const char sql[] =
 		"SELECT (SELECT min(ts_us) FROM events WHERE ts_us >= ?1 AND ts_us < ?2),"
@@ -1483,6 +1499,8 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_log_alerts(q, since_us, until_us, fn, arg, err);
 	/* jsondoc writes an alert's metadata as compact JSON without timestamp,
 	 * component and message (fmt_jsondoc.c); a receipt's holds no "severity" */
 #define LOG_ALERTS_SQL(dup)                                                                    \
@@ -1536,6 +1554,8 @@ int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until
 			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 			     struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_access_requests(q, since_us, until_us, format, fn, arg, err);
 	/* "10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK" (uvicorn) */
 #define ACCESS_SQL(dup)                                                                        \
 	"SELECT component_id, host_id, count(*),"                                              \

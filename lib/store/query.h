@@ -29,6 +29,14 @@ struct gl_query;
  */
 int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
 
+/*
+ * Opens the ClickHouse server at url (http://host:8123/[?database=NAME])
+ * that gpulog-ship filled, for the same readers (lib/store/query_ch.h).
+ * Fails with GL_EUNAVAIL (unreachable), GL_ENOTGPULOG (no gpulog tables
+ * there), GL_EDB or GL_ENOMEM; *q is NULL on failure.
+ */
+int gl_query_open_clickhouse(const char *url, struct gl_query **q, struct gl_err *err);
+
 /* Closes q; NULL is a no-op. */
 void gl_query_close(struct gl_query *q);
 

@@ -32,6 +32,7 @@ struct gl_query {
 	bool has_spans;		/* table spans exists */
 	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
+	struct gl_query_ch *ch;	/* set: a ClickHouse server answers, db is NULL (query_ch.h) */
 };
 
 /* GL_EDB with what and the connection's message. */

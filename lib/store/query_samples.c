@@ -16,6 +16,7 @@
  * [since - GL_SBLOCK_SPAN_US, until).
  */
 #include "store/query_int.h"
+#include "store/query_ch.h"
 #include "store/sblock.h"
 #include "util/timeutil.h"
 
@@ -502,6 +503,8 @@ int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_u
 			   int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 			   struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_samples(q, since_us, until_us, fn, arg, err);
 	struct merge m = {.since_us = since_us, .until_us = until_us};
 	struct sample_slots c = {.fn = fn, .arg = arg};
 	const struct gl_query_pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, sample_fail_msg,
@@ -543,6 +546,8 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 		     struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_samples(q, since_us, until_us, fn, arg, err);
 	return gl_query_samples_flags(q, since_us, until_us, 0, fn, arg, err);
 }
 
@@ -685,6 +690,8 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_series_span(q, series_ids, n, since_us, until_us, first_us, last_us, err);
 	int (*end)(struct gl_query *, const int64_t *, size_t, int64_t, int64_t, int, int64_t *,
 		   struct gl_err *) = q->samples == GL_QUERY_SAMPLES_BLOCKS ? blocks_end
 									 : rows_series_end;
@@ -701,6 +708,8 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
+	if (q->ch)
+		return gl_query_ch_samples_span(q, since_us, until_us, first_us, last_us, err);
 	/* Two probes of the table's key, not a scan of the window (SQLite
 	 * reads every row for min() and max() together). */
 	static const char sql[] =

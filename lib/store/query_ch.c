@@ -1,0 +1,951 @@
+/*
+ * query_ch.c - the report's readers over ClickHouse (see query_ch.h). In:
+ * the tables gpulog-ship writes; out: the rows of gl_query_*, in their
+ * order, through the same callbacks. HTTP through lib/ship/chttp.c.
+ */
+#include "store/query_ch.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ship/chttp.h"
+#include "store/evpack.h"
+#include "util/timeutil.h"
+
+struct name_slot {
+	const char *s;		/* names[id] of the query; NULL: free */
+	int64_t id;
+};
+
+struct gl_query_ch {
+	struct gl_chttp *c;
+	struct name_slot *names;	/* open addressing, a power of two */
+	size_t names_cap;
+	uint64_t *skeys;		/* series key -> id: keys, 0 free */
+	int64_t *sids;
+	size_t s_cap;
+	uint64_t *series_key;		/* by series id - 1 */
+	size_t n_series;
+	sqlite3 *mem;			/* SQLite's own functions, for a row's text */
+	sqlite3_stmt *alert, *glob;
+	struct gl_buf sql;
+};
+
+/* A field of a TSV row, unescaped in place. */
+struct field {
+	char *s;
+	size_t n;
+	int null;
+};
+
+#define MAX_FIELDS 32
+
+struct rows {
+	struct gl_buf carry;
+	int ncols;
+	int (*row)(void *arg, struct field *f);
+	void *arg;
+	int bad;		/* a line without ncols fields */
+};
+
+static int oom(struct gl_err *err)
+{
+	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+}
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* ClickHouse's TabSeparated escapes, undone in place. */
+static void unescape(struct field *f)
+{
+	char *w = f->s;
+
+	f->null = f->n == 2 && f->s[0] == '\\' && f->s[1] == 'N';
+	if (f->null)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		char c = f->s[i];
+
+		if (c == '\\' && i + 1 < f->n) {
+			switch (f->s[++i]) {
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'r': c = '\r'; break;
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '0': c = '\0'; break;
+			case 'a': c = '\a'; break;
+			case 'v': c = '\v'; break;
+			default: c = f->s[i]; break;
+			}
+		}
+		*w++ = c;
+	}
+	f->n = (size_t)(w - f->s);
+	*w = '\0';
+}
+
+static int on_line(struct rows *r, char *line, size_t n)
+{
+	struct field f[MAX_FIELDS];
+	int k = 0;
+	char *p = line, *end = line + n;
+
+	for (;;) {
+		char *tab = memchr(p, '\t', (size_t)(end - p));
+
+		if (k == r->ncols) {
+			r->bad = 1;
+			return 1;
+		}
+		f[k].s = p;
+		f[k].n = (size_t)((tab ? tab : end) - p);
+		k++;
+		if (!tab)
+			break;
+		p = tab + 1;
+	}
+	if (k != r->ncols) {
+		r->bad = 1;
+		return 1;
+	}
+	for (int i = 0; i < k; i++) {
+		f[i].s[f[i].n] = '\0';
+		unescape(&f[i]);
+	}
+	return r->row(r->arg, f);
+}
+
+static int on_chunk(void *arg, const char *p, size_t n)
+{
+	struct rows *r = arg;
+	size_t start = 0;
+	int rc = 0;
+
+	if (gl_buf_add(&r->carry, p, n) != GL_OK)
+		return GL_ENOMEM;
+	for (size_t i = r->carry.len - n; i < r->carry.len && rc == 0; i++) {
+		if (r->carry.data[i] != '\n')
+			continue;
+		r->carry.data[i] = '\0';
+		rc = on_line(r, r->carry.data + start, i - start);
+		start = i + 1;
+	}
+	memmove(r->carry.data, r->carry.data + start, r->carry.len - start);
+	r->carry.len -= start;
+	return rc;
+}
+
+/* Streams the rows of sql (ncols columns) to row; row's value stops it. */
+static int ch_rows(struct gl_query *q, const char *sql, int ncols,
+		   int (*row)(void *arg, struct field *f), void *arg, struct gl_err *err)
+{
+	struct rows r = {.ncols = ncols, .row = row, .arg = arg};
+	int rc = gl_chttp_stream(q->ch->c, sql, on_chunk, &r, err);
+
+	if (rc == GL_ENOMEM && !r.bad)
+		rc = oom(err);
+	if ((rc == 1 && r.bad) || (rc == GL_OK && r.carry.len > 0)) {
+		char cut[120];
+
+		snprintf(cut, sizeof(cut), "%.100s", r.carry.data ? r.carry.data : "");
+		rc = gl_err_set(err, GL_EDB, NULL, 0, cut, "unexpected answer from the server");
+	}
+	gl_buf_release(&r.carry);
+	return rc;
+}
+
+/* printf into q->ch->sql. */
+static const char *sqlf(struct gl_query *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static const char *sqlf(struct gl_query *q, const char *fmt, ...)
+{
+	struct gl_buf *b = &q->ch->sql;
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->data, b->cap, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < b->cap)
+			return b->data;
+		size_t c = n > 0 ? (size_t)n + 1 : 256;
+		char *d = realloc(b->data, c);
+		if (!d)
+			return NULL;
+		b->data = d;
+		b->cap = c;
+	}
+}
+
+static int64_t name_id(const struct gl_query *q, const struct field *f)
+{
+	const struct gl_query_ch *ch = q->ch;
+
+	if (f->null || f->n == 0)
+		return 0;
+	for (size_t i = hash_str(f->s, f->n) & (ch->names_cap - 1);; i = (i + 1) & (ch->names_cap - 1)) {
+		const struct name_slot *sl = &ch->names[i];
+
+		if (!sl->s)
+			return 0;
+		if (strlen(sl->s) == f->n && !memcmp(sl->s, f->s, f->n))
+			return sl->id;
+	}
+}
+
+static double fdouble(const struct field *f)
+{
+	return f->null ? NAN : strtod(f->s, NULL);
+}
+
+static int64_t fint(const struct field *f)
+{
+	return f->null ? 0 : strtoll(f->s, NULL, 10);
+}
+
+/* events.recovery_attempts and error_count: -1 when NULL or negative */
+static int64_t fcount(const struct field *f)
+{
+	int64_t v = fint(f);
+
+	return f->null || v < 0 ? -1 : v;
+}
+
+/* ----- names ----- */
+
+struct names_load {
+	struct gl_query *q;
+	size_t cap;
+	int oom;
+};
+
+static int name_row(void *arg, struct field *f)
+{
+	struct names_load *l = arg;
+	struct gl_query *q = l->q;
+
+	if (q->n_names == l->cap) {
+		size_t c = l->cap * 2;
+		char **d = realloc(q->names, c * sizeof(*d));
+
+		if (!d)
+			return l->oom = 1;
+		q->names = d;
+		l->cap = c;
+	}
+	if (!(q->names[q->n_names] = malloc(f[0].n + 1)))
+		return l->oom = 1;
+	memcpy(q->names[q->n_names], f[0].s, f[0].n + 1);
+	q->n_names++;
+	return 0;
+}
+
+/*
+ * Every node's names, ids 1.. in the order one database of the nodes
+ * numbers them (sections break ties by name id): the first node's (by
+ * node name) in its order, then the names the next node adds, in its.
+ */
+static int load_names(struct gl_query *q, struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT name FROM gpulog_names WHERE name != '' GROUP BY name"
+		" ORDER BY min(node), argMin(src_id, node) FORMAT TabSeparated";
+	struct names_load l = {.q = q, .cap = 64};
+	struct gl_query_ch *ch = q->ch;
+	int rc;
+
+	if (!(q->names = calloc(l.cap, sizeof(*q->names))))
+		return oom(err);
+	q->n_names = 1;		/* id 0: none */
+	rc = ch_rows(q, sql, 1, name_row, &l, err);
+	if (l.oom)
+		return oom(err);
+	if (rc != GL_OK)
+		return rc;
+	ch->names_cap = 16;
+	while (ch->names_cap < q->n_names * 2)
+		ch->names_cap *= 2;
+	if (!(ch->names = calloc(ch->names_cap, sizeof(*ch->names))))
+		return oom(err);
+	for (size_t id = 1; id < q->n_names; id++) {
+		size_t i = hash_str(q->names[id], strlen(q->names[id])) & (ch->names_cap - 1);
+
+		while (ch->names[i].s)
+			i = (i + 1) & (ch->names_cap - 1);
+		ch->names[i].s = q->names[id];
+		ch->names[i].id = (int64_t)id;
+	}
+	return GL_OK;
+}
+
+struct one_int {
+	int64_t v[3];
+	int nulls;
+};
+
+static int int_row(void *arg, struct field *f)
+{
+	struct one_int *o = arg;
+
+	for (int i = 0; i < 3; i++)
+		o->v[i] = fint(&f[i]);
+	return 0;
+}
+
+/* Runs sql that answers one row of three integers (count, min, max). */
+static int three_ints(struct gl_query *q, const char *sql, int64_t v[3], struct gl_err *err)
+{
+	struct one_int o = {{0, 0, 0}, 0};
+	int rc;
+
+	if (!sql)
+		return oom(err);
+	rc = ch_rows(q, sql, 3, int_row, &o, err);
+	memcpy(v, o.v, sizeof(o.v));
+	return rc;
+}
+
+int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_err *err)
+{
+	struct gl_query *q = calloc(1, sizeof(*q));
+	int64_t v[3];
+	int rc;
+
+	*qp = NULL;
+	if (!q || !(q->ch = calloc(1, sizeof(*q->ch)))) {
+		free(q);
+		return oom(err);
+	}
+	if (!(q->ch->c = gl_chttp_new(url, 0, err))) {
+		rc = err ? err->code : GL_ENOMEM;
+		goto out;
+	}
+	q->version = GL_DB_USER_VERSION;
+	q->has_dup_of = q->has_trace = q->has_spans = true;
+	q->samples = GL_QUERY_SAMPLES_BLOCKS;
+	if ((rc = three_ints(q, "SELECT count(), 0, 0 FROM system.tables WHERE database ="
+			     " currentDatabase() AND name IN ('gpulog_events', 'gpulog_samples',"
+			     " 'gpulog_spans', 'gpulog_mem_events', 'gpulog_rejects', 'gpulog_runs',"
+			     " 'gpulog_nodes', 'gpulog_names') FORMAT TabSeparated", v, err)) != GL_OK)
+		goto out;
+	if (v[0] != 8) {
+		rc = gl_err_set(err, GL_ENOTGPULOG, gl_chttp_url(q->ch->c), 0,
+				"no gpulog tables there (gpulog-ship creates them)", "cannot open");
+		goto out;
+	}
+	if (sqlite3_open_v2(":memory:", &q->ch->mem, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->ch->mem,
+			       "SELECT json_valid(?1) AND json_type(?1, '$.severity') = 'text',"
+			       " json_extract(?1, '$.metric'), json_extract(?1, '$.value'),"
+			       " json_extract(?1, '$.threshold')", -1, &q->ch->alert, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->ch->mem,
+			       "SELECT ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*', 0),"
+			       " ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*', 0)", -1,
+			       &q->ch->glob, NULL) != SQLITE_OK) {
+		rc = oom(err);
+		goto out;
+	}
+	rc = load_names(q, err);
+out:
+	if (rc != GL_OK)
+		gl_query_close(q);
+	else
+		*qp = q;
+	return rc;
+}
+
+void gl_query_ch_free(struct gl_query_ch *ch)
+{
+	if (!ch)
+		return;
+	gl_chttp_free(ch->c);
+	free(ch->names);
+	free(ch->skeys);
+	free(ch->sids);
+	free(ch->series_key);
+	sqlite3_finalize(ch->alert);
+	sqlite3_finalize(ch->glob);
+	sqlite3_close(ch->mem);
+	gl_buf_release(&ch->sql);
+	free(ch);
+}
+
+/* ----- events ----- */
+
+struct ev_walk {
+	struct gl_query *q;
+	bool kernels_only;
+	int (*fn)(void *arg, const struct gl_query_event *ev);
+	void *arg;
+};
+
+static int ev_row(void *arg, struct field *f)
+{
+	struct ev_walk *w = arg;
+	struct gl_query_event ev;
+	int64_t level = fint(&f[1]);
+
+	ev.ts_us = fint(&f[0]);
+	ev.level = level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE;
+	ev.component_id = name_id(w->q, &f[2]);
+	ev.host_id = name_id(w->q, &f[3]);
+	ev.kernel_id = name_id(w->q, &f[4]);
+	ev.dur_us = fdouble(&f[5]);
+	ev.mem_mb = fdouble(&f[6]);
+	ev.anomaly = (int)fint(&f[7]);
+	ev.recovery_attempts = fcount(&f[8]);
+	ev.error_count = fcount(&f[9]);
+	ev.stream_id = (int64_t)strtoull(f[10].s, NULL, 10);
+	ev.exec_ms = fdouble(&f[11]);
+	ev.dup_of = fint(&f[12]);
+	/* the text where the SQLite reader reads it (query.c decode_event) */
+	const bool has_kernel = f[4].n > 0, has_exec = !isnan(ev.exec_ms);
+	const bool op = !f[13].null &&
+			gl_evpack_like_operation((const unsigned char *)f[13].s, f[13].n);
+	const bool want_message = level >= 4 || (!has_kernel && (has_exec || op));
+	ev.message = want_message && !f[13].null ? f[13].s : NULL;
+	ev.message_len = ev.message ? f[13].n : 0;
+	ev.metadata = !has_kernel && has_exec && !f[14].null ? f[14].s : NULL;
+	ev.metadata_len = ev.metadata ? f[14].n : 0;
+	ev.source = !w->kernels_only && !f[15].null ? f[15].s : NULL;
+	if (ev.source) {
+		ev.launch_overhead_us = fdouble(&f[16]);
+		ev.queue_us = fdouble(&f[17]);
+		ev.occupancy = fdouble(&f[18]);
+		ev.device = f[19].null ? NULL : f[19].s;
+		ev.scope_id = name_id(w->q, &f[20]);
+		ev.stack_id = name_id(w->q, &f[21]);
+	} else {
+		ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
+		ev.device = NULL;
+		ev.scope_id = ev.stack_id = 0;
+	}
+	return w->fn(w->arg, &ev);
+}
+
+int gl_query_ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		       int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		       struct gl_err *err)
+{
+	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, fn, arg};
+	/* A stream's id is its node's: (node, stream_id) made one number. */
+	const char *sql = sqlf(q,
+		"SELECT ts_us, level, component, host, kernel, dur_us, mem_mb, anomaly,"
+		" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4), exec_ms,"
+		" ifNull(dup_of, 0),"
+		" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
+		" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
+		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL),"
+		" source, launch_overhead_us, queue_us, occupancy, device, scope, stack"
+		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
+		" ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
+		w.kernels_only ? " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL" : "");
+
+	return sql ? ch_rows(q, sql, 22, ev_row, &w, err) : oom(err);
+}
+
+/* ----- memory events, spans ----- */
+
+struct mem_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_mem *m);
+	void *arg;
+};
+
+static int mem_row(void *arg, struct field *f)
+{
+	struct mem_walk *w = arg;
+	struct gl_query_mem m = {
+		.ts_us = fint(&f[0]),
+		.action = (int)fint(&f[1]),
+		.ptr = (uint64_t)fint(&f[2]),
+		.size_bytes = (uint64_t)fint(&f[3]),
+		.host_id = name_id(w->q, &f[4]),
+	};
+
+	return w->fn(w->arg, &m);
+}
+
+int gl_query_ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
+			   struct gl_err *err)
+{
+	struct mem_walk w = {q, fn, arg};
+	const char *sql = sqlf(q, "SELECT ts_us, action, ptr, size_bytes, host FROM gpulog_mem_events"
+			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
+
+	return sql ? ch_rows(q, sql, 5, mem_row, &w, err) : oom(err);
+}
+
+struct span_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_span *s);
+	void *arg;
+};
+
+static int span_row(void *arg, struct field *f)
+{
+	struct span_walk *w = arg;
+	struct gl_query_span s = {
+		.start_us = fint(&f[0]),
+		.dur_us = fdouble(&f[1]),
+		.scope_id = name_id(w->q, &f[2]),
+		.depth = (int)fint(&f[3]),
+		.device = f[4].null ? NULL : f[4].s,
+		.source = f[5].s,
+		.host_id = name_id(w->q, &f[6]),
+	};
+
+	return w->fn(w->arg, &s);
+}
+
+int gl_query_ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
+		      int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
+		      struct gl_err *err)
+{
+	struct span_walk w = {q, fn, arg};
+	const char *sql = sqlf(q, "SELECT ts_us, dur_us, scope, depth, device, source, host"
+			       " FROM gpulog_spans WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
+
+	return sql ? ch_rows(q, sql, 7, span_row, &w, err) : oom(err);
+}
+
+/* ----- samples ----- */
+
+/* A series is (metric, device, host, source, labels), as in table series. */
+#define SERIES_KEY "cityHash64(metric, ifNull(device, '\\0'), host, source, ifNull(labels, '\\0'))"
+
+static int64_t series_id(const struct gl_query_ch *ch, uint64_t key)
+{
+	if (!ch->s_cap)
+		return 0;
+	for (size_t i = key & (ch->s_cap - 1);; i = (i + 1) & (ch->s_cap - 1)) {
+		if (ch->skeys[i] == key)
+			return ch->sids[i];
+		if (ch->skeys[i] == 0)
+			return 0;
+	}
+}
+
+struct series_walk {
+	struct gl_query *q;
+	struct gl_query_series *a;
+	size_t n, cap;
+	uint64_t *keys;
+	int oom;
+};
+
+static char *fdup(const struct field *f, int *oom_flag)
+{
+	char *d;
+
+	if (f->null)
+		return NULL;
+	if (!(d = malloc(f->n + 1)))
+		*oom_flag = 1;
+	else
+		memcpy(d, f->s, f->n + 1);
+	return d;
+}
+
+static int series_row(void *arg, struct field *f)
+{
+	struct series_walk *w = arg;
+
+	if (w->n == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 64;
+		struct gl_query_series *b = realloc(w->a, c * sizeof(*b));
+		uint64_t *k = b ? realloc(w->keys, c * sizeof(*k)) : NULL;
+
+		if (b)
+			w->a = b;
+		if (!k)
+			return w->oom = 1;
+		w->keys = k;
+		w->cap = c;
+	}
+	struct gl_query_series *s = &w->a[w->n];
+
+	w->keys[w->n] = strtoull(f[0].s, NULL, 10);
+	s->id = (int64_t)w->n + 1;
+	s->metric_id = name_id(w->q, &f[1]);
+	s->device = fdup(&f[2], &w->oom);
+	s->host_id = name_id(w->q, &f[3]);
+	s->source = fdup(&f[4], &w->oom);
+	s->labels = fdup(&f[5], &w->oom);
+	w->n++;
+	return w->oom;
+}
+
+int gl_query_ch_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
+			    struct gl_err *err)
+{
+	static const char sql[] =
+		"SELECT " SERIES_KEY " AS k, any(metric), any(device), any(host), any(source),"
+		" any(labels) FROM gpulog_samples GROUP BY k"
+		" ORDER BY min(node), min(series_id) FORMAT TabSeparated";
+	struct series_walk w = {.q = q};
+	struct gl_query_ch *ch = q->ch;
+	int rc = ch_rows(q, sql, 6, series_row, &w, err);
+
+	if (w.oom)
+		rc = oom(err);
+	*out = NULL;
+	*n = 0;
+	free(ch->skeys);
+	free(ch->sids);
+	free(ch->series_key);
+	ch->skeys = NULL;
+	ch->sids = NULL;
+	ch->s_cap = 0;
+	ch->series_key = w.keys;
+	ch->n_series = w.n;
+	if (rc == GL_OK && w.n) {
+		ch->s_cap = 16;
+		while (ch->s_cap < w.n * 2)
+			ch->s_cap *= 2;
+		ch->skeys = calloc(ch->s_cap, sizeof(*ch->skeys));
+		ch->sids = calloc(ch->s_cap, sizeof(*ch->sids));
+		if (!ch->skeys || !ch->sids)
+			rc = oom(err);
+		for (size_t j = 0; rc == GL_OK && j < w.n; j++) {
+			size_t i = w.keys[j] & (ch->s_cap - 1);
+
+			while (ch->skeys[i])
+				i = (i + 1) & (ch->s_cap - 1);
+			ch->skeys[i] = w.keys[j];
+			ch->sids[i] = (int64_t)j + 1;
+		}
+	}
+	if (rc != GL_OK) {
+		gl_query_series_free(w.a, w.n);
+		return rc;
+	}
+	*out = w.a;
+	*n = w.n;
+	return GL_OK;
+}
+
+struct sample_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_sample *s);
+	void *arg;
+};
+
+static int sample_row(void *arg, struct field *f)
+{
+	struct sample_walk *w = arg;
+	struct gl_query_sample s = {
+		.ts_us = fint(&f[0]),
+		.series_id = series_id(w->q->ch, strtoull(f[1].s, NULL, 10)),
+		.value = fdouble(&f[2]),
+	};
+
+	return w->fn(w->arg, &s);
+}
+
+int gl_query_ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+			int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+			struct gl_err *err)
+{
+	struct sample_walk w = {q, fn, arg};
+	const char *sql;
+
+	/* the series' ids come from gl_query_series_load (the report loads
+	 * them first; a caller that did not gets them loaded here) */
+	if (!q->ch->n_series) {
+		struct gl_query_series *s = NULL;
+		size_t n = 0;
+		int rc = gl_query_ch_series_load(q, &s, &n, err);
+
+		gl_query_series_free(s, n);
+		if (rc != GL_OK)
+			return rc;
+	}
+	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", value FROM gpulog_samples"
+		   " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+		   " ORDER BY ts_us, node, src_id, idx FORMAT TabSeparated", since_us, until_us);
+	return sql ? ch_rows(q, sql, 3, sample_row, &w, err) : oom(err);
+}
+
+static int span_of(struct gl_query *q, const char *sql, int64_t *first_us, int64_t *last_us,
+		   struct gl_err *err)
+{
+	int64_t v[3];
+	int rc = three_ints(q, sql, v, err);
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (rc == GL_OK && v[0] > 0) {
+		*first_us = v[1];
+		*last_us = v[2];
+	}
+	return rc;
+}
+
+int gl_query_ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+			    int64_t since_us, int64_t until_us, int64_t *first_us,
+			    int64_t *last_us, struct gl_err *err)
+{
+	struct gl_buf keys = {0};
+	char num[32];
+	int rc;
+
+	*first_us = *last_us = GL_TS_NONE;
+	if (n == 0 || since_us >= until_us)
+		return GL_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (series_ids[i] < 1 || (uint64_t)series_ids[i] > q->ch->n_series)
+			continue;
+		int k = snprintf(num, sizeof(num), "%s%" PRIu64, keys.len ? ", " : "",
+				 q->ch->series_key[series_ids[i] - 1]);
+		if (gl_buf_add(&keys, num, (size_t)k) != GL_OK) {
+			gl_buf_release(&keys);
+			return oom(err);
+		}
+	}
+	if (!keys.len)
+		return GL_OK;
+	rc = span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
+			     " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND " SERIES_KEY
+			     " IN (%s) FORMAT TabSeparated", since_us, until_us, keys.data),
+		     first_us, last_us, err);
+	gl_buf_release(&keys);
+	return rc;
+}
+
+int gl_query_ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     int64_t *first_us, int64_t *last_us, struct gl_err *err)
+{
+	return span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
+			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " FORMAT TabSeparated", since_us, until_us),
+		       first_us, last_us, err);
+}
+
+int gl_query_ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    int64_t *first_us, int64_t *last_us, struct gl_err *err)
+{
+	static const char *const tab[2] = {"gpulog_events", "gpulog_mem_events"};
+	int rc = GL_OK;
+
+	*first_us = *last_us = GL_TS_NONE;
+	for (int i = 0; i < 2 && rc == GL_OK; i++) {
+		int64_t a, b;
+
+		rc = span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM %s WHERE"
+				     " ts_us >= %" PRId64 " AND ts_us < %" PRId64 " FORMAT TabSeparated",
+				     tab[i], since_us, until_us), &a, &b, err);
+		if (rc != GL_OK || a == GL_TS_NONE)
+			continue;
+		if (*first_us == GL_TS_NONE || a < *first_us)
+			*first_us = a;
+		if (*last_us == GL_TS_NONE || b > *last_us)
+			*last_us = b;
+	}
+	return rc;
+}
+
+/* ----- what the SQLite reader finds with SQL on a row's text ----- */
+
+struct alert_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_log_alert *a);
+	void *arg;
+	int db_failed;
+};
+
+static double json_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_type(st, i) == SQLITE_TEXT
+		       ? NAN : sqlite3_column_double(st, i);
+}
+
+static int alert_row(void *arg, struct field *f)
+{
+	struct alert_walk *w = arg;
+	sqlite3_stmt *st = w->q->ch->alert;
+	int rc = 0, s;
+
+	if (f[5].null)
+		return 0;
+	sqlite3_bind_text(st, 1, f[5].s, (int)f[5].n, SQLITE_STATIC);
+	s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return w->db_failed = 1;
+	}
+	if (sqlite3_column_int(st, 0)) {
+		struct gl_query_log_alert a = {
+			.ts_us = fint(&f[0]),
+			.level = (int)fint(&f[1]),
+			.component_id = name_id(w->q, &f[2]),
+			.host_id = name_id(w->q, &f[3]),
+			.message = f[4].null ? "" : f[4].s,
+			.metric = sqlite3_column_type(st, 1) == SQLITE_TEXT
+					  ? (const char *)sqlite3_column_text(st, 1) : NULL,
+			.value = json_num(st, 2),
+			.threshold = json_num(st, 3),
+		};
+
+		rc = w->fn(w->arg, &a);
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+int gl_query_ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			   struct gl_err *err)
+{
+	struct alert_walk w = {q, fn, arg, 0};
+	const char *sql = sqlf(q, "SELECT ts_us, level, component, host, message, metadata"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " AND format = 'jsondoc' AND dup_of IS NULL"
+			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
+	int rc;
+
+	if (!sql)
+		return oom(err);
+	rc = ch_rows(q, sql, 6, alert_row, &w, err);
+	if (w.db_failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
+				"cannot read the logs' alerts");
+	return rc;
+}
+
+struct access_walk {
+	struct gl_query *q;
+	struct gl_query_access *a;
+	size_t n, cap;
+	int failed;
+};
+
+static int access_row(void *arg, struct field *f)
+{
+	struct access_walk *w = arg;
+	sqlite3_stmt *st = w->q->ch->glob;
+	int64_t comp = name_id(w->q, &f[0]), host = name_id(w->q, &f[1]);
+	int ok, bad;
+
+	if (f[2].null)
+		return 0;
+	sqlite3_bind_text(st, 1, f[2].s, (int)f[2].n, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return w->failed = 1;
+	}
+	ok = sqlite3_column_int(st, 0);
+	bad = sqlite3_column_int(st, 1);
+	sqlite3_reset(st);
+	if (!ok)
+		return 0;
+	size_t i = 0;
+	while (i < w->n && (w->a[i].component_id != comp || w->a[i].host_id != host))
+		i++;
+	if (i == w->n) {
+		if (w->n == w->cap) {
+			size_t c = w->cap ? w->cap * 2 : 16;
+			struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
+
+			if (!d)
+				return w->failed = 2;
+			w->a = d;
+			w->cap = c;
+		}
+		w->a[w->n++] = (struct gl_query_access){comp, host, 0, 0};
+	}
+	w->a[i].requests++;
+	w->a[i].failed += (uint64_t)bad;
+	return 0;
+}
+
+static int cmp_access(const void *pa, const void *pb)
+{
+	const struct gl_query_access *a = pa, *b = pb;
+
+	if (a->component_id != b->component_id)
+		return a->component_id < b->component_id ? -1 : 1;
+	return a->host_id < b->host_id ? -1 : a->host_id > b->host_id;
+}
+
+int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
+				const char *format,
+				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+				struct gl_err *err)
+{
+	struct access_walk w = {.q = q};
+	char fq[128];
+	size_t k = 0;
+	int rc;
+
+	/* a format name is [a-z0-9-]; anything else matches no stream */
+	for (const char *p = format; *p && k + 1 < sizeof(fq); p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')
+			fq[k++] = *p;
+	fq[k] = '\0';
+	/* position(): every line the GLOB matches has this text */
+	const char *sql = sqlf(q, "SELECT component, host, message FROM gpulog_events"
+			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND format = '%s'"
+			       " AND dup_of IS NULL AND position(message, '\"POST /v1/') > 0"
+			       " FORMAT TabSeparated", since_us, until_us, fq);
+
+	if (!sql)
+		return oom(err);
+	rc = ch_rows(q, sql, 3, access_row, &w, err);
+	if (w.failed == 2)
+		rc = oom(err);
+	else if (w.failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
+				"cannot read the access lines");
+	if (rc == GL_OK) {
+		if (w.n)
+			qsort(w.a, w.n, sizeof(*w.a), cmp_access);
+		for (size_t i = 0; i < w.n && rc == GL_OK; i++)
+			rc = fn(arg, &w.a[i]);
+	}
+	free(w.a);
+	return rc;
+}
+
+/* ----- counts ----- */
+
+int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     uint64_t *rejects, uint64_t *files, struct gl_err *err)
+{
+	int64_t v[3];
+	int rc = three_ints(q, sqlf(q, "SELECT (SELECT count() FROM gpulog_rejects WHERE ts_us >= %"
+				    PRId64 " AND ts_us < %" PRId64 "), (SELECT sum(f) FROM (SELECT"
+				    " argMax(files, shipped_us) AS f FROM gpulog_nodes GROUP BY node)),"
+				    " 0 FORMAT TabSeparated", since_us, until_us), v, err);
+
+	*rejects = (uint64_t)v[0];
+	*files = (uint64_t)v[1];
+	return rc;
+}
+
+int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
+{
+	int64_t v[3];
+	int rc = three_ints(q, "SELECT countIf(pruned_before_us IS NOT NULL),"
+			    " max(pruned_before_us), 0 FROM gpulog_runs FORMAT TabSeparated", v, err);
+
+	*since_us = rc == GL_OK && v[0] > 0 ? v[1] : GL_TS_NONE;
+	return rc;
+}
