@@ -39,7 +39,7 @@
 #include <sqlite3.h>
 
 #include "evpack.h"
-#include "../ingest/batch.h"
+#include "../record/batch.h"
 
 /* The columns of events in table order, id left out. */
 #define GL_EVTAB_ROW_COLUMNS                                                             \

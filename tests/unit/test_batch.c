@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/batch.h"
+#include "record/batch.h"
 
 static struct gl_batch *b;
 

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "gpulog.h"
-#include "ingest/batch.h"
+#include "record/batch.h"
 #include "store/evtab.h"
 
 #define NEV 4

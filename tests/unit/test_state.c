@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/state.h"
+#include "record/state.h"
 
 static struct gl_state st;
 
