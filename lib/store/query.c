@@ -6,6 +6,8 @@
 #include "store/query.h"
 #include "store/evpack.h"
 #include "store/query_int.h"
+#include "store/kinds_v7.h"
+#include "record/record.h"
 #include "util/timeutil.h"
 
 #include <ctype.h>
@@ -264,7 +266,7 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->version = version;
 	/* What this database's schema has, one count each (older versions,
 	 * read without migrating, lack some). */
-	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_N };
+	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_KIND, P_N };
 	static const char *const probe[P_N] = {
 	    [P_DUP] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
 	    [P_SERIES] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'series'",
@@ -276,6 +278,8 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	    [P_PACKED] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'packed'",
 	    [P_INDEX] = "SELECT count(*) FROM pragma_index_info('events_ts')"
 			" WHERE name IN ('dup_of', 'packed')",
+	    [P_KIND] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+		       " AND name = 'event_kinds'",
 	};
 	int64_t has[P_N] = {0};
 
@@ -295,6 +299,7 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->has_spans = has[P_SPANS] > 0;
 	q->has_packed = has[P_PACKED] > 0;
 	q->covering = q->has_packed && has[P_INDEX] == 2;
+	q->has_kind = has[P_KIND] > 0;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
@@ -721,25 +726,25 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 }
 
 /*
- * The formats whose records carry the kernel-trace columns (their parsers
- * set gl_event.source: lib/ingest/fmt_gpufl.c, fmt_kineto.c, fmt_nsys.c).
- * A database with no stream of them has those columns NULL in every row,
- * and the slice readers then leave them out of the statement: 11 of a
- * row's 31 bytecode steps, about 8% of a 10M-event report. A stream of no
- * recorded format counts as one of them.
+ * Does the database hold a profiler trace's record (events.kind 1,
+ * GL_EV_TRACE)? Only those carry the kernel-trace columns: a database
+ * without one has them NULL in every row, and the slice readers then leave
+ * them out of the statement: 11 of a row's 31 bytecode steps, about 8% of a
+ * 10M-event report. A database not migrated to schema 8 says it by the
+ * formats of its streams (kinds_v7.h).
  */
-#define TRACE_FORMATS_SQL                                                                   \
-	"SELECT EXISTS (SELECT 1 FROM streams WHERE format IS NULL"                         \
-	" OR format IN ('gpufl', 'kineto', 'nsys'))"
+#define TRACES_SQL "SELECT EXISTS (SELECT 1 FROM event_kinds WHERE kind = 1)"
+#define TRACES_SQL_V7 "SELECT EXISTS (SELECT 1 FROM streams WHERE " GL_KINDS_V7_STREAMS_TRACE ")"
 
 /* Which of the two statements to run on db, in its current snapshot:
- * sql when a stream of a trace format exists (or that cannot be read),
- * else sql_plain. */
-static const char *pick_sql(sqlite3 *db, const char *sql, const char *sql_plain)
+ * sql when a trace's record exists (or that cannot be read), else
+ * sql_plain. kinds: the database has event_kinds (schema 8). */
+static const char *pick_sql(sqlite3 *db, bool kinds, const char *sql, const char *sql_plain)
 {
 	int64_t traces = 1;
 
-	if (sql_plain == sql || pragma_int(db, TRACE_FORMATS_SQL, &traces) != SQLITE_OK)
+	if (sql_plain == sql ||
+	    pragma_int(db, kinds ? TRACES_SQL : TRACES_SQL_V7, &traces) != SQLITE_OK)
 		return sql;
 	return traces ? sql : sql_plain;
 }
@@ -835,7 +840,7 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 	if (sql_plain != sql)
 		own = sqlite3_get_autocommit(q->db) &&
 		      sqlite3_exec(q->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-	if (sqlite3_prepare_v2(q->db, pick_sql(q->db, sql, sql_plain), -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(q->db, pick_sql(q->db, q->has_kind, sql, sql_plain), -1, &st, NULL) != SQLITE_OK) {
 		rc = gl_query_db_error(q, err, "cannot query events");
 		if (own)
 			sqlite3_exec(q->db, "COMMIT", NULL, NULL, NULL);
@@ -994,7 +999,8 @@ struct slice_reader {
 	pthread_t th;
 	sqlite3 *db;
 	const char *sql;		/* with the kernel-trace columns */
-	const char *sql_plain;		/* without: for a snapshot with no trace stream */
+	const char *sql_plain;		/* without: for a snapshot with no trace record */
+	bool kinds;			/* the database has event_kinds (schema 8) */
 	const int64_t *bound;		/* slice k is [bound[k], bound[k + 1]) */
 	size_t first, nslices;		/* reads slices first, first + 2, ... */
 	struct held_group ring[SL_RING];
@@ -1035,7 +1041,7 @@ static void *slice_main(void *arg)
 			 NULL, NULL, NULL) != SQLITE_OK)
 		rc = SQLITE_ERROR;
 	if (rc == SQLITE_OK &&
-	    sqlite3_prepare_v2(r->db, pick_sql(r->db, r->sql, r->sql_plain), -1, &st, NULL) !=
+	    sqlite3_prepare_v2(r->db, pick_sql(r->db, r->kinds, r->sql, r->sql_plain), -1, &st, NULL) !=
 		    SQLITE_OK)
 		rc = SQLITE_ERROR;
 	if (rc == SQLITE_OK)
@@ -1129,6 +1135,7 @@ static int events_sliced(struct gl_query *q, const char *sql, const char *sql_pl
 
 		r->sql = sql;
 		r->sql_plain = sql_plain;
+		r->kinds = q->has_kind;
 		r->bound = bound;
 		r->first = i;
 		r->nslices = EV_SLICES;
@@ -1457,49 +1464,70 @@ int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 }
 
 /*
- * Does a stream of this format exist? The queries below read the window's
- * events of some format; events have no index by stream, so they scan the
- * window: this keeps them off a database without such files.
+ * May the database hold a record of kind k1 or k2 (event_kinds; not
+ * migrated to schema 8: a stream of a format that wrote such records,
+ * streams_v7)? The queries below read the window's events of a kind;
+ * events have no index by kind, so they scan the window: this keeps them
+ * off a database without such records.
  */
-static int has_format(struct gl_query *q, const char *format, bool *yes, struct gl_err *err)
+static int has_kind(struct gl_query *q, int k1, int k2, const char *streams_v7, bool *yes,
+		    struct gl_err *err)
 {
 	sqlite3_stmt *st = NULL;
+	char v7[160];
 	int s;
 
 	*yes = false;
-	if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM streams WHERE format = ?1 LIMIT 1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return gl_query_db_error(q, err, "cannot query streams");
-	sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
+	snprintf(v7, sizeof(v7), "SELECT 1 FROM streams WHERE %s LIMIT 1", streams_v7);
+	if (sqlite3_prepare_v2(q->db,
+			       q->has_kind ? "SELECT 1 FROM event_kinds WHERE kind IN (?1, ?2) LIMIT 1"
+					   : v7,
+			       -1, &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query the kinds of records");
+	if (q->has_kind) {
+		sqlite3_bind_int(st, 1, k1);
+		sqlite3_bind_int(st, 2, k2);
+	}
 	s = sqlite3_step(st);
 	*yes = s == SQLITE_ROW;
 	sqlite3_finalize(st);
-	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read streams");
+	return s == SQLITE_ROW || s == SQLITE_DONE
+		       ? GL_OK
+		       : gl_query_db_error(q, err, "cannot read the kinds of records");
 }
 
 int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			struct gl_err *err)
 {
-	/* jsondoc writes an alert's metadata as compact JSON without timestamp,
-	 * component and message (fmt_jsondoc.c); a receipt's holds no "severity" */
-#define LOG_ALERTS_SQL(dup)                                                                    \
+	/* A monitor's alert (GL_EV_ALERT) holds its metric, value and
+	 * threshold in its metadata; a database not migrated to schema 8 tells
+	 * its alerts by their stream's format (kinds_v7.h). */
+#define LOG_ALERTS_SQL(which, dup)                                                             \
 	"SELECT e.ts_us, e.level, e.component_id, e.host_id, e.message,"                     \
 	" json_extract(e.metadata, '$.metric'), json_extract(e.metadata, '$.value'),"         \
 	" json_extract(e.metadata, '$.threshold') FROM events e"                              \
-	" WHERE e.ts_us >= ?1 AND e.ts_us < ?2"                                               \
-	" AND e.stream_id IN (SELECT id FROM streams WHERE format = 'jsondoc')" dup           \
-	" AND json_valid(e.metadata) AND json_type(e.metadata, '$.severity') = 'text'"        \
-	" ORDER BY e.ts_us, e.id"
-	static const char *const sql[2] = {LOG_ALERTS_SQL(""), LOG_ALERTS_SQL(" AND e.dup_of IS NULL")};
+	" WHERE e.ts_us >= ?1 AND e.ts_us < ?2 AND " which dup " ORDER BY e.ts_us, e.id"
+#define ALERT_V8 "e.kind = 2"
+#define ALERT_V7                                                                               \
+	"e.stream_id IN (SELECT id FROM streams WHERE " GL_KINDS_V7_STREAMS_ALERT ")"         \
+	" AND " GL_KINDS_V7_IS_ALERT("e.")
+	static const char *const sql[2][2] = {
+		{LOG_ALERTS_SQL(ALERT_V7, ""), LOG_ALERTS_SQL(ALERT_V7, " AND e.dup_of IS NULL")},
+		{LOG_ALERTS_SQL(ALERT_V8, ""), LOG_ALERTS_SQL(ALERT_V8, " AND e.dup_of IS NULL")},
+	};
 #undef LOG_ALERTS_SQL
+#undef ALERT_V8
+#undef ALERT_V7
 	sqlite3_stmt *st = NULL;
 	int rc, s = SQLITE_DONE;
 	bool any;
 
-	if ((rc = has_format(q, "jsondoc", &any, err)) != GL_OK || !any)
+	if ((rc = has_kind(q, GL_EV_ALERT, GL_EV_ALERT, GL_KINDS_V7_STREAMS_ALERT, &any, err)) !=
+		    GL_OK ||
+	    !any)
 		return rc;
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, sql[q->has_kind][q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
 		return gl_query_db_error(q, err, "cannot query the logs' alerts");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
@@ -1530,31 +1558,43 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 }
 
 int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-			     const char *format,
 			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 			     struct gl_err *err)
 {
-	/* "10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK" (uvicorn) */
-#define ACCESS_SQL(dup)                                                                        \
-	"SELECT component_id, host_id, count(*),"                                              \
-	" coalesce(sum(message GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*'), 0)"             \
-	" FROM events WHERE ts_us >= ?1 AND ts_us < ?2"                                        \
-	" AND stream_id IN (SELECT id FROM streams WHERE format = ?3)" dup                     \
-	" AND message GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*'"                          \
+	/* An access line (GL_EV_ACCESS, GL_EV_ACCESS_FAILED); a database not
+	 * migrated to schema 8 tells them by their text and their stream's
+	 * format (kinds_v7.h). */
+#define ACCESS_SQL(failed, which, dup)                                                         \
+	"SELECT component_id, host_id, count(*), coalesce(sum(" failed "), 0)"                \
+	" FROM events WHERE ts_us >= ?1 AND ts_us < ?2 AND " which dup                         \
 	" GROUP BY component_id, host_id ORDER BY component_id, host_id"
-	static const char *const sql[2] = {ACCESS_SQL(""), ACCESS_SQL(" AND dup_of IS NULL")};
+#define FAILED_V8 "kind = 4"
+#define ACCESS_V8 "kind IN (3, 4)"
+#define ACCESS_V7                                                                              \
+	"stream_id IN (SELECT id FROM streams WHERE " GL_KINDS_V7_STREAMS_ACCESS ")"          \
+	" AND " GL_KINDS_V7_IS_ACCESS("")
+	static const char *const sql[2][2] = {
+		{ACCESS_SQL(GL_KINDS_V7_IS_ACCESS_FAILED(""), ACCESS_V7, ""),
+		 ACCESS_SQL(GL_KINDS_V7_IS_ACCESS_FAILED(""), ACCESS_V7, " AND dup_of IS NULL")},
+		{ACCESS_SQL(FAILED_V8, ACCESS_V8, ""),
+		 ACCESS_SQL(FAILED_V8, ACCESS_V8, " AND dup_of IS NULL")},
+	};
 #undef ACCESS_SQL
+#undef FAILED_V8
+#undef ACCESS_V8
+#undef ACCESS_V7
 	sqlite3_stmt *st = NULL;
 	int rc, s = SQLITE_DONE;
 	bool any;
 
-	if ((rc = has_format(q, format, &any, err)) != GL_OK || !any)
+	if ((rc = has_kind(q, GL_EV_ACCESS, GL_EV_ACCESS_FAILED, GL_KINDS_V7_STREAMS_ACCESS, &any,
+			   err)) != GL_OK ||
+	    !any)
 		return rc;
-	if (sqlite3_prepare_v2(q->db, sql[q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(q->db, sql[q->has_kind][q->has_dup_of], -1, &st, NULL) != SQLITE_OK)
 		return gl_query_db_error(q, err, "cannot query the access lines");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
-	sqlite3_bind_text(st, 3, format, -1, SQLITE_STATIC);
 	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gl_query_access a = {
 			.component_id = sqlite3_column_int64(st, 0),

@@ -31,6 +31,7 @@ struct gl_query {
 	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
 	bool has_spans;		/* table spans exists */
 	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
+	bool has_kind;		/* events.kind and event_kinds exist (schema 8) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
 };
 

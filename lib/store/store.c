@@ -38,6 +38,7 @@
 #include "evtab.h"
 #include "sblock_db.h"
 #include "build.h"
+#include "kinds_v7.h"
 
 struct name_slot {
 	uint64_t hash;
@@ -92,7 +93,8 @@ struct gl_store {
 	char *path;
 	struct gl_build build;	/* a new database built aside; build.path NULL: in place */
 	sqlite3_stmt *ins_ev, *ins_log, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
+		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span,
+		*put_kind;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
@@ -480,7 +482,65 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 */
 	"DROP INDEX events_ts;"
 	"CREATE INDEX events_ts ON events (ts_us, rec_hash, dup_of, packed);",
+	/*
+	 * 7 -> 8: each event's kind, as its parser knew it (lib/record/record.h),
+	 * and the kinds the table holds; the rows stored before are given
+	 * theirs by fill_kinds_v7() after this.
+	 */
+	"ALTER TABLE events ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE event_kinds (kind INTEGER PRIMARY KEY);",
 };
+
+/*
+ * After the 7 -> 8 migration: the kind of each row stored before, as the
+ * format of its stream tells (kinds_v7.h), and the kinds found (log
+ * lines, 0, too) into event_kinds. A kind is looked for only where a stream of a format that
+ * wrote it exists: each is a pass over every row.
+ */
+static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
+{
+#define IN_STREAMS(cond) "stream_id IN (SELECT id FROM streams WHERE " cond ")"
+	static const struct {
+		const char *streams;	/* a stream that may hold rows of the kind */
+		const char *update;	/* gives them their kind */
+		int kind;
+	} fill[] = {
+		{GL_KINDS_V7_STREAMS_TRACE,
+		 "UPDATE events SET kind = 1 WHERE " GL_KINDS_V7_IS_TRACE(""), GL_EV_TRACE},
+		{GL_KINDS_V7_STREAMS_ALERT,
+		 "UPDATE events SET kind = 2 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ALERT)
+		 " AND " GL_KINDS_V7_IS_ALERT(""), GL_EV_ALERT},
+		{GL_KINDS_V7_STREAMS_ACCESS,
+		 "UPDATE events SET kind = 4 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
+		 " AND " GL_KINDS_V7_IS_ACCESS_FAILED(""), GL_EV_ACCESS_FAILED},
+		{GL_KINDS_V7_STREAMS_ACCESS,
+		 "UPDATE events SET kind = 3 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
+		 " AND kind = 0 AND " GL_KINDS_V7_IS_ACCESS(""), GL_EV_ACCESS},
+	};
+#undef IN_STREAMS
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]) && rc == GL_OK; i++) {
+		char sql[160];
+		int64_t any = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM streams WHERE %s)",
+			 fill[i].streams);
+		if ((rc = pragma_int(st, sql, &any, err)) != GL_OK || !any)
+			continue;
+		if ((rc = db_exec(st, fill[i].update, err)) != GL_OK)
+			break;
+		if (sqlite3_changes64(st->db) > 0) {
+			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO event_kinds VALUES (%d)",
+				 fill[i].kind);
+			rc = db_exec(st, sql, err);
+		}
+	}
+	if (rc == GL_OK)
+		rc = db_exec(st, "INSERT INTO event_kinds SELECT 0"
+				 " WHERE EXISTS (SELECT 1 FROM events WHERE kind = 0)", err);
+	return rc;
+}
 
 /* The end of migration 3 -> 4, after the rows are converted. */
 static const char samples_v4_sql[] =
@@ -679,6 +739,7 @@ static int create_or_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		    (ver == 2 && (rc = mark_old_duplicates(st, err)) != GL_OK) ||
 		    (ver == 3 && ((rc = gl_sblock_migrate(st->db, st->path, err)) != GL_OK ||
 				  (rc = db_exec(st, samples_v4_sql, err)) != GL_OK)) ||
+		    (ver == 7 && (rc = fill_kinds_v7(st, err)) != GL_OK) ||
 		    (rc = db_exec(st, sql, err)) != GL_OK ||
 		    (rc = db_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -736,7 +797,9 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	int rc;
 
 	if ((rc = prepare(st, &st->ins_ev, GL_EVTAB_INSERT_EVENTS("events"), err)) != GL_OK ||
-	    (rc = prepare(st, &st->ins_log, GL_EVTAB_INSERT_LOGS("events"), err)) != GL_OK)
+	    (rc = prepare(st, &st->ins_log, GL_EVTAB_INSERT_LOGS("events"), err)) != GL_OK ||
+	    (rc = prepare(st, &st->put_kind, "INSERT OR IGNORE INTO event_kinds (kind) VALUES (?1)",
+			  err)) != GL_OK)
 		return rc;
 	if ((rc = prepare(st, &st->ins_mem,
 			  "INSERT INTO mem_events (ts_us, thread, action, ptr, size_bytes, cuda_stream,"
@@ -1431,6 +1494,7 @@ static int close_db(struct gl_store *st)
 	checkpointer_stop(st);
 	sqlite3_finalize(st->ins_ev);
 	sqlite3_finalize(st->ins_log);
+	sqlite3_finalize(st->put_kind);
 	sqlite3_finalize(st->ins_mem);
 	sqlite3_finalize(st->ins_rej);
 	sqlite3_finalize(st->put_stream);
@@ -1445,7 +1509,7 @@ static int close_db(struct gl_store *st)
 	sqlite3_finalize(st->dup_probe);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
-	st->ins_ev = st->ins_log = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
+	st->ins_ev = st->ins_log = st->put_kind = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
 		st->unpath = st->ins_name = st->ins_path = st->ins_series = st->ins_span =
 			st->dup_probe = st->get_lines = st->set_lines = NULL;
 	st->sbw = NULL;
@@ -1849,13 +1913,14 @@ probed:
 /*
  * The batch's events, one INSERT ... SELECT per run of events of one kind
  * (log lines from gl_batch_logs, profiler records from gl_batch_events,
- * evtab.h) read from one file: the run's stream, file, path and host are
- * the statement's parameters.
+ * evtab.h) of one kind (gl_event_kind()) read from one file: the run's
+ * stream, file, path, host and kind are the statement's parameters.
  */
 static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t host_id,
 		      struct gl_err *err)
 {
 	int rc = SQLITE_DONE;
+	unsigned kinds = 0;		/* bit k: a row of kind k */
 
 	st->put_batch = batch;
 	st->put_host_id = host_id;
@@ -1864,6 +1929,7 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 	for (size_t i = 0, j; i < batch->nev && rc == SQLITE_DONE; i = j) {
 		const struct gl_bev *first = &batch->ev[i];
 		int logs = first->ev.source == GL_SRC_LOG;
+		enum gl_ev_kind kind = gl_event_kind(&first->ev);
 		sqlite3_stmt *s = logs ? st->ins_log : st->ins_ev;
 		int64_t pid;
 
@@ -1872,15 +1938,17 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 
 			if ((e->ev.source == GL_SRC_LOG) != logs || e->stream_id != first->stream_id ||
 			    e->file_id != first->file_id || e->path.p != first->path.p ||
-			    e->path.len != first->path.len)
+			    e->path.len != first->path.len || gl_event_kind(&e->ev) != kind)
 				break;
 		}
 		if ((st->put_rc = path_id(st, first->path, &pid, err)) != GL_OK)
 			break;
+		kinds |= 1u << kind;
 		sqlite3_bind_int64(s, GL_EVTAB_P_STREAM, first->stream_id);
 		bind_id(s, GL_EVTAB_P_FILE, first->file_id);
 		bind_id(s, GL_EVTAB_P_PATH, pid);
 		bind_id(s, GL_EVTAB_P_HOST, host_id);
+		sqlite3_bind_int(s, GL_EVTAB_P_KIND, (int)kind);
 		st->evsrc.first = i;
 		st->evsrc.end = j;
 		rc = sqlite3_step(s);
@@ -1888,9 +1956,19 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 	}
 	st->evsrc.first = st->evsrc.end = 0;
 	st->put_batch = NULL;
-	if (st->put_rc == GL_OK && rc == SQLITE_DONE)
-		return GL_OK;
-	return st->put_rc != GL_OK ? st->put_rc : db_err(st, err, "cannot store");
+	if (st->put_rc != GL_OK)
+		return st->put_rc;
+	if (rc != SQLITE_DONE)
+		return db_err(st, err, "cannot store");
+	/* the kinds of this batch's rows into event_kinds (in its transaction) */
+	for (unsigned k = 0; kinds >> k; k++) {
+		if (!(kinds >> k & 1u))
+			continue;
+		sqlite3_bind_int(st->put_kind, 1, (int)k);
+		if ((rc = step(st, st->put_kind, err)) != GL_OK)
+			return rc;
+	}
+	return GL_OK;
 }
 
 static int put_span(struct gl_store *st, const struct gl_bspan *b, int64_t host_id,
