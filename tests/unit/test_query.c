@@ -247,7 +247,8 @@ static void test_events_same_time_by_id(void **state)
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
 		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
-		   " head_hash) VALUES (1, 'kineto', 'f', 0, 0, 0, 0, 0);");
+		   " head_hash) VALUES (1, 'kineto', 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO event_kinds VALUES (1);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	/* ids 1..40: times 100 (ids 1-20), 200 (id 21), 300 (ids 22-40); rec_hash = 1000 - id;
 	 * even ids WARNING with a message "m<id>", ids 30.. trace rows of source "s<id>" */
@@ -303,19 +304,28 @@ static void test_events_same_time_by_id(void **state)
 		assert_int_equal(s.id_of_dur[i], 21 + i);
 	gl_query_close(q);
 	/*
-	 * The readers leave the trace columns out when no stream is of a
-	 * trace format (gpufl, kineto, nsys) in their snapshot: the same rows
-	 * under a 'json' stream hand out no source; under a stream of no
-	 * recorded format they do. So does the caller's thread reading alone.
+	 * The readers leave the trace columns out when event_kinds lists no
+	 * trace record (kind 1) in their snapshot: the same rows then hand
+	 * out no source. A database without event_kinds (schema 7, not
+	 * migrated) says it by its streams' formats: under a 'json' stream
+	 * no source; under a stream of no recorded format, or of a trace
+	 * format, the sources. So does the caller's thread reading alone.
 	 */
 	static const struct {
-		const char *format;
+		const char *sql;
 		bool trace;
-	} gate[] = {{"'json'", false}, {"NULL", true}, {"'nsys'", true}, {"'gpufl'", true}};
+	} gate[] = {
+		{"DELETE FROM event_kinds", false},
+		{"INSERT INTO event_kinds VALUES (0), (2), (3)", false},
+		{"INSERT INTO event_kinds VALUES (1)", true},
+		{"DROP TABLE event_kinds; UPDATE streams SET format = 'json'", false},
+		{"UPDATE streams SET format = NULL", true},
+		{"UPDATE streams SET format = 'nsys'", true},
+		{"UPDATE streams SET format = 'gpufl'", true},
+	};
 	for (size_t g = 0; g < sizeof(gate) / sizeof(gate[0]); g++) {
 		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-		snprintf(sql, sizeof(sql), "UPDATE streams SET format = %s", gate[g].format);
-		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, gate[g].sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(db);
 		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
 		for (unsigned m = 0; m < 2; m++) {
