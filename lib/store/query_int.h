@@ -38,6 +38,9 @@ struct gl_query {
 /* GL_EDB with what and the connection's message. */
 int gl_query_db_error(struct gl_query *q, struct gl_err *err, const char *what);
 
+/* The first column of sql's first row into *v; SQLite's result code. */
+int gl_query_pragma_int(sqlite3 *db, const char *sql, int64_t *v);
+
 /*
  * The reading thread shared by events and samples: a reader on its own
  * read-only connection runs sql over (?1, ?2) and fills the slots of a
