@@ -6,8 +6,9 @@
  *   store.c          open (lock, header, pragmas, statements), close, runs
  *   store_migrate.c  creation of a new database and migrations
  *   store_load.c     the ingest state loaded at the start of a run
- *   store_put.c      a batch into its transaction, with the interned names
- *                    (the row writer's hot path, kept in one file)
+ *   store_intern.c   the maps of names, paths and series to their ids
+ *   store_put.c      a batch into its transaction (the row writer's hot
+ *                    path: a row's names by address, its probe, its packing)
  *   store_hash.c     the record hash
  */
 #ifndef GL_STORE_INT_H
@@ -169,9 +170,19 @@ int gl_store_pragma_int(struct gl_store *st, const char *sql, int64_t *v, struct
  * migrates an older one to GL_SCHEMA_VERSION (store_migrate.c). */
 int gl_store_migrate(struct gl_store *st, int fresh, struct gl_err *err);
 
-/* The names, paths and series tables into st's maps (store_put.c). */
+/* The names, paths and series tables into st's maps (store_intern.c). */
 int gl_store_interns_load(struct gl_store *st, struct gl_err *err);
 void gl_store_intern_clear(struct intern *t);
+/* The id of p[0..len) in t, 0: none; t gains p with id (copied; -1: no memory). */
+int64_t gl_store_intern_find(struct intern *t, const char *p, size_t len);
+int gl_store_intern_add(struct intern *t, const char *p, size_t len, int64_t id);
+/* The id of s in table t through statement ins ("INSERT ... VALUES (?)"),
+ * inserting it when new; 0 for an absent s. */
+int gl_store_intern_id(struct gl_store *st, struct intern *t, sqlite3_stmt *ins, struct gl_str s,
+		       int64_t *id, struct gl_err *err);
+/* A series' key into st->key (see store_intern.c); its length, 0: no memory. */
+size_t gl_store_series_key(struct gl_store *st, int64_t host_id, struct gl_str metric,
+			   struct gl_str device, struct gl_str source, struct gl_str labels);
 /* SQL gl_rec_hash(): gl_store_rec_hash() of a stored row (store_hash.c). */
 void gl_store_sql_rec_hash(sqlite3_context *c, int n, sqlite3_value **a);
 /* Row i of the batch being put: the gl_evtab_src callback (store_put.c). */
