@@ -4,6 +4,7 @@
  * lib/store.
  *
  *   store.c          open (lock, header, pragmas, statements), close, runs
+ *   store_db.c       the SQLite helpers below all of them
  *   store_migrate.c  creation of a new database and migrations
  *   store_load.c     the ingest state loaded at the start of a run
  *   store_intern.c   the maps of names, paths and series to their ids
