@@ -518,7 +518,7 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		/* no counter says: the access lines of vLLM's server log, when any */
 		struct access_acc acc = {cx, 0, 0, false};
 
-		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us, "vllm",
+		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us,
 						   on_access, &acc, cx->err)) != GL_OK)
 			return rc;
 		if (acc.any) {

@@ -1,4 +1,6 @@
--- gpulog database schema, version 7. In version 6 the index events_ts was
+-- gpulog database schema, version 8. Version 7 had no events.kind and no
+-- table event_kinds (lib/store/kinds_v7.h says which rows it had of each
+-- kind, as the migration fills them in). In version 6 the index events_ts was
 -- (ts_us, rec_hash), without dup_of and packed. Version 5 had no
 -- events.packed and no trigger events_packed_stale. Version 4 also had the index
 -- events_kernel_ts (kernel_id, ts_us). Version 3 stored metric samples one
@@ -189,7 +191,12 @@ CREATE TABLE events (
 	-- only copy: an UPDATE of one of them sets it NULL (the trigger below),
 	-- and a report reads the columns of a row whose packed is NULL. Format:
 	-- lib/store/evpack.h. Leave it out of INSERTs of your own.
-	packed            BLOB
+	packed            BLOB,
+	-- v8: what the parser knew the record is (lib/record/record.h, enum
+	-- gl_ev_kind): 0 a log line, 1 a profiler trace's record, 2 a monitor's
+	-- alert, 3 an access line of a POST to /v1/ answered 100-399, 4 one
+	-- answered 400-599.
+	kind              INTEGER NOT NULL DEFAULT 0
 );
 CREATE TRIGGER events_packed_stale AFTER UPDATE OF level, component_id, host_id, kernel_id,
 	dur_us, mem_mb, anomaly, recovery_attempts, message, error_count, stream_id, exec_ms
@@ -215,6 +222,14 @@ CREATE INDEX events_ts ON events (ts_us, rec_hash, dup_of, packed);
 -- (Schema 5 dropped the index events_kernel_ts (kernel_id, ts_us): its
 -- entry was a fifth of the cost of storing a kernel timing, and the report
 -- reads kernel timings in time order through events_ts.)
+
+-- The kinds of record events has held (v8): a kind is listed in the
+-- transaction that stores its first row, and stays listed when its rows
+-- are pruned. A report looks a kind up here before it reads a window for
+-- it (events has no index by kind).
+CREATE TABLE event_kinds (
+	kind INTEGER PRIMARY KEY	-- events.kind
+);
 
 -- Timed spans (v3): closed user scopes of profiler traces (gpufl
 -- scope_begin/scope_end, Kineto user_annotation / record_function ranges).

@@ -234,6 +234,17 @@ static int is_entry(json_t *o)
 	return json_is_string(json_object_get(o, "component_id")) && has(o, "timestamp");
 }
 
+/*
+ * The kind of the event whose metadata is the object meta: a monitor's
+ * alert when it holds a "severity" text (an entry of "alerts"; any other
+ * document that carries one is read the same way), else a log record.
+ */
+static void set_kind(struct gl_event *ev, json_t *meta)
+{
+	if (ev->metadata.p && json_is_string(json_object_get(meta, "severity")))
+		ev->kind = GL_EV_ALERT;
+}
+
 static void receipt(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_rec *rec)
 {
 	struct gl_event *ev = &rec->ev;
@@ -283,6 +294,7 @@ static void receipt(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl
 			   json_is_number(tps) ? json_number_value(tps) : NAN,
 			   *backend ? backend : "unknown backend");
 	ev->metadata = keep(d, json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS));
+	set_kind(ev, o);
 	rec->samples = s;
 	rec->n_samples = n;
 	rec->kind = GL_REC_EVENT;
@@ -324,6 +336,7 @@ static void alert(struct jd *d, json_t *o, struct gl_rec *rec)
 			json_object_set(meta, k, v);
 	}
 	ev->metadata = keep(d, json_dumps(meta, JSON_COMPACT | JSON_SORT_KEYS));
+	set_kind(ev, meta);
 	json_decref(meta);
 	rec->kind = GL_REC_EVENT;
 }
@@ -370,6 +383,7 @@ static void entry(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_r
 	ev->component = keep(d, strdup(cid));
 	ev->message = strf(d, "metrics of %s", cid);
 	ev->metadata = keep(d, json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS));
+	set_kind(ev, o);
 	rec->samples = s;
 	rec->n_samples = n;
 	rec->kind = GL_REC_EVENT;

@@ -285,7 +285,57 @@ static int is_traceback(struct gl_str s)
 	return s.len >= 9 && memcmp(s.p, "Traceback", 9) == 0;
 }
 
-static void vllm_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
+/* The position of the first n bytes of lit in p[0..len), or NULL. */
+static const char *find(const char *p, size_t len, const char *lit, size_t n)
+{
+	while (len >= n) {
+		const char *c = memchr(p, lit[0], len - n + 1);
+
+		if (!c)
+			return NULL;
+		if (memcmp(c, lit, n) == 0)
+			return c;
+		len -= (size_t)(c - p) + 1;
+		p = c + 1;
+	}
+	return NULL;
+}
+
+/*
+ * Does s hold an access line's request and status, '"POST /v1/' then
+ * ' HTTP/' then '" ' and three digits, the first from lo to hi:
+ *     10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK
+ * Each part is taken where it first occurs after the one before: when the
+ * parts occur in this order at all, they do so there too. Read up to a NUL.
+ */
+static int access_status(struct gl_str s, char lo, char hi)
+{
+	const char *p = s.p, *nul = memchr(s.p, '\0', s.len);
+	size_t len = nul ? (size_t)(nul - s.p) : s.len;
+	const char *end = p + len;
+
+	if (!(p = find(p, len, "\"POST /v1/", 10)) ||
+	    !(p = find(p + 10, (size_t)(end - p - 10), " HTTP/", 6)))
+		return 0;
+	for (p += 6; end - p >= 5; p++)
+		if (p[0] == '"' && p[1] == ' ' && p[2] >= lo && p[2] <= hi && p[3] >= '0' &&
+		    p[3] <= '9' && p[4] >= '0' && p[4] <= '9')
+			return 1;
+	return 0;
+}
+
+/* The kind of a record whose message is s: a uvicorn access line of a POST
+ * to an OpenAI-style endpoint, answered or failed (400 and above). */
+static enum gl_ev_kind access_kind(struct gl_str s)
+{
+	if (!s.p)
+		return GL_EV_LOG;
+	if (access_status(s, '4', '5'))
+		return GL_EV_ACCESS_FAILED;
+	return access_status(s, '1', '5') ? GL_EV_ACCESS : GL_EV_LOG;
+}
+
+static void parse_line(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
 {
 	struct gl_event *ev = &rec->ev;
 	struct vllm_state *st = state_of(ctx);
@@ -364,6 +414,13 @@ static void vllm_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	 */
 	if (!pre && lv == GL_LEVEL_NONE && !st->year)
 		rec->kind = GL_REC_FOREIGN;
+}
+
+static void vllm_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
+{
+	parse_line(ctx, line, len, rec);
+	if (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_CONT)
+		rec->ev.kind = access_kind(rec->ev.message);
 }
 
 const struct gl_format gl_fmt_vllm = {

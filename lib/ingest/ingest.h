@@ -9,10 +9,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "batch.h"
+#include "../record/batch.h"
 #include "discover.h"
 #include "format.h"
-#include "state.h"
+#include "../record/state.h"
 
 /* Raw bytes fingerprinted at the start (and before the end) of a file. */
 #define GL_HEAD_BYTES 4096

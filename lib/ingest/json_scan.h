@@ -8,8 +8,9 @@
  *    jansson also refuses \u0000 anywhere, lone surrogates, integers
  *    outside int64 and reals that overflow a double, so the scanner does too.
  *
- * 2. The record both paths fill (struct gl_json_fields): the fast path
- *    (fmt_json.c, from the scanner) and the jansson path (json_slow.c) each
+ * 2. The record both paths fill (struct gl_json_fields, json_fields.c):
+ *    the fast path (json_fields.c, from the scanner; used by fmt_json.c)
+ *    and the jansson path (json_slow.c) each
  *    reduce a line to the last value of every known key, and one function,
  *    gl_json_fields_finish(), turns that into a gl_rec. So the two paths can
  *    differ only in how they read JSON, which the differential test checks.

@@ -16,8 +16,8 @@
  *
  * A run of log lines goes through a narrower table, gl_batch_logs, without
  * the 13 kernel-trace columns (always NULL for a log line), given as NULL
- * constants instead (GL_EVTAB_INSERT_LOGS). The stream, file, path and
- * host, the same for a run of rows, are parameters, not columns.
+ * constants instead (GL_EVTAB_INSERT_LOGS). The stream, file, path, host
+ * and kind, the same for a run of rows, are parameters, not columns.
  *
  * SQLite's cost per row grows with the columns it is given (each is a
  * virtual-table call, a register copy and an affinity check); the log
@@ -39,7 +39,7 @@
 #include <sqlite3.h>
 
 #include "evpack.h"
-#include "../ingest/batch.h"
+#include "../record/batch.h"
 
 /* The columns of events in table order, id left out. */
 #define GL_EVTAB_ROW_COLUMNS                                                             \
@@ -47,7 +47,7 @@
 	" peak_mb, util_pct, error_count, recovery_attempts, anomaly, message, metadata,"   \
 	" stream_id, line, file_id, path_id, rec_hash, dup_of, launch_overhead_us,"         \
 	" queue_us, occupancy, device, stream, grid, block, registers, shared_mem_bytes,"   \
-	" corr_id, scope_id, stack_id, source, packed"
+	" corr_id, scope_id, stack_id, source, packed, kind"
 
 /*
  * The values every row of one INSERT shares, bound to it before it runs
@@ -60,6 +60,7 @@ enum {
 	GL_EVTAB_P_FILE,	/* file_id */
 	GL_EVTAB_P_PATH,	/* path_id */
 	GL_EVTAB_P_HOST,	/* host_id */
+	GL_EVTAB_P_KIND,	/* kind (gl_event_kind()) */
 };
 
 /* The columns of the log lines' virtual table, gl_batch_logs. */
@@ -84,11 +85,11 @@ enum {
 #define GL_EVTAB_INSERT_EVENTS(table)                                                    \
 	"INSERT INTO " table " (id, " GL_EVTAB_ROW_COLUMNS ")" GL_EVTAB_SELECT_HEAD           \
 	"launch_overhead_us, queue_us, occupancy, device, stream, grid, block, registers,"  \
-	" shared_mem_bytes, corr_id, scope_id, stack_id, source, packed FROM gl_batch_events"
+	" shared_mem_bytes, corr_id, scope_id, stack_id, source, packed, ?5 FROM gl_batch_events"
 #define GL_EVTAB_INSERT_LOGS(table)                                                      \
 	"INSERT INTO " table " (id, " GL_EVTAB_ROW_COLUMNS ")" GL_EVTAB_SELECT_HEAD           \
 	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"      \
-	" packed FROM gl_batch_logs"
+	" packed, ?5 FROM gl_batch_logs"
 
 /* One row: the batch event and what the store looked up for it. Ids of 0
  * are NULL, as are NaN reals and negative counts. */

@@ -15,7 +15,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 7	/* newest schema read; 1 to 7 are read */
+#define GL_DB_USER_VERSION 8	/* newest schema read; 1 to 8 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -211,9 +211,10 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 
 /*
  * An alert a log wrote (the performance monitor's alert_<ts>.json and the
- * "alerts" of its metrics_history.json, read by the format jsondoc): an
- * event of that format whose metadata holds "severity". Strings valid
- * during the call; value and threshold NAN when the document had none.
+ * "alerts" of its metrics_history.json): an event of kind GL_EV_ALERT
+ * (lib/record/record.h), whose metadata holds its "severity". Strings
+ * valid during the call; value and threshold NAN when the document had
+ * none.
  */
 struct gl_query_log_alert {
 	int64_t ts_us;
@@ -227,7 +228,7 @@ struct gl_query_log_alert {
 /*
  * Calls fn for each such alert with since_us <= ts_us < until_us, mirrors
  * left out, in time order. Reads the window's events when the database
- * holds a jsondoc stream (no index by stream), none otherwise.
+ * has held an alert (event_kinds; no index by kind), none otherwise.
  */
 int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
@@ -235,20 +236,19 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 
 /*
  * Requests a server's access lines tell in [since_us, until_us): events of
- * the format (e.g. "vllm") whose message is a uvicorn access line of a POST
- * to an OpenAI-style endpoint,
+ * kind GL_EV_ACCESS or GL_EV_ACCESS_FAILED (lib/record/record.h), a
+ * uvicorn access line of a POST to an OpenAI-style endpoint,
  *     10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK
  * counted per component and host; failed: those answered with a status of
- * 400 or more. Mirrors left out. fn is called once per component and host
- * that has such lines; never when the database has no stream of the
- * format (else the window's events are read: no index by stream).
+ * 400 or more (GL_EV_ACCESS_FAILED). Mirrors left out. fn is called once
+ * per component and host that has such lines; never when the database has
+ * held none (else the window's events are read: no index by kind).
  */
 struct gl_query_access {
 	int64_t component_id, host_id;
 	uint64_t requests, failed;
 };
 int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-			     const char *format,
 			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 			     struct gl_err *err);
 

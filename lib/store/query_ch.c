@@ -886,20 +886,13 @@ static int cmp_access(const void *pa, const void *pb)
 }
 
 int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-				const char *format,
 				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 				struct gl_err *err)
 {
 	struct access_walk w = {.q = q};
-	char fq[128];
-	size_t k = 0;
+	const char *fq = "vllm";
 	int rc;
 
-	/* a format name is [a-z0-9-]; anything else matches no stream */
-	for (const char *p = format; *p && k + 1 < sizeof(fq); p++)
-		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')
-			fq[k++] = *p;
-	fq[k] = '\0';
 	/* position(): every line the GLOB matches has this text */
 	const char *sql = sqlf(q, "SELECT component, host, message FROM gpulog_events"
 			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND format = '%s'"
@@ -930,8 +923,8 @@ int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until
 			     uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
 	int64_t v[3];
-	int rc = three_ints(q, sqlf(q, "SELECT (SELECT count() FROM gpulog_rejects WHERE ts_us >= %"
-				    PRId64 " AND ts_us < %" PRId64 "), (SELECT sum(f) FROM (SELECT"
+	int rc = three_ints(q, sqlf(q, "SELECT (SELECT count() FROM gpulog_rejects WHERE (ts_us >= %"
+				    PRId64 " AND ts_us < %" PRId64 ") OR ts_us IS NULL), (SELECT sum(f) FROM (SELECT"
 				    " argMax(files, shipped_us) AS f FROM gpulog_nodes GROUP BY node)),"
 				    " 0 FORMAT TabSeparated", since_us, until_us), v, err);
 

@@ -39,7 +39,6 @@ int gl_query_ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_u
 			   int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			   struct gl_err *err);
 int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-				const char *format,
 				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 				struct gl_err *err);
 int gl_query_ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,

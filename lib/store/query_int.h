@@ -31,12 +31,16 @@ struct gl_query {
 	bool has_trace;		/* events has the kernel-trace columns (source, scope_id, ...) */
 	bool has_spans;		/* table spans exists */
 	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
+	bool has_kind;		/* events.kind and event_kinds exist (schema 8) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
 	struct gl_query_ch *ch;	/* set: a ClickHouse server answers, db is NULL (query_ch.h) */
 };
 
 /* GL_EDB with what and the connection's message. */
 int gl_query_db_error(struct gl_query *q, struct gl_err *err, const char *what);
+
+/* The first column of sql's first row into *v; SQLite's result code. */
+int gl_query_pragma_int(sqlite3 *db, const char *sql, int64_t *v);
 
 /*
  * The reading thread shared by events and samples: a reader on its own

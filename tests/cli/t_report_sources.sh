@@ -1,5 +1,5 @@
-# The report's readers leave the kernel-trace columns out when no stream of
-# a trace format exists (lib/store/query.c, TRACE_FORMATS_SQL). Each
+# The report's readers leave the kernel-trace columns out when the database
+# has held no profiler trace's record (event_kinds, lib/store/query_events.c). Each
 # kernel's "source" in the json report must name every profiler that wrote
 # one of its timings in the window: the set computed by sqlite3 from
 # events.source. Checked on the bundled sample tree (every format gpulog

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/ingest/batch.c: fixed capacities, when a batch is full,
+ * Tests for lib/record/batch.c: fixed capacities, when a batch is full,
  * copying strings into the arena (and refusing when it is full), reset;
  * names copied once per batch (gl_batch_name).
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/batch.h"
+#include "record/batch.h"
 
 static struct gl_batch *b;
 

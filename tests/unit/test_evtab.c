@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "gpulog.h"
-#include "ingest/batch.h"
+#include "record/batch.h"
 #include "store/evtab.h"
 
 #define NEV 4
@@ -140,7 +140,8 @@ static sqlite3_stmt *prepare_insert(struct src *s, size_t first, size_t end, int
 	assert_int_equal(sqlite3_bind_int64(ins, GL_EVTAB_P_FILE, 4), SQLITE_OK);
 	assert_int_equal(sqlite3_bind_int64(ins, GL_EVTAB_P_PATH, 5), SQLITE_OK);
 	assert_int_equal(sqlite3_bind_null(ins, GL_EVTAB_P_HOST), SQLITE_OK);
-	assert_int_equal(sqlite3_bind_parameter_count(ins), 4);
+	assert_int_equal(sqlite3_bind_int(ins, GL_EVTAB_P_KIND, 2), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_parameter_count(ins), 5);
 	return ins;
 }
 
@@ -183,20 +184,21 @@ static void dump_row(sqlite3 *db, int i, char *out, size_t cap)
 /* ts, level, comp, host, kernel, dur, exec, mem, alloc, peak, util,
  * errors, recovery, anomaly, message, metadata, stream, line, file,
  * path, rec_hash, dup_of, launch, queue, occupancy, device, stream,
- * grid, block, registers, shared, corr, scope, stack, source, packed */
+ * grid, block, registers, shared, corr, scope, stack, source, packed,
+ * kind (the INSERT's parameter, 2 here) */
 static const char *const want[NEV] = {
 	"1700000000000000|3|10|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
 	"'Kernel matmul executed in 2.5 ms'|NULL|3|100|4|5|-9223372036854775807|NULL|"
-	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB00'",
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB00'|2",
 	"1700000000000001|0|11|NULL|77|12.5|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
 	"NULL|NULL|3|101|4|5|-9223372036854775806|NULL|"
-	"3.25|0.0|0.5|'0'|'7'|'128,1,1'|'256,1,1'|32|0|99|8|NULL|'kineto'|X'AB01'",
+	"3.25|0.0|0.5|'0'|'7'|'128,1,1'|'256,1,1'|32|0|99|8|NULL|'kineto'|X'AB01'|2",
 	"NULL|5|12|NULL|NULL|NULL|1.5|512.0|256.25|300.0|87.5|0|2|1|"
 	"NULL|'{\"a\":1}'|3|102|4|5|-9223372036854775805|NULL|"
-	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB02'",
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB02'|2",
 	"5|0|13|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
 	"''|NULL|3|103|4|5|-9223372036854775804|1|"
-	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB03'",
+	"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|X'AB03'|2",
 };
 
 static void test_columns(void **state)

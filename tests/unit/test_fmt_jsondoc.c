@@ -104,6 +104,41 @@ static void test_receipt(void **state)
 	assert_true(find(&rec, "inference.tokens_per_second")->ts_us == 1735689601500000LL);
 	gl_test_assert_str(find(&rec, "inference.tokens_generated")->labels,
 			   "{\"backend_type\":\"cpu\"}");
+	assert_int_equal(rec.ev.kind, GL_EV_LOG);
+}
+
+/* A document whose metadata holds a "severity" text is read as an alert,
+ * whatever its shape (a receipt here); one whose severity is no text is not. */
+static void test_severity_kind(void **state)
+{
+	static const char *const doc[] = {
+		"{",
+		"  \"backend\": \"cpu\",",
+		"  \"schema_version\": \"1.0.0\",",
+		"  \"severity\": \"warning\",",
+		"  \"timestamp\": \"2025-01-01T00:00:01Z\",",
+		"  \"tokens_generated\": 128",
+		"}",
+	};
+	static const char *const doc2[] = {
+		"{",
+		"  \"backend\": \"cpu\",",
+		"  \"schema_version\": \"1.0.0\",",
+		"  \"severity\": 3,",
+		"  \"timestamp\": \"2025-01-01T00:00:01Z\",",
+		"  \"tokens_generated\": 128",
+		"}",
+	};
+	struct gl_rec rec;
+
+	(void)state;
+	feed(doc, sizeof(doc) / sizeof(doc[0]), &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_int_equal(rec.ev.kind, GL_EV_ALERT);
+	gl_parse_ctx_release(&ctx);
+	feed(doc2, sizeof(doc2) / sizeof(doc2[0]), &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_int_equal(rec.ev.kind, GL_EV_LOG);
 }
 
 static void test_alert(void **state)
@@ -132,6 +167,7 @@ static void test_alert(void **state)
 	gl_test_assert_str(rec.ev.metadata, "{\"metric\":\"gpu_utilization\",\"severity\":\"critical\","
 					    "\"threshold\":10,\"value\":3}");
 	assert_int_equal(rec.n_samples, 0);
+	assert_int_equal(rec.ev.kind, GL_EV_ALERT);
 }
 
 /* An entry of a history as the monitor indents it (json.dump(indent=2)). */
@@ -291,11 +327,12 @@ static void test_one_line_history(void **state)
 		const char *component, *message;
 		size_t n_samples;
 		int more;
+		enum gl_ev_kind kind;
 	} want[] = {
-		{1718000000000000LL, "echo_core", "metrics of echo_core", 1, 1},
-		{1718000060000000LL, "echo_mem", "metrics of echo_mem", 2, 1},
-		{1718000120000000LL, "echo_core", "metrics of echo_core", 1, 1},
-		{1718000030000000LL, "echo_core", "High CPU usage", 0, 0},
+		{1718000000000000LL, "echo_core", "metrics of echo_core", 1, 1, GL_EV_LOG},
+		{1718000060000000LL, "echo_mem", "metrics of echo_mem", 2, 1, GL_EV_LOG},
+		{1718000120000000LL, "echo_core", "metrics of echo_core", 1, 1, GL_EV_LOG},
+		{1718000030000000LL, "echo_core", "High CPU usage", 0, 0, GL_EV_ALERT},
 	};
 	const struct gl_format *det;
 	struct gl_str first = {line, strlen(line)};
@@ -315,6 +352,7 @@ static void test_one_line_history(void **state)
 		gl_test_assert_str(rec.ev.component, want[i].component);
 		gl_test_assert_str(rec.ev.message, want[i].message);
 		assert_int_equal(rec.n_samples, want[i].n_samples);
+		assert_int_equal(rec.ev.kind, want[i].kind);
 		assert_int_equal(ctx.more, want[i].more);
 		assert_int_equal(ctx.hold, 0);
 		/* state[] changes only with the line's last record */
@@ -340,6 +378,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_receipt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_severity_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_rewritten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_at_end, setup, teardown),

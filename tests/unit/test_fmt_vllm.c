@@ -162,6 +162,7 @@ static void test_year(void **state)
 struct counts {
 	long lines, event, cont, foreign, reject, tput;
 	double gen_sum, running_sum, spec_rate_sum;
+	long access, failed;	/* events of kind GL_EV_ACCESS, GL_EV_ACCESS_FAILED */
 };
 
 /* Reads path line by line as ingest does ('\n' split, '\r' removed). */
@@ -193,6 +194,8 @@ static void read_log(const char *path, struct counts *c)
 		switch (rec.kind) {
 		case GL_REC_EVENT:
 			c->event++;
+			c->access += rec.ev.kind == GL_EV_ACCESS;
+			c->failed += rec.ev.kind == GL_EV_ACCESS_FAILED;
 			for (size_t i = 0; i < rec.n_samples; i++) {
 				struct gl_str m = rec.samples[i].metric;
 
@@ -235,16 +238,19 @@ static void test_real_logs(void **state)
 	 * bytes (a copytruncate hole, not spaces): it is not a vLLM line, and
 	 * ingest rejects it for its NULs before any format sees it.
 	 */
+	/* access, failed: grep -aE '"POST /v1/.* HTTP/.*" [1-5][0-9][0-9]' without
+	 * the lines that also match [45][0-9][0-9], and those (every such line
+	 * is a record's first line) */
 	static const struct {
 		const char *sub;
-		long lines, event, cont, foreign, tput;
+		long lines, event, cont, foreign, tput, access, failed;
 	} logs[] = {
 		{"inference-server-logs/SemiAnalysisAI+InferenceX/vllm-0.15.0_tp1_bs128_offloadoff/server.log",
-		 6510, 6510, 0, 0, 122},
+		 6510, 6510, 0, 0, 122, 5127, 0},
 		{"inference-server-logs/SemiAnalysisAI+InferenceX/vllm-0.19.1_dsr1_tp4_conc128_b200/server.log",
-		 2723, 2540, 183, 0, 181},
-		{"inference-server-logs/DaisukeTakai+eval_dataset/vllm.log", 74, 42, 31, 1, 24},
-		{"inference-server-logs/sostrowsk+dgx-spark-local-llm/vllm.log", 518, 516, 1, 1, 65},
+		 2723, 2540, 183, 0, 181, 390, 2},
+		{"inference-server-logs/DaisukeTakai+eval_dataset/vllm.log", 74, 42, 31, 1, 24, 12, 0},
+		{"inference-server-logs/sostrowsk+dgx-spark-local-llm/vllm.log", 518, 516, 1, 1, 65, 92, 3},
 	};
 	char path[512];
 	struct counts c;
@@ -264,6 +270,8 @@ static void test_real_logs(void **state)
 		assert_int_equal(c.foreign, logs[i].foreign);
 		assert_int_equal(c.reject, 0);
 		assert_int_equal(c.tput, logs[i].tput);
+		assert_int_equal(c.access, logs[i].access);
+		assert_int_equal(c.failed, logs[i].failed);
 		assert_string_equal(gl_test_detect_path(path), "vllm");
 		if (i == 1)	/* awk -F'Avg generation throughput: ' '{split($2,a," "); s+=a[1]}' */
 			assert_true(fabs(c.gen_sum - 47635.0) < 1e-6);
@@ -271,6 +279,59 @@ static void test_real_logs(void **state)
 			assert_true(c.running_sum == 14995);
 		if (i == 3)	/* the same over 'Avg Draft acceptance rate: ' */
 			assert_true(fabs(c.spec_rate_sum - 396.6) < 1e-6);
+	}
+}
+
+/*
+ * The kind of each record: uvicorn's access line of a POST to /v1/ is
+ * GL_EV_ACCESS, or GL_EV_ACCESS_FAILED when answered with 400 to 599;
+ * the text may stand anywhere in the message, as long as its parts come in
+ * order ('"POST /v1/', ' HTTP/', '" ' and three digits).
+ */
+static void test_access_kind(void **state)
+{
+	static const struct {
+		const char *line;
+		enum gl_ev_kind kind;
+	} cases[] = {
+		{"(APIServer pid=868061) INFO:     127.0.0.1:51906 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+		 GL_EV_ACCESS},
+		{"INFO:     10.0.3.17:51234 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request",
+		 GL_EV_ACCESS_FAILED},
+		{"INFO:     10.0.3.17:51234 - \"POST /v1/completions HTTP/1.1\" 503 Service Unavailable",
+		 GL_EV_ACCESS_FAILED},
+		{"INFO:     10.0.3.17:51234 - \"POST /v1/completions HTTP/1.1\" 101 Switching",
+		 GL_EV_ACCESS},
+		{"INFO:     10.0.3.17:51234 - \"POST /v1/completions HTTP/1.1\" 399", GL_EV_ACCESS},
+		/* not a POST to /v1/, no status of three digits from 1 to 5, a gap */
+		{"(APIServer pid=868061) INFO:     127.0.0.1:51906 - \"GET /metrics HTTP/1.1\" 200 OK",
+		 GL_EV_LOG},
+		{"INFO:     1.2.3.4:5 - \"POST /v2/completions HTTP/1.1\" 200 OK", GL_EV_LOG},
+		{"INFO:     1.2.3.4:5 - \"POST /v1/completions HTTP/1.1\" 600 Odd", GL_EV_LOG},
+		{"INFO:     1.2.3.4:5 - \"POST /v1/completions HTTP/1.1\" 20", GL_EV_LOG},
+		{"INFO:     1.2.3.4:5 - \"POST /v1/completions HTTP/1.1\"  200 OK", GL_EV_LOG},
+		{"INFO:     1.2.3.4:5 - \"POST /v1/completions\" 200 OK", GL_EV_LOG},
+		{"INFO:     HTTP/1.1\" 200 then \"POST /v1/completions", GL_EV_LOG},
+		/* anywhere in a vLLM line; a later failed status decides */
+		{"INFO 08-07 13:49:04 [proxy.py:9] upstream said \"POST /v1/x HTTP/2\" 404 Not Found",
+		 GL_EV_ACCESS_FAILED},
+		{"INFO:     \"POST /v1/a HTTP/1.1\" 200 OK, then \"POST /v1/b HTTP/1.1\" 500",
+		 GL_EV_ACCESS_FAILED},
+		{"INFO:     \"POST /v1/a HTTP/1.1\" x\" 201", GL_EV_ACCESS},
+		{"INFO 08-07 13:49:04 [loggers.py:122] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+		 "Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, "
+		 "GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%",
+		 GL_EV_LOG},
+	};
+	struct gl_rec rec;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse(cases[i].line, &rec);
+		if (rec.kind != GL_REC_EVENT || rec.ev.kind != cases[i].kind)
+			fail_msg("case %zu: rec kind %d, event kind %d, want %d", i, rec.kind,
+				 rec.ev.kind, cases[i].kind);
+		assert_int_equal(gl_event_kind(&rec.ev), cases[i].kind);
 	}
 }
 
@@ -288,6 +349,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_year, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_logs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_access_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 	};
 

@@ -247,7 +247,8 @@ static void test_events_same_time_by_id(void **state)
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 3;"
 		   "INSERT INTO names(id, name) VALUES (1, 'k');"
 		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
-		   " head_hash) VALUES (1, 'kineto', 'f', 0, 0, 0, 0, 0);");
+		   " head_hash) VALUES (1, 'kineto', 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO event_kinds VALUES (1);");
 	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
 	/* ids 1..40: times 100 (ids 1-20), 200 (id 21), 300 (ids 22-40); rec_hash = 1000 - id;
 	 * even ids WARNING with a message "m<id>", ids 30.. trace rows of source "s<id>" */
@@ -303,19 +304,28 @@ static void test_events_same_time_by_id(void **state)
 		assert_int_equal(s.id_of_dur[i], 21 + i);
 	gl_query_close(q);
 	/*
-	 * The readers leave the trace columns out when no stream is of a
-	 * trace format (gpufl, kineto, nsys) in their snapshot: the same rows
-	 * under a 'json' stream hand out no source; under a stream of no
-	 * recorded format they do. So does the caller's thread reading alone.
+	 * The readers leave the trace columns out when event_kinds lists no
+	 * trace record (kind 1) in their snapshot: the same rows then hand
+	 * out no source. A database without event_kinds (schema 7, not
+	 * migrated) says it by its streams' formats: under a 'json' stream
+	 * no source; under a stream of no recorded format, or of a trace
+	 * format, the sources. So does the caller's thread reading alone.
 	 */
 	static const struct {
-		const char *format;
+		const char *sql;
 		bool trace;
-	} gate[] = {{"'json'", false}, {"NULL", true}, {"'nsys'", true}, {"'gpufl'", true}};
+	} gate[] = {
+		{"DELETE FROM event_kinds", false},
+		{"INSERT INTO event_kinds VALUES (0), (2), (3)", false},
+		{"INSERT INTO event_kinds VALUES (1)", true},
+		{"DROP TABLE event_kinds; UPDATE streams SET format = 'json'", false},
+		{"UPDATE streams SET format = NULL", true},
+		{"UPDATE streams SET format = 'nsys'", true},
+		{"UPDATE streams SET format = 'gpufl'", true},
+	};
 	for (size_t g = 0; g < sizeof(gate) / sizeof(gate[0]); g++) {
 		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-		snprintf(sql, sizeof(sql), "UPDATE streams SET format = %s", gate[g].format);
-		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, gate[g].sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(db);
 		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
 		for (unsigned m = 0; m < 2; m++) {
@@ -1565,6 +1575,92 @@ static void test_connect(void **state)
 	gl_test_rmtree(dir);
 }
 
+struct kind_seen {
+	int alerts, groups;
+	int64_t last_ts_us;
+	char metric[32];
+	double value, threshold;
+	uint64_t requests, failed;
+};
+
+static int on_alert(void *arg, const struct gl_query_log_alert *a)
+{
+	struct kind_seen *k = arg;
+
+	k->alerts++;
+	k->last_ts_us = a->ts_us;
+	snprintf(k->metric, sizeof(k->metric), "%s", a->metric ? a->metric : "-");
+	k->value = a->value;
+	k->threshold = a->threshold;
+	return 0;
+}
+
+static int on_access(void *arg, const struct gl_query_access *a)
+{
+	struct kind_seen *k = arg;
+
+	k->groups++;
+	k->requests += a->requests;
+	k->failed += a->failed;
+	return 0;
+}
+
+/*
+ * Alerts and access lines are found by their kind (events.kind), whatever
+ * the stream's format (here 'json', which never wrote them), and only when
+ * event_kinds lists the kind: without it the window is not read. Rows: id
+ * 1 an alert at 100 (metric m, value 3, threshold 10), 2 an alert at 900
+ * (outside [0, 500)), 3-5 access lines answered (3, 4) or failed (5), 6 a
+ * log line whose text is an access line's (kind 0: not counted), 7 a
+ * mirror of 5 (dup_of: left out).
+ */
+static void test_kinds(void **state)
+{
+	(void)state;
+	char dir[256], p[300];
+	struct gl_query *q;
+	struct gl_err err;
+	struct kind_seen k = {0};
+	sqlite3 *db;
+
+	gl_test_mkdtemp(dir, sizeof(dir), "query_kinds");
+	snprintf(p, sizeof(p), "%s/db", dir);
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 8;"
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);"
+		   "INSERT INTO events(id, ts_us, level, message, metadata, stream_id, line, kind)"
+		   " VALUES (1, 100, 4, 'cpu high', '{\"metric\":\"m\",\"severity\":\"warning\","
+		   "\"threshold\":10,\"value\":3}', 1, 1, 2),"
+		   " (2, 900, 4, 'late', '{\"severity\":\"warning\"}', 1, 2, 2),"
+		   " (3, 200, 3, 'a', NULL, 1, 3, 3), (4, 210, 3, 'b', NULL, 1, 4, 3),"
+		   " (5, 220, 3, 'c', NULL, 1, 5, 4),"
+		   " (6, 230, 3, '1.2.3.4:5 - \"POST /v1/x HTTP/1.1\" 500 x', NULL, 1, 6, 0);"
+		   "INSERT INTO events(id, ts_us, level, message, stream_id, line, kind, dup_of)"
+		   " VALUES (7, 220, 3, 'c', 1, 7, 4, 5);");
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_log_alerts(q, 0, 500, on_alert, &k, &err), GL_OK);
+	assert_int_equal(gl_query_access_requests(q, 0, 500, on_access, &k, &err), GL_OK);
+	assert_int_equal(k.alerts + k.groups, 0);	/* event_kinds lists none */
+	gl_query_close(q);
+
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO event_kinds VALUES (0), (2), (3), (4)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	assert_int_equal(gl_query_log_alerts(q, 0, 500, on_alert, &k, &err), GL_OK);
+	assert_int_equal(k.alerts, 1);
+	assert_true(k.last_ts_us == 100);
+	assert_string_equal(k.metric, "m");
+	assert_true(k.value == 3 && k.threshold == 10);
+	assert_int_equal(gl_query_access_requests(q, 0, 500, on_access, &k, &err), GL_OK);
+	assert_int_equal(k.groups, 1);
+	assert_int_equal(k.requests, 3);
+	assert_int_equal(k.failed, 1);
+	gl_query_close(q);
+	gl_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1573,6 +1669,7 @@ int main(void)
 		cmocka_unit_test(test_window_end),
 		cmocka_unit_test(test_kernel_samples),
 		cmocka_unit_test(test_events_same_time_by_id),
+		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_samples_piped),
 		cmocka_unit_test(test_events_blocks),
 		cmocka_unit_test(test_events_sliced_uneven),

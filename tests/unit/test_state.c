@@ -1,5 +1,5 @@
 /*
- * Tests for lib/ingest/state.c: the in-memory index of files (by path, by
+ * Tests for lib/record/state.c: the in-memory index of files (by path, by
  * dev/inode) and streams (by id, by head fingerprint), checkpoints, and
  * growth to thousands of entries.
  */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/state.h"
+#include "record/state.h"
 
 static struct gl_state st;
 

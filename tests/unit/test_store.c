@@ -233,10 +233,10 @@ static void test_create(void **state)
 		tables += strcmp(types[i], "table") == 0;
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
-	 * checkpoints stream_lines paths files events mem_events series
-	 * sample_blocks spans rejects */
-	assert_int_equal(tables, 14);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
+	 * checkpoints stream_lines paths files events event_kinds mem_events
+	 * series sample_blocks spans rejects */
+	assert_int_equal(tables, 15);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 15);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -252,7 +252,7 @@ static void test_create(void **state)
 	/* opening again works and creates nothing twice */
 	st = open_ok();
 	gl_store_close(st);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 15);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
 	gl_store_close(NULL);
@@ -1099,6 +1099,58 @@ static void test_put_packed(void **state)
 	sqlite3_close(h);
 }
 
+/*
+ * Each row is stored with its kind (gl_event_kind(): the parser's, or 1 for
+ * a profiler's record whose parser set none), a run of rows cut where the
+ * kind changes; event_kinds lists each kind once, across batches.
+ */
+static void test_put_kinds(void **state)
+{
+	static const struct {
+		enum gl_ev_kind kind;
+		enum gl_ev_source source;
+		int want;
+	} rows[] = {
+		{GL_EV_LOG, GL_SRC_LOG, 0},	  {GL_EV_ACCESS, GL_SRC_LOG, 3},
+		{GL_EV_ACCESS, GL_SRC_LOG, 3},	  {GL_EV_ACCESS_FAILED, GL_SRC_LOG, 4},
+		{GL_EV_LOG, GL_SRC_LOG, 0},	  {GL_EV_LOG, GL_SRC_NSYS, 1},
+		{GL_EV_ALERT, GL_SRC_LOG, 2},
+	};
+	struct gl_store *st;
+	struct gl_batch *b = gl_batch_new();
+	struct gl_err err;
+	int64_t run = 0;
+	char sql[128];
+
+	(void)state;
+	assert_non_null(b);
+	st = open_ok();
+	assert_int_equal(gl_store_run_begin(st, NULL, &run, &err), GL_OK);
+	fill_first_batch(b, run);	/* three log lines: ids 1-3 */
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct gl_bev *e = add_event(b, "k", "m", 20 + i);
+
+		e->ev.ts_us = TS0 + 1000 + (int64_t)i;
+		e->ev.kind = rows[i].kind;
+		e->ev.source = rows[i].source;
+	}
+	put_ok(st, b, run, NULL);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(sql, sizeof(sql), "SELECT kind FROM events WHERE line = %zu", 20 + i);
+		assert_int_equal(qi(sql), rows[i].want);
+	}
+	assert_int_equal(qi("SELECT count(*) FROM events WHERE line < 20 AND kind = 0"), 3);
+	qs_equal("SELECT group_concat(kind) FROM event_kinds", "0,1,2,3,4");
+	/* a second batch of known kinds adds none */
+	gl_batch_reset(b);
+	add_event(b, "k", "again", 40)->ev.kind = GL_EV_ALERT;
+	put_ok(st, b, run, NULL);
+	qs_equal("SELECT group_concat(kind) FROM event_kinds", "0,1,2,3,4");
+	assert_int_equal(qi("SELECT kind FROM events WHERE line = 40"), 2);
+	gl_store_close(st);
+	gl_batch_free(b);
+}
+
 static void test_put_trace(void **state)
 {
 	struct gl_store *st;
@@ -1839,6 +1891,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_put_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_reused_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_transactional, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_packed, setup, teardown),
 		cmocka_unit_test(test_rec_hash_matches_reference),

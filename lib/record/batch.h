@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "record.h"
 
 #define GL_BATCH_ARENA (6u << 20)	/* bytes of strings per batch */
 #define GL_BATCH_ROWS 8192		/* events + memory events + spans per batch */
