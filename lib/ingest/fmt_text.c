@@ -322,7 +322,24 @@ static int nccl_line(const char *p, const char *end, struct line_info *li)
 	else
 		return 0;
 	li->nccl = 1;
-	li->nccl_host = (struct gl_str){p, (size_t)(c1 - p)};
+	/* "   67108864 ... -1mew0:65704:65704 [1] NCCL INFO ...": a record glued
+	 * behind a row of nccl-tests' table keeps the row in its message */
+	{
+		const char *h = c1;
+
+		while (h > p && !is_space(h[-1]))
+			h--;
+		li->nccl_host = (struct gl_str){h, (size_t)(c1 - h)};
+		if (h != p) {
+			li->level = lv;
+			li->component = (struct gl_str){"nccl", 4};
+			li->nccl_pid = strtol(c1 + 1, NULL, 10);
+			li->nccl_dev = strtol(br + 1, NULL, 10);
+			li->msg = p;
+			li->msg_end = end;
+			return 1;
+		}
+	}
 	li->nccl_pid = strtol(c1 + 1, NULL, 10);
 	li->nccl_dev = strtol(br + 1, NULL, 10);
 	li->level = lv;
@@ -868,8 +885,8 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 			q++;
 		if ((q < end && (*q == '"' || *q == '}' || *q == ']')) ||
 		    (q + 1 < end && (*q == '{' || *q == '[') &&
-		     (q[1] == '"' || q[1] == '{' || q[1] == '[' || q[1] == ' '))) {
-			rec->kind = GL_REC_FOREIGN;
+		     (q[1] == '"' || q[1] == '{' || q[1] == '[' || (*q == '{' && q[1] == ' ')))) {
+			rec->kind = (st->flags & F_RECORD) ? GL_REC_CONT : GL_REC_FOREIGN;
 			return;
 		}
 	}
