@@ -43,6 +43,30 @@ dicts=$(grep -c "^{'loss'\|^{'eval_loss'" "$REALDATA"/hf-trainer/Jaong+Checkpoin
 expect_eq "console log dicts" "$dicts" \
 	"$(q $T/h.db "select count(*) from events where json_extract(metadata, '\$.train') = 'hf'")"
 
+if [ -d "$REALDATA/lightning" ]; then
+	out=$("$INGEST" --db $T/l.db "$REALDATA/lightning" 2>&1) || fail "ingest failed: $out"
+	echo "$out" | grep -q "skipped '" && fail "a metrics.csv was skipped: $out"
+	for f in "$REALDATA"/lightning/*/lightning_logs/version_0/metrics.csv; do
+		run=$(basename "$(dirname "$(dirname "$(dirname "$f")")")")
+		expect_eq "rows of $run" "$(($(wc -l < "$f") - 1))" \
+			"$(q $T/l.db "select count(*) from events where json_extract(metadata, '\$.run') like '%$run'")"
+	done
+	# ArcRoute: rows whose train/loss (column 4) is not empty
+	f="$REALDATA/lightning/HySonLab+ArcRoute/lightning_logs/version_0/metrics.csv"
+	expect_eq "ArcRoute rows with a loss" "$(awk -F, 'NR > 1 && $4 != ""' "$f" | wc -l | tr -d ' ')" \
+		"$(q $T/l.db "select count(*) from events where json_extract(metadata, '\$.run') like '%ArcRoute' and json_extract(metadata, '\$.loss') is not null")"
+fi
+
+if [ -d "$REALDATA/nvidia-smi-q" ]; then
+	f=$(ls "$REALDATA"/nvidia-smi-q/*/nvidia-smi-q.txt | head -n 1)
+	out=$("$INGEST" --db $T/q.db "$f" 2>&1) || fail "ingest failed: $out"
+	expect_eq "GPUs" "$(grep -c '^GPU [0-9A-Fa-f]' "$f")" "$(q $T/q.db "select count(*) from events where json_extract(metadata, '\$.inventory') = 1")"
+	expect_eq "uuid" "$(sed -n 's/^ *GPU UUID *: //p' "$f")" "$(q $T/q.db "select json_extract(metadata, '\$.uuid') from events")"
+	expect_eq "driver" "$(sed -n 's/^Driver Version *: \([^ ]*\).*/\1/p' "$f")" "$(q $T/q.db "select json_extract(metadata, '\$.driver') from events")"
+	expect_eq "memory" "$(sed -n '/FB Memory Usage/,/Free/s/^ *Total *: \([0-9]*\) MiB/\1/p' "$f")" \
+		"$(q $T/q.db "select json_extract(metadata, '\$.memory_total_mib') from events")"
+fi
+
 [ -d "$REALDATA/nccl-debug" ] || exit 0
 out=$("$INGEST" --db $T/n.db "$REALDATA/nccl-debug" 2>&1) || fail "ingest failed: $out"
 echo "$out" | grep -q "skipped '" && fail "an NCCL log was skipped: $out"
