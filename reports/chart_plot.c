@@ -1180,8 +1180,9 @@ int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	plwind(x0, x1, logy ? log10(y0) : y0, logy ? log10(y1) : y1);
 	set_color(COL_GRID);
-	plbox("bcgnst", 0, 0, logy ? "bcgnstvl" : "bcgnstv", 0, 0);
+	plbox("g", 0, 0, "g", 0, 0);
 	set_color(COL_FG);
+	plbox("bcnst", 0, 0, logy ? "bcnstvl" : "bcnstv", 0, 0);
 	plmtex("b", 3.0, 0.5, 0.5, esc_text(x_label, t, sizeof(t)));
 	plmtex("l", 5.0, 0.5, 0.5, esc_text(y_label, t, sizeof(t)));
 	for (size_t i = 0; i < nlines && i < LEGEND_MAX; i++) {
@@ -1205,8 +1206,13 @@ int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
 		if (m > 1)
 			plline((PLINT)m, px, py);
 		plwidth(1);
-		if (m)
+		/* a point of its own where the line is short or has one point */
+		if (m && m <= 40) {
+			PLFLT ht = text_scale(0.5);
+
 			plstring((PLINT)m, px, py, GLYPH_DOT);
+			text_restore(ht);
+		}
 		e[i].kind = LEG_LINE;
 		e[i].color = palette_index(-1, i);
 		name_text(lines[i].name ? lines[i].name : "", 34, e[i].text, sizeof(e[i].text));

@@ -572,37 +572,47 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 	size_t n = 0, total = 0, off = 0;
 	int rc;
 
-	for (size_t i = 0; a->res && i < a->res->n && n < TRAIN_CHART_LINES; i++, n++)
+	for (size_t i = 0; a->res && i < a->res->n; i++)
 		total += a->res->runs[i].n_steps;
 	snprintf(title, sizeof(title), a->iteration ? "Iteration time over the steps"
 						    : "Training loss over the steps");
-	if (!n)
-		return gl_chart_nodata(path, title, "No training records", co, err);
 	buf = malloc((2 * total + 1) * sizeof(*buf));
 	if (!buf)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	for (size_t i = 0; i < n; i++) {
+	/* the runs that have the value, the first TRAIN_CHART_LINES of them */
+	for (size_t i = 0; a->res && i < a->res->n && n < TRAIN_CHART_LINES; i++) {
 		const struct gl_training_run *r = &a->res->runs[i];
+		const char *base = strrchr(r->run, '/');
 		size_t k = 0;
 
-		lines[i].x = buf + off;
-		lines[i].y = buf + off + r->n_steps;
+		lines[n].x = buf + off;
+		lines[n].y = buf + off + r->n_steps;
 		for (size_t j = 0; j < r->n_steps; j++) {
 			double y = a->iteration ? r->steps[j].iteration_ms : r->steps[j].loss;
 
 			if (isnan(y))
 				continue;
-			lines[i].x[k] = r->steps[j].step;
-			lines[i].y[k] = y;
+			lines[n].x[k] = r->steps[j].step;
+			lines[n].y[k] = y;
 			k++;
 		}
-		lines[i].n = k;
+		if (!k)
+			continue;
+		lines[n].n = k;
 		off += 2 * r->n_steps;
+		/* the run's last folder name: the legend has room for about 30 characters */
+		base = base && strlen(r->run) > 30 ? base + 1 : r->run;
 		if (r->rank >= 0)
-			snprintf(names[i], sizeof(names[i]), "%s rank %ld", r->run, r->rank);
+			snprintf(names[n], sizeof(names[n]), "%s rank %ld", base, r->rank);
 		else
-			snprintf(names[i], sizeof(names[i]), "%s", r->run);
-		lines[i].name = names[i];
+			snprintf(names[n], sizeof(names[n]), "%s", base);
+		lines[n].name = names[n];
+		n++;
+	}
+	if (!n) {
+		free(buf);
+		return gl_chart_nodata(path, title, a->iteration ? "No iteration times (no timed steps)"
+								: "No training losses", co, err);
 	}
 	rc = gl_chart_xy_lines(path, title, "step", a->iteration ? "iteration time (ms)" : "loss",
 			       lines, n, co, err);
