@@ -45,6 +45,7 @@
 #define STRAGGLER_MIN_PCT 10.0
 
 struct rec {
+	int64_t stream_id;
 	char *run;
 	long rank;
 	double bar_step;
@@ -52,9 +53,17 @@ struct rec {
 	struct gl_training_step s;
 };
 
+/* A stream's failures: counted for the streams that hold train records. */
+struct stream_fail {
+	int64_t stream_id;
+	uint64_t oom, tracebacks;
+};
+
 struct training {
 	struct rec *recs;
 	size_t n, cap;
+	struct stream_fail *sf;
+	size_t n_sf;
 	struct gl_training_result res;
 };
 
@@ -110,6 +119,7 @@ static int on_fact(void *arg, const struct gl_query_fact_event *e)
 	}
 	r->rank = json_is_integer(json_object_get(o, "rank")) ? (long)json_integer_value(json_object_get(o, "rank")) : -1;
 	r->source = source_of(json_string_value(json_object_get(o, "train")));
+	r->stream_id = e->stream_id;
 	r->s.step = num(o, "step");
 	r->bar_step = num(o, "bar_step");
 	r->s.ts_us = e->ts_us;
@@ -132,12 +142,31 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	struct training *t = st;
 	const char *m = ev->message;
 
+	int oom, tb;
+
 	if (ev->dup_of || !m)
 		return GL_OK;
-	if (strstr(m, "out of memory") || strstr(m, "OutOfMemoryError"))
-		t->res.oom++;
-	if (strstr(m, "Traceback (most recent call last)"))
-		t->res.tracebacks++;
+	oom = strstr(m, "out of memory") || strstr(m, "OutOfMemoryError");
+	tb = strstr(m, "Traceback (most recent call last)") != NULL;
+	if (oom || tb) {
+		struct stream_fail *f = NULL;
+
+		for (size_t i = 0; i < t->n_sf && !f; i++)
+			if (t->sf[i].stream_id == ev->stream_id)
+				f = &t->sf[i];
+		if (!f) {
+			struct stream_fail *p = realloc(t->sf, (t->n_sf + 1) * sizeof(*p));
+
+			if (!p)
+				return gl_section_oom(cx->err);
+			t->sf = p;
+			f = &t->sf[t->n_sf++];
+			memset(f, 0, sizeof(*f));
+			f->stream_id = ev->stream_id;
+		}
+		f->oom += oom;
+		f->tracebacks += tb;
+	}
 	if (strstr(m, "Watchdog caught collective operation timeout"))
 		t->res.watchdog_timeouts++;
 	if (ev->level == GL_LEVEL_WARN && !strcmp(gl_section_name(cx, ev->component_id), "nccl"))
@@ -386,6 +415,17 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	if (rc != GL_OK)
 		return rc;
 	t->res.records = t->n;
+	/* a job's out-of-memory errors and tracebacks: those of the streams holding its train
+	 * records (a service's OOMs in the same window are not the training's) */
+	for (size_t i = 0; i < t->n_sf; i++) {
+		for (size_t j = 0; j < t->n; j++) {
+			if (t->recs[j].stream_id == t->sf[i].stream_id) {
+				t->res.oom += t->sf[i].oom;
+				t->res.tracebacks += t->sf[i].tracebacks;
+				break;
+			}
+		}
+	}
 	if (build_runs(t) != GL_OK)
 		return gl_section_oom(cx->err);
 	return GL_OK;
@@ -398,6 +438,7 @@ static void release(void *st)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->recs[i].run);
 	free(t->recs);
+	free(t->sf);
 	for (size_t i = 0; i < t->res.n; i++) {
 		free(t->res.runs[i].run);
 		free(t->res.runs[i].sources);

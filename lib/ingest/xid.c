@@ -131,6 +131,9 @@ int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
 			x->pci.len = (size_t)(q - p);
 			while (x->pci.len && (p[x->pci.len - 1] == '.' || p[x->pci.len - 1] == ':'))
 				x->pci.len--;
+			/* "0000:3b:00.0" -> "0000:3b:00", the bus as an Xid line writes it */
+			if (x->pci.len > 2 && p[x->pci.len - 2] == '.')
+				x->pci.len -= 2;
 		}
 		return 1;
 	}
