@@ -837,6 +837,8 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 
 	gl_event_init(&rec->ev);
 	rec->reason = NULL;
+	rec->samples = NULL;
+	rec->n_samples = 0;
 	memset(&li, 0, sizeof(li));
 	li.rank = -1;
 	li.ts_us = GL_TS_NONE;
