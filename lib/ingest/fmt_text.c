@@ -859,6 +859,17 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	while (launcher_prefix(&p, end, &rank))
 		;
 	li.rank = rank;
+	/* "[default0]:   " (tqdm clearing its line): nothing to store */
+	if (rank >= 0) {
+		const char *q = p;
+
+		while (q < end && is_space(*q))
+			q++;
+		if (q == end) {
+			rec->kind = GL_REC_NONE;
+			return;
+		}
+	}
 	if (gl_tqdm_parse(p, (size_t)(end - p), &li.bar) &&
 	    (!li.bar.has_desc || li.bar.start < 96)) {
 		const char *after = p + li.bar.end;
