@@ -74,6 +74,7 @@ enum {
 	F_DMY = 4,		/* dd/dd/yyyy is day/month */
 	F_DMY_KNOWN = 8,
 	F_IN_TB = 16,		/* inside a Python traceback: the first unindented line ends it */
+	F_AFTER_BAR = 32,	/* the line before was a progress bar alone: no record to continue */
 };
 
 struct text_state {
@@ -833,7 +834,7 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	const char *p = line, *end = line + len, *cr;
 	struct line_info li;
 	long rank = -1;
-	int starts_record;
+	int starts_record, after_bar = (st->flags & F_AFTER_BAR) != 0;
 
 	gl_event_init(&rec->ev);
 	rec->reason = NULL;
@@ -887,6 +888,9 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 			li.ts_estimated = 1;
 			put_samples(ctx, st, &li, rec);
 			rec->kind = rec->n_samples ? GL_REC_SAMPLES : GL_REC_NONE;
+			/* a samples line ends the record before it (ingest stores it) */
+			if (rec->kind == GL_REC_SAMPLES)
+				st->flags |= F_AFTER_BAR;
 			return;
 		}
 	}
@@ -925,11 +929,15 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		li.rank = rank;
 		li.ts_us = GL_TS_NONE;
 	}
+	st->flags &= ~(uint32_t)F_AFTER_BAR;
 	starts_record = classify(ctx, st, p, end, &li);
 	if (!starts_record && (li.rank >= 0 || li.has_bar) && p < end && !is_space(*p))
 		starts_record = 1;
 	if (!starts_record && !(st->flags & F_TIMED) && (st->flags & F_RECORD) && p < end &&
 	    !is_space(*p))
+		starts_record = 1;
+	/* what follows a bar alone has no record to continue: it is one */
+	if (!starts_record && after_bar && p < end)
 		starts_record = 1;
 	if (!starts_record) {
 		if (st->flags & F_RECORD) {
