@@ -13,6 +13,8 @@
  *       192.168.11.119: kern: warning: [2026-04-22T21:27:51.291660856Z]: NVRM: ...
  * - a line of a known shape without a time:
  *       ljm:803564:803604 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct
+ *   (with NCCL_DEBUG_TIMESTAMP_FORMAT set, "[2026-11-26 14:02:09] ljm:803564:..."
+ *   is that record at that time)
  *       [rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation timeout
  *       WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3584288 closing signal SIGTERM
  *       {'loss': 1.1409, 'grad_norm': 2.757542133331299, 'learning_rate': 1.8e-05, 'epoch': 0.91}
@@ -618,6 +620,25 @@ static int classify(struct gl_parse_ctx *ctx, struct text_state *st, const char 
 {
 	struct gl_textts t;
 
+	/* NCCL_DEBUG_TIMESTAMP_FORMAT's "[2026-11-26 14:02:09] host:pid:tid [0] NCCL INFO ..." */
+	if (gl_textts_scan(p, (size_t)(end - p), 1, &t)) {
+		const char *q = p + t.end;
+		int est;
+
+		while (q < end && (is_space(*q) || *q == ']'))
+			q++;
+		if (nccl_line(q, end, li)) {
+			int64_t ts = stamp_time(ctx, st, &t, &est);
+
+			if (ts != GL_TS_NONE) {
+				li->ts_us = ts;
+				li->ts_estimated = est;
+				if (!est)
+					st->flags |= F_TIMED;
+			}
+			return 1;
+		}
+	}
 	if (nccl_line(p, end, li))
 		return 1;
 	if (gl_textts_scan(p, (size_t)(end - p), TS_MAX_START, &t)) {

@@ -206,6 +206,14 @@ static void test_nccl(void **state)
 	assert_true(meta_has(&rec, "\"transport\":\"P2P\""));
 	parse("node1:653:712 [0] NCCL WARN Cuda failure 'out of memory'", &rec);
 	assert_int_equal(rec.ev.level, GL_LEVEL_WARN);
+	/* NCCL_DEBUG_TIMESTAMP_FORMAT's default "[%F %T] " before the prefix: its time */
+	parse("[2026-11-26 14:02:09] node1:653:712 [1] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	gl_test_assert_str(rec.ev.component, "nccl");
+	assert_true(rec.ev.ts_us == D20261126 * DAY_US + US(14, 2, 9, 0));
+	assert_true(meta_has(&rec, "\"host\":\"node1\",\"pid\":653,\"device\":1"));
+	assert_true(meta_has(&rec, "\"init_complete\":true"));
+	assert_false(meta_has(&rec, "ts_estimated"));
 }
 
 static void test_xid(void **state)
