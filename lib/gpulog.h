@@ -238,6 +238,11 @@ struct gl_report_result {
 	uint64_t events;		/* events in the window */
 	uint64_t samples;		/* metric samples in the window (after --metric, --host) */
 	size_t alerts[3];		/* fired alerts by severity: info, warning, critical */
+	/*
+	 * The report's status (summary.status): 0 no_data (an empty window), 1 ok,
+	 * 2 warning, 3 critical.
+	 */
+	int status;
 	char **paths;			/* files written, owned; NULL when none */
 	size_t n_paths;
 };

@@ -22,6 +22,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "section.h"
+#include "status.h"
 #include "util/timeutil.h"
 
 size_t gl_html_escape(const char *s, char *buf, size_t n)
@@ -76,6 +77,7 @@ static const char style[] =
 	".status.ok{background:#e8f5e9;border-color:#7cb342}"
 	".status.warn{background:#fff8e1;border-color:#f0a500}"
 	".status.crit{background:#fdecea;border-color:#c62828}"
+	".status.nodata{background:#eceff1;border-color:#546e7a}"
 	".status h2{border:0;margin:0 0 .3em;font-size:1.35em}.status ul{margin:.3em 0 0 1.2em;padding:0}"
 	".figs{display:flex;flex-wrap:wrap;gap:.6em;margin:.8em 0}"
 	".fig{border:1px solid #ddd;border-radius:6px;padding:.5em .8em;min-width:11em;flex:1 1 11em}"
@@ -127,7 +129,9 @@ static void verdict(FILE *f, const struct gl_report *rep)
 
 	for (size_t i = 0; i < rep->n_alerts; i++)
 		n[rep->alerts[i].severity]++;
-	const char *cls = n[GL_SEVERITY_CRITICAL] ? "crit" : n[GL_SEVERITY_WARNING] ? "warn" : "ok";
+	enum gl_status status = gl_status_of(rep);
+	static const char *const cls_of[] = {"nodata", "ok", "warn", "crit"};
+	const char *cls = cls_of[status];
 
 	gl_chart_window_text(rep->window.since_us, rep->window.until_us, w, sizeof(w));
 	fprintf(f, "<h1>gpulog report</h1>\n<p>Window <b>%s</b> (%s)", w,
@@ -147,8 +151,11 @@ static void verdict(FILE *f, const struct gl_report *rep)
 		fprintf(f, "<p class=\"note\">The window starts before the retained data: rows"
 			" before <b>%s</b> were deleted (<code>--keep-days</code>).</p>\n",
 			gl_text_ts(rep->window.retained_since_us, d1));
-	fprintf(f, "<div id=\"status\" class=\"status %s\"><h2>", cls);
-	if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
+	fprintf(f, "<div id=\"status\" class=\"status %s\" data-status=\"%s\"><h2>", cls,
+		gl_status_name(status));
+	if (status == GL_STATUS_NO_DATA)
+		fputs("No data: nothing was logged in this window", f);
+	else if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
 		fputs("All clear", f);
 	else if (n[GL_SEVERITY_CRITICAL] && n[GL_SEVERITY_WARNING])
 		fprintf(f, "%zu critical, %zu warning%s", n[GL_SEVERITY_CRITICAL],
@@ -173,6 +180,10 @@ static void verdict(FILE *f, const struct gl_report *rep)
 		if (rep->n_alerts > 12)
 			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", rep->n_alerts - 12);
 		fputs("</ul>\n", f);
+	} else if (status == GL_STATUS_NO_DATA) {
+		fputs("<p>The window holds no event, no metric sample and no RMM row: the service"
+		      " may have stopped logging, or the ingest failed. This is not an all clear."
+		      "</p>\n", f);
 	} else {
 		fputs("<p>No alert rule fired.</p>\n", f);
 	}

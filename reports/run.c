@@ -17,6 +17,7 @@
 #include "emit_events.h"
 #include "emit_png.h"
 #include "report.h"
+#include "status.h"
 #include "sections.h"
 #include "series.h"
 #include "store/query.h"
@@ -121,6 +122,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	res->samples = rep.metric_samples;
 	for (size_t i = 0; i < rep.n_alerts; i++)
 		res->alerts[rep.alerts[i].severity]++;
+	res->status = (int)gl_status_of(&rep);
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;
 	rc = emit(&rep, &out, err);

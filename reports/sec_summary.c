@@ -9,6 +9,7 @@
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
+#include "status.h"
 #include "util/timeutil.h"
 
 struct summary {
@@ -94,6 +95,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *o = json_object();
 
 	(void)st;
+	gl_jb_set(&jb, o, "status", json_string(gl_status_name(gl_status_of(r))));
 	gl_jb_set(&jb, o, "events", gl_json_u64(r->summary.events));
 	gl_jb_set(&jb, o, "by_component",
 		  gl_json_counts(&jb, r->summary.by_component, r->summary.n_by_component));
@@ -112,6 +114,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	(void)st;
 	fputs("key,name,value", fp);
+	gl_csv_eol(fp);
+	fprintf(fp, "status,,%s", gl_status_name(gl_status_of(r)));
 	gl_csv_eol(fp);
 	gl_csv_kv_u64(fp, "events", "", r->summary.events);
 	for (size_t i = 0; i < r->summary.n_by_component; i++)
@@ -133,6 +137,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	char a[40], b[40];
 
 	(void)st;
+	fprintf(fp, "Status   %s\n", gl_status_name(gl_status_of(r)));
 	fprintf(fp, "Events   %llu", (unsigned long long)s->events);
 	if (s->events)
 		fprintf(fp, ", first %s, last %s", gl_text_ts(s->first_ts_us, a),
