@@ -66,7 +66,4 @@ int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_e
 int gl_report_charts(const struct gl_report *rep, const struct gl_series *s,
 		     struct gl_output *out, struct gl_err *err);
 
-/* Appends s to buf HTML-escaped (& < > " ' and control characters). For tests. */
-size_t gl_html_escape(const char *s, char *buf, size_t n);
-
 #endif

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_png.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 
@@ -351,6 +350,42 @@ void gl_text_heading(FILE *fp, const char *title)
 }
 
 /* ---- HTML ---- */
+
+size_t gl_html_escape(const char *s, char *buf, size_t n)
+{
+	size_t w = 0;
+
+	if (n == 0)
+		return 0;
+	for (; s && *s; s++) {
+		char one[8];
+		const char *rep = one;
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default:
+			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+				rep = "\xEF\xBF\xBD";	/* U+FFFD: controls are not text */
+			else {
+				one[0] = (char)c;
+				one[1] = '\0';
+			}
+		}
+		size_t l = strlen(rep);
+
+		if (w + l >= n)
+			break;
+		memcpy(buf + w, rep, l);
+		w += l;
+	}
+	buf[w] = '\0';
+	return w;
+}
 
 void gl_html_text(FILE *f, const char *str)
 {
