@@ -213,6 +213,7 @@ struct gl_report_memory {
 /* Messages of one shape: "cudaMalloc failed for <size> at <hex>". */
 struct gl_report_shape {
 	char *shape;
+	int level;			/* enum gl_level of its records: one shape per level */
 	uint64_t count;
 	int64_t first_ts_us;
 	int64_t last_ts_us;

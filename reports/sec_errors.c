@@ -23,6 +23,7 @@
 
 struct shape {
 	uint64_t hash;			/* 0: empty slot */
+	int level;			/* enum gl_level: a shape is counted per level */
 	char *text;
 	char *sample;
 	uint64_t count;
@@ -223,10 +224,11 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 {
 	char buf[256];
 	size_t len = gl_message_shape(ev->message, ev->message_len, buf, sizeof(buf));
-	uint64_t h = gl_hash64(buf, len, 0x5eed) | 1;
+	uint64_t h = (gl_hash64(buf, len, 0x5eed) ^ ((uint64_t)ev->level * 0x9e3779b97f4a7c15ULL)) | 1;
 	size_t i = (size_t)h & (b->shape_cap - 1);
 
-	while (b->shapes[i].hash && (b->shapes[i].hash != h || strcmp(b->shapes[i].text, buf)))
+	while (b->shapes[i].hash && (b->shapes[i].hash != h || b->shapes[i].level != ev->level ||
+				     strcmp(b->shapes[i].text, buf)))
 		i = (i + 1) & (b->shape_cap - 1);
 	struct shape *sh = &b->shapes[i];
 	if (!sh->hash) {
@@ -244,6 +246,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 		if (!sh->text || !sh->sample)
 			return gl_section_oom(cx->err);
 		sh->hash = h;
+		sh->level = ev->level;
 		sh->first_ts_us = ev->ts_us;
 		b->n_shapes++;
 	}
@@ -358,6 +361,9 @@ static int cmp_shape(const void *pa, const void *pb)
 {
 	const struct shape *a = pa, *b = pb;
 
+	/* error shapes before warning shapes: 449 anomaly warnings do not hide 115 OOMs */
+	if (a->level != b->level)
+		return a->level < b->level ? 1 : -1;
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
 	if (a->first_ts_us != b->first_ts_us)
@@ -388,6 +394,7 @@ static int finish_shapes(struct gl_section_ctx *cx, struct errors *b)
 		s->sample = b->shapes[i].sample;
 		b->shapes[i].text = b->shapes[i].sample = NULL;
 		s->count = b->shapes[i].count;
+		s->level = b->shapes[i].level;
 		s->first_ts_us = b->shapes[i].first_ts_us;
 		s->last_ts_us = b->shapes[i].last_ts_us;
 	}
@@ -454,6 +461,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		json_t *m = json_object();
 
 		gl_jb_set(jb, m, "shape", gl_json_str(s->shape));
+		gl_jb_set(jb, m, "level", json_string(gl_level_name((enum gl_level)s->level)));
 		gl_jb_set(jb, m, "count", gl_json_u64(s->count));
 		gl_jb_set(jb, m, "first_ts", gl_json_ts(s->first_ts_us));
 		gl_jb_set(jb, m, "last_ts", gl_json_ts(s->last_ts_us));
@@ -480,9 +488,9 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 	(void)st;
 
-	fputs("key,name,value,first_ts,last_ts,sample", fp);
+	fputs("key,name,value,first_ts,last_ts,sample,level", fp);
 	gl_csv_eol(fp);
-#define ROW_END fputs(",,,", fp)
+#define ROW_END fputs(",,,,", fp)
 	gl_csv_text(fp, "errors"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->errors), ROW_END, gl_csv_eol(fp);
 	gl_csv_text(fp, "warnings"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->warnings), ROW_END, gl_csv_eol(fp);
 	for (size_t i = 0; i < e->n_by_component; i++) {
@@ -518,7 +526,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 		gl_csv_text(fp, "top_messages"), gl_csv_sep(fp), gl_csv_text(fp, s->shape), gl_csv_sep(fp);
 		gl_csv_u64(fp, s->count), gl_csv_sep(fp), gl_csv_ts(fp, s->first_ts_us), gl_csv_sep(fp);
-		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_eol(fp);
+		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_sep(fp);
+		gl_csv_text(fp, gl_level_name((enum gl_level)s->level)), gl_csv_eol(fp);
 	}
 }
 
@@ -541,8 +550,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			(unsigned long long)er->recovery_attempts,
 			(unsigned long long)er->recovery_attempts_max);
 	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
-		fprintf(fp, "%8llu  ", (unsigned long long)er->top_messages[i].count);
-		gl_text_last(fp, er->top_messages[i].shape, GL_TEXT_WIDTH - 10);
+		fprintf(fp, "%8llu  %-8s ", (unsigned long long)er->top_messages[i].count,
+			gl_level_name((enum gl_level)er->top_messages[i].level));
+		gl_text_last(fp, er->top_messages[i].shape, GL_TEXT_WIDTH - 19);
 		fputc('\n', fp);
 	}
 
@@ -574,12 +584,15 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_counts(f, "component (WARN and above)", e->by_component, e->n_by_component);
 	if (e->n_top_messages == 0)
 		return;
-	fputs("<table><tr><th>count</th><th>message shape</th><th>first</th><th>last</th>"
-	      "<th>first message</th></tr>\n", f);
+	fputs("<table><tr><th>level</th><th>count</th><th>message shape</th><th>first</th>"
+	      "<th>last</th><th>first message</th></tr>\n", f);
 	for (size_t i = 0; i < e->n_top_messages; i++) {
 		const struct gl_report_shape *s = &e->top_messages[i];
 
-		fprintf(f, "<tr><td class=\"n\">%llu</td><td class=\"k\">",
+		const char *lv = gl_level_name((enum gl_level)s->level);
+
+		fprintf(f, "<tr><td class=\"%s\">%s</td><td class=\"n\">%llu</td><td class=\"k\">",
+			s->level >= GL_LEVEL_ERROR ? "critical" : "warning", lv,
 			(unsigned long long)s->count);
 		gl_html_text(f, s->shape);
 		fputs("</td><td>", f);

@@ -671,6 +671,39 @@ static void set_last(struct fx *f, const char *assignments)
 }
 
 /*
+ * Error shapes before warning shapes: 5 "performance anomaly" WARNs, 2 OOM
+ * ERRORs and 1 CRITICAL; the same text at two levels is two shapes. Order by
+ * hand: CRITICAL (1), ERROR (2), WARN anomaly (5), WARN OOM (1).
+ */
+static void test_error_shapes_by_level(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	for (int i = 0; i < 5; i++)
+		ev(&f, T0 + i * MIN_US, 4, "gpu", NULL, NAN, NAN, "Performance anomaly detected: 9 us");
+	ev(&f, T0 + 10 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 2.00 GiB");
+	ev(&f, T0 + 11 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	ev(&f, T0 + 12 * MIN_US, 4, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	ev(&f, T0 + 13 * MIN_US, 6, "gpu", NULL, NAN, NAN, "GPU has fallen off the bus");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(r.errors.n_top_messages, 4);
+	assert_int_equal(r.errors.top_messages[0].level, GL_LEVEL_CRITICAL);
+	assert_int_equal(r.errors.top_messages[0].count, 1);
+	assert_int_equal(r.errors.top_messages[1].level, GL_LEVEL_ERROR);
+	assert_int_equal(r.errors.top_messages[1].count, 2);
+	assert_int_equal(r.errors.top_messages[2].level, GL_LEVEL_WARN);
+	assert_int_equal(r.errors.top_messages[2].count, 5);
+	assert_int_equal(r.errors.top_messages[3].level, GL_LEVEL_WARN);
+	assert_int_equal(r.errors.top_messages[3].count, 1);
+	assert_string_equal(r.errors.top_messages[3].shape, r.errors.top_messages[1].shape);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/*
  * Schema 3: the same GPU error in gpu.log and error.log is one event; the
  * mirror (dup_of set) is in no count, rate or statistic.
  */
@@ -1092,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_anomalies_in_report),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
+		cmocka_unit_test(test_error_shapes_by_level),
 		cmocka_unit_test(test_message_shape_units),
 		cmocka_unit_test(test_message_shape_every_unit),
 		cmocka_unit_test(test_mirrored_records_once),
