@@ -361,6 +361,13 @@ struct gl_report_inference {
 	double requests, failed;	/* NAN: unknown */
 	double failed_pct;		/* failed per 100 requests; NAN: unknown */
 	const char *failed_from;	/* "counters", "access_lines" (static); NULL: failed unknown */
+	/* where requests came from: "counters", "access_lines", "records" (BitNet-rs
+	 * records, when no counter counts them), "mixed" (servers told by different
+	 * sources); NULL: unknown. Never two sources of one server added. */
+	const char *requests_from;
+	/* per server (bitnet, vllm, other): requests and their source; from NULL: none */
+	double server_requests[3];
+	const char *server_from[3];
 	struct gl_report_dist tokens_generated, tokens_per_second, ttft_ms, latency_ms,
 		token_latency_ms;
 	struct gl_report_prom_counter *counters;	/* by metric, host, labels */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit_png.h"
+#include "counter.h"
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
@@ -31,16 +32,16 @@ struct shape {
 };
 
 /*
- * One source of the running counters: a component on a host within one log
- * stream (a file and its rotated names). Another file is another series even
- * for the same component: a service's error.log may carry other values than
- * its gpu.log, and interleaving them would read every alternation as a
- * restart.
+ * One source of the running counters: a component on a host, the process
+ * that counts. Its files are one series: the service writes each GPU error
+ * to gpu.log and error.log, and its WARNINGs (with the counters) to
+ * error.log only, so each file sees part of one process counter; read apart,
+ * every rise is counted once per file.
  */
 struct source {
-	int64_t id[3];			/* stream, component, host */
+	int64_t id[2];			/* component, host */
 	bool used;
-	int64_t last[2];		/* error_count, recovery_attempts; -1: none yet */
+	struct gl_counter ctr[2];	/* error_count, recovery_attempts */
 };
 
 struct counter {
@@ -258,7 +259,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 /* The source of ev, added when new; NULL when out of memory. */
 static struct source *source_of(struct errors *b, const struct gl_query_event *ev)
 {
-	const int64_t id[3] = {ev->stream_id, ev->component_id, ev->host_id};
+	const int64_t id[2] = {ev->component_id, ev->host_id};
 
 	if ((b->n_src + 1) * 2 > b->src_cap) {
 		size_t cap = b->src_cap ? b->src_cap * 2 : 64;
@@ -282,30 +283,12 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 	while (b->src[i].used && memcmp(b->src[i].id, id, sizeof(id)))
 		i = (i + 1) & (b->src_cap - 1);
 	if (!b->src[i].used) {
-		b->src[i] = (struct source){{id[0], id[1], id[2]}, true, {-1, -1}};
+		b->src[i] = (struct source){{id[0], id[1]}, true, {{0}, {0}}};
+		gl_counter_init(&b->src[i].ctr[0]);
+		gl_counter_init(&b->src[i].ctr[1]);
 		b->n_src++;
 	}
 	return &b->src[i];
-}
-
-/*
- * A running total's next value v from source s: the increase since the
- * previous value; a drop is a restart and v counts in full, as in
- * Prometheus' increase(). The first value of a source is its base.
- */
-static void counter_add(struct gl_report_errors *e, struct counter *c, int64_t *last, int64_t v)
-{
-	if ((uint64_t)v > c->max)
-		c->max = (uint64_t)v;
-	if (*last >= 0) {
-		if (v >= *last) {
-			c->increase += (uint64_t)(v - *last);
-		} else {
-			c->increase += (uint64_t)v;
-			e->counter_restarts++;
-		}
-	}
-	*last = v;
 }
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -337,10 +320,15 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 
 		if (!s)
 			return gl_section_oom(cx->err);
-		if (ev->error_count >= 0)
-			counter_add(e, &b->ctr[0], &s->last[0], ev->error_count);
-		if (ev->recovery_attempts >= 0)
-			counter_add(e, &b->ctr[1], &s->last[1], ev->recovery_attempts);
+		/*
+		 * 0 tells nothing: the service writes "error_count": 0 in its
+		 * kernel records between errors that carry the running total
+		 * (34, 0, 0, 35); a restart shows at the next smaller value.
+		 */
+		if (ev->error_count > 0)
+			gl_counter_add(&s->ctr[0], (double)ev->error_count);
+		if (ev->recovery_attempts > 0)
+			gl_counter_add(&s->ctr[1], (double)ev->recovery_attempts);
 	}
 	if (ev->level < GL_LEVEL_WARN)
 		return GL_OK;
@@ -415,6 +403,23 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	e->per_hour = hours > 0 ? (double)e->errors / hours : NAN;
 	e->per_1000_events = rep->summary.events
 		? (double)e->errors * 1000.0 / (double)rep->summary.events : NAN;
+	/* a series counts from zero when its process started in the window */
+	for (size_t i = 0; i < b->src_cap; i++) {
+		if (!b->src[i].used)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct gl_counter *c = &b->src[i].ctr[k];
+			double inc = gl_counter_increase(c, cx->data_starts_in_window);
+
+			if (c->n == 0)
+				continue;
+			if (!isnan(inc))
+				b->ctr[k].increase += (uint64_t)inc;
+			if ((uint64_t)c->max > b->ctr[k].max)
+				b->ctr[k].max = (uint64_t)c->max;
+			e->counter_restarts += c->resets;
+		}
+	}
 	e->error_count = b->ctr[0].increase;
 	e->error_count_max = b->ctr[0].max;
 	e->recovery_attempts = b->ctr[1].increase;

@@ -24,10 +24,16 @@
  * bucket's increase, or from the buckets as last scraped when the window
  * holds a single scrape.
  *
- * requests: the increase of *requests_total counters (every request), else
- * of *request_success_total plus the failure counters, plus one per
- * BitNet-rs record (its samples share one time); NAN when none of these is
- * known. failed, from the first source that knows (failed_from): the
+ * A counter's first scrape is a base, unless the series starts in the
+ * window (no sample of it before): then it counts from zero, and a failure
+ * its first scrape already holds is a failure (counter.h).
+ *
+ * requests (requests_from): the increase of *requests_total counters
+ * (every request), else of *request_success_total plus the failure
+ * counters; else vLLM's access lines; else one per BitNet-rs record. The
+ * records and a counter describe the same requests: never added. A
+ * receipt's run totals (source jsondoc) are in no per-request
+ * distribution. NAN when none is known. failed, from the first source that knows (failed_from): the
  * counters (those named *request*fail*_total or *request*error*_total, and
  * request counters whose labels tell failures: failed_by_label); else
  * vLLM's access lines, POSTs to /v1/ answered with 400 or more
@@ -49,6 +55,7 @@
 
 #include "chart.h"
 #include "emit_png.h"
+#include "counter.h"
 #include "emit_util.h"
 #include "section.h"
 #include "sections.h"
@@ -100,8 +107,7 @@ struct row {
 	size_t group;			/* ROW_BUCKET: index into groups */
 	double le;			/* ROW_BUCKET: upper bound */
 	uint64_t n;			/* samples in the window */
-	double first, prev, increase;
-	uint64_t resets;
+	struct gl_counter ctr;		/* ROW_COUNTER, ROW_BUCKET: the running total */
 };
 
 struct qacc {
@@ -275,6 +281,13 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			continue;
 		r->also_record = !strcmp(src, "bitnet") && !strncmp(metric, "inference.", 10);
 		r->kind = r->also_record ? ROW_RECORD : ROW_NONE;
+		/*
+		 * A receipt (BitNet-rs inference.json, read as jsondoc) gives a run's
+		 * totals, "tokens_generated": 28409: not one request, kept out of the
+		 * per-request distributions.
+		 */
+		if (!strcmp(src, "jsondoc"))
+			continue;
 		for (size_t k = 0; k < sizeof(sources) / sizeof(sources[0]); k++)
 			if (!strcmp(metric, sources[k].metric)) {
 				r->kind = ROW_QUANTITY;
@@ -338,14 +351,8 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
 		/* a counter that falls was restarted: it counted from zero since */
 		if (r->n == 0)
-			r->first = smp->value;
-		else if (smp->value >= r->prev)
-			r->increase += smp->value - r->prev;
-		else {
-			r->increase += smp->value;
-			r->resets++;
-		}
-		r->prev = smp->value;
+			gl_counter_init(&r->ctr);
+		gl_counter_add(&r->ctr, smp->value);
 		r->n++;
 	}
 	return GL_OK;
@@ -463,10 +470,34 @@ static int on_access(void *arg, const struct gl_query_access *a)
 	return GL_OK;
 }
 
+/*
+ * The server a request source speaks of: BitNet-rs (its records, its
+ * bitnet_* counters), vLLM (its vllm:* counters, its access lines), or
+ * another server's counters. Within one server the sources describe the
+ * same requests and the first that knows counts them; servers add up.
+ */
+enum server { SRV_BITNET, SRV_VLLM, SRV_OTHER, SRV_COUNT };
+
+static enum server server_of(const char *metric)
+{
+	if (!strncmp(metric, "bitnet", 6))
+		return SRV_BITNET;
+	if (!strncmp(metric, "vllm", 4))
+		return SRV_VLLM;
+	return SRV_OTHER;
+}
+
+static double add(double a, double b)
+{
+	return isnan(a) ? b : a + b;
+}
+
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
 	struct gl_report_inference *ri = &cx->rep->inference;
-	double all = NAN, ok = NAN, failed = NAN, fail_counters = 0;
+	double all_s[SRV_COUNT] = {NAN, NAN, NAN}, ok_s[SRV_COUNT] = {NAN, NAN, NAN};
+	double fail_s[SRV_COUNT] = {0, 0, 0}, failed = NAN;
+	const char *from_s[SRV_COUNT] = {NULL, NULL, NULL};
 	size_t n = 0;
 	int rc;
 
@@ -489,49 +520,88 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		if (!c->metric || !c->host || !c->labels)
 			return gl_section_oom(cx->err);
 		c->samples = r->n;
-		c->resets = r->resets;
-		c->increase = r->n >= 2 ? r->increase : NAN;
-		c->last = r->prev;
+		c->resets = r->ctr.resets;
+		/*
+		 * From zero when the series starts in the window (no sample of it
+		 * before): the process counted before its first scrape, which may
+		 * already hold a failure. Else the first scrape is a base.
+		 */
+		int64_t before_first, before_last;
+
+		if ((rc = gl_query_series_span(cx->q, &in->ss.qs[i].id, 1, GL_REPORT_MIN_US,
+					       cx->p->since_us, &before_first, &before_last,
+					       cx->err)) != GL_OK)
+			return rc;
+		c->increase = gl_counter_increase(&r->ctr, before_first == GL_TS_NONE);
+		c->last = r->ctr.prev;
 		if (isnan(c->increase))
 			continue;
 		bool known, by_label = failed_by_label(metric, c->labels, &known);
 
+		enum server sv = server_of(metric);
+
 		if (!fnmatch("*request*fail*_total", metric, 0) ||
 		    !fnmatch("*request*error*_total", metric, 0)) {
-			failed = (isnan(failed) ? 0 : failed) + c->increase;
-			fail_counters += c->increase;
+			failed = add(failed, c->increase);
+			fail_s[sv] += c->increase;
 			continue;
 		}
 		if (known)
-			failed = (isnan(failed) ? 0 : failed) + (by_label ? c->increase : 0);
+			failed = add(failed, by_label ? c->increase : 0);
 		if (!fnmatch("*request_success_total", metric, 0))
-			ok = (isnan(ok) ? 0 : ok) + c->increase;
+			ok_s[sv] = add(ok_s[sv], c->increase);
 		else if (!fnmatch("*requests_total", metric, 0))
-			all = (isnan(all) ? 0 : all) + c->increase;
+			all_s[sv] = add(all_s[sv], c->increase);
 	}
 	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
 	/* request_success_total counts the aborted too; the failure counters apart */
-	if (isnan(all) && !isnan(ok))
-		all = ok + fail_counters;
+	for (int v = 0; v < SRV_COUNT; v++) {
+		if (isnan(all_s[v]) && !isnan(ok_s[v]))
+			all_s[v] = ok_s[v] + fail_s[v];
+		from_s[v] = isnan(all_s[v]) ? NULL : "counters";
+	}
 	ri->failed_from = isnan(failed) ? NULL : "counters";
-	if (isnan(failed)) {
+	if (isnan(failed) || isnan(all_s[SRV_VLLM])) {
 		/* no counter says: the access lines of vLLM's server log, when any */
 		struct access_acc acc = {cx, 0, 0, false};
 
 		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us, "vllm",
 						   on_access, &acc, cx->err)) != GL_OK)
 			return rc;
-		if (acc.any) {
+		if (acc.any && isnan(all_s[SRV_VLLM])) {
+			all_s[SRV_VLLM] = (double)acc.requests;
+			from_s[SRV_VLLM] = "access_lines";
+		}
+		if (acc.any && isnan(failed)) {
 			failed = (double)acc.failed;
-			if (isnan(all))
-				all = (double)acc.requests;
 			ri->failed_from = "access_lines";
 		}
 	}
+	/*
+	 * One request is one request: BitNet-rs records and the server's
+	 * bitnet_* request counter describe the same requests, so the records
+	 * count them only when no counter does.
+	 */
 	uint64_t records = bitnet_records(in);
 
-	if (records)
-		all = (isnan(all) ? 0 : all) + (double)records;
+	if (isnan(all_s[SRV_BITNET]) && records) {
+		all_s[SRV_BITNET] = (double)records;
+		from_s[SRV_BITNET] = "records";
+	}
+	double all = NAN;
+
+	ri->requests_from = NULL;
+	for (int v = 0; v < SRV_COUNT; v++) {
+		if (!from_s[v])
+			continue;
+		all = add(all, all_s[v]);
+		ri->server_requests[v] = all_s[v];
+		ri->server_from[v] = from_s[v];
+		if (!ri->requests_from)
+			ri->requests_from = from_s[v];
+		else if (strcmp(ri->requests_from, from_s[v]))
+			ri->requests_from = "mixed";
+	}
 	ri->requests = all;
 	ri->failed = failed;
 	ri->failed_pct = !isnan(failed) && all > 0 ? failed * 100 / all : NAN;
@@ -574,7 +644,7 @@ static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
 			const struct row *r = &in->rows[i];
 
 			if (r->kind == ROW_BUCKET && r->group == g && r->n)
-				b[nb++] = (struct bucket){r->le, single ? r->prev : r->increase};
+				b[nb++] = (struct bucket){r->le, single ? r->ctr.prev : r->ctr.rises};
 		}
 		if (!nb)
 			continue;
@@ -686,6 +756,24 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
 	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
+	gl_jb_set(&jb, o, "requests_from", gl_json_str(ri->requests_from));
+	{
+		static const char *const server_name[3] = {"bitnet", "vllm", "other"};
+		json_t *by = json_array();
+
+		for (int v = 0; v < 3; v++) {
+			json_t *x;
+
+			if (!ri->server_from[v])
+				continue;
+			x = json_object();
+			gl_jb_set(&jb, x, "server", json_string(server_name[v]));
+			gl_jb_set(&jb, x, "requests", gl_json_num(ri->server_requests[v]));
+			gl_jb_set(&jb, x, "from", json_string(ri->server_from[v]));
+			gl_jb_append(&jb, by, x);
+		}
+		gl_jb_set(&jb, o, "requests_by_server", by);
+	}
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
 		json_t *x = json_object();

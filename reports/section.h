@@ -79,6 +79,12 @@ struct gl_section_ctx {
 	bool kernel_sample;
 	uint64_t *kernel_n;		/* per id: kernel timings in the window (event pass) */
 	signed char *kern_ok, *comp_ok, *host_ok;	/* per id: 0 unknown, 1 kept, -1 not */
+	/*
+	 * Nothing is stored before the window (no event, RMM row or metric
+	 * sample): the processes that logged started in it, so a running
+	 * total counts from zero at its series' start (counter.h).
+	 */
+	bool data_starts_in_window;
 };
 
 /* Does a metric name pass the --metric globs? */

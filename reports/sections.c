@@ -392,6 +392,17 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 										 : GL_KCACHE_MAX_TIMINGS);
 			break;
 		}
+	{
+		int64_t f_ev, l_ev, f_smp, l_smp;
+
+		rc = gl_query_events_span(q, GL_REPORT_MIN_US, p->since_us, &f_ev, &l_ev, err);
+		if (rc == GL_OK)
+			rc = gl_query_samples_span(q, GL_REPORT_MIN_US, p->since_us, &f_smp, &l_smp,
+						   err);
+		if (rc != GL_OK)
+			goto out;
+		b.cx.data_starts_in_window = f_ev == GL_TS_NONE && f_smp == GL_TS_NONE;
+	}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);
