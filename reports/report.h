@@ -58,6 +58,10 @@ struct gl_report_summary {
 	int64_t first_ts_us;		/* GL_TS_NONE when the window is empty */
 	int64_t last_ts_us;
 	uint64_t rejected_lines;	/* rejects in the window (schema 1: all rejects) */
+	/* kernel timings that repeat the previous timing of their kernel (same
+	 * start, same duration: the service's anomaly WARN copy of an INFO
+	 * launch), not counted as timings (launch_once.h) */
+	uint64_t launch_copies;
 	uint64_t files;			/* rows of table files, whole database */
 	uint64_t duplicates;		/* mirrored records left out of every count (dup_of set) */
 };

@@ -105,6 +105,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->summary.rejected_lines));
 	gl_jb_set(&jb, o, "files", gl_json_u64(r->summary.files));
 	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->summary.duplicates));
+	gl_jb_set(&jb, o, "launch_copies", gl_json_u64(r->summary.launch_copies));
 	gl_jb_set(&jb, o, "kernels_total",
 		  gl_json_u64(r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels));
 	return gl_jb_done(&jb, o);
@@ -129,6 +130,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	gl_csv_kv_u64(fp, "rejected_lines", "", r->summary.rejected_lines);
 	gl_csv_kv_u64(fp, "files", "", r->summary.files);
 	gl_csv_kv_u64(fp, "duplicates", "", r->summary.duplicates);
+	gl_csv_kv_u64(fp, "launch_copies", "", r->summary.launch_copies);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
@@ -153,6 +155,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	if (s->duplicates)
 		fprintf(fp, ", %llu mirrored records counted once",
 			(unsigned long long)s->duplicates);
+	if (s->launch_copies)
+		fprintf(fp, ", %llu launches logged twice timed once",
+			(unsigned long long)s->launch_copies);
 	fputc('\n', fp);
 	if (s->events == 0)
 		fprintf(fp, "\nNo events in this window.\n");

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel_cache.h"
+#include "launch_once.h"
 #include "section.h"
 #include "series.h"
 #include "stats/stats.h"
@@ -37,6 +38,9 @@ struct build {
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
+	/* one launch, one timing: copies found in the event pass, and in the kernel
+	 * pass read again from the database (launch_once.h) */
+	struct gl_launch_once once, once_db;
 	/* the sections with a collect (collect_kernel, collect_samples) hook,
 	 * in table order: a pass over millions of rows does not look at the
 	 * others, and calls each hook with its state without looking them up */
@@ -209,6 +213,10 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		rep->window.data_first_ts_us = ev->ts_us;
 	rep->window.data_last_ts_us = ev->ts_us;
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
+	if (cx->kernel_sample && gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us)) {
+		cx->kernel_sample = false;
+		rep->summary.launch_copies++;
+	}
 	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
 		cx->kernel_n[ev->kernel_id]++;
 	if (cx->kernel_sample && b->kcache && (uint64_t)ev->kernel_id < cx->n_ids)
@@ -254,7 +262,8 @@ static bool kernel_row_kept(void *arg, const struct gl_query_event *ev)
 	struct gl_section_ctx *cx = &b->cx;
 
 	return !ev->dup_of && !isnan(ev->dur_us) && gl_section_event_ok(cx, ev) &&
-	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids;
+	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids &&
+	       !gl_launch_once_copy(&b->once_db, ev->kernel_id, ev->ts_us, ev->dur_us);
 }
 
 /* Hands the gathered samples to each section with collect_samples. */
@@ -350,6 +359,11 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.host_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
+	if (gl_launch_once_init(&b.once, b.cx.n_ids) != GL_OK ||
+	    gl_launch_once_init(&b.once_db, b.cx.n_ids) != GL_OK) {
+		rc = gl_section_oom(err);
+		goto out;
+	}
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
 	b.collect = calloc(list->n ? list->n : 1, sizeof(*b.collect));
 	b.kernel = calloc(list->n ? list->n : 1, sizeof(*b.kernel));
@@ -452,6 +466,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	gl_kcache_free(b.kcache);
+	gl_launch_once_release(&b.once);
+	gl_launch_once_release(&b.once_db);
 	free(b.collect);
 	free(b.kernel);
 	free(b.with_sample);

@@ -671,6 +671,34 @@ static void set_last(struct fx *f, const char *assignments)
 }
 
 /*
+ * One launch, one timing: the service's anomaly WARN copy of an INFO launch
+ * (same kernel, same time, same duration) is a warning, not a second timing.
+ * By hand: k at 10, 20 and 400 us, the 400 logged twice: 3 timings, mean
+ * 430 / 3, max 400; one warning.
+ */
+static void test_launch_copies_once(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 10, NAN, "Kernel k executed in 10us");
+	ev(&f, T0 + 2 * MIN_US, 3, "gpu", "k", 20, NAN, "Kernel k executed in 20us");
+	ev(&f, T0 + 3 * MIN_US, 3, "gpu", "k", 400, NAN, "Kernel k executed in 400us");
+	ev(&f, T0 + 3 * MIN_US, 4, "gpu", "k", 400, NAN, "Performance anomaly detected: k 400us");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(kernel(&r, "k")->count, 3);
+	near(kernel(&r, "k")->mean_us, 430.0 / 3, 1e-12);
+	near(kernel(&r, "k")->max_us, 400, 0);
+	assert_int_equal(r.summary.launch_copies, 1);
+	assert_int_equal(r.errors.warnings, 1);
+	assert_int_equal(r.summary.events, 4);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/*
  * Error shapes before warning shapes: 5 "performance anomaly" WARNs, 2 OOM
  * ERRORs and 1 CRITICAL; the same text at two levels is two shapes. Order by
  * hand: CRITICAL (1), ERROR (2), WARN anomaly (5), WARN OOM (1).
@@ -856,41 +884,53 @@ static void test_counters_with_restart(void **state)
 	(void)state;
 	struct fx f;
 	struct gl_report r;
-	/* gpu: 5 6 6 9 | restart | 0 2 -> (1 + 0 + 3) + 0 + 2 = 6; largest 9 */
+	/*
+	 * One process counter per component and host, its files one series:
+	 * gpu.log (stream 1) at 0..5 min and the process's error.log (stream 2)
+	 * at 150 s and 170 s. Time order, by hand:
+	 *   error_count 5 6 6 [7 8] 9 0 2: a 0 tells nothing (the service's kernel
+	 *   records carry 0); 9 -> 2 a restart. Nothing is stored before the
+	 *   window, so the series counts from zero: 5 + 1 + 0 + 1 + 1 + 1 + 2 = 11.
+	 *   recovery_attempts 100 100 101 101 1 1: 100 + 1 + 1 = 102.
+	 * perf (its own process): 40 41 -> 41; 7 8 -> 8.
+	 * Read per file, the error.log's 7 -> 8 would be counted a second time.
+	 */
 	const int gpu_err[] = {5, 6, 6, 9, 0, 2};
-	/* gpu recovery 100 100 101 101 | 1 | 1 -> 1 + 1 = 2 ; perf: 7 8 -> 1 */
 	const int gpu_rec[] = {100, 100, 101, 101, 1, 1};
 	char set[128];
 
 	fx_open(&f);
 	for (int i = 0; i < 6; i++) {
-		ev(&f, T0 + i * MIN_US, 3, "gpu", "k", 10, NAN, NULL);
+		ev(&f, T0 + i * MIN_US, 3, "gpu", "k", 10 + i, NAN, NULL);
 		snprintf(set, sizeof(set), "error_count = %d, recovery_attempts = %d", gpu_err[i],
 			 gpu_rec[i]);
 		set_last(&f, set);
 	}
-	/* another component interleaved: its own source */
 	ev(&f, T0 + 30 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
 	set_last(&f, "error_count = 40, recovery_attempts = 7");
 	ev(&f, T0 + 90 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
 	set_last(&f, "error_count = 41, recovery_attempts = 8");
 	/* NULL counters are not zeros: no restart */
 	ev(&f, T0 + 100 * 1000000LL, 3, "gpu", NULL, NAN, NAN, NULL);
-	/* the same component in another file (error.log) is its own series: 50 -> 52 */
 	assert_int_equal(sqlite3_exec(f.db, "INSERT INTO streams(id, first_path, bytes, lines, hash,"
 					    " head_bytes, head_hash) VALUES (2, 'e', 0, 0, 0, 0, 0)",
 				      NULL, NULL, NULL), SQLITE_OK);
-	ev(&f, T0 + 20 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
-	set_last(&f, "error_count = 50, stream_id = 2");
-	ev(&f, T0 + 150 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
-	set_last(&f, "error_count = 52, stream_id = 2");
+	ev(&f, T0 + 150 * 1000000LL, 4, "gpu", NULL, NAN, NAN, "ecc");
+	set_last(&f, "error_count = 7, stream_id = 2");
+	ev(&f, T0 + 170 * 1000000LL, 4, "gpu", NULL, NAN, NAN, "ecc");
+	set_last(&f, "error_count = 8, stream_id = 2");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.error_count, 6 + 1 + 2);
-	assert_int_equal(r.errors.error_count_max, 52);
-	assert_int_equal(r.errors.recovery_attempts, 2 + 1);
+	assert_int_equal(r.errors.error_count, 11 + 41);
+	assert_int_equal(r.errors.error_count_max, 41);
+	assert_int_equal(r.errors.recovery_attempts, 102 + 8);
 	assert_int_equal(r.errors.recovery_attempts_max, 101);
-	assert_int_equal(r.errors.counter_sources, 3);
-	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
+	assert_int_equal(r.errors.counter_sources, 2);
+	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 2 and 101 -> 1 */
+	gl_report_release(&r);
+	/* a window from 30 s on: data before it, so each first value is a base */
+	fx_report(&f, T0 + 30 * 1000000LL, T0 + GL_US_PER_DAY, NULL, &r);
+	/* gpu 6 6 7 8 9 2: 3 + 2 = 5; perf 40 41: 1 */
+	assert_int_equal(r.errors.error_count, 5 + 1);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -1126,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
 		cmocka_unit_test(test_error_shapes_by_level),
+		cmocka_unit_test(test_launch_copies_once),
 		cmocka_unit_test(test_message_shape_units),
 		cmocka_unit_test(test_message_shape_every_unit),
 		cmocka_unit_test(test_mirrored_records_once),
