@@ -1,0 +1,68 @@
+#!/bin/sh
+# A whole node's 300 s run (fixtures/node.gen.py): the service's rotated JSON
+# lines with anomaly WARN copies of INFO launches and GPU errors mirrored
+# into error.log, BitNet-rs records plus Prometheus scrapes of the same
+# requests plus a receipt, the performance monitor's files. Every headline
+# figure of the report against the generator's own count (expected.json),
+# never against gpulog's output.
+. tests/cli/lib.sh
+
+python3 fixtures/node.gen.py "$T/node" 29 || fail "generator"
+"$INGEST" -q --db "$T/db" "$T/node/logs" 2>/dev/null || [ $? -eq 1 ] || fail "ingest"
+E="$T/node/expected.json"
+since=$(sed -n 's/.*"since": "\(.*\)".*/\1/p' "$E")
+until=$(sed -n 's/.*"until": "\(.*\)".*/\1/p' "$E")
+"$REPORT" --db "$T/db" --since "$since" --until "$until" --format json --no-charts \
+	--output-dir "$T/r" >/dev/null 2>&1 || fail "report"
+
+python3 - "$T/r/report.json" "$E" <<'PY' || fail "figures differ from the generator's count"
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+bad = []
+def check(what, got, want, tol=0):
+    ok = got == want if tol == 0 else (got is not None and abs(got - want) <= tol * abs(want))
+    if not ok:
+        bad.append("%s: expected %r, got %r" % (what, want, got))
+
+# one launch, one timing: the anomaly WARN copies are no second timing
+k = {x["kernel"]: x for x in r["kernels"]}
+for name, n in e["launches"].items():
+    check("launches of " + name, k.get(name, {}).get("count"), n)
+    check("mean_us of " + name, k.get(name, {}).get("mean_us"), e["kernel_mean_us"][name], 1e-9)
+    check("max_us of " + name, k.get(name, {}).get("max_us"), e["kernel_max_us"][name], 1e-9)
+check("launch_copies", r["summary"]["launch_copies"], e["launch_copies"])
+# errors: once (error.log mirrors), by level, error shapes first
+er = r["errors"]
+check("errors", er["errors"], e["errors"])
+check("mirrored", er["mirrored"], e["mirrored"])
+for lv in ("ERROR", "CRITICAL"):
+    check("by_level " + lv, er["by_level"][lv], e["by_level"][lv])
+lv = [m["level"] for m in er["top_messages"]]
+rank = {"CRITICAL": 0, "ERROR": 1, "WARN": 2}
+check("top_messages ordered by level", lv, sorted(lv, key=lambda x: rank[x]))
+# the process's counters, read once, from zero (the process started in the run)
+check("recovery_attempts", er["recovery_attempts"], e["recovery_attempts"])
+check("error_count", er["error_count"], e["error_count"])
+# requests: the records and the counter are the same requests; the first
+# scrape already held a failure
+inf = r["inference"]
+check("requests", inf["requests"], e["requests"])
+check("failed", inf["failed"], e["failed"])
+check("requests_from", inf["requests_from"], e["requests_from"])
+# the receipt's run totals are in no per-request distribution
+check("tokens_generated max", inf["tokens_generated"]["max"], e["tokens_generated_max"])
+check("tokens_per_second count", inf["tokens_per_second"]["count"], e["tokens_per_second_count"])
+# the status: alerts fired (warning or critical), not ok and not no_data
+if r["summary"]["status"] not in ("warning", "critical"):
+    bad.append("status %r" % r["summary"]["status"])
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+PY
+# an empty window after the run: no_data, and --fail-on exits 3
+"$REPORT" --db "$T/db" --since 2025-11-21 --days 1 --format json --no-charts \
+	--output-dir "$T/empty" --fail-on critical >/dev/null 2>&1
+expect_eq "--fail-on critical on an empty window" 3 $?
+grep -q '"status": "no_data"' "$T/empty/report.json" || fail "empty window is not no_data"
+exit 0
