@@ -112,6 +112,16 @@ const void *gl_report_section_state(const struct gl_report *rep, size_t i)
 	return rep->sec_state ? rep->sec_state[i] : NULL;
 }
 
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i] == sec)
+			return rep->sec_state[i];
+	return NULL;
+}
+
 const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
 						 enum gl_trend_series series, const char *name)
 {

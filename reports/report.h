@@ -370,11 +370,27 @@ struct gl_report_inference {
 
 struct gl_section_list;
 
+#define GL_CHART_TOP_DEFAULT 8	/* kernels charted when gl_report_params.chart_top is 0 */
+#define GL_CHART_TOP_MAX 12
+
+/*
+ * The charts' time axis, shared by the sections that collect chart data
+ * (only when charts are asked for): the data's span (events and RMM rows of
+ * the window) with a margin of 2% (at least 1 s) on each side, within the
+ * window; the whole window when it holds no data.
+ */
+struct gl_report_axis {
+	bool charts;			/* charts asked for: the sections collect their data */
+	size_t chart_top;		/* kernels charted, 1..GL_CHART_TOP_MAX */
+	int64_t t0_us, t1_us;
+};
+
 struct gl_report {
 	const char *generator;		/* "gpulog-report" (static) */
 	const char *version;		/* GL_VERSION (static) */
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
+	struct gl_report_axis axis;
 	struct gl_report_summary summary;
 	/*
 	 * By total_us, largest first: the first max(--top, --chart-top) kernels
@@ -433,6 +449,10 @@ typedef int (*gl_emit_fn)(const struct gl_report *rep, struct gl_output *out,
 int gl_emit_json(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_csv(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+/* The charts of every section into out->dir (emit_png.h), then index.html (emit_html.c),
+ * which shows the charts it finds there: both need out->dir. */
+int gl_emit_png(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 
 /* The trend of series (and name for kernels and operations), or NULL. */
 const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,

@@ -22,7 +22,8 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
-#include "../../reports/series.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_kernels.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -1007,12 +1008,11 @@ static void test_short_run_chart_axis(void **state)
 	(void)state;
 	struct fx f;
 	struct gl_report r;
-	struct gl_series s;
 	struct gl_query *q = NULL;
 	struct gl_report_config cfg;
 	struct gl_err err;
 	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
-				     .series = &s};
+				     .charts = true};
 	int64_t ten = T0 + 10 * 3600 * 1000000LL, sec = 1000000;
 	static const uint64_t want[7] = {0, 1, 1, 0, 1, 0, 1};
 
@@ -1023,22 +1023,26 @@ static void test_short_run_chart_axis(void **state)
 	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
 	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
-	gl_series_init(&s, 0);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
-	assert_true(s.t0_us == ten - 6 * sec);
-	assert_true(s.t1_us == ten + 306 * sec);
-	assert_true(s.n_top == 1);
-	assert_true(s.top_cols[0].t0_us == s.t0_us && s.top_cols[0].t1_us == s.t1_us);
-	assert_int_equal(s.top_cols[0].n, 31);
-	assert_int_equal(s.bucket_us, 60 * sec);
-	assert_true(s.bucket0_us == ten - 60 * sec);
-	assert_int_equal(s.n_buckets, 7);
-	assert_int_equal(s.n_groups, 1);
+	assert_true(r.axis.t0_us == ten - 6 * sec);
+	assert_true(r.axis.t1_us == ten + 306 * sec);
+	const struct gl_kernels_chart *kc = gl_kernels_chart(&r);
+	const struct gl_errors_chart *ec = gl_errors_chart(&r);
+
+	assert_non_null(kc);
+	assert_non_null(ec);
+	assert_true(kc->n_top == 1);
+	assert_true(kc->top_cols[0]->t0_us == r.axis.t0_us &&
+		    kc->top_cols[0]->t1_us == r.axis.t1_us);
+	assert_int_equal(kc->top_cols[0]->n, 31);
+	assert_int_equal(ec->bucket_us, 60 * sec);
+	assert_true(ec->bucket0_us == ten - 60 * sec);
+	assert_int_equal(ec->n_buckets, 7);
+	assert_int_equal(ec->n_groups, 1);
 	for (size_t b = 0; b < 7; b++)
-		assert_int_equal(s.count[b], want[b]);
+		assert_int_equal(ec->count[b], want[b]);
 	/* the window is still the day */
-	assert_true(s.since_us == T0 && s.until_us == T0 + GL_US_PER_DAY);
-	gl_series_release(&s);
+	assert_true(r.window.since_us == T0 && r.window.until_us == T0 + GL_US_PER_DAY);
 	gl_report_release(&r);
 	gl_query_close(q);
 	gl_config_release(&cfg);
