@@ -416,6 +416,7 @@ struct gl_report {
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */
+	void (*free_states)(struct gl_report *rep);	/* set with sec_state (sections.c) */
 };
 
 /* Frees everything rep owns and zeroes it. rep may be NULL. */

@@ -54,6 +54,65 @@ struct build {
 	size_t n_blk;
 };
 
+const struct gl_section_list *gl_report_sections(const struct gl_report *rep)
+{
+	return rep->sections ? rep->sections : &gl_sections;
+}
+
+const void *gl_report_section_state(const struct gl_report *rep, size_t i)
+{
+	return rep->sec_state ? rep->sec_state[i] : NULL;
+}
+
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i] == sec)
+			return rep->sec_state[i];
+	return NULL;
+}
+
+/* The states of a report gl_report_build made: each section releases its own. */
+static void free_built_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+		if (rep->sec_state[i] && l->items[i]->release)
+			l->items[i]->release(rep->sec_state[i]);
+		free(rep->sec_state[i]);
+	}
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+/* The states of a hand-made model: what they point to belongs to whoever made it. */
+static void free_model_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		free(rep->sec_state[i]);
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+int gl_report_model_init(struct gl_report *rep, struct gl_err *err)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	rep->free_states = free_model_states;
+	if (!(rep->sec_state = calloc(l->n ? l->n : 1, sizeof(void *))))
+		return gl_section_oom(err);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i]->state_size &&
+		    !(rep->sec_state[i] = calloc(1, l->items[i]->state_size)))
+			return gl_section_oom(err);
+	return GL_OK;
+}
+
 int gl_section_oom(struct gl_err *err)
 {
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -366,6 +425,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
+	rep->free_states = free_built_states;
 	b.collect = calloc(list->n ? list->n : 1, sizeof(*b.collect));
 	b.kernel = calloc(list->n ? list->n : 1, sizeof(*b.kernel));
 	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));

@@ -64,6 +64,15 @@ struct gl_report_params {
 void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
 			 int64_t data_first_us, int64_t data_last_us);
 
+/*
+ * For tests: makes rep (its window, top and sections set, results none) a
+ * hand-made model: a zeroed state for each section of its table, which the
+ * test fills through the sections' headers. gl_report_release frees the
+ * states but nothing they point to (that stays the test's). On failure
+ * gl_report_release still frees what was made.
+ */
+int gl_report_model_init(struct gl_report *rep, struct gl_err *err);
+
 /* Fills rep (zeroed first); on failure rep is released. */
 int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		    const struct gl_report_config *cfg, struct gl_report *rep,
