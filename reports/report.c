@@ -44,7 +44,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->trends[i].host);
 	}
 	free(rep->trends);
-	free(rep->anomalies.items);
 	free(rep->memory.rmm.leaks);
 	free(rep->memory.rmm.histogram);
 	free_counts(rep->errors.by_component, rep->errors.n_by_component);

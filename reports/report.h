@@ -71,7 +71,6 @@ struct gl_report_kernel {
 	double stddev_us;		/* sample (n - 1); NAN for one sample */
 	double p50_us, p90_us, p95_us, p99_us;	/* linear interpolation */
 	double total_us;
-	uint64_t anomalies;		/* samples found anomalous (see anomalies) */
 	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
 	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
 	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
@@ -140,31 +139,9 @@ struct gl_report_trend {
 	enum gl_verdict verdict;
 };
 
-/* One anomalous sample. */
-struct gl_report_anomaly {
-	int64_t ts_us;
-	const char *kernel;		/* borrowed from the kernels array */
-	double value_us;
-	double mean_us;			/* stddev method: mean; mad method: median */
-	double stddev_us;		/* stddev method: stddev; mad method: 1.4826 * MAD */
-	double z;			/* (value - mean) / stddev */
-};
-
 enum gl_anomaly_method {
 	GL_ANOMALY_STDDEV,	/* mean and sample standard deviation */
 	GL_ANOMALY_MAD,		/* median and scaled median absolute deviation */
-};
-
-struct gl_report_anomalies {
-	enum gl_anomaly_method method;
-	double k;			/* threshold in standard deviations */
-	unsigned window;		/* previous samples considered */
-	unsigned min_samples;		/* fewer previous samples: not judged */
-	uint64_t total;			/* anomalous samples, all kernels */
-	uint64_t judged;		/* samples that had enough history */
-	uint64_t flagged_by_logs;	/* events with events.anomaly = 1 */
-	struct gl_report_anomaly *items;	/* the largest z first, at most top */
-	size_t n_items;
 };
 
 /* An RMM allocation still outstanding at the window's end. */
@@ -403,7 +380,6 @@ struct gl_report {
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
-	struct gl_report_anomalies anomalies;
 	struct gl_report_memory memory;
 	struct gl_report_errors errors;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
