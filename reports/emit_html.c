@@ -19,11 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_png.h"
+#include "chart.h"
 #include "emit_util.h"
+#include "report.h"
 #include "section.h"
 #include "status.h"
 #include "util/timeutil.h"
+
+#define GL_HTML_INDEX "index.html"
 
 static const char style[] =
 	"*{box-sizing:border-box}"
@@ -236,10 +239,10 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 	char path[4096];
 	int n = 0;
 
-	for (size_t i = 0; s->charts && s->charts[i]; i++) {
+	for (const struct gl_chart_def *c = s->charts; c && c->file; c++) {
 		FILE *probe;
 
-		snprintf(path, sizeof(path), "%s/%s", out->dir, s->charts[i]);
+		snprintf(path, sizeof(path), "%s/%s", out->dir, c->file);
 		if (!(probe = fopen(path, "rb")))
 			continue;
 		fclose(probe);
@@ -247,15 +250,15 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 			fputs("<div class=\"charts\">\n", f);
 		/* the id is the file's stem; "chart-" before it when that is the section's
 		 * own id (scopes.png in <section id="scopes">) */
-		int stem = (int)(strlen(s->charts[i]) - 4);
-		bool clash = (size_t)stem == strlen(s->name) && !strncmp(s->charts[i], s->name, (size_t)stem);
+		int stem = (int)(strlen(c->file) - 4);
+		bool clash = (size_t)stem == strlen(s->name) && !strncmp(c->file, s->name, (size_t)stem);
 
 		fprintf(f, "<figure id=\"%s%.*s\"><img alt=\"%s\" width=\"1600\" "
-			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, s->charts[i],
-			s->chart_alts ? s->chart_alts[i] : s->charts[i]);
+			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, c->file,
+			c->alt ? c->alt : c->file);
 		base64_file(f, path);
 		fprintf(f, "\"><figcaption class=\"muted\">%s</figcaption></figure>\n",
-			s->charts[i]);
+			c->file);
 	}
 	if (n)
 		fputs("</div>\n", f);

@@ -3,8 +3,6 @@
  */
 #include "report.h"
 
-#include "section.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +44,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->trends[i].host);
 	}
 	free(rep->trends);
-	free(rep->anomalies.items);
 	free(rep->memory.rmm.leaks);
 	free(rep->memory.rmm.histogram);
 	free_counts(rep->errors.by_component, rep->errors.n_by_component);
@@ -89,27 +86,9 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->inference.histograms[i].labels);
 	}
 	free(rep->inference.histograms);
-	if (rep->sec_state) {
-		const struct gl_section_list *l = gl_report_sections(rep);
-
-		for (size_t i = 0; i < l->n; i++) {
-			if (rep->sec_state[i] && l->items[i]->release)
-				l->items[i]->release(rep->sec_state[i]);
-			free(rep->sec_state[i]);
-		}
-		free(rep->sec_state);
-	}
+	if (rep->free_states)
+		rep->free_states(rep);
 	memset(rep, 0, sizeof(*rep));
-}
-
-const struct gl_section_list *gl_report_sections(const struct gl_report *rep)
-{
-	return rep->sections ? rep->sections : &gl_sections;
-}
-
-const void *gl_report_section_state(const struct gl_report *rep, size_t i)
-{
-	return rep->sec_state ? rep->sec_state[i] : NULL;
 }
 
 const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,

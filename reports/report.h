@@ -75,7 +75,6 @@ struct gl_report_kernel {
 	double stddev_us;		/* sample (n - 1); NAN for one sample */
 	double p50_us, p90_us, p95_us, p99_us;	/* linear interpolation */
 	double total_us;
-	uint64_t anomalies;		/* samples found anomalous (see anomalies) */
 	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
 	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
 	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
@@ -144,31 +143,9 @@ struct gl_report_trend {
 	enum gl_verdict verdict;
 };
 
-/* One anomalous sample. */
-struct gl_report_anomaly {
-	int64_t ts_us;
-	const char *kernel;		/* borrowed from the kernels array */
-	double value_us;
-	double mean_us;			/* stddev method: mean; mad method: median */
-	double stddev_us;		/* stddev method: stddev; mad method: 1.4826 * MAD */
-	double z;			/* (value - mean) / stddev */
-};
-
 enum gl_anomaly_method {
 	GL_ANOMALY_STDDEV,	/* mean and sample standard deviation */
 	GL_ANOMALY_MAD,		/* median and scaled median absolute deviation */
-};
-
-struct gl_report_anomalies {
-	enum gl_anomaly_method method;
-	double k;			/* threshold in standard deviations */
-	unsigned window;		/* previous samples considered */
-	unsigned min_samples;		/* fewer previous samples: not judged */
-	uint64_t total;			/* anomalous samples, all kernels */
-	uint64_t judged;		/* samples that had enough history */
-	uint64_t flagged_by_logs;	/* events with events.anomaly = 1 */
-	struct gl_report_anomaly *items;	/* the largest z first, at most top */
-	size_t n_items;
 };
 
 /* An RMM allocation still outstanding at the window's end. */
@@ -382,11 +359,27 @@ struct gl_report_inference {
 
 struct gl_section_list;
 
+#define GL_CHART_TOP_DEFAULT 8	/* kernels charted when gl_report_params.chart_top is 0 */
+#define GL_CHART_TOP_MAX 12
+
+/*
+ * The charts' time axis, shared by the sections that collect chart data
+ * (only when charts are asked for): the data's span (events and RMM rows of
+ * the window) with a margin of 2% (at least 1 s) on each side, within the
+ * window; the whole window when it holds no data.
+ */
+struct gl_report_axis {
+	bool charts;			/* charts asked for: the sections collect their data */
+	size_t chart_top;		/* kernels charted, 1..GL_CHART_TOP_MAX */
+	int64_t t0_us, t1_us;
+};
+
 struct gl_report {
 	const char *generator;		/* "gpulog-report" (static) */
 	const char *version;		/* GL_VERSION (static) */
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
+	struct gl_report_axis axis;
 	struct gl_report_summary summary;
 	/*
 	 * By total_us, largest first: the first max(--top, --chart-top) kernels
@@ -399,7 +392,6 @@ struct gl_report {
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
-	struct gl_report_anomalies anomalies;
 	struct gl_report_memory memory;
 	struct gl_report_errors errors;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
@@ -412,6 +404,7 @@ struct gl_report {
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */
+	void (*free_states)(struct gl_report *rep);	/* set with sec_state (sections.c) */
 };
 
 /* Frees everything rep owns and zeroes it. rep may be NULL. */
@@ -445,6 +438,10 @@ typedef int (*gl_emit_fn)(const struct gl_report *rep, struct gl_output *out,
 int gl_emit_json(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_csv(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+/* The charts of every section into out->dir (emit_png.h), then index.html (emit_html.c),
+ * which shows the charts it finds there: both need out->dir. */
+int gl_emit_png(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
+int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 
 /* The trend of series (and name for kernels and operations), or NULL. */
 const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,

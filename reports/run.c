@@ -1,8 +1,9 @@
 /*
  * run.c - gl_report_run: opens the database, loads the configuration,
- * builds the report (collecting the chart series in the same pass when
- * charts are written) and hands it to the emitter of the chosen format,
- * then to the charts and the HTML index.
+ * builds the report (the sections collecting their charts' data in the
+ * same passes when charts are written) and hands it to the emitters in
+ * order: the chosen data format (and the events, when asked for), then the
+ * charts, then the HTML index (which shows the charts it finds).
  */
 #include "gpulog.h"
 
@@ -15,11 +16,9 @@
 
 #include "config.h"
 #include "emit_events.h"
-#include "emit_png.h"
 #include "report.h"
 #include "status.h"
 #include "sections.h"
-#include "series.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -74,7 +73,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	struct gl_report rep = {0};
 	struct gl_query *q = NULL;
 	struct gl_output out = {0};
-	struct gl_series series = {0};
 	gl_emit_fn emit = NULL;
 	char dated[1100];
 	bool charts;
@@ -104,7 +102,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	}
 	/* Charts land next to the files; text to a stream has no directory. */
 	charts = out.dir && !opts->no_charts;
-	gl_series_init(&series, opts->chart_top);
 	if ((rc = gl_query_open(opts->db_path, &q, err)) != GL_OK)
 		goto out;
 	struct gl_report_params p = {
@@ -114,7 +111,8 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.hosts = opts->hosts, .nhosts = opts->nhosts,
 		.metrics = opts->metrics, .nmetrics = opts->nmetrics,
 		.top = opts->top ? opts->top : 20,
-		.series = charts ? &series : NULL,
+		.charts = charts,
+		.chart_top = opts->chart_top,
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
@@ -139,13 +137,14 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		rc = gl_emit_events(&eo, &out, &rows, err);
 	}
 	if (rc == GL_OK && charts)
-		rc = gl_report_charts(&rep, &series, &out, err);
+		rc = gl_emit_png(&rep, &out, err);
+	if (rc == GL_OK && charts)
+		rc = gl_emit_html(&rep, &out, err);
 	res->paths = out.paths;
 	res->n_paths = out.n_paths;
 	out.paths = NULL;
 	out.n_paths = 0;
 out:
-	gl_series_release(&series);
 	gl_output_release(&out);
 	gl_report_release(&rep);
 	gl_query_close(q);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_anomalies.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
@@ -242,7 +243,7 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 	case GL_RULE_KERNEL_ANOMALY_PCT:
 		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
 			rc = add_alert(cx, r, rep->kernels[i].kernel,
-				       (double)rep->kernels[i].anomalies * 100.0 /
+				       (double)gl_anomalies_of_kernel(rep, rep->kernels[i].kernel_id) * 100.0 /
 					       (double)rep->kernels[i].count,
 				       "anomalous samples", "%");
 		break;

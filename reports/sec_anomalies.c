@@ -2,8 +2,9 @@
  * sec_anomalies.c - the anomalies section: each kernel timing judged
  * against the timings of the same kernel before it (moving window, mean and
  * standard deviation or median and MAD, stats.h), the largest ones listed;
- * also the count of events the logs flagged themselves. Fills
- * kernels[].anomalies (the kernels section finishes first). Every kernel
+ * also the count of events the logs flagged themselves. Its results
+ * (sec_anomalies.h) stay in its state; the kernels section asks for each
+ * kernel's count. Every kernel
  * is judged, in the kernel pass (section.h), one kernel at a time: one
  * detector's memory, however many kernels there are.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_anomalies.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -22,6 +24,7 @@ struct item {
 };
 
 struct anomalies {
+	struct gl_report_anomalies res;	/* first: see sec_anomalies.h */
 	struct gl_anomaly *det;		/* the current kernel's, in the kernel pass */
 	uint64_t *by_id;		/* anomalous samples per kernel id */
 	size_t n_ids;
@@ -33,7 +36,7 @@ struct anomalies {
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
-	struct gl_report_anomalies *r = &cx->rep->anomalies;
+	struct gl_report_anomalies *r = &a->res;
 
 	r->method = cx->cfg->anomaly_method;
 	r->k = cx->cfg->anomaly_k;
@@ -75,9 +78,9 @@ static void keep(struct anomalies *a, const struct item *x)
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
-	(void)st;
+	(void)cx;
 	if (ev->anomaly == 1)
-		cx->rep->anomalies.flagged_by_logs++;
+		((struct anomalies *)st)->res.flagged_by_logs++;
 	return GL_OK;
 }
 
@@ -90,7 +93,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 			  bool first)
 {
 	struct anomalies *a = st;
-	struct gl_report_anomalies *r = &cx->rep->anomalies;
+	struct gl_report_anomalies *r = &a->res;
 	double c, s, z;
 
 	if (first) {
@@ -131,9 +134,6 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 	gl_anomaly_free(a->det);
 	a->det = NULL;
-	for (size_t j = 0; j < rep->n_kernels; j++)
-		if ((uint64_t)rep->kernels[j].kernel_id < a->n_ids)
-			rep->kernels[j].anomalies = a->by_id[rep->kernels[j].kernel_id];
 	qsort(a->top, a->n_top, sizeof(*a->top), cmp_item);
 	items = calloc(a->n_top ? a->n_top : 1, sizeof(*items));
 	a->names = calloc(a->n_top ? a->n_top : 1, sizeof(*a->names));
@@ -157,8 +157,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			return gl_section_oom(cx->err);
 		}
 	}
-	rep->anomalies.items = items;
-	rep->anomalies.n_items = a->n_top;
+	a->res.items = items;
+	a->res.n_items = a->n_top;
 	return GL_OK;
 }
 
@@ -172,15 +172,36 @@ static void release(void *st)
 	free(a->names);
 	free(a->by_id);
 	free(a->top);
+	free(a->res.items);
+}
+
+const struct gl_report_anomalies *gl_anomalies_result(const struct gl_report *rep)
+{
+	return gl_report_state_of(rep, &gl_sec_anomalies);
+}
+
+uint64_t gl_anomalies_of_kernel(const struct gl_report *rep, int64_t kernel_id)
+{
+	const struct anomalies *a = gl_report_state_of(rep, &gl_sec_anomalies);
+
+	return a && a->by_id && kernel_id >= 0 && (uint64_t)kernel_id < a->n_ids
+		       ? a->by_id[kernel_id] : 0;
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_anomalies *res_of(const void *st)
+{
+	static const struct gl_report_anomalies none;
+
+	return st ? &((const struct anomalies *)st)->res : &none;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_anomalies *an = &r->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 	struct gl_jb jb = {0};
 	json_t *o = json_object(), *by = json_object(), *items = json_array();
 
-	(void)st;
 	gl_jb_set(&jb, o, "method", gl_json_str(gl_anomaly_method_name(an->method)));
 	gl_jb_set(&jb, o, "k", gl_json_num(an->k));
 	gl_jb_set(&jb, o, "window", gl_json_u64(an->window));
@@ -189,8 +210,9 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "total", gl_json_u64(an->total));
 	gl_jb_set(&jb, o, "flagged_by_logs", gl_json_u64(an->flagged_by_logs));
 	for (size_t i = 0; by && i < r->n_kernels; i++)
-		if (r->kernels[i].anomalies)
-			gl_jb_set(&jb, by, r->kernels[i].kernel, gl_json_u64(r->kernels[i].anomalies));
+		if (gl_anomalies_of_kernel(r, r->kernels[i].kernel_id))
+			gl_jb_set(&jb, by, r->kernels[i].kernel,
+				  gl_json_u64(gl_anomalies_of_kernel(r, r->kernels[i].kernel_id)));
 	for (size_t i = 0; items && i < an->n_items; i++) {
 		const struct gl_report_anomaly *x = &an->items[i];
 		json_t *it = json_object();
@@ -210,11 +232,13 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
+	const struct gl_report_anomalies *an = res_of(st);
+
+	(void)r;
 	fputs("ts,kernel,value_us,mean_us,stddev_us,z", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->anomalies.n_items; i++) {
-		const struct gl_report_anomaly *a = &r->anomalies.items[i];
+	for (size_t i = 0; i < an->n_items; i++) {
+		const struct gl_report_anomaly *a = &an->items[i];
 
 		gl_csv_ts(fp, a->ts_us);
 		gl_csv_sep(fp);
@@ -233,10 +257,10 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_anomalies *an = &r->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 	char a[40], b[40];
 
-	(void)st;
+	(void)r;
 	fprintf(fp, "%llu of %llu judged samples (%s, k = %g, window %u); %llu flagged by the logs\n",
 		(unsigned long long)an->total, (unsigned long long)an->judged,
 		gl_anomaly_method_name(an->method), an->k, an->window,
@@ -251,9 +275,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_anomalies *an = &rep->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 
-	(void)st;
+	(void)rep;
 	fprintf(f, "<p>%llu anomalous of %llu judged kernel timings (%s, k = %g, window %u); "
 		"%llu events flagged by the logs themselves.</p>\n",
 		(unsigned long long)an->total, (unsigned long long)an->judged,

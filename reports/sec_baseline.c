@@ -375,15 +375,63 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	}
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+#define BASELINE_ROWS 20
+
+static double bigger_change(const struct gl_report_baseline_kernel *k)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_BASELINE, rep, s, out, o, err);
+	double a = isfinite(k->mean_change_pct) ? fabs(k->mean_change_pct) : 0;
+	double b = isfinite(k->p95_change_pct) ? fabs(k->p95_change_pct) : 0;
+
+	return a > b ? a : b;
 }
 
-static const char *const charts[] = {GL_PNG_BASELINE, NULL};
-static const char *const alts[] = {"Change of mean and p95 against the previous window"};
+static int chart_baseline(const struct gl_report *rep, const void *st, const char *path,
+			  const struct gl_chart_opts *o, struct gl_err *err)
+{
+	const struct gl_report_baseline *b = &rep->baseline;
+	struct gl_chart_bar_row rows[BASELINE_ROWS];
+	const char *vn[2] = {"mean", "p95"};
+	size_t idx[BASELINE_ROWS], n = 0;
+	char t[GL_PNG_TITLE_MAX];
+
+	(void)st;
+	gl_png_title(t, "Change against the previous window of equal length", rep);
+	if (b->n_kernels == 0)
+		return gl_chart_nodata(path, t,
+				       "No kernel ran in both this and the previous window",
+				       o, err);
+	/* The largest changes, largest first (ties: the report's name order). */
+	for (size_t i = 0; i < b->n_kernels; i++) {
+		size_t j = n < BASELINE_ROWS ? n++ : BASELINE_ROWS;
+
+		if (j == BASELINE_ROWS) {
+			if (bigger_change(&b->kernels[i]) <= bigger_change(&b->kernels[idx[n - 1]]))
+				continue;
+			j = n - 1;
+		}
+		while (j > 0 && bigger_change(&b->kernels[i]) > bigger_change(&b->kernels[idx[j - 1]])) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	for (size_t r = 0; r < n; r++) {
+		const struct gl_report_baseline_kernel *k = &b->kernels[idx[r]];
+
+		rows[r].name = k->kernel;
+		rows[r].value[0] = k->mean_change_pct;
+		rows[r].value[1] = k->p95_change_pct;
+		rows[r].value[2] = rows[r].value[3] = NAN;
+	}
+	return gl_chart_bars(path, t, "change against the previous window (%; above 0: slower)",
+			     " %", vn, 2, rows, n, o, err);
+}
+
+static const struct gl_chart_def charts[] = {
+	{"baseline_comparison.png", "Change of mean and p95 against the previous window",
+	 chart_baseline},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_baseline = {
 	.name = "baseline",
@@ -396,7 +444,5 @@ const struct gl_section gl_sec_baseline = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

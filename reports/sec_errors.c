@@ -14,6 +14,7 @@
 #include "emit_png.h"
 #include "counter.h"
 #include "emit_util.h"
+#include "sec_errors.h"
 #include "section.h"
 #include "sections.h"
 #include "util/hash.h"
@@ -56,6 +57,8 @@ struct errors {
 	struct source *src;
 	size_t src_cap, n_src;
 	struct counter ctr[2];
+	bool charts;			/* chart is collected */
+	struct gl_errors_chart chart;
 };
 
 static bool is_word(unsigned char c)
@@ -291,9 +294,118 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 	return &b->src[i];
 }
 
+/* The error buckets over a span: seconds, minutes, hours or days, at most ~200 of a unit. */
+static int64_t bucket_for(int64_t span_us)
+{
+	if (span_us <= 3 * 60 * GL_US_PER_S)
+		return GL_US_PER_S;
+	if (span_us <= 3 * 3600 * GL_US_PER_S)
+		return 60 * GL_US_PER_S;
+	if (span_us <= 3 * GL_US_PER_DAY)
+		return 3600 * GL_US_PER_S;
+	return GL_US_PER_DAY;
+}
+
+int gl_errors_chart_begin(struct gl_errors_chart *c, int64_t t0_us, int64_t t1_us, size_t n_ids,
+			  struct gl_err *err)
+{
+	c->bucket_us = bucket_for(t1_us - t0_us);
+	/* buckets start on a whole second, minute, hour or day (UTC) */
+	c->bucket0_us = t0_us - t0_us % c->bucket_us;
+	c->n_buckets = (size_t)((t1_us - c->bucket0_us + c->bucket_us - 1) / c->bucket_us);
+	if (c->n_buckets == 0)
+		c->n_buckets = 1;
+	if (c->n_buckets > 100000)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "window too long to chart (%zu error buckets)", c->n_buckets);
+	c->n_ids = n_ids ? n_ids : 1;
+	c->rows = calloc(c->n_ids, sizeof(*c->rows));
+	return c->rows ? GL_OK : gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+}
+
+static void free_rows(struct gl_errors_chart *c)
+{
+	for (size_t i = 0; c->rows && i < c->n_ids; i++)
+		free(c->rows[i]);
+	free(c->rows);
+	c->rows = NULL;
+}
+
+void gl_errors_chart_release(struct gl_errors_chart *c)
+{
+	free_rows(c);
+	for (size_t g = 0; g < GL_ERRORS_CHART_GROUPS; g++) {
+		free(c->group[g]);
+		c->group[g] = NULL;
+	}
+	free(c->count);
+	c->count = NULL;
+	c->n_groups = 0;
+}
+
+/* Keeps the GL_ERRORS_CHART_GROUPS components with most errors; the rest is "other". */
+static int make_groups(struct gl_section_ctx *cx, struct gl_errors_chart *s)
+{
+	size_t nb = s->n_buckets, n = 0, keep;
+	size_t *id = calloc(s->n_ids, sizeof(*id));
+	uint64_t *tot = calloc(s->n_ids, sizeof(*tot));
+	int rc = GL_OK;
+
+	if (!id || !tot) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t c = 0; c < s->n_ids; c++) {
+		if (!s->rows[c])
+			continue;
+		for (size_t b = 0; b < nb; b++)
+			tot[n] += s->rows[c][b];
+		id[n++] = c;
+	}
+	/* Most errors first; ties by name id, so the order does not depend on the walk. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (tot[j] > tot[j - 1] ||
+					     (tot[j] == tot[j - 1] && id[j] < id[j - 1])); j--) {
+			size_t ti = id[j];
+			uint64_t tt = tot[j];
+
+			id[j] = id[j - 1];
+			tot[j] = tot[j - 1];
+			id[j - 1] = ti;
+			tot[j - 1] = tt;
+		}
+	keep = n > GL_ERRORS_CHART_GROUPS ? GL_ERRORS_CHART_GROUPS - 1 : n;
+	s->n_groups = keep + (n > keep);
+	s->count = calloc(s->n_groups * nb + 1, sizeof(*s->count));
+	if (!s->count) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t g = i < keep ? i : keep;
+
+		for (size_t b = 0; b < nb; b++)
+			s->count[g * nb + b] += s->rows[id[i]][b];
+	}
+	for (size_t g = 0; g < s->n_groups; g++) {
+		const char *name = g < keep && id[g] > 0 ? gl_section_name(cx, (int64_t)id[g]) : NULL;
+
+		s->group[g] = strdup(g == keep ? "other" : name && *name ? name : "(no component)");
+		if (!s->group[g]) {
+			rc = gl_section_oom(cx->err);
+			goto out;
+		}
+	}
+out:
+	free(id);
+	free(tot);
+	return rc;
+}
+
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct errors *b = st;
+	int rc;
 
 	b->n_ids = cx->n_ids;
 	b->shape_cap = 16;
@@ -303,8 +415,13 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	b->comp_warn = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_events = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_errors = calloc(cx->n_ids, sizeof(uint64_t));
-	return b->shapes && b->comp_warn && b->comp_events && b->comp_errors
-		       ? GL_OK : gl_section_oom(cx->err);
+	if (!b->shapes || !b->comp_warn || !b->comp_events || !b->comp_errors)
+		return gl_section_oom(cx->err);
+	b->charts = cx->rep->axis.charts;
+	if (b->charts && (rc = gl_errors_chart_begin(&b->chart, cx->rep->axis.t0_us,
+						     cx->rep->axis.t1_us, cx->n_ids, cx->err)) != GL_OK)
+		return rc;
+	return GL_OK;
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
@@ -336,6 +453,15 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	if (ev->level >= GL_LEVEL_ERROR) {
 		e->errors++;
 		b->comp_errors[cs]++;
+		if (b->charts) {
+			struct gl_errors_chart *c = &b->chart;
+			int64_t k = (ev->ts_us - c->bucket0_us) / c->bucket_us;
+
+			if (!c->rows[cs] && !(c->rows[cs] = calloc(c->n_buckets, sizeof(uint64_t))))
+				return gl_section_oom(cx->err);
+			if (k >= 0 && (size_t)k < c->n_buckets)
+				c->rows[cs][k]++;
+		}
 	} else {
 		e->warnings++;
 	}
@@ -428,6 +554,11 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	for (size_t i = 0; i < b->n_ids; i++)
 		e->sink_components += b->comp_events[i] && b->comp_errors[i] == b->comp_events[i];
 	int rc = finish_shapes(cx, b);
+
+	if (rc == GL_OK && b->charts) {
+		rc = make_groups(cx, &b->chart);
+		free_rows(&b->chart);
+	}
 	return rc == GL_OK ? gl_section_component_counts(cx, b->comp_warn, &e->by_component,
 							  &e->n_by_component) : rc;
 }
@@ -445,6 +576,7 @@ static void release(void *st)
 	free(b->comp_events);
 	free(b->comp_errors);
 	free(b->src);
+	gl_errors_chart_release(&b->chart);
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -611,15 +743,43 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("</table>\n", f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+/* "second", "minute", "hour" or "day": the error buckets' unit. */
+static const char *bucket_unit(int64_t bucket_us)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_ERRORS, rep, s, out, o, err);
+	return bucket_us >= GL_US_PER_DAY ? "day" : bucket_us >= 3600 * GL_US_PER_S ? "hour"
+		: bucket_us >= 60 * GL_US_PER_S ? "minute" : "second";
 }
 
-static const char *const charts[] = {GL_PNG_ERRORS, NULL};
-static const char *const alts[] = {"Errors per second, minute, hour or day by component"};
+static int chart_errors(const struct gl_report *rep, const void *st, const char *path,
+			const struct gl_chart_opts *o, struct gl_err *err)
+{
+	static const struct gl_errors_chart none;
+	const struct errors *b = st;
+	const struct gl_errors_chart *s = b && b->charts ? &b->chart : &none;
+	char t[GL_PNG_TITLE_MAX], what[64], ylabel[64];
+
+	snprintf(what, sizeof(what), "Errors per %s by component", bucket_unit(s->bucket_us));
+	snprintf(ylabel, sizeof(ylabel), "errors per %s", bucket_unit(s->bucket_us));
+	gl_png_title(t, what, rep);
+	if (s->n_groups == 0)
+		return gl_chart_nodata(path, t, "No ERROR or CRITICAL events in this window",
+				       o, err);
+	return gl_chart_time_bars(path, t, ylabel, s->bucket0_us, s->bucket_us, s->n_buckets,
+				  (const char *const *)s->group, s->n_groups, s->count, o,
+				  err);
+}
+
+const struct gl_errors_chart *gl_errors_chart(const struct gl_report *rep)
+{
+	const struct errors *b = gl_report_state_of(rep, &gl_sec_errors);
+
+	return b && b->charts ? &b->chart : NULL;
+}
+
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_ERRORS, "Errors per second, minute, hour or day by component", chart_errors},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_errors = {
 	.name = "errors",
@@ -633,7 +793,5 @@ const struct gl_section gl_sec_errors = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -313,7 +313,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			r->kind = ROW_BUCKET;
 		}
 	}
-	return cx->p->series ? chart_begin(cx, in) : GL_OK;
+	return cx->rep->axis.charts ? chart_begin(cx, in) : GL_OK;
 }
 
 static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
@@ -1007,16 +1007,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 
 /* ---- chart ------------------------------------------------------------- */
 
-struct draw_arg {
-	const struct inference *in;
-	struct gl_chart_opts co;
-};
-
 /*
  * One panel per line, stacked: vLLM's throughput, BitNet-rs' tokens/s and
  * TTFT; each over its own span (said in its title) when the spans differ.
  */
-static int draw(const char *path, const void *arg, struct gl_err *err)
+static int draw(const struct inference *in, const char *path, const struct gl_chart_opts *o,
+		struct gl_err *err)
 {
 	static const struct {
 		int line;
@@ -1029,11 +1025,9 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		{C_TTFT, "BitNet-rs TTFT", "TTFT (ms)",
 		 "BitNet-rs (estimated times)"},
 	};
-	const struct draw_arg *a = arg;
-	const struct inference *in = a->in;
 	struct gl_chart_series ser[C_COUNT];
 	struct gl_chart_panel p[C_COUNT];
-	struct gl_chart_opts co = a->co;
+	struct gl_chart_opts co = *o;
 	char title[256], span[96], ptitle[C_COUNT][160];
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	bool same = true;
@@ -1076,41 +1070,28 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 }
 
 /*
- * inference.png, only when the window has tokens/s or TTFT samples; else a
- * file of that name left in out->dir by an earlier report is removed, so
- * that index.html (which shows the charts it finds there) does not show it.
+ * inference.png, only when the window has tokens/s or TTFT samples; else
+ * none (GL_CHART_NONE: a file of that name left in the output directory by
+ * an earlier report is removed, so that index.html, which shows the charts
+ * it finds there, does not show it).
  */
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart(const struct gl_report *rep, const void *st, const char *path,
+		 const struct gl_chart_opts *o, struct gl_err *err)
 {
 	const struct inference *in = st;
 	bool any = false;
-	char path[4096];
 
 	(void)rep;
-	(void)s;
 	for (int c = 0; in && in->chart && c < C_COUNT; c++)
 		any |= in->cols[c].n > 0;
-	if (any) {
-		struct draw_arg a = {in, {0}};
-
-		if (o)
-			a.co = o->chart;
-		return gl_png_draw_fn(GL_PNG_INFERENCE, out, draw, &a, err);
-	}
-	if (!out->dir)
-		return GL_OK;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", out->dir, GL_PNG_INFERENCE) >=
-	    sizeof(path))
-		return gl_err_set(err, GL_EUSAGE, out->dir, 0, NULL, "output path too long");
-	if (remove(path) != 0 && errno != ENOENT)
-		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot remove");
-	return GL_OK;
+	return any ? draw(in, path, o, err) : GL_CHART_NONE;
 }
 
-static const char *const charts[] = {GL_PNG_INFERENCE, NULL};
-static const char *const alts[] = {
-	"Tokens generated per second and time to first token (ms) over time"};
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_INFERENCE, "Tokens generated per second and time to first token (ms) over time",
+	 chart},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_inference = {
 	.name = "inference",
@@ -1124,7 +1105,5 @@ const struct gl_section gl_sec_inference = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

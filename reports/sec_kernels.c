@@ -3,7 +3,7 @@
  * timings in the window (events.dur_us) described: count, min, max, mean,
  * standard deviation, percentiles, total; the log's own anomaly flags and
  * the mean memory in use of its events. Charts: the top kernels over time
- * and their histograms.
+ * and their histograms (sec_kernels.h), from the data it collects itself.
  *
  * Memory: a fixed state per kernel in the event pass (count, sum, flags,
  * memory); the first max(--top, --chart-top) kernels by total time are
@@ -30,9 +30,10 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
+#include "sec_anomalies.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
-#include "series.h"
 #include "stats/stats.h"
 #include "util/bigmem.h"
 
@@ -53,6 +54,8 @@ struct kernels {
 	size_t n, n_ids;
 	bool *described;	/* per rank of the listed kernels */
 	size_t n_listed;
+	struct gl_chart_cols *cols;	/* charts: per rank, its timings over rep->axis */
+	struct gl_kernels_chart chart;
 	/* the kernel pass: the durations of the listed kernel it is on */
 	size_t cur;		/* its rank; SIZE_MAX: none */
 	double *dur[2];		/* two buffers, each time order, then reordered by describe */
@@ -126,8 +129,8 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	size_t want = cx->p->top;
 	struct kstate **order;
 
-	if (cx->p->series && cx->p->series->top_max > want)
-		want = cx->p->series->top_max;
+	if (cx->rep->axis.charts && cx->rep->axis.chart_top > want)
+		want = cx->rep->axis.chart_top;
 	rep->n_kernels_total = ks->n;
 	if (!(order = malloc((ks->n ? ks->n : 1) * sizeof(*order))))
 		return gl_section_oom(cx->err);
@@ -138,7 +141,9 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	ks->cur = SIZE_MAX;
 	ks->described = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->described));
 	rep->kernels = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*rep->kernels));
-	if (!ks->described || !rep->kernels) {
+	if (rep->axis.charts)
+		ks->cols = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->cols));
+	if (!ks->described || !rep->kernels || (rep->axis.charts && !ks->cols)) {
 		free(order);
 		return gl_section_oom(cx->err);
 	}
@@ -160,6 +165,34 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
+/* The histogram of a charted kernel rk, of rank r: its durations dur[0..n) (any order). */
+static int chart_top_kernel(struct kernels *ks, size_t r, const struct gl_report_kernel *rk,
+			    const double *dur, size_t n, struct gl_err *err)
+{
+	struct gl_kernels_chart *c = &ks->chart;
+	struct gl_chart_hist *h = &c->top_hist[r];
+	double lo, hi;
+	int rc;
+
+	gl_chart_hist_release(h);
+	gl_chart_hist_range(rk->min_us, rk->p95_us, rk->max_us, &lo, &hi);
+	if (!isfinite(lo) || !isfinite(hi)) {
+		lo = 0;
+		hi = 1;
+	}
+	rc = gl_chart_hist_init(h, lo, hi, GL_KERNELS_HIST_BINS, err);
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		gl_chart_hist_add(h, dur[i]);
+	h->p50 = rk->p50_us;
+	h->p95 = rk->p95_us;
+	c->top_name[r] = rk->kernel;
+	if (r + 1 > c->n_top)
+		c->n_top = r + 1;
+	return GL_OK;
+}
+
 /* The listed kernel of rank r, its durations dur[0..n) described in *d
  * (n 0: none of its timings came): its figures, its trace fields and its
  * histogram for the charts. */
@@ -167,7 +200,6 @@ static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r
 			 const struct gl_stats_desc *d, const double *dur, size_t n)
 {
 	struct gl_report_kernel *rk = &cx->rep->kernels[r];
-	struct gl_series *s = cx->p->series;
 	int rc;
 
 	rk->count = n;
@@ -183,8 +215,8 @@ static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r
 	if ((rc = gl_ktrace_finish(&ks->by_id[rk->kernel_id]->tr, cx, rk, cx->err)) != GL_OK)
 		return rc;
 	/* the charts' histograms of the top kernels, from the durations kept */
-	if (s && r < s->top_max)
-		rc = gl_series_top_kernel(s, r, rk->kernel_id, rk, dur, n, cx->err);
+	if (cx->rep->axis.charts && r < cx->rep->axis.chart_top)
+		rc = chart_top_kernel(ks, r, rk, dur, n, cx->err);
 	return rc;
 }
 
@@ -276,8 +308,14 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		ks->cap_dur[f] = cap;
 	}
 	ks->dur[f][ks->n_dur++] = ev->dur_us;
-	if (cx->p->series && gl_series_kernel_sample(cx->p->series, ev, cx->err) != GL_OK)
-		return GL_ENOMEM;
+	if (ks->cols) {
+		struct gl_chart_cols *c = &ks->cols[ks->cur];
+
+		if (!c->col && gl_chart_cols_init(c, cx->rep->axis.t0_us, cx->rep->axis.t1_us,
+						  GL_CHART_COLUMNS, cx->err) != GL_OK)
+			return GL_ENOMEM;
+		gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
+	}
 	return GL_OK;
 }
 
@@ -308,6 +346,13 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			gl_stats_describe(NULL, 0, &d);
 			rc = record_listed(cx, ks, r, &d, NULL, 0);
 		}
+	/* a charted kernel none of whose timings came: empty columns */
+	for (size_t r = 0; ks->cols && r < ks->chart.n_top && rc == GL_OK; r++) {
+		if (!ks->cols[r].col)
+			rc = gl_chart_cols_init(&ks->cols[r], rep->axis.t0_us, rep->axis.t1_us,
+						GL_CHART_COLUMNS, cx->err);
+		ks->chart.top_cols[r] = &ks->cols[r];
+	}
 	free_buffers(ks);
 	return rc;
 }
@@ -323,6 +368,11 @@ static void release(void *st)
 	if (ks->job.running)	/* a report stopped in the kernel pass */
 		pthread_join(ks->job.th, NULL);
 	free_buffers(ks);
+	for (size_t r = 0; ks->cols && r < ks->n_listed; r++)
+		gl_chart_cols_release(&ks->cols[r]);
+	free(ks->cols);
+	for (size_t r = 0; r < GL_CHART_TOP_MAX; r++)
+		gl_chart_hist_release(&ks->chart.top_hist[r]);
 	free(ks->described);
 	free(ks->by_id);
 	free(ks->ids);
@@ -361,7 +411,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "p95_us", gl_json_num(k->p95_us));
 		gl_jb_set(&jb, o, "p99_us", gl_json_num(k->p99_us));
 		gl_jb_set(&jb, o, "total_us", gl_json_num(k->total_us));
-		gl_jb_set(&jb, o, "anomalies", gl_json_u64(k->anomalies));
+		gl_jb_set(&jb, o, "anomalies", gl_json_u64(gl_anomalies_of_kernel(r, k->kernel_id)));
 		gl_jb_set(&jb, o, "flagged_anomalies", gl_json_u64(k->flagged));
 		gl_jb_set(&jb, o, "mean_mem_mib", gl_json_num(k->mean_mem_mib));
 		if (k->source) {	/* a kernel of a profiler trace */
@@ -404,7 +454,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 			gl_csv_num(fp, v[j]);
 		}
 		gl_csv_sep(fp);
-		gl_csv_u64(fp, k->anomalies);
+		gl_csv_u64(fp, gl_anomalies_of_kernel(r, k->kernel_id));
 		gl_csv_sep(fp);
 		gl_csv_u64(fp, k->flagged);
 		gl_csv_sep(fp);
@@ -452,7 +502,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
 			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
 			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
-			(unsigned long long)k->anomalies);
+			(unsigned long long)gl_anomalies_of_kernel(r, k->kernel_id));
 	}
 	if (n_total(r) > n_listed(r))
 		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(r), n_listed(r));
@@ -562,24 +612,74 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<td class=\"n\">", f);
 		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-			(unsigned long long)k->anomalies, (unsigned long long)k->flagged);
+			(unsigned long long)gl_anomalies_of_kernel(rep, k->kernel_id),
+			(unsigned long long)k->flagged);
 	}
 	fputs("</table>\n", f);
 	html_hotspots(rep, f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart_timeline(const struct gl_report *rep, const void *st, const char *path,
+			  const struct gl_chart_opts *o, struct gl_err *err)
 {
-	int rc = gl_png_draw(GL_PNG_TIMELINE, rep, s, out, o, err);
+	const struct kernels *ks = st;
+	const struct gl_kernels_chart *s = ks && ks->cols ? &ks->chart : NULL;
+	size_t n_top = s ? s->n_top : 0;
+	struct gl_chart_series ser[GL_CHART_TOP_MAX];
+	struct gl_chart_panel p = {NULL, "duration (\xC2\xB5s)", ser, n_top, NULL, 0, 1};
+	char t[GL_PNG_TITLE_MAX], what[128];
 
-	(void)st;
-	return rc == GL_OK ? gl_png_draw(GL_PNG_DISTRIBUTION, rep, s, out, o, err) : rc;
+	if (n_top == 0) {
+		gl_png_title(t, "Kernel durations", rep);
+		return gl_chart_nodata(path, t, "No kernel timings in this window", o, err);
+	}
+	snprintf(what, sizeof(what), "Kernel durations, top %zu by total time", n_top);
+	gl_png_title(t, what, rep);
+	for (size_t k = 0; k < n_top; k++) {
+		ser[k].name = s->top_name[k];
+		ser[k].cols = s->top_cols[k];
+		ser[k].style = GL_CHART_LINE;
+		ser[k].color = -1;
+	}
+	return gl_chart_timeline(path, t, rep->axis.t0_us, rep->axis.t1_us, &p, 1, o, err);
 }
 
-static const char *const charts[] = {GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, NULL};
-static const char *const alts[] = {"Kernel durations of the top kernels over time",
-				   "Histograms of kernel durations with p50 and p95"};
+static int chart_distribution(const struct gl_report *rep, const void *st, const char *path,
+			      const struct gl_chart_opts *o, struct gl_err *err)
+{
+	const struct kernels *ks = st;
+	char t[GL_PNG_TITLE_MAX];
+
+	gl_png_title(t, "Kernel duration distributions, p50 and p95 marked", rep);
+	if (!ks || !ks->cols || ks->chart.n_top == 0)
+		return gl_chart_nodata(path, t, "No kernel timings in this window", o, err);
+	return gl_chart_histograms(path, t, "duration (\xC2\xB5s)", ks->chart.top_name,
+				   ks->chart.top_hist, ks->chart.n_top, o, err);
+}
+
+const struct gl_kernels_chart *gl_kernels_chart(const struct gl_report *rep)
+{
+	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
+
+	return ks && ks->cols ? &ks->chart : NULL;
+}
+
+const struct gl_chart_cols *gl_kernels_columns(const struct gl_report *rep, const char *kernel)
+{
+	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
+
+	for (size_t r = 0; ks && ks->cols && r < ks->n_listed && r < rep->n_kernels; r++)
+		if (!strcmp(rep->kernels[r].kernel, kernel))
+			return &ks->cols[r];
+	return NULL;
+}
+
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_TIMELINE, "Kernel durations of the top kernels over time", chart_timeline},
+	{GL_PNG_DISTRIBUTION, "Histograms of kernel durations with p50 and p95",
+	 chart_distribution},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_kernels = {
 	.name = "kernels",
@@ -595,7 +695,5 @@ const struct gl_section gl_sec_kernels = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -97,7 +97,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		s->panel = s->trace = -1;
 		gl_fit_acc_init(&s->fit);
 	}
-	if (cx->p->series) {
+	if (cx->rep->axis.charts) {
 		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
 
 		gl_telemetry_init(&m->tel, cx->p->since_us, cx->p->until_us);
@@ -595,18 +595,21 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("</table>\n", f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart(const struct gl_report *rep, const void *st, const char *path,
+		 const struct gl_chart_opts *o, struct gl_err *err)
 {
 	const struct metrics *m = st;
 
-	(void)s;
-	return gl_telemetry_chart(rep, m ? &m->tel : NULL, out, o, err);
+	(void)rep;
+	return gl_telemetry_draw(m ? &m->tel : NULL, path, o, err);
 }
 
-static const char *const charts[] = {GL_PNG_TELEMETRY, NULL};
-static const char *const alts[] = {
-	"Per GPU: utilisation, memory in use and installed, power and temperature over time"};
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_TELEMETRY,
+	 "Per GPU: utilisation, memory in use and installed, power and temperature over time",
+	 chart},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_metrics = {
 	.name = "metrics",
@@ -620,7 +623,5 @@ const struct gl_section gl_sec_metrics = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -39,7 +39,6 @@
 #include "kernel_trace.h"
 #include "scopes.h"
 #include "section.h"
-#include "series.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
 
@@ -497,29 +496,22 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("</table>\n", f);
 }
 
-struct chart_arg {
-	const struct gl_report *rep;
-	const struct gl_scopes_result *res;
-	const struct gl_emit_png_opts *o;
-};
-
-static int draw(const char *path, const void *arg, struct gl_err *err)
+static int chart(const struct gl_report *rep, const void *st, const char *path,
+		 const struct gl_chart_opts *co, struct gl_err *err)
 {
-	static const struct gl_chart_opts defaults;
-	const struct chart_arg *a = arg;
-	const struct gl_chart_opts *co = a->o ? &a->o->chart : &defaults;
+	const struct gl_scopes_result *res = gl_scopes_result(st);
 	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
 	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
 	const char *vn[2] = {"time in the scope", "GPU time inside"};
 	size_t n = 0;
 
-	gl_chart_window_text(a->rep->window.since_us, a->rep->window.until_us, win, sizeof(win));
-	if (!a->res || !a->res->n) {
+	gl_chart_window_text(rep->window.since_us, rep->window.until_us, win, sizeof(win));
+	if (!res || !res->n) {
 		snprintf(title, sizeof(title), "Time per scope, %s", win);
 		return gl_chart_nodata(path, title, "No scopes (spans of profiler traces)", co, err);
 	}
-	for (; n < a->res->n && n < SCOPE_CHART_ROWS; n++) {
-		const struct gl_report_scope *r = &a->res->rows[n];
+	for (; n < res->n && n < SCOPE_CHART_ROWS; n++) {
+		const struct gl_report_scope *r = &res->rows[n];
 
 		rows[n].name = row_label(r, labels[n], sizeof(labels[n]));
 		rows[n].value[0] = r->total_ms;
@@ -527,22 +519,15 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		rows[n].value[2] = rows[n].value[3] = NAN;
 	}
 	snprintf(title, sizeof(title), "Time per scope (%zu of %zu by total time), %s", n,
-		 a->res->n, win);
+		 res->n, win);
 	return gl_chart_bars_fmt(path, title, "ms (total over the window)", "%.4g", "", vn, 2,
 				 rows, n, co, err);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
-{
-	struct chart_arg a = {rep, gl_scopes_result(st), o};
-
-	(void)s;
-	return gl_png_draw_fn(GL_PNG_SCOPES, out, draw, &a, err);
-}
-
-static const char *const charts[] = {GL_PNG_SCOPES, NULL};
-static const char *const alts[] = {"Time per scope with the GPU time of its kernels"};
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_SCOPES, "Time per scope with the GPU time of its kernels", chart},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_scopes = {
 	.name = "scopes",
@@ -557,7 +542,5 @@ const struct gl_section gl_sec_scopes = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

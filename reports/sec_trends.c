@@ -7,7 +7,8 @@
  * Kernel trends are given for the kernels the kernels section lists (the
  * fit of every kernel is kept in the event pass: a fixed state each).
  * Chart: the kernels that degrade or improve, their fitted lines drawn over
- * their own points only.
+ * their own points only; their points are the kernels section's columns
+ * (sec_kernels.h), summed GL_CHART_COLUMNS / TREND_COLUMNS at a time.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -330,15 +332,116 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("</table>\n", f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+#define CHART_KERNELS GL_CHART_TOP_MAX
+#define TREND_COLUMNS 100	/* points per kernel; divides GL_CHART_COLUMNS */
+
+_Static_assert(GL_CHART_COLUMNS % TREND_COLUMNS == 0,
+	       "trend columns are whole groups of timeline columns");
+
+/* Sums groups of fine columns into c (TREND_COLUMNS wide). */
+static int merge_cols(const struct gl_chart_cols *fine, struct gl_chart_cols *c,
+		      struct gl_err *err)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_TRENDS, rep, s, out, o, err);
+	size_t per = GL_CHART_COLUMNS / TREND_COLUMNS;
+	int rc = gl_chart_cols_init(c, fine->t0_us, fine->t1_us, TREND_COLUMNS, err);
+
+	if (rc != GL_OK || !fine->col)
+		return rc;
+	for (size_t i = 0; i < fine->ncols; i++) {
+		const struct gl_chart_col *f = &fine->col[i];
+		struct gl_chart_col *k = &c->col[i / per];
+
+		if (f->n == 0)
+			continue;
+		if (k->n == 0 || f->min < k->min)
+			k->min = f->min;
+		if (k->n == 0 || f->max > k->max)
+			k->max = f->max;
+		if (f->n_anomaly && (k->n_anomaly == 0 || f->anomaly_max > k->anomaly_max))
+			k->anomaly_max = f->anomaly_max;
+		k->n += f->n;
+		k->n_anomaly += f->n_anomaly;
+		k->sum += f->sum;
+	}
+	c->n = fine->n;
+	c->dropped = fine->dropped;
+	return GL_OK;
 }
 
-static const char *const charts[] = {GL_PNG_TRENDS, NULL};
-static const char *const alts[] = {"Kernels with a degrading or improving trend"};
+/* The kernels that degrade or improve (at most CHART_KERNELS), in the trends' order. */
+static int chart_trends(const struct gl_report *rep, const void *st, const char *path,
+			const struct gl_chart_opts *o, struct gl_err *err)
+{
+	static const struct gl_chart_cols none;
+	const struct gl_report_trend *trend[CHART_KERNELS];
+	struct gl_chart_cols cols[CHART_KERNELS];
+	struct gl_chart_series ser[CHART_KERNELS];
+	struct gl_chart_fit fit[CHART_KERNELS];
+	struct gl_chart_panel p[CHART_KERNELS];
+	char names[CHART_KERNELS][160];
+	char t[GL_PNG_TITLE_MAX];
+	size_t n_trend = 0;
+	int rc = GL_OK;
+
+	(void)st;
+	memset(cols, 0, sizeof(cols));
+	for (size_t i = 0; gl_kernels_chart(rep) && i < rep->n_trends && n_trend < CHART_KERNELS &&
+			   rc == GL_OK; i++) {
+		const struct gl_report_trend *tr = &rep->trends[i];
+		const struct gl_chart_cols *c;
+
+		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||
+		    (tr->verdict != GL_VERDICT_DEGRADING && tr->verdict != GL_VERDICT_IMPROVING))
+			continue;
+		c = gl_kernels_columns(rep, tr->kernel);
+		rc = merge_cols(c ? c : &none, &cols[n_trend], err);
+		trend[n_trend++] = tr;
+	}
+	gl_png_title(t, "Kernels with a trend (mean duration per period and the fitted line)", rep);
+	if (rc != GL_OK || n_trend == 0) {
+		for (size_t k = 0; k < n_trend; k++)
+			gl_chart_cols_release(&cols[k]);
+		return rc != GL_OK ? rc : gl_chart_nodata(path, t,
+				       "No kernel is degrading or improving in this window",
+				       o, err);
+	}
+	for (size_t k = 0; k < n_trend; k++) {
+		const struct gl_report_trend *tr = trend[k];
+		int degrading = tr->verdict == GL_VERDICT_DEGRADING;
+		char shortname[96];
+
+		gl_chart_label(tr->kernel, 26, shortname, sizeof(shortname));
+		if (isfinite(tr->change_pct))
+			snprintf(names[k], sizeof(names[k]), "%s: %s %+.0f %%", shortname,
+				 gl_verdict_name(tr->verdict), tr->change_pct);
+		else
+			snprintf(names[k], sizeof(names[k]), "%s: %s", shortname,
+				 gl_verdict_name(tr->verdict));
+		ser[k].name = tr->kernel;
+		ser[k].cols = &cols[k];
+		ser[k].style = GL_CHART_POINTS;
+		ser[k].color = 0;
+		fit[k].name = NULL;
+		fit[k].color = degrading ? 3 : 2;
+		gl_png_fit(tr, rep, &fit[k]);
+		memset(&p[k], 0, sizeof(p[k]));
+		p[k].title = names[k];
+		p[k].y_label = "duration (\xC2\xB5s)";
+		p[k].series = &ser[k];
+		p[k].nseries = 1;
+		p[k].fits = &fit[k];
+		p[k].nfits = isfinite(tr->slope_per_day) ? 1 : 0;
+	}
+	rc = gl_chart_timeline(path, t, rep->axis.t0_us, rep->axis.t1_us, p, n_trend, o, err);
+	for (size_t k = 0; k < n_trend; k++)
+		gl_chart_cols_release(&cols[k]);
+	return rc;
+}
+
+static const struct gl_chart_def charts[] = {
+	{"kernel_trends.png", "Kernels with a degrading or improving trend", chart_trends},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_trends = {
 	.name = "trends",
@@ -352,7 +455,5 @@ const struct gl_section gl_sec_trends = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -12,7 +12,7 @@
  *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its
- *            table; png: chart() writes the files listed in charts[]
+ *            table; png: each entry of charts[] drawn by its draw()
  *
  * Adding a section is one file defining a `const struct gl_section
  * gl_sec_<name>` and one entry in the table.
@@ -63,9 +63,25 @@
 #include "store/query.h"
 
 struct json_t;			/* jansson's json_t */
-struct gl_series;
-struct gl_emit_png_opts;
+struct gl_chart_opts;
 struct gl_report_params;
+
+/* What a chart's draw returns when it has nothing to show: no file is written, and one of
+ * that name left in the output directory by an earlier report is removed. */
+#define GL_CHART_NONE 1
+
+/*
+ * One chart of a section: draw() draws it from the section's own state st
+ * (NULL for a hand-made model: "no data") into path, a temporary file the
+ * PNG emitter renames to <output dir>/file once whole. Returns GL_OK,
+ * GL_CHART_NONE, or an enum gl_code with err set.
+ */
+struct gl_chart_def {
+	const char *file;		/* "memory_usage_trend.png" */
+	const char *alt;		/* its description, for <img alt> */
+	int (*draw)(const struct gl_report *rep, const void *st, const char *path,
+		    const struct gl_chart_opts *o, struct gl_err *err);
+};
 
 /* What the driver shares with every section while the report is built. */
 struct gl_section_ctx {
@@ -124,11 +140,8 @@ struct gl_section {
 	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
 	void (*emit_text)(const struct gl_report *rep, const void *st, FILE *fp);
 	void (*emit_html)(const struct gl_report *rep, const void *st, FILE *fp);
-	/* Optional: draws the files of charts[] (file names, NULL-terminated) into out->dir. */
-	int (*chart)(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		     struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err);
-	const char *const *charts;
-	const char *const *chart_alts;	/* one description per chart, for <img alt> */
+	/* The section's charts, in order, ending with a NULL file; NULL: none. */
+	const struct gl_chart_def *charts;
 };
 
 /* The sections of a report; rep->sections, or the default table when NULL. */
@@ -144,6 +157,10 @@ extern const struct gl_section_list gl_sections;
 /* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
 const struct gl_section_list *gl_report_sections(const struct gl_report *rep);
 const void *gl_report_section_state(const struct gl_report *rep, size_t i);
+
+/* The state of section sec in rep; NULL when rep was not built with it (a hand-made
+ * model). For the getters of sec_<name>.h. */
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec);
 
 /* ---- for section files ----------------------------------------------- */
 

@@ -4,8 +4,8 @@
  * Out: struct gl_report, filled by the sections (reports/sec_*.c).
  *
  * Filters (--component, --host) and mirrored records are dealt with here,
- * once, before any section sees an event; so is the chart series
- * (series.h), fed in the same pass.
+ * once, before any section sees an event; so is the charts' time axis
+ * (rep->axis), which the sections that collect chart data share.
  */
 #include "sections.h"
 
@@ -17,7 +17,6 @@
 #include "kernel_cache.h"
 #include "launch_once.h"
 #include "section.h"
-#include "series.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
 
@@ -58,6 +57,65 @@ struct build {
 	struct gl_query_sample blk[SAMPLE_BLOCK];
 	size_t n_blk;
 };
+
+const struct gl_section_list *gl_report_sections(const struct gl_report *rep)
+{
+	return rep->sections ? rep->sections : &gl_sections;
+}
+
+const void *gl_report_section_state(const struct gl_report *rep, size_t i)
+{
+	return rep->sec_state ? rep->sec_state[i] : NULL;
+}
+
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i] == sec)
+			return rep->sec_state[i];
+	return NULL;
+}
+
+/* The states of a report gl_report_build made: each section releases its own. */
+static void free_built_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+		if (rep->sec_state[i] && l->items[i]->release)
+			l->items[i]->release(rep->sec_state[i]);
+		free(rep->sec_state[i]);
+	}
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+/* The states of a hand-made model: what they point to belongs to whoever made it. */
+static void free_model_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		free(rep->sec_state[i]);
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+int gl_report_model_init(struct gl_report *rep, struct gl_err *err)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	rep->free_states = free_model_states;
+	if (!(rep->sec_state = calloc(l->n ? l->n : 1, sizeof(void *))))
+		return gl_section_oom(err);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i]->state_size &&
+		    !(rep->sec_state[i] = calloc(1, l->items[i]->state_size)))
+			return gl_section_oom(err);
+	return GL_OK;
+}
 
 int gl_section_oom(struct gl_err *err)
 {
@@ -161,6 +219,24 @@ struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n)
 	return &t[rep->n_trends - n];
 }
 
+void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
+			 int64_t data_first_us, int64_t data_last_us)
+{
+	a->charts = true;
+	a->t0_us = since_us;
+	a->t1_us = until_us > since_us ? until_us : since_us + GL_US_PER_S;
+	/* the data's span and a margin of 2% (at least 1 s), within the window */
+	if (data_first_us != GL_TS_NONE && data_last_us >= data_first_us) {
+		int64_t m = (data_last_us - data_first_us) / 50;
+		int64_t until = a->t1_us;
+
+		if (m < GL_US_PER_S)
+			m = GL_US_PER_S;
+		a->t0_us = data_first_us - m > since_us ? data_first_us - m : since_us;
+		a->t1_us = data_last_us + m < until ? data_last_us + m : until;
+	}
+}
+
 static bool glob_any(const char *const *globs, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -221,8 +297,6 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 		cx->kernel_n[ev->kernel_id]++;
 	if (cx->kernel_sample && b->kcache && (uint64_t)ev->kernel_id < cx->n_ids)
 		gl_kcache_add(b->kcache, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
-	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
-		return GL_ENOMEM;
 	for (const struct collect_hook *h = b->collect, *end = h + b->n_collect; h < end; h++)
 		if ((rc = h->fn(cx, h->st, ev)) != GL_OK)
 			break;
@@ -365,6 +439,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		goto out;
 	}
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
+	rep->free_states = free_built_states;
 	b.collect = calloc(list->n ? list->n : 1, sizeof(*b.collect));
 	b.kernel = calloc(list->n ? list->n : 1, sizeof(*b.kernel));
 	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));
@@ -389,15 +464,15 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		if (list->items[i]->collect_samples)
 			b.with_sample[b.n_sample++] = i;
 	}
-	if (p->series) {
+	if (p->charts) {
 		int64_t first_us, last_us;
 
 		rc = gl_query_events_span(q, p->since_us, p->until_us, &first_us, &last_us, err);
-		if (rc == GL_OK)
-			rc = gl_series_begin_span(p->series, p->since_us, p->until_us, first_us,
-						  last_us, b.cx.n_ids, err);
 		if (rc != GL_OK)
 			goto out;
+		gl_report_axis_init(&rep->axis, p->since_us, p->until_us, first_us, last_us);
+		rep->axis.chart_top = p->chart_top == 0 ? GL_CHART_TOP_DEFAULT
+			: p->chart_top > GL_CHART_TOP_MAX ? GL_CHART_TOP_MAX : p->chart_top;
 	}
 	for (size_t i = 0; i < list->n; i++)
 		if (list->items[i]->collect_kernel) {
@@ -462,8 +537,6 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 			if (list->items[i]->finish && list->items[i]->finish_last == (last == 1))
 				rc = list->items[i]->finish(&b.cx, rep->sec_state[i]);
-	if (rc == GL_OK && p->series)
-		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	gl_kcache_free(b.kcache);
 	gl_launch_once_release(&b.once);

@@ -22,7 +22,9 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
-#include "../../reports/series.h"
+#include "../../reports/sec_anomalies.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_kernels.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -532,15 +534,15 @@ static void test_anomalies_in_report(void **state)
 		ev(&f, T0 + i * MIN_US, 3, NULL, "k", 100 + 2 * (i % 2), NAN, NULL);
 	ev(&f, T0 + 20 * MIN_US, 3, NULL, "k", 130, NAN, NULL);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.anomalies.total, 1);
-	assert_int_equal(r.anomalies.judged, 11);	/* samples 10..20 */
-	assert_int_equal(r.anomalies.n_items, 1);
-	assert_true(r.anomalies.items[0].ts_us == T0 + 20 * MIN_US);
-	near(r.anomalies.items[0].mean_us, 101, 1e-12);
+	assert_int_equal(gl_anomalies_result(&r)->total, 1);
+	assert_int_equal(gl_anomalies_result(&r)->judged, 11);	/* samples 10..20 */
+	assert_int_equal(gl_anomalies_result(&r)->n_items, 1);
+	assert_true(gl_anomalies_result(&r)->items[0].ts_us == T0 + 20 * MIN_US);
+	near(gl_anomalies_result(&r)->items[0].mean_us, 101, 1e-12);
 	/* sd of ten 100s and ten 102s: sqrt(20 / 19) */
-	near(r.anomalies.items[0].stddev_us, sqrt(20.0 / 19), 1e-9);
-	near(r.anomalies.items[0].z, 29 / sqrt(20.0 / 19), 1e-9);
-	assert_ptr_equal(r.anomalies.items[0].kernel, kernel(&r, "k")->kernel);
+	near(gl_anomalies_result(&r)->items[0].stddev_us, sqrt(20.0 / 19), 1e-9);
+	near(gl_anomalies_result(&r)->items[0].z, 29 / sqrt(20.0 / 19), 1e-9);
+	assert_ptr_equal(gl_anomalies_result(&r)->items[0].kernel, kernel(&r, "k")->kernel);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -836,13 +838,14 @@ static void test_kernel_pass_cached_equals_db(void **state)
 		build_with_cache(&f, bounds[run / 2], comps, (size_t)filt, &b);
 		assert_int_equal(a.n_kernels, 3);
 		assert_int_equal(a.n_kernels, b.n_kernels);
-		assert_true(a.anomalies.total > 0);
+		assert_true(gl_anomalies_result(&a)->total > 0);
 		for (size_t i = 0; i < a.n_kernels; i++) {
 			const struct gl_report_kernel *x = &a.kernels[i], *y = &b.kernels[i];
 
 			assert_string_equal(x->kernel, y->kernel);
 			assert_int_equal(x->count, y->count);
-			assert_int_equal(x->anomalies, y->anomalies);
+			assert_int_equal(gl_anomalies_of_kernel(&a, x->kernel_id),
+					 gl_anomalies_of_kernel(&b, y->kernel_id));
 			assert_int_equal(x->flagged, y->flagged);
 			same_double(x->min_us, y->min_us);
 			same_double(x->max_us, y->max_us);
@@ -854,12 +857,12 @@ static void test_kernel_pass_cached_equals_db(void **state)
 			same_double(x->p99_us, y->p99_us);
 			same_double(x->total_us, y->total_us);
 		}
-		assert_int_equal(a.anomalies.total, b.anomalies.total);
-		assert_int_equal(a.anomalies.judged, b.anomalies.judged);
-		assert_int_equal(a.anomalies.n_items, b.anomalies.n_items);
-		for (size_t i = 0; i < a.anomalies.n_items; i++) {
-			const struct gl_report_anomaly *x = &a.anomalies.items[i],
-						       *y = &b.anomalies.items[i];
+		assert_int_equal(gl_anomalies_result(&a)->total, gl_anomalies_result(&b)->total);
+		assert_int_equal(gl_anomalies_result(&a)->judged, gl_anomalies_result(&b)->judged);
+		assert_int_equal(gl_anomalies_result(&a)->n_items, gl_anomalies_result(&b)->n_items);
+		for (size_t i = 0; i < gl_anomalies_result(&a)->n_items; i++) {
+			const struct gl_report_anomaly *x = &gl_anomalies_result(&a)->items[i],
+						       *y = &gl_anomalies_result(&b)->items[i];
 
 			assert_true(x->ts_us == y->ts_us);
 			assert_string_equal(x->kernel ? x->kernel : "-", y->kernel ? y->kernel : "-");
@@ -1080,12 +1083,11 @@ static void test_short_run_chart_axis(void **state)
 	(void)state;
 	struct fx f;
 	struct gl_report r;
-	struct gl_series s;
 	struct gl_query *q = NULL;
 	struct gl_report_config cfg;
 	struct gl_err err;
 	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
-				     .series = &s};
+				     .charts = true};
 	int64_t ten = T0 + 10 * 3600 * 1000000LL, sec = 1000000;
 	static const uint64_t want[7] = {0, 1, 1, 0, 1, 0, 1};
 
@@ -1096,22 +1098,26 @@ static void test_short_run_chart_axis(void **state)
 	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
 	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
-	gl_series_init(&s, 0);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
-	assert_true(s.t0_us == ten - 6 * sec);
-	assert_true(s.t1_us == ten + 306 * sec);
-	assert_true(s.n_top == 1);
-	assert_true(s.top_cols[0].t0_us == s.t0_us && s.top_cols[0].t1_us == s.t1_us);
-	assert_int_equal(s.top_cols[0].n, 31);
-	assert_int_equal(s.bucket_us, 60 * sec);
-	assert_true(s.bucket0_us == ten - 60 * sec);
-	assert_int_equal(s.n_buckets, 7);
-	assert_int_equal(s.n_groups, 1);
+	assert_true(r.axis.t0_us == ten - 6 * sec);
+	assert_true(r.axis.t1_us == ten + 306 * sec);
+	const struct gl_kernels_chart *kc = gl_kernels_chart(&r);
+	const struct gl_errors_chart *ec = gl_errors_chart(&r);
+
+	assert_non_null(kc);
+	assert_non_null(ec);
+	assert_true(kc->n_top == 1);
+	assert_true(kc->top_cols[0]->t0_us == r.axis.t0_us &&
+		    kc->top_cols[0]->t1_us == r.axis.t1_us);
+	assert_int_equal(kc->top_cols[0]->n, 31);
+	assert_int_equal(ec->bucket_us, 60 * sec);
+	assert_true(ec->bucket0_us == ten - 60 * sec);
+	assert_int_equal(ec->n_buckets, 7);
+	assert_int_equal(ec->n_groups, 1);
 	for (size_t b = 0; b < 7; b++)
-		assert_int_equal(s.count[b], want[b]);
+		assert_int_equal(ec->count[b], want[b]);
 	/* the window is still the day */
-	assert_true(s.since_us == T0 && s.until_us == T0 + GL_US_PER_DAY);
-	gl_series_release(&s);
+	assert_true(r.window.since_us == T0 && r.window.until_us == T0 + GL_US_PER_DAY);
 	gl_report_release(&r);
 	gl_query_close(q);
 	gl_config_release(&cfg);
