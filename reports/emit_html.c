@@ -142,6 +142,9 @@ static void verdict(FILE *f, const struct gl_report *rep)
 
 			fprintf(f, "<li><span class=\"%s\">%s</span> ", sev, sev);
 			gl_html_text(f, rep->alerts[i].message);
+			if (rep->alerts[i].count > 1)
+				fprintf(f, " <span class=\"muted\">(%llu times)</span>",
+					(unsigned long long)rep->alerts[i].count);
 			fputs("</li>\n", f);
 		}
 		if (rep->n_alerts > 12)

@@ -252,6 +252,14 @@ struct gl_report_alert {
 	char *message;
 	const char *source;		/* "gpulog" or "log" (static); NULL: "gpulog" */
 	int64_t ts_us;			/* log: when it was written; gpulog: GL_TS_NONE */
+	/*
+	 * Grouped (alert_group.h): firings of this (source, rule, subject,
+	 * severity), the first and last one's time (GL_TS_NONE for gpulog's);
+	 * value, threshold and message are those of the worst firing.
+	 */
+	uint64_t count;
+	int64_t first_ts_us, last_ts_us;
+	double last_value;		/* the last firing's value: a copy of it is no new firing */
 };
 
 enum gl_baseline_verdict {

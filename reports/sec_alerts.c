@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alert_group.h"
 #include "emit_util.h"
 #include "sec_anomalies.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
+
+/* Timings a kernel needs before its anomaly rate is judged (kernel_anomaly_pct). */
+#define KERNEL_ANOMALY_MIN_SAMPLES 100
 
 /* What the per-component rule needs: events and ERROR+ events per component id. */
 struct alerts {
@@ -37,7 +41,9 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < a->n_ids
 			    ? (size_t)ev->component_id : 0;
 
-	(void)cx;
+	/* the monitor's own alerts are alerts, not errors of a component */
+	if (cx->log_alert)
+		return GL_OK;
 	a->comp_events[cs]++;
 	a->comp_errors[cs] += ev->level >= GL_LEVEL_ERROR;
 	return GL_OK;
@@ -118,18 +124,6 @@ static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule
 	if (!al->rule || !al->subject || !al->message)
 		return gl_section_oom(cx->err);
 	return GL_OK;
-}
-
-static int cmp_alert(const void *pa, const void *pb)
-{
-	const struct gl_report_alert *a = pa, *b = pb;
-	int c;
-
-	if (a->severity != b->severity)
-		return a->severity < b->severity ? 1 : -1;
-	if ((c = strcmp(a->rule, b->rule)) != 0 || (c = strcmp(a->subject, b->subject)) != 0)
-		return c;
-	return a->ts_us < b->ts_us ? -1 : a->ts_us > b->ts_us;
 }
 
 /* "gpu.power_w on node1 GPU 0": a metric series as an alert's subject. */
@@ -241,8 +235,13 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
+		/*
+		 * A rate of anomalies needs samples: below 100 timings a single
+		 * anomaly is more than 1%, and 3 of a fill kernel's 60 fire critical.
+		 */
 		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
-			rc = add_alert(cx, r, rep->kernels[i].kernel,
+			if (rep->kernels[i].count >= KERNEL_ANOMALY_MIN_SAMPLES)
+				rc = add_alert(cx, r, rep->kernels[i].kernel,
 				       (double)gl_anomalies_of_kernel(rep, rep->kernels[i].kernel_id) * 100.0 /
 					       (double)rep->kernels[i].count,
 				       "anomalous samples", "%");
@@ -355,8 +354,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	if (rc == GL_OK)
 		rc = gl_query_log_alerts(cx->q, cx->p->since_us, cx->p->until_us, on_log_alert, cx,
 					 cx->err);
-	if (rc == GL_OK && rep->n_alerts)
-		qsort(rep->alerts, rep->n_alerts, sizeof(*rep->alerts), cmp_alert);
+	/* one entry per (source, rule, subject, severity), critical first */
+	if (rc == GL_OK)
+		gl_alert_group(rep->alerts, &rep->n_alerts);
 	return rc;
 }
 
@@ -392,6 +392,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(jb, o, "message", gl_json_str(al->message));
 		gl_jb_set(jb, o, "source", gl_json_str(al->source ? al->source : "gpulog"));
 		gl_jb_set(jb, o, "time", gl_json_ts(is_log(al) ? al->ts_us : GL_TS_NONE));
+		gl_jb_set(jb, o, "count", gl_json_u64(al->count ? al->count : 1));
+		gl_jb_set(jb, o, "first_ts", gl_json_ts(is_log(al) ? al->first_ts_us : GL_TS_NONE));
+		gl_jb_set(jb, o, "last_ts", gl_json_ts(is_log(al) ? al->last_ts_us : GL_TS_NONE));
+		gl_jb_set(jb, o, "worst", gl_json_num(al->value));
 		gl_jb_append(jb, a, o);
 	}
 	return gl_jb_done(jb, a);
@@ -400,7 +404,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	(void)st;
-	fputs("severity,rule,subject,value,threshold,message,source", fp);
+	fputs("severity,rule,subject,value,threshold,message,source,count,first_ts,last_ts", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < r->n_alerts; i++) {
 		const struct gl_report_alert *a = &r->alerts[i];
@@ -408,7 +412,10 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
 		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
 		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
-		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_eol(fp);
+		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_sep(fp);
+		gl_csv_u64(fp, a->count ? a->count : 1), gl_csv_sep(fp);
+		gl_csv_ts(fp, is_log(a) ? a->first_ts_us : GL_TS_NONE), gl_csv_sep(fp);
+		gl_csv_ts(fp, is_log(a) ? a->last_ts_us : GL_TS_NONE), gl_csv_eol(fp);
 	}
 }
 
@@ -418,11 +425,18 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	if (!r->n_alerts)
 		fprintf(fp, "none\n");
 	for (size_t i = 0; i < r->n_alerts && i < r->top; i++) {
+		char times[32] = "";
+		int tw;
+
 		gl_text_cell(fp, gl_severity_name(r->alerts[i].severity), 9);
 		if (is_log(&r->alerts[i]))
 			fputs("[log] ", fp);
-		gl_text_last(fp, r->alerts[i].message,
-			     GL_TEXT_WIDTH - 9 - (is_log(&r->alerts[i]) ? 6 : 0));
+		if (r->alerts[i].count > 1)
+			snprintf(times, sizeof(times), "(x%llu) ",
+				 (unsigned long long)r->alerts[i].count);
+		fputs(times, fp);
+		tw = GL_TEXT_WIDTH - 9 - (is_log(&r->alerts[i]) ? 6 : 0) - (int)strlen(times);
+		gl_text_last(fp, r->alerts[i].message, tw);
 		fputc('\n', fp);
 	}
 	if (r->n_alerts > r->top)
@@ -436,8 +450,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No alert fired.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>value</th>"
-	      "<th>threshold</th><th>message</th><th>source</th></tr>\n", f);
+	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>times</th>"
+	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>source</th>"
+	      "<th>first</th><th>last</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n_alerts; i++) {
 		const struct gl_report_alert *a = &rep->alerts[i];
 		const char *sev = gl_severity_name(a->severity);
@@ -446,7 +461,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_text(f, a->rule);
 		fputs("</td><td class=\"k\">", f);
 		gl_html_text(f, a->subject);
-		fputs("</td><td class=\"n\">", f);
+		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
+			(unsigned long long)(a->count ? a->count : 1));
 		gl_html_num(f, a->value, GL_HTML_G4);
 		fputs("</td><td class=\"n\">", f);
 		gl_html_num(f, a->threshold, GL_HTML_G4);
@@ -454,6 +470,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_text(f, a->message);
 		fputs("</td><td>", f);
 		gl_html_text(f, is_log(a) ? "log" : "gpulog");
+		fputs("</td><td>", f);
+		if (is_log(a))
+			gl_html_when(f, a->first_ts_us);
+		fputs("</td><td>", f);
+		if (is_log(a))
+			gl_html_when(f, a->last_ts_us);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

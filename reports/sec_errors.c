@@ -447,7 +447,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		if (ev->recovery_attempts > 0)
 			gl_counter_add(&s->ctr[1], (double)ev->recovery_attempts);
 	}
-	if (ev->level < GL_LEVEL_WARN)
+	if (ev->level < GL_LEVEL_WARN || cx->log_alert)
 		return GL_OK;
 	e->by_level[ev->level]++;
 	if (ev->level >= GL_LEVEL_ERROR) {

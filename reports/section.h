@@ -101,6 +101,16 @@ struct gl_section_ctx {
 	 * total counts from zero at its series' start (counter.h).
 	 */
 	bool data_starts_in_window;
+	/*
+	 * The current event is an alert the performance monitor wrote (a
+	 * WARN or worse record of a jsondoc stream: alert_<ts>.json, the
+	 * "alerts" of metrics_history.json): an alert for the alerts section,
+	 * not a log error. The errors section and the error-rate rules leave
+	 * it out: no rule fires on the monitor's own alerts.
+	 */
+	bool log_alert;
+	int64_t *alert_streams;		/* jsondoc stream ids, ascending */
+	size_t n_alert_streams;
 };
 
 /* Does a metric name pass the --metric globs? */

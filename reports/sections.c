@@ -270,6 +270,13 @@ bool gl_section_event_ok(struct gl_section_ctx *cx, const struct gl_query_event 
 	       id_ok(cx, cx->host_ok, ev->host_id, cx->p->hosts, cx->p->nhosts);
 }
 
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
 static int on_event(void *arg, const struct gl_query_event *ev)
 {
 	struct build *b = arg;
@@ -288,6 +295,9 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	if (rep->window.data_first_ts_us == GL_TS_NONE)
 		rep->window.data_first_ts_us = ev->ts_us;
 	rep->window.data_last_ts_us = ev->ts_us;
+	cx->log_alert = ev->level >= GL_LEVEL_WARN && cx->n_alert_streams &&
+			bsearch(&ev->stream_id, cx->alert_streams, cx->n_alert_streams,
+				sizeof(int64_t), cmp_i64);
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
 	if (cx->kernel_sample && gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us)) {
 		cx->kernel_sample = false;
@@ -491,6 +501,9 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		if (rc != GL_OK)
 			goto out;
 		b.cx.data_starts_in_window = f_ev == GL_TS_NONE && f_smp == GL_TS_NONE;
+		if ((rc = gl_query_format_streams(q, "jsondoc", &b.cx.alert_streams,
+						  &b.cx.n_alert_streams, err)) != GL_OK)
+			goto out;
 	}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
@@ -540,6 +553,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 out:
 	gl_kcache_free(b.kcache);
 	gl_launch_once_release(&b.once);
+	free(b.cx.alert_streams);
 	gl_launch_once_release(&b.once_db);
 	free(b.collect);
 	free(b.kernel);

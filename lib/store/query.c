@@ -1477,6 +1477,47 @@ static int has_format(struct gl_query *q, const char *format, bool *yes, struct 
 	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read streams");
 }
 
+int gl_query_format_streams(struct gl_query *q, const char *format, int64_t **ids, size_t *n,
+			    struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *v = NULL;
+	size_t cap = 0;
+	int s, rc = GL_OK;
+
+	*ids = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(q->db, "SELECT id FROM streams WHERE format = ?1 ORDER BY id", -1,
+			       &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query streams");
+	sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			int64_t *t = realloc(v, c * sizeof(*t));
+
+			if (!t) {
+				rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+				goto out;
+			}
+			v = t;
+			cap = c;
+		}
+		v[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	if (s != SQLITE_DONE)
+		rc = gl_query_db_error(q, err, "cannot read streams");
+out:
+	sqlite3_finalize(st);
+	if (rc != GL_OK) {
+		free(v);
+		*n = 0;
+		v = NULL;
+	}
+	*ids = v;
+	return rc;
+}
+
 int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			struct gl_err *err)

@@ -217,6 +217,13 @@ struct gl_query_log_alert {
 };
 
 /*
+ * The ids of the streams read as format (e.g. "jsondoc"), ascending, in a
+ * new array *ids (the caller frees it; NULL when none) of *n.
+ */
+int gl_query_format_streams(struct gl_query *q, const char *format, int64_t **ids, size_t *n,
+			    struct gl_err *err);
+
+/*
  * Calls fn for each such alert with since_us <= ts_us < until_us, mirrors
  * left out, in time order. Reads the window's events when the database
  * holds a jsondoc stream (no index by stream), none otherwise.

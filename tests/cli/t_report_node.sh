@@ -53,6 +53,22 @@ check("requests_from", inf["requests_from"], e["requests_from"])
 # the receipt's run totals are in no per-request distribution
 check("tokens_generated max", inf["tokens_generated"]["max"], e["tokens_generated_max"])
 check("tokens_per_second count", inf["tokens_per_second"]["count"], e["tokens_per_second_count"])
+# alerts grouped: the monitor's alert files are one entry per (source, rule,
+# subject, severity); no rule fires on the monitor's own alert records
+m = e["monitor_alerts"]
+g = [a for a in r["alerts"] if a["source"] == "log" and a["rule"] == m["rule"]]
+check("monitor alert entries", len(g), 1)
+if g:
+    check("monitor alert count", g[0]["count"], m["count"])
+    check("monitor alert severity", g[0]["severity"], m["severity"])
+    check("monitor alert subject", g[0]["subject"], m["subject"])
+    check("monitor alert first_ts", g[0]["first_ts"][:23], m["first_ts"][:23])
+    check("monitor alert last_ts", g[0]["last_ts"][:23], m["last_ts"][:23])
+    check("monitor alert worst", g[0]["worst"], m["worst"], 1e-9)
+keys = [(a["source"], a["rule"], a["subject"], a["severity"]) for a in r["alerts"]]
+check("one entry per key", len(keys), len(set(keys)))
+check("no rule on the monitor's alerts",
+      [a["rule"] for a in r["alerts"] if a["source"] == "gpulog" and a["subject"] == m["subject"]], [])
 # the status: alerts fired (warning or critical), not ok and not no_data
 if r["summary"]["status"] not in ("warning", "critical"):
     bad.append("status %r" % r["summary"]["status"])
