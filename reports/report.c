@@ -105,9 +105,10 @@ const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
 
 const char *gl_verdict_name(enum gl_verdict v)
 {
-	static const char *const names[] = {"stable", "degrading", "improving", "leak"};
+	static const char *const names[] = {"stable", "degrading", "improving", "leak",
+					    "rising", "falling"};
 
-	return (unsigned)v < 4 ? names[v] : "";
+	return (unsigned)v < 6 ? names[v] : "";
 }
 
 const char *gl_baseline_verdict_name(enum gl_baseline_verdict v)

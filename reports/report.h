@@ -118,6 +118,8 @@ enum gl_verdict {
 	GL_VERDICT_DEGRADING,
 	GL_VERDICT_IMPROVING,
 	GL_VERDICT_LEAK,	/* memory only: significant rise, not released */
+	GL_VERDICT_RISING,	/* a neutral quantity (utilisation, power) rose */
+	GL_VERDICT_FALLING,	/* ... fell */
 };
 
 /* A least-squares line y = intercept + slope * t, t in days since window start. */
@@ -141,6 +143,14 @@ struct gl_report_trend {
 	double span_s;			/* last sample - first sample, seconds */
 	int64_t first_ts_us, last_ts_us;	/* first and last sample; GL_TS_NONE: none */
 	enum gl_verdict verdict;
+	double fit_first, fit_last;	/* the fitted line at the first and last sample */
+	/* change_pct's source: "fit" (the fitted line), "ends" (the medians of the
+	 * first and last tenth of the data: the line left the data's range) (static) */
+	const char *change_from;
+	/* the slope per slope_unit ("s", "min", "h", "day": the largest unit that
+	 * is at most a third of the span; static), the unit of the data's own span */
+	double slope;
+	const char *slope_unit;
 };
 
 enum gl_anomaly_method {

@@ -60,6 +60,7 @@
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "trend_rules.h"
 #include "util/timeutil.h"
 
 enum quantity { Q_TPS, Q_TTFT, Q_LATENCY, Q_TOKEN_LATENCY, Q_TOKENS, Q_COUNT };
@@ -114,6 +115,8 @@ struct qacc {
 	double *v;
 	size_t n, cap;
 	struct gl_fit_acc fit;
+	struct gl_fit_acc fit_order;	/* value against the sample's rank: records without time */
+	struct gl_trend_ends ends;	/* of v in arrival order, before v is sorted */
 	int64_t first_ts_us, last_ts_us;
 };
 
@@ -266,6 +269,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		return rc;
 	for (int q = 0; q < Q_COUNT; q++) {
 		gl_fit_acc_init(&in->acc[q].fit);
+		gl_fit_acc_init(&in->acc[q].fit_order);
 		in->acc[q].first_ts_us = in->acc[q].last_ts_us = GL_TS_NONE;
 	}
 	in->rows = calloc(in->ss.n_qs ? in->ss.n_qs : 1, sizeof(*in->rows));
@@ -343,6 +347,7 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 		if (r->line != C_NONE && in->cols[r->line].col)
 			gl_chart_cols_add(&in->cols[r->line], smp->ts_us, smp->value, 0);
 		gl_fit_acc_add(&a->fit, gl_section_days(cx, smp->ts_us), smp->value);
+		gl_fit_acc_add(&a->fit_order, (double)(a->n - 1), smp->value);
 		if (a->first_ts_us == GL_TS_NONE)
 			a->first_ts_us = smp->ts_us;
 		a->last_ts_us = smp->ts_us;
@@ -685,8 +690,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct gl_report_inference *ri = &cx->rep->inference;
 	int rc;
 
-	for (int q = 0; q < Q_COUNT; q++)
+	for (int q = 0; q < Q_COUNT; q++) {
+		gl_trend_ends_of(in->acc[q].v, in->acc[q].n, &in->acc[q].ends);
 		dist_of(&in->acc[q], dist_at(ri, (enum quantity)q));
+	}
 	if ((rc = finish_counters(cx, in)) != GL_OK || (rc = finish_histograms(cx, in)) != GL_OK)
 		return rc;
 	for (int q = 0; q < Q_COUNT; q++) {
@@ -697,16 +704,20 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			continue;
 		if (!(t = gl_section_add_trends(cx->rep, 1)))
 			return gl_section_oom(cx->err);
-		gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
-		/* gl_section_trend calls a rise degrading: right for latencies, not for tokens/s */
-		if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_DEGRADING)
-			t->verdict = GL_VERDICT_IMPROVING;
-		else if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_IMPROVING)
-			t->verdict = GL_VERDICT_DEGRADING;
+		/*
+		 * BitNet-rs records carry no time: a run's records share one
+		 * estimated instant, and are trended in their order.
+		 */
+		if (a->first_ts_us == a->last_ts_us && a->n >= 3)
+			gl_section_trend_by_order(cx, &a->fit_order, a->first_ts_us, t);
+		else
+			gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
 		t->series = GL_TREND_INFERENCE;
 		t->unit = quantities[q].unit;
 		if (!(t->kernel = strdup(quantities[q].name)))
 			return gl_section_oom(cx->err);
+		/* the direction (tokens/s up is good) and the change from the data's ends */
+		gl_trend_judge(t, &a->ends, cx->cfg->trend_min_change_pct);
 	}
 	return GL_OK;
 }

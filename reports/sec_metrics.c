@@ -29,6 +29,7 @@
 #include "emit_util.h"
 #include "ingest/vocab.h"
 #include "section.h"
+#include "trend_rules.h"
 #include "sections.h"
 #include "stats/stats.h"
 #include "telemetry.h"
@@ -386,6 +387,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rm->last = s->last;
 		rm->first_ts_us = s->first_ts_us;
 		rm->last_ts_us = s->last_ts_us;
+		/* a counter's running total, a histogram's parts, _created: no trend */
+		if (gl_trend_hidden_metric(rm->metric))
+			continue;
 		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
 		if (!t)
 			goto oom;
@@ -398,6 +402,21 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		t->host = strdup(rm->host);
 		if (!t->kernel || !t->device || !t->host)
 			goto oom;
+		/* the data's ends, read only where the fitted line leaves its range or
+		 * gives no change */
+		struct gl_trend_ends e = {NAN, NAN, d->min, d->max};
+
+		if (isnan(t->change_pct) || t->fit_first < d->min || t->fit_first > d->max ||
+		    t->fit_last < d->min || t->fit_last > d->max) {
+			double *v = malloc(s->v.n * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			gl_values_get(&s->v, v);
+			gl_trend_ends_of(v, s->v.n, &e);
+			free(v);
+		}
+		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
 	}
 	free(desc);
 	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);

@@ -23,6 +23,7 @@
 
 #include "emit_util.h"
 #include "section.h"
+#include "trend_rules.h"
 #include "sections.h"
 #include "stats/stats.h"
 #include "util/hash.h"
@@ -225,6 +226,12 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		gl_section_trend(cx, &p->fit, p->first_ts_us, p->last_ts_us, &t[i]);
 		t[i].series = GL_TREND_OPERATION;
 		t[i].unit = "ms";
+		{
+			struct gl_trend_ends e;
+
+			gl_trend_ends_of(p->ms, p->n, &e);
+			gl_trend_judge(&t[i], &e, cx->cfg->trend_min_change_pct);
+		}
 		gl_stats_describe(p->ms, p->n, &d);
 		r->operation = strdup(p->name);
 		r->component = strdup(p->component);

@@ -39,6 +39,7 @@
 #include "kernel_trace.h"
 #include "scopes.h"
 #include "section.h"
+#include "trend_rules.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
 
@@ -320,6 +321,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 					r->kernels += s->ks[k].n;
 					r->gpu_us += s->ks[k].dur_us;
 				}
+		struct gl_trend_ends ends;
+
+		gl_trend_ends_of(r->dur_ms, r->n, &ends);	/* before describe sorts them */
 		gl_stats_describe(r->dur_ms, r->n, &d);
 		o->count = r->n;
 		o->total_ms = d.sum;
@@ -342,6 +346,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (!(t->kernel = strdup(o->scope)) ||
 		    (o->device && !(t->device = strdup(o->device))))
 			return gl_section_oom(cx->err);
+		gl_trend_judge(t, &ends, cx->cfg->trend_min_change_pct);
 	}
 	qsort(s->res.rows, s->res.n, sizeof(*s->res.rows), cmp_row);
 	return GL_OK;

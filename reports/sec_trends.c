@@ -20,6 +20,7 @@
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "trend_rules.h"
 #include "util/timeutil.h"
 
 #define US_PER_HOUR (3600LL * GL_US_PER_S)
@@ -28,6 +29,8 @@ struct kfit {
 	const char *name;
 	struct gl_fit_acc fit;
 	int64_t first_ts_us, last_ts_us;
+	struct gl_trend_ends ends;	/* from the kernel pass */
+	bool have_ends;
 };
 
 struct trends {
@@ -39,6 +42,11 @@ struct trends {
 	double mem_last_mib;
 	double *err_bins;	/* ERROR+ per hour of the window */
 	size_t n_bins;
+	double *mem_v;		/* memory values in time order (robust ends) */
+	size_t n_mem, cap_mem;
+	double *kv;		/* the kernel pass: the current kernel's durations */
+	size_t n_kv, cap_kv;
+	int64_t kv_id;		/* its id; 0: none */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -82,6 +90,16 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		t->mem_last_us = ev->ts_us;
 		t->mem_last_mib = ev->mem_mb;
 		gl_fit_acc_add(&t->mem, x, ev->mem_mb);
+		if (t->n_mem == t->cap_mem) {
+			size_t cap = t->cap_mem ? t->cap_mem * 2 : 256;
+			double *v = realloc(t->mem_v, cap * sizeof(*v));
+
+			if (!v)
+				return gl_section_oom(cx->err);
+			t->mem_v = v;
+			t->cap_mem = cap;
+		}
+		t->mem_v[t->n_mem++] = ev->mem_mb;
 	}
 	if (ev->level >= GL_LEVEL_ERROR) {
 		size_t h = (size_t)((ev->ts_us - cx->p->since_us) / US_PER_HOUR);
@@ -89,6 +107,43 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		if (h < t->n_bins)
 			t->err_bins[h] += 1;
 	}
+	return GL_OK;
+}
+
+/* The durations of the kernel kept so far give its ends. */
+static void kernel_ends_done(struct trends *t)
+{
+	struct kfit *k;
+
+	if (t->kv_id > 0 && (uint64_t)t->kv_id < t->n_ids && (k = t->by_id[t->kv_id]) &&
+	    t->n_kv) {
+		gl_trend_ends_of(t->kv, t->n_kv, &k->ends);
+		k->have_ends = true;
+	}
+	t->n_kv = 0;
+	t->kv_id = 0;
+}
+
+/* The kernel pass: each kernel's durations in time order, one kernel at a time. */
+static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			  bool first)
+{
+	struct trends *t = st;
+
+	if (first || ev->kernel_id != t->kv_id) {
+		kernel_ends_done(t);
+		t->kv_id = ev->kernel_id;
+	}
+	if (t->n_kv == t->cap_kv) {
+		size_t cap = t->cap_kv ? t->cap_kv * 2 : 1024;
+		double *v = realloc(t->kv, cap * sizeof(*v));
+
+		if (!v)
+			return gl_section_oom(cx->err);
+		t->kv = v;
+		t->cap_kv = cap;
+	}
+	t->kv[t->n_kv++] = ev->dur_us;
 	return GL_OK;
 }
 
@@ -118,6 +173,11 @@ static void error_trend(struct gl_section_ctx *cx, struct trends *t, struct gl_r
 			 et);
 	et->series = GL_TREND_ERRORS;
 	et->unit = "errors/h";
+	struct gl_trend_ends e = {NAN, NAN, NAN, NAN};
+
+	if (acc.n && lo < t->n_bins)
+		gl_trend_ends_of(t->err_bins + lo, (hi < t->n_bins ? hi : t->n_bins - 1) - lo + 1, &e);
+	gl_trend_judge(et, &e, cx->cfg->trend_min_change_pct);
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
@@ -130,6 +190,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 	if (!ks)
 		return gl_section_oom(cx->err);
+	kernel_ends_done(t);
 	for (size_t i = 0; i < rep->n_kernels; i++) {
 		int64_t id = rep->kernels[i].kernel_id;
 
@@ -157,6 +218,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			free(ks);
 			return gl_section_oom(cx->err);
 		}
+		gl_trend_judge(k, ks[i]->have_ends ? &ks[i]->ends : NULL,
+			       cx->cfg->trend_min_change_pct);
 	}
 	free(ks);
 
@@ -164,6 +227,12 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	gl_section_trend(cx, &t->mem, t->mem_first_us, t->mem_last_us, mt);
 	mt->series = GL_TREND_MEMORY;
 	mt->unit = "MiB";
+	{
+		struct gl_trend_ends e;
+
+		gl_trend_ends_of(t->mem_v, t->n_mem, &e);
+		gl_trend_judge(mt, &e, cx->cfg->trend_min_change_pct);
+	}
 	/* a significant rise is a leak when memory was not given back by the end */
 	if (mt->verdict == GL_VERDICT_DEGRADING) {
 		double y0 = mt->intercept + mt->slope_per_day * gl_section_days(cx, mt->first_ts_us);
@@ -185,6 +254,8 @@ static void release(void *st)
 	free(t->by_id);
 	free(t->ids);
 	free(t->err_bins);
+	free(t->mem_v);
+	free(t->kv);
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -211,7 +282,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "intercept", gl_json_num(t->intercept));
 		gl_jb_set(&jb, o, "r2", gl_json_num(t->r2));
 		gl_jb_set(&jb, o, "p_value", gl_json_num(t->p_value));
+		gl_jb_set(&jb, o, "slope", gl_json_num(t->slope));
+		gl_jb_set(&jb, o, "slope_unit", gl_json_str(t->slope_unit));
 		gl_jb_set(&jb, o, "change_pct", gl_json_num(t->change_pct));
+		gl_jb_set(&jb, o, "change_from", gl_json_str(t->change_from));
 		gl_jb_set(&jb, o, "span_s", gl_json_num(t->span_s));
 		gl_jb_set(&jb, o, "first_ts", gl_json_ts(t->n ? t->first_ts_us : GL_TS_NONE));
 		gl_jb_set(&jb, o, "last_ts", gl_json_ts(t->n ? t->last_ts_us : GL_TS_NONE));
@@ -280,15 +354,29 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			snprintf(label, sizeof(label), "%s",
 				 named ? t->kernel : gl_trend_series_name(t->series));
 		gl_text_cell(fp, label, 34);
-		fprintf(fp, " %-10s %9s%%  slope %9s %s/day  p %s\n", gl_verdict_name(t->verdict),
+		fprintf(fp, " %-10s %9s%%  slope %9s %s/%s  p %s\n", gl_verdict_name(t->verdict),
 			gl_text_pct(t->change_pct, b, sizeof(b)),
-			gl_text_num(t->slope_per_day, a, sizeof(a)), t->unit,
-			gl_text_p(t->p_value, c, sizeof(c)));
+			gl_text_num(t->slope, a, sizeof(a)), t->unit,
+			t->slope_unit ? t->slope_unit : "day", gl_text_p(t->p_value, c, sizeof(c)));
 	}
 	if (!shown)
 		fprintf(fp, "all stable\n");
 	else if (shown > r->top)
 		fprintf(fp, "(%zu more)\n", shown - r->top);
+}
+
+/* by the size of the change, largest first; no change last; then in table order */
+static int cmp_by_change(const void *pa, const void *pb)
+{
+	const struct gl_report_trend *a = *(const struct gl_report_trend *const *)pa;
+	const struct gl_report_trend *b = *(const struct gl_report_trend *const *)pb;
+	double ca = fabs(a->change_pct), cb = fabs(b->change_pct);
+
+	if (isnan(ca) != isnan(cb))
+		return isnan(ca) ? 1 : -1;
+	if (!isnan(ca) && ca != cb)
+		return ca < cb ? 1 : -1;
+	return a < b ? -1 : a > b;
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -300,10 +388,28 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No trend computed (too few points).</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope per day</th>"
-	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
+	/*
+	 * The top --top by the size of their change, flat series (all values
+	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
+	 */
+	const struct gl_report_trend **order = malloc(rep->n_trends * sizeof(*order));
+	size_t n_order = 0, hidden = 0;
+
+	if (!order)
+		return;
 	for (size_t i = 0; i < rep->n_trends; i++) {
 		const struct gl_report_trend *t = &rep->trends[i];
+
+		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
+			hidden++;
+		else
+			order[n_order++] = t;
+	}
+	qsort(order, n_order, sizeof(*order), cmp_by_change);
+	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope</th>"
+	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
+	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
+		const struct gl_report_trend *t = order[oi];
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
@@ -317,8 +423,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		}
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
 			(unsigned long long)t->n);
-		gl_html_num(f, t->slope_per_day, GL_HTML_SIGNED_G4);
-		fprintf(f, " %s</td><td class=\"n\">", t->unit ? t->unit : "");
+		gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
+		fprintf(f, " %s/%s</td><td class=\"n\">", t->unit ? t->unit : "",
+			t->slope_unit ? t->slope_unit : "day");
 		gl_html_num(f, t->change_pct, GL_HTML_PCT);
 		fputs("</td><td class=\"n\">", f);
 		gl_html_text(f, gl_text_duration(t->span_s, span, sizeof(span)));
@@ -330,6 +437,11 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			gl_verdict_name(t->verdict));
 	}
 	fputs("</table>\n", f);
+	if (n_order > rep->top || hidden)
+		fprintf(f, "<p class=\"note\">%zu more trends not shown (by change); %zu flat series"
+			" left out. All are in report.json.</p>\n",
+			n_order > rep->top ? n_order - rep->top : 0, hidden);
+	free(order);
 }
 
 #define CHART_KERNELS GL_CHART_TOP_MAX
@@ -449,6 +561,7 @@ const struct gl_section gl_sec_trends = {
 	.state_size = sizeof(struct trends),
 	.begin = begin,
 	.collect = collect,
+	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

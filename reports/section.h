@@ -204,6 +204,15 @@ void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *
 		      int64_t first_ts_us, int64_t last_ts_us, struct gl_report_trend *t);
 
 /*
+ * The trend of values that share one time (records without a time, placed
+ * at one estimated instant), fitted against their order: acc holds (rank,
+ * value) points; the slope is per record (slope_unit "record"),
+ * slope_per_day NAN, the change from the fitted first to the last record.
+ */
+void gl_section_trend_by_order(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
+			       int64_t ts_us, struct gl_report_trend *t);
+
+/*
  * The series table (table series) of the database, loaded once by a section
  * that reads metric samples, with an index from a sample's series_id to its
  * row. Rows whose metric fails the --metric globs, whose host fails the

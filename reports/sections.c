@@ -167,7 +167,34 @@ void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *
 
 		if (y0 > 0)
 			t->change_pct = (y1 - y0) / y0 * 100;
+		t->fit_first = y0;
+		t->fit_last = y1;
+		t->change_from = "fit";
+	} else {
+		t->fit_first = t->fit_last = NAN;
 	}
+	t->verdict = verdict_of(&f, t->change_pct, cx->cfg);
+}
+
+void gl_section_trend_by_order(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
+			       int64_t ts_us, struct gl_report_trend *t)
+{
+	struct gl_fit f;
+
+	gl_fit_acc_finish(acc, &f);
+	t->n = f.n;
+	t->slope_per_day = NAN;
+	t->intercept = f.intercept;
+	t->r2 = f.r2;
+	t->p_value = f.p_value;
+	t->first_ts_us = t->last_ts_us = ts_us;
+	t->span_s = 0;
+	t->fit_first = f.intercept;
+	t->fit_last = f.intercept + f.slope * (double)(f.n ? f.n - 1 : 0);
+	t->change_pct = t->fit_first > 0 ? (t->fit_last - t->fit_first) / t->fit_first * 100 : NAN;
+	t->change_from = "fit";
+	t->slope = f.slope;
+	t->slope_unit = "record";
 	t->verdict = verdict_of(&f, t->change_pct, cx->cfg);
 }
 

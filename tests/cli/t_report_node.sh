@@ -69,6 +69,23 @@ keys = [(a["source"], a["rule"], a["subject"], a["severity"]) for a in r["alerts
 check("one entry per key", len(keys), len(set(keys)))
 check("no rule on the monitor's alerts",
       [a["rule"] for a in r["alerts"] if a["source"] == "gpulog" and a["subject"] == m["subject"]], [])
+# trends: growing_gemm's change from the medians of its first and last tenth
+# (its fitted line leaves the data's range); falling tokens/s is degrading
+# (the records carry no time: trended in their order); counters' raw totals
+# and _created not trended; no change below -100%; a verdict always has its change
+tr = r["trends"]
+gg = [t for t in tr if t["series"] == "kernel" and t["kernel"] == "growing_gemm"]
+check("growing_gemm trend", [t["verdict"] for t in gg], ["degrading"])
+if gg:
+    check("growing_gemm change_pct", gg[0]["change_pct"], e["growing_gemm_change_pct"], 1e-9)
+tps = [t for t in tr if t["series"] == "inference" and t["kernel"] == "tokens_per_second"]
+check("tokens/s trend", [t["verdict"] for t in tps], ["degrading"])
+check("raw counters trended", [t["kernel"] for t in tr if t["series"] == "metric" and
+      (t["kernel"].endswith("_total") or t["kernel"].endswith("_created"))], [])
+check("changes below -100%", [t["kernel"] for t in tr if t["change_pct"] is not None and t["change_pct"] < -100], [])
+check("significant without change", [t["kernel"] for t in tr if t["verdict"] != "stable" and t["change_pct"] is None], [])
+check("utilisation judged neutral", [t["verdict"] for t in tr if t["kernel"] == "gpu.utilization_pct"
+      and t["verdict"] in ("degrading", "improving")], [])
 # the status: alerts fired (warning or critical), not ok and not no_data
 if r["summary"]["status"] not in ("warning", "critical"):
     bad.append("status %r" % r["summary"]["status"])
