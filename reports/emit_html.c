@@ -22,6 +22,7 @@
 #include "chart.h"
 #include "emit_util.h"
 #include "report.h"
+#include "sec_memory.h"
 #include "section.h"
 #include "util/timeutil.h"
 
@@ -174,14 +175,14 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	}
 	fig_end(f, "slowest-growing kernel");
 	fig_begin(f);
-	gl_html_num(f, rep->memory.peak_mib, GL_HTML_F1);
-	fprintf(f, " MiB, %s", gl_verdict_name(rep->memory.verdict));
+	gl_html_num(f, gl_memory_result(rep)->peak_mib, GL_HTML_F1);
+	fprintf(f, " MiB, %s", gl_verdict_name(gl_memory_result(rep)->verdict));
 	fig_end(f, "memory in use: peak and trend");
-	if (rep->memory.rmm.events) {
+	if (gl_memory_result(rep)->rmm.events) {
 		fig_begin(f);
 		char b[40];
 
-		fputs(gl_text_bytes((double)rep->memory.rmm.leaked_bytes, b, sizeof(b)), f);
+		fputs(gl_text_bytes((double)gl_memory_result(rep)->rmm.leaked_bytes, b, sizeof(b)), f);
 		fig_end(f, "RMM bytes still allocated at the end");
 	}
 	fputs("</div>\n", f);

@@ -44,8 +44,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->trends[i].host);
 	}
 	free(rep->trends);
-	free(rep->memory.rmm.leaks);
-	free(rep->memory.rmm.histogram);
 	free_counts(rep->errors.by_component, rep->errors.n_by_component);
 	for (size_t i = 0; i < rep->errors.n_top_messages; i++) {
 		free(rep->errors.top_messages[i].shape);

@@ -144,49 +144,6 @@ enum gl_anomaly_method {
 	GL_ANOMALY_MAD,		/* median and scaled median absolute deviation */
 };
 
-/* An RMM allocation still outstanding at the window's end. */
-struct gl_report_leak {
-	int64_t ts_us;			/* when it was allocated */
-	uint64_t ptr;
-	uint64_t size_bytes;
-};
-
-/* Power-of-two bucket: sizes in [lo_bytes, 2 * lo_bytes); lo_bytes 0 holds size 0. */
-struct gl_report_bucket {
-	uint64_t lo_bytes;
-	uint64_t count;
-};
-
-#define GL_REPORT_SIZE_BUCKETS 65
-
-/* RAPIDS RMM allocations replayed over the window (table mem_events). */
-struct gl_report_rmm {
-	uint64_t events;		/* mem_events rows in the window */
-	uint64_t allocations;
-	uint64_t frees;
-	uint64_t allocation_failures;
-	uint64_t unmatched_frees;	/* frees of a pointer not allocated in the window */
-	uint64_t peak_outstanding_bytes;
-	int64_t peak_ts_us;		/* GL_TS_NONE when nothing was allocated */
-	uint64_t leaked_allocations;	/* outstanding at the window's end */
-	uint64_t leaked_bytes;
-	struct gl_report_leak *leaks;	/* largest first, at most top */
-	size_t n_leaks;
-	double size_min_bytes, size_p50_bytes, size_p90_bytes, size_p99_bytes, size_max_bytes;
-	struct gl_report_bucket *histogram;	/* non-empty buckets, ascending */
-	size_t n_histogram;
-};
-
-struct gl_report_memory {
-	uint64_t samples;		/* events with mem_mb in the window */
-	double peak_mib;		/* NAN when no samples */
-	int64_t peak_ts_us;
-	double last_mib;
-	int64_t last_ts_us;
-	enum gl_verdict verdict;	/* from the memory trend */
-	struct gl_report_rmm rmm;
-};
-
 /* Messages of one shape: "cudaMalloc failed for <size> at <hex>". */
 struct gl_report_shape {
 	char *shape;
@@ -380,7 +337,6 @@ struct gl_report {
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
-	struct gl_report_memory memory;
 	struct gl_report_errors errors;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;

@@ -11,6 +11,7 @@
 
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_memory.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
@@ -268,20 +269,20 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		rc = add_alert(cx, r, "errors", rep->errors.per_hour, "errors per hour", "");
 		break;
 	case GL_RULE_MEMORY_TREND_CHANGE_PCT:
-		if (rep->memory.verdict == GL_VERDICT_LEAK ||
-		    rep->memory.verdict == GL_VERDICT_DEGRADING)
+		if (gl_memory_result(rep)->verdict == GL_VERDICT_LEAK ||
+		    gl_memory_result(rep)->verdict == GL_VERDICT_DEGRADING)
 			rc = add_alert(cx, r, "memory",
 				       gl_report_trend_of(rep, GL_TREND_MEMORY, NULL)->change_pct,
 				       "memory in use rose over the data's span by", "%");
 		break;
 	case GL_RULE_RMM_LEAKED_BYTES:
-		if (rep->memory.rmm.events)
-			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.leaked_bytes,
+		if (gl_memory_result(rep)->rmm.events)
+			rc = add_alert(cx, r, "rmm", (double)gl_memory_result(rep)->rmm.leaked_bytes,
 				       "still allocated at the window's end:", "bytes");
 		break;
 	case GL_RULE_RMM_ALLOCATION_FAILURES:
-		if (rep->memory.rmm.events)
-			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.allocation_failures,
+		if (gl_memory_result(rep)->rmm.events)
+			rc = add_alert(cx, r, "rmm", (double)gl_memory_result(rep)->rmm.allocation_failures,
 				       "allocation failures", "");
 		break;
 	case GL_RULE_METRIC_ABOVE:

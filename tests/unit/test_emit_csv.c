@@ -41,7 +41,6 @@ static void test_csv(void **state)
 		 .mean_us = 0.25, .stddev_us = 0, .p50_us = 0.25, .p90_us = 1, .p95_us = 1,
 		 .p99_us = 2, .total_us = 0.5, .mean_mem_mib = 3},
 	};
-	struct gl_report_bucket hist[1] = {{0, 0}};
 	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
 			      .kernels = k, .n_kernels = 2, .top = 20};
 	struct gl_output out = {0};
@@ -49,9 +48,6 @@ static void test_csv(void **state)
 	FILE *fp;
 
 	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
-	r.memory.peak_mib = r.memory.last_mib = NAN;
-	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
-	r.memory.rmm.histogram = hist;
 	r.errors.per_1000_events = r.errors.per_hour = NAN;
 	assert_non_null(mkdtemp(dir));
 	/* an older file of the same name is replaced */

@@ -25,6 +25,7 @@
 #include "../../reports/sec_anomalies.h"
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
+#include "../../reports/sec_memory.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -224,9 +225,9 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_true(r.window.data_last_ts_us == T0 + 4 * MIN_US);
 
 	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
-	near(r.memory.peak_mib, 200, 0);
-	assert_true(r.memory.peak_ts_us == T0 + MIN_US);
-	assert_int_equal(r.memory.samples, 2);
+	near(gl_memory_result(&r)->peak_mib, 200, 0);
+	assert_true(gl_memory_result(&r)->peak_ts_us == T0 + MIN_US);
+	assert_int_equal(gl_memory_result(&r)->samples, 2);
 
 	assert_int_equal(r.errors.errors, 1);
 	assert_int_equal(r.errors.warnings, 1);
@@ -279,7 +280,7 @@ static void test_edges(void **state)
 	assert_int_equal(r.summary.events, 0);
 	assert_int_equal(r.n_kernels, 0);
 	assert_true(r.summary.first_ts_us == GL_TS_NONE);
-	assert_true(isnan(r.memory.peak_mib));
+	assert_true(isnan(gl_memory_result(&r)->peak_mib));
 	assert_true(isnan(r.errors.per_1000_events));
 	assert_int_equal(r.n_alerts, 0);
 	gl_report_release(&r);
@@ -455,7 +456,7 @@ static void test_rmm_replay(void **state)
 	mem_ev(&f, T0 + 5, 1, 0xdead, 8);
 	mem_ev(&f, T0 + 6, 2, 0, 1 << 30);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	assert_int_equal(m->allocations, 3);
 	assert_int_equal(m->frees, 2);
 	assert_int_equal(m->unmatched_frees, 1);
@@ -509,7 +510,7 @@ static void test_rmm_real_sample(void **state)
 	fclose(fp);
 	assert_int_equal(rows, 2);
 	fx_report(&f, day_us, day_us + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	/* by hand: peak 1024 bytes at 22:30:49.650739, nothing left */
 	assert_int_equal(m->allocations, 1);
 	assert_int_equal(m->frees, 1);
