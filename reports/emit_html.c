@@ -22,7 +22,9 @@
 #include "chart.h"
 #include "emit_util.h"
 #include "report.h"
+#include "sec_errors.h"
 #include "sec_memory.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "util/timeutil.h"
 
@@ -147,13 +149,13 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	fputs("</div>\n<div class=\"figs\">\n", f);
 
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->summary.events);
+	fprintf(f, "%llu", (unsigned long long)gl_summary_result(rep)->events);
 	fig_end(f, "events");
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->errors.errors);
+	fprintf(f, "%llu", (unsigned long long)gl_errors_result(rep)->errors);
 	fig_end(f, "errors (ERROR and CRITICAL)");
 	fig_begin(f);
-	gl_html_num(f, rep->errors.per_hour, GL_HTML_G3);
+	gl_html_num(f, gl_errors_result(rep)->per_hour, GL_HTML_G3);
 	fig_end(f, "errors per hour of the data");
 	/* the kernel whose duration grows fastest, among the degrading ones */
 	const struct gl_report_trend *worst = NULL;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_counts(struct gl_report_count *c, size_t n)
+void gl_report_counts_free(struct gl_report_count *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(c[i].name);
@@ -24,7 +24,6 @@ void gl_report_release(struct gl_report *rep)
 {
 	if (!rep)
 		return;
-	free_counts(rep->summary.by_component, rep->summary.n_by_component);
 	for (size_t i = 0; i < rep->n_kernels; i++) {
 		free(rep->kernels[i].kernel);
 		free(rep->kernels[i].device);
@@ -44,12 +43,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->trends[i].host);
 	}
 	free(rep->trends);
-	free_counts(rep->errors.by_component, rep->errors.n_by_component);
-	for (size_t i = 0; i < rep->errors.n_top_messages; i++) {
-		free(rep->errors.top_messages[i].shape);
-		free(rep->errors.top_messages[i].sample);
-	}
-	free(rep->errors.top_messages);
 	for (size_t i = 0; i < rep->n_alerts; i++) {
 		free(rep->alerts[i].rule);
 		free(rep->alerts[i].subject);

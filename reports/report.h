@@ -50,18 +50,6 @@ struct gl_report_window {
 	int64_t retained_since_us;
 };
 
-struct gl_report_summary {
-	uint64_t events;			/* events in the window (after filters) */
-	struct gl_report_count *by_component;	/* sorted by name */
-	size_t n_by_component;
-	uint64_t by_level[GL_LEVEL_CRITICAL + 1];	/* index: enum gl_level */
-	int64_t first_ts_us;		/* GL_TS_NONE when the window is empty */
-	int64_t last_ts_us;
-	uint64_t rejected_lines;	/* rejects in the window (schema 1: all rejects) */
-	uint64_t files;			/* rows of table files, whole database */
-	uint64_t duplicates;		/* mirrored records left out of every count (dup_of set) */
-};
-
 /* One kernel's durations in the window (events.dur_us). */
 struct gl_report_kernel {
 	char *kernel;
@@ -142,45 +130,6 @@ struct gl_report_trend {
 enum gl_anomaly_method {
 	GL_ANOMALY_STDDEV,	/* mean and sample standard deviation */
 	GL_ANOMALY_MAD,		/* median and scaled median absolute deviation */
-};
-
-/* Messages of one shape: "cudaMalloc failed for <size> at <hex>". */
-struct gl_report_shape {
-	char *shape;
-	uint64_t count;
-	int64_t first_ts_us;
-	int64_t last_ts_us;
-	char *sample;			/* the first message of this shape, up to 512 bytes */
-};
-
-struct gl_report_errors {
-	uint64_t errors;		/* ERROR + CRITICAL events */
-	uint64_t warnings;		/* WARN events */
-	struct gl_report_count *by_component;	/* WARN and above, sorted by name */
-	size_t n_by_component;
-	uint64_t by_level[GL_LEVEL_CRITICAL + 1];	/* only WARN.. filled */
-	double per_1000_events;		/* errors per 1,000 events; NAN when no events */
-	double per_hour;		/* errors per hour of window */
-	struct gl_report_shape *top_messages;	/* most frequent first, at most top */
-	size_t n_top_messages;
-	uint64_t shapes;		/* distinct shapes counted */
-	uint64_t shapes_overflow;	/* messages not counted by shape: table full */
-	uint64_t mirrored;		/* mirrored ERROR+ records left out (see summary.duplicates) */
-	/*
-	 * gpu_metrics.error_count and recovery_attempts are running totals of
-	 * the logging process, copied into every line: their increase over the
-	 * window is summed over the sources (a component on a host within one
-	 * log stream), never the values. A
-	 * value below the previous one of its source is a restart: a new run
-	 * whose value counts in full (Prometheus' increase(), no extrapolation).
-	 */
-	uint64_t recovery_attempts;	/* increase over the window, all sources */
-	uint64_t recovery_attempts_max;	/* largest value seen */
-	uint64_t error_count;		/* increase over the window, all sources */
-	uint64_t error_count_max;	/* largest value seen */
-	uint64_t counter_sources;	/* sources that carried either counter */
-	uint64_t counter_restarts;	/* drops seen (a new run each) */
-	uint64_t sink_components;	/* components whose records were all ERROR+ */
 };
 
 enum gl_severity {
@@ -325,7 +274,6 @@ struct gl_report {
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
 	struct gl_report_axis axis;
-	struct gl_report_summary summary;
 	/*
 	 * By total_us, largest first: the first max(--top, --chart-top) kernels
 	 * of n_kernels_total (emitters list at most top of them).
@@ -337,7 +285,6 @@ struct gl_report {
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
-	struct gl_report_errors errors;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;
 	struct gl_report_baseline baseline;
@@ -350,6 +297,9 @@ struct gl_report {
 	void **sec_state;		/* per section, owned; NULL when not built */
 	void (*free_states)(struct gl_report *rep);	/* set with sec_state (sections.c) */
 };
+
+/* Frees c[0..n) and their names. */
+void gl_report_counts_free(struct gl_report_count *c, size_t n);
 
 /* Frees everything rep owns and zeroes it. rep may be NULL. */
 void gl_report_release(struct gl_report *rep);

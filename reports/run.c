@@ -17,6 +17,7 @@
 #include "config.h"
 #include "emit_events.h"
 #include "report.h"
+#include "sec_summary.h"
 #include "sections.h"
 #include "store/query.h"
 #include "util/timeutil.h"
@@ -115,7 +116,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
-	res->events = rep.summary.events;
+	res->events = gl_summary_result(&rep)->events;
 	res->samples = rep.metric_samples;
 	for (size_t i = 0; i < rep.n_alerts; i++)
 		res->alerts[rep.alerts[i].severity]++;

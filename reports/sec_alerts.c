@@ -11,6 +11,7 @@
 
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_errors.h"
 #include "sec_memory.h"
 #include "section.h"
 #include "sections.h"
@@ -266,7 +267,7 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		}
 		break;
 	case GL_RULE_ERRORS_PER_HOUR:
-		rc = add_alert(cx, r, "errors", rep->errors.per_hour, "errors per hour", "");
+		rc = add_alert(cx, r, "errors", gl_errors_result(rep)->per_hour, "errors per hour", "");
 		break;
 	case GL_RULE_MEMORY_TREND_CHANGE_PCT:
 		if (gl_memory_result(rep)->verdict == GL_VERDICT_LEAK ||

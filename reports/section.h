@@ -111,6 +111,10 @@ struct gl_section {
 	/* Build; each hook optional; returns GL_OK or an enum gl_code with cx->err set. */
 	int (*begin)(struct gl_section_ctx *cx, void *st);
 	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
+	/* Each mirrored record of the window (events.dup_of set, after the filters), which
+	 * collect never sees: for the sections that count them. */
+	int (*collect_mirrored)(struct gl_section_ctx *cx, void *st,
+				const struct gl_query_event *ev);
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
 	/* The metric samples of the window (table samples), in time order, s[0..n) a block of
 	 * them (a call per block, not per sample: there are tens of millions); after

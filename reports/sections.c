@@ -276,10 +276,10 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	if (!gl_section_event_ok(cx, ev))
 		return 0;
 	if (ev->dup_of) {
-		rep->summary.duplicates++;
-		if (ev->level >= GL_LEVEL_ERROR)
-			rep->errors.mirrored++;
-		return 0;
+		for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+			if (b->list->items[i]->collect_mirrored)
+				rc = b->list->items[i]->collect_mirrored(cx, rep->sec_state[i], ev);
+		return rc;
 	}
 	if (rep->window.data_first_ts_us == GL_TS_NONE)
 		rep->window.data_first_ts_us = ev->ts_us;

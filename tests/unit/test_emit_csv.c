@@ -47,8 +47,6 @@ static void test_csv(void **state)
 	struct gl_err err;
 	FILE *fp;
 
-	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
-	r.errors.per_1000_events = r.errors.per_hour = NAN;
 	assert_non_null(mkdtemp(dir));
 	/* an older file of the same name is replaced */
 	snprintf(path, sizeof(path), "%s/kernels.csv", dir);

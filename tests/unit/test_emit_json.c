@@ -39,8 +39,6 @@ static void test_json(void **state)
 	json_error_t jerr;
 
 	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
-	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
-	r.errors.per_1000_events = r.errors.per_hour = NAN;
 	assert_int_equal(gl_emit_json(&r, &out, &err), GL_OK);
 	fclose(fp);
 	assert_null(strstr(buf, "NaN"));

@@ -26,6 +26,7 @@
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
+#include "../../reports/sec_summary.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -182,19 +183,19 @@ static void test_hand_fixture_and_boundaries(void **state)
 	ev(&f, T0 - 1, 3, "trainer", "gemm", 99, NAN, NULL);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.summary.events, 5);
-	assert_int_equal(r.summary.by_level[3], 3);
-	assert_int_equal(r.summary.by_level[4], 1);
-	assert_int_equal(r.summary.by_level[5], 1);
-	assert_int_equal(r.summary.by_level[6], 0);
-	assert_true(r.summary.first_ts_us == T0);
-	assert_true(r.summary.last_ts_us == T0 + 4 * MIN_US);
+	assert_int_equal(gl_summary_result(&r)->events, 5);
+	assert_int_equal(gl_summary_result(&r)->by_level[3], 3);
+	assert_int_equal(gl_summary_result(&r)->by_level[4], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[5], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[6], 0);
+	assert_true(gl_summary_result(&r)->first_ts_us == T0);
+	assert_true(gl_summary_result(&r)->last_ts_us == T0 + 4 * MIN_US);
 	/* by_component sorted by name: "" (none), loader, trainer */
-	assert_int_equal(r.summary.n_by_component, 3);
-	assert_string_equal(r.summary.by_component[0].name, "");
-	assert_string_equal(r.summary.by_component[1].name, "loader");
-	assert_int_equal(r.summary.by_component[1].count, 2);
-	assert_int_equal(r.summary.by_component[2].count, 2);
+	assert_int_equal(gl_summary_result(&r)->n_by_component, 3);
+	assert_string_equal(gl_summary_result(&r)->by_component[0].name, "");
+	assert_string_equal(gl_summary_result(&r)->by_component[1].name, "loader");
+	assert_int_equal(gl_summary_result(&r)->by_component[1].count, 2);
+	assert_int_equal(gl_summary_result(&r)->by_component[2].count, 2);
 
 	/* 10 20 30 40: mean 25, var (225+25+25+225)/3, p50 25, p90 h=2.7 -> 37, p95 h=2.85 -> 38.5 */
 	const struct gl_report_kernel *k = kernel(&r, "gemm");
@@ -229,12 +230,12 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_true(gl_memory_result(&r)->peak_ts_us == T0 + MIN_US);
 	assert_int_equal(gl_memory_result(&r)->samples, 2);
 
-	assert_int_equal(r.errors.errors, 1);
-	assert_int_equal(r.errors.warnings, 1);
-	near(r.errors.per_1000_events, 200, 0);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
+	assert_int_equal(gl_errors_result(&r)->warnings, 1);
+	near(gl_errors_result(&r)->per_1000_events, 200, 0);
 	/* one error in the data's span of 4 minutes: 15 per hour (not 1/24 of the day) */
-	near(r.errors.per_hour, 15, 1e-12);
-	assert_int_equal(r.errors.n_top_messages, 2);
+	near(gl_errors_result(&r)->per_hour, 15, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
 	assert_int_equal(r.baseline.samples, 1);
@@ -277,11 +278,11 @@ static void test_edges(void **state)
 
 	/* an empty window: a valid, empty report */
 	fx_report(&f, T0 + 10 * GL_US_PER_DAY, T0 + 11 * GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 0);
+	assert_int_equal(gl_summary_result(&r)->events, 0);
 	assert_int_equal(r.n_kernels, 0);
-	assert_true(r.summary.first_ts_us == GL_TS_NONE);
+	assert_true(gl_summary_result(&r)->first_ts_us == GL_TS_NONE);
 	assert_true(isnan(gl_memory_result(&r)->peak_mib));
-	assert_true(isnan(r.errors.per_1000_events));
+	assert_true(isnan(gl_errors_result(&r)->per_1000_events));
 	assert_int_equal(r.n_alerts, 0);
 	gl_report_release(&r);
 	fx_close(&f);
@@ -572,8 +573,8 @@ static void test_filters(void **state)
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
 	/* component filter: 3 trainer events; kernel filter: gemm_a and conv1 only */
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.errors.errors, 1);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
 	assert_int_equal(r.n_kernels, 2);
 	kernel(&r, "gemm_a");
 	kernel(&r, "conv1");
@@ -695,20 +696,20 @@ static void test_mirrored_records_once(void **state)
 	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 1000, NAN, NULL);
 	set_last(&f, "dup_of = 1");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.summary.duplicates, 3);
-	assert_int_equal(r.errors.errors, 2);
-	assert_int_equal(r.errors.mirrored, 2);
-	assert_int_equal(r.errors.n_by_component, 1);
-	assert_int_equal(r.errors.by_component[0].count, 2);
-	assert_int_equal(r.errors.n_top_messages, 1);
-	assert_int_equal(r.errors.top_messages[0].count, 2);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_summary_result(&r)->duplicates, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 2);
+	assert_int_equal(gl_errors_result(&r)->mirrored, 2);
+	assert_int_equal(gl_errors_result(&r)->n_by_component, 1);
+	assert_int_equal(gl_errors_result(&r)->by_component[0].count, 2);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 1);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].count, 2);
 	/* the mirrored kernel line (1000 us) is not a timing */
 	assert_int_equal(kernel(&r, "k")->count, 1);
 	near(kernel(&r, "k")->max_us, 10, 0);
 	/* 2 errors over the data's span of 2 minutes: 60 per hour */
-	near(r.errors.per_hour, 60, 1e-12);
-	near(r.errors.per_1000_events, 2000.0 / 3, 1e-12);
+	near(gl_errors_result(&r)->per_hour, 60, 1e-12);
+	near(gl_errors_result(&r)->per_1000_events, 2000.0 / 3, 1e-12);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -856,12 +857,12 @@ static void test_counters_with_restart(void **state)
 	ev(&f, T0 + 150 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
 	set_last(&f, "error_count = 52, stream_id = 2");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.error_count, 6 + 1 + 2);
-	assert_int_equal(r.errors.error_count_max, 52);
-	assert_int_equal(r.errors.recovery_attempts, 2 + 1);
-	assert_int_equal(r.errors.recovery_attempts_max, 101);
-	assert_int_equal(r.errors.counter_sources, 3);
-	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
+	assert_int_equal(gl_errors_result(&r)->error_count, 6 + 1 + 2);
+	assert_int_equal(gl_errors_result(&r)->error_count_max, 52);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts, 2 + 1);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts_max, 101);
+	assert_int_equal(gl_errors_result(&r)->counter_sources, 3);
+	assert_int_equal(gl_errors_result(&r)->counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -961,8 +962,8 @@ static void test_error_sink(void **state)
 					 " \"alerts\": [{\"rule\": \"error_rate_per_1000\","
 					 " \"warning\": 100}]}", "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.errors.errors, 90);
-	assert_int_equal(r.errors.sink_components, 1);
+	assert_int_equal(gl_errors_result(&r)->errors, 90);
+	assert_int_equal(gl_errors_result(&r)->sink_components, 1);
 	/* worker: 30 of 60 -> 500 per 1,000: one alert, on worker only */
 	assert_int_equal(r.n_alerts, 1);
 	assert_string_equal(r.alerts[0].subject, "worker");
@@ -991,8 +992,8 @@ static void test_short_run_in_long_window(void **state)
 	assert_true(fabs(t->change_pct) < 2);
 	assert_int_equal(t->verdict, GL_VERDICT_STABLE);
 	/* 4 errors (i = 0, 10, 20, 30) in 300 s: 48 per hour */
-	assert_int_equal(r.errors.errors, 4);
-	near(r.errors.per_hour, 48, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->errors, 4);
+	near(gl_errors_result(&r)->per_hour, 48, 1e-12);
 	near((double)(r.window.data_last_ts_us - r.window.data_first_ts_us), 300e6, 0);
 	gl_report_release(&r);
 	fx_close(&f);
