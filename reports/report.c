@@ -13,13 +13,6 @@ void gl_report_counts_free(struct gl_report_count *c, size_t n)
 	free(c);
 }
 
-static void free_strings(char **s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(s[i]);
-	free(s);
-}
-
 void gl_report_release(struct gl_report *rep)
 {
 	if (!rep)
@@ -49,11 +42,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->alerts[i].message);
 	}
 	free(rep->alerts);
-	for (size_t i = 0; i < rep->baseline.n_kernels; i++)
-		free(rep->baseline.kernels[i].kernel);
-	free(rep->baseline.kernels);
-	free_strings(rep->baseline.new_kernels, rep->baseline.n_new_kernels);
-	free_strings(rep->baseline.vanished_kernels, rep->baseline.n_vanished_kernels);
 	for (size_t i = 0; i < rep->n_metrics; i++) {
 		struct gl_report_metric *m = &rep->metrics[i];
 

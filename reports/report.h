@@ -160,33 +160,6 @@ enum gl_baseline_verdict {
 	GL_BASELINE_REGRESSION,
 	GL_BASELINE_IMPROVEMENT,
 };
-
-/* One kernel present in both windows. */
-struct gl_report_baseline_kernel {
-	char *kernel;
-	uint64_t count_before, count;
-	double mean_before_us, mean_us;
-	double p95_before_us, p95_us;
-	double mean_change_pct;		/* NAN when mean_before_us is 0 */
-	double p95_change_pct;
-	double p_value;			/* Welch's t-test; NAN when undefined */
-	enum gl_baseline_verdict verdict;
-};
-
-struct gl_report_baseline {
-	int64_t since_us;		/* preceding window of equal length */
-	int64_t until_us;		/* = window.since_us */
-	uint64_t samples;		/* kernel samples in the preceding window */
-	struct gl_report_baseline_kernel *kernels;	/* the listed kernels (report.kernels) in both windows, by name */
-	size_t n_kernels;
-	char **new_kernels;		/* in this window only, sorted; at most top */
-	size_t n_new_kernels;
-	size_t n_new_kernels_total;
-	char **vanished_kernels;	/* in the preceding window only, sorted; at most top */
-	size_t n_vanished_kernels;
-	size_t n_vanished_kernels_total;
-};
-
 /*
  * One metric series in the window (tables series and samples): its samples'
  * statistics in the metric's unit. Percentiles as for the kernels
@@ -287,7 +260,6 @@ struct gl_report {
 	size_t n_trends;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;
-	struct gl_report_baseline baseline;
 	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
 	size_t n_metrics;
 	uint64_t metric_samples;	/* samples in the window (after --metric and --host) */

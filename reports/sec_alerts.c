@@ -11,6 +11,7 @@
 
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_baseline.h"
 #include "sec_errors.h"
 #include "sec_memory.h"
 #include "section.h"
@@ -229,10 +230,10 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 				       "p95 duration", " us");
 		break;
 	case GL_RULE_KERNEL_MEAN_CHANGE_PCT:
-		for (size_t i = 0; i < rep->baseline.n_kernels && rc == GL_OK; i++)
-			if (rep->baseline.kernels[i].verdict == GL_BASELINE_REGRESSION)
-				rc = add_alert(cx, r, rep->baseline.kernels[i].kernel,
-					       rep->baseline.kernels[i].mean_change_pct,
+		for (size_t i = 0; i < gl_baseline_result(rep)->n_kernels && rc == GL_OK; i++)
+			if (gl_baseline_result(rep)->kernels[i].verdict == GL_BASELINE_REGRESSION)
+				rc = add_alert(cx, r, gl_baseline_result(rep)->kernels[i].kernel,
+					       gl_baseline_result(rep)->kernels[i].mean_change_pct,
 					       "mean duration against the preceding window", "%");
 		break;
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:

@@ -23,6 +23,7 @@
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
 #include "../../reports/sec_anomalies.h"
+#include "../../reports/sec_baseline.h"
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
@@ -238,12 +239,12 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_int_equal(gl_errors_result(&r)->n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
-	assert_int_equal(r.baseline.samples, 1);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	near(r.baseline.kernels[0].mean_before_us, 99, 0);
-	near(r.baseline.kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
-	assert_true(isnan(r.baseline.kernels[0].p_value));	/* one sample before */
-	assert_int_equal(r.baseline.kernels[0].verdict, GL_BASELINE_UNCHANGED);
+	assert_int_equal(gl_baseline_result(&r)->samples, 1);
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	near(gl_baseline_result(&r)->kernels[0].mean_before_us, 99, 0);
+	near(gl_baseline_result(&r)->kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
+	assert_true(isnan(gl_baseline_result(&r)->kernels[0].p_value));	/* one sample before */
+	assert_int_equal(gl_baseline_result(&r)->kernels[0].verdict, GL_BASELINE_UNCHANGED);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -363,18 +364,18 @@ static void test_baseline_and_alerts(void **state)
 					 "t", &cfg, &err),
 			 GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	const struct gl_report_baseline_kernel *b = &r.baseline.kernels[0];
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	const struct gl_report_baseline_kernel *b = &gl_baseline_result(&r)->kernels[0];
 	near(b->mean_before_us, 100, 1e-12);
 	near(b->mean_us, 150, 1e-12);
 	near(b->mean_change_pct, 50, 1e-12);
 	near(b->p95_change_pct, (151.0 - 101) / 101 * 100, 1e-12);	/* p95 101 -> 151 */
 	assert_true(b->p_value < 1e-10);
 	assert_int_equal(b->verdict, GL_BASELINE_REGRESSION);
-	assert_int_equal(r.baseline.n_new_kernels, 1);
-	assert_string_equal(r.baseline.new_kernels[0], "fresh");
-	assert_int_equal(r.baseline.n_vanished_kernels, 1);
-	assert_string_equal(r.baseline.vanished_kernels[0], "old");
+	assert_int_equal(gl_baseline_result(&r)->n_new_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->new_kernels[0], "fresh");
+	assert_int_equal(gl_baseline_result(&r)->n_vanished_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->vanished_kernels[0], "old");
 	/* critical (mean change 50 >= 40) first, then warning p95 151 >= 140 */
 	assert_int_equal(r.n_alerts, 2);
 	assert_int_equal(r.alerts[0].severity, GL_SEVERITY_CRITICAL);
