@@ -25,11 +25,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->kernels[i].hot_scope);
 	}
 	free(rep->kernels);
-	for (size_t i = 0; i < rep->n_operations; i++) {
-		free(rep->operations[i].operation);
-		free(rep->operations[i].component);
-	}
-	free(rep->operations);
 	for (size_t i = 0; i < rep->n_trends; i++) {
 		free(rep->trends[i].kernel);
 		free(rep->trends[i].device);

@@ -70,23 +70,6 @@ struct gl_report_kernel {
 	uint64_t hot_count;		/* timings with that pair; 0: no stack or scope */
 };
 
-/*
- * One operation: records with an execution time and no kernel, named by
- * metadata.operation, else by the message ("Operation layout_step completed
- * in 2.38ms"), else by the component.
- */
-struct gl_report_operation {
-	char *operation;
-	char *component;		/* of its first record; "" when none */
-	uint64_t count;
-	double min_ms, max_ms, mean_ms;
-	double stddev_ms;		/* sample (n - 1); NAN for one sample */
-	double p50_ms, p95_ms, p99_ms;	/* linear interpolation */
-	double total_ms;
-	double mean_throughput;		/* mean metadata.throughput; NAN when none */
-	uint64_t throughput_n;		/* records with metadata.throughput */
-};
-
 enum gl_trend_series {
 	GL_TREND_KERNEL,	/* duration of one kernel, µs */
 	GL_TREND_MEMORY,	/* events.mem_mb, MiB */
@@ -254,8 +237,6 @@ struct gl_report {
 	struct gl_report_kernel *kernels;
 	size_t n_kernels;
 	size_t n_kernels_total;		/* kernels with timings in the window */
-	struct gl_report_operation *operations;	/* by total_ms, largest first */
-	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */

@@ -27,6 +27,7 @@
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
+#include "../../reports/sec_operations.h"
 #include "../../reports/sec_summary.h"
 #include "store/query.h"
 #include "util/timeutil.h"
@@ -898,28 +899,28 @@ static void test_operations(void **state)
 	set_last(&f, "exec_ms = 0.58");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.n_operations, 3);
+	assert_int_equal(gl_operations_result(&r)->n_operations, 3);
 	/* by total: server 9.8, layout_step 2.38 + 3.62 + 4 = 10, solve 1.5 */
-	assert_string_equal(r.operations[0].operation, "layout_step");
-	assert_string_equal(r.operations[0].component, "performance");
-	assert_int_equal(r.operations[0].count, 3);
-	near(r.operations[0].total_ms, 10, 1e-12);
-	near(r.operations[0].mean_ms, 10.0 / 3, 1e-12);
-	near(r.operations[0].min_ms, 2.38, 1e-12);
-	near(r.operations[0].max_ms, 4, 1e-12);
-	near(r.operations[0].p50_ms, 3.62, 1e-12);
+	assert_string_equal(gl_operations_result(&r)->operations[0].operation, "layout_step");
+	assert_string_equal(gl_operations_result(&r)->operations[0].component, "performance");
+	assert_int_equal(gl_operations_result(&r)->operations[0].count, 3);
+	near(gl_operations_result(&r)->operations[0].total_ms, 10, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_ms, 10.0 / 3, 1e-12);
+	near(gl_operations_result(&r)->operations[0].min_ms, 2.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].max_ms, 4, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p50_ms, 3.62, 1e-12);
 	/* sorted 2.38 3.62 4: p95 h = 1.9 -> 3.62 + 0.9 * 0.38 */
-	near(r.operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
 	/* sd of 2.38 3.62 4: mean 3.3333, squares 0.9093 0.0821 0.4444 -> sqrt(1.43573/2) */
-	near(r.operations[0].stddev_ms,
+	near(gl_operations_result(&r)->operations[0].stddev_ms,
 	     sqrt((pow(2.38 - 10.0 / 3, 2) + pow(3.62 - 10.0 / 3, 2) + pow(4 - 10.0 / 3, 2)) / 2),
 	     1e-12);
-	near(r.operations[0].mean_throughput, 350, 0);
-	assert_string_equal(r.operations[1].operation, "server");
-	near(r.operations[1].total_ms, 9.8, 0);
-	assert_true(isnan(r.operations[1].mean_throughput));
-	assert_string_equal(r.operations[2].operation, "solve");
-	near(r.operations[2].total_ms, 1.5, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_throughput, 350, 0);
+	assert_string_equal(gl_operations_result(&r)->operations[1].operation, "server");
+	near(gl_operations_result(&r)->operations[1].total_ms, 9.8, 0);
+	assert_true(isnan(gl_operations_result(&r)->operations[1].mean_throughput));
+	assert_string_equal(gl_operations_result(&r)->operations[2].operation, "solve");
+	near(gl_operations_result(&r)->operations[2].total_ms, 1.5, 1e-12);
 	/* one trend per operation; layout_step 2.38 -> 4 over 2 minutes is on no line */
 	const struct gl_report_trend *t = trend(&r, GL_TREND_OPERATION, "layout_step");
 	assert_int_equal(t->n, 3);
