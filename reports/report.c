@@ -37,17 +37,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->alerts[i].message);
 	}
 	free(rep->alerts);
-	for (size_t i = 0; i < rep->n_metrics; i++) {
-		struct gl_report_metric *m = &rep->metrics[i];
-
-		free(m->metric);
-		free(m->device);
-		free(m->device_name);
-		free(m->host);
-		free(m->source);
-		free(m->labels);
-	}
-	free(rep->metrics);
 	for (size_t i = 0; i < rep->inference.n_counters; i++) {
 		free(rep->inference.counters[i].metric);
 		free(rep->inference.counters[i].host);

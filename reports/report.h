@@ -143,26 +143,6 @@ enum gl_baseline_verdict {
 	GL_BASELINE_REGRESSION,
 	GL_BASELINE_IMPROVEMENT,
 };
-/*
- * One metric series in the window (tables series and samples): its samples'
- * statistics in the metric's unit. Percentiles as for the kernels
- * (gl_stats_describe, linear interpolation).
- */
-struct gl_report_metric {
-	char *metric;			/* canonical name, "gpu.power_w" */
-	const char *unit;		/* "%", "MiB", "W", ... ; "" when unknown (static) */
-	char *device;			/* GPU index as text, else uuid or name; "" when none */
-	char *device_name;		/* labels.name ("NVIDIA A100-SXM4-80GB"); "" when none */
-	char *host;			/* "" when none */
-	char *source;			/* format that read it ("nvidia-smi-csv") */
-	char *labels;			/* JSON object text; "{}" when none */
-	uint64_t count;
-	double min, max, mean;
-	double p50, p95, p99;
-	double last;			/* value of the last sample */
-	int64_t first_ts_us, last_ts_us;
-};
-
 /* The samples of one inference quantity in the window; NAN figures when count is 0. */
 struct gl_report_dist {
 	uint64_t count;
@@ -241,9 +221,6 @@ struct gl_report {
 	size_t n_trends;
 	struct gl_report_alert *alerts;	/* critical first, then warning, info */
 	size_t n_alerts;
-	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
-	size_t n_metrics;
-	uint64_t metric_samples;	/* samples in the window (after --metric and --host) */
 	struct gl_report_inference inference;
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;

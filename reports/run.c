@@ -17,6 +17,7 @@
 #include "config.h"
 #include "emit_events.h"
 #include "report.h"
+#include "sec_metrics.h"
 #include "sec_summary.h"
 #include "sections.h"
 #include "store/query.h"
@@ -117,7 +118,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
 	res->events = gl_summary_result(&rep)->events;
-	res->samples = rep.metric_samples;
+	res->samples = gl_metrics_result(&rep)->samples;
 	for (size_t i = 0; i < rep.n_alerts; i++)
 		res->alerts[rep.alerts[i].severity]++;
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)

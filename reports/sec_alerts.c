@@ -14,6 +14,7 @@
 #include "sec_baseline.h"
 #include "sec_errors.h"
 #include "sec_memory.h"
+#include "sec_metrics.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
@@ -176,8 +177,8 @@ static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
 		return rc;
 	}
 	snprintf(what, sizeof(what), "%s", gl_metric_stat_name(r->stat));
-	for (size_t i = 0; i < rep->n_metrics && rc == GL_OK; i++) {
-		const struct gl_report_metric *m = &rep->metrics[i];
+	for (size_t i = 0; i < gl_metrics_result(rep)->n_metrics && rc == GL_OK; i++) {
+		const struct gl_report_metric *m = &gl_metrics_result(rep)->metrics[i];
 
 		if (fnmatch(r->match, m->metric, 0) != 0)
 			continue;
