@@ -37,18 +37,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->alerts[i].message);
 	}
 	free(rep->alerts);
-	for (size_t i = 0; i < rep->inference.n_counters; i++) {
-		free(rep->inference.counters[i].metric);
-		free(rep->inference.counters[i].host);
-		free(rep->inference.counters[i].labels);
-	}
-	free(rep->inference.counters);
-	for (size_t i = 0; i < rep->inference.n_histograms; i++) {
-		free(rep->inference.histograms[i].metric);
-		free(rep->inference.histograms[i].host);
-		free(rep->inference.histograms[i].labels);
-	}
-	free(rep->inference.histograms);
 	if (rep->free_states)
 		rep->free_states(rep);
 	memset(rep, 0, sizeof(*rep));

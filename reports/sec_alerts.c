@@ -13,6 +13,7 @@
 #include "sec_anomalies.h"
 #include "sec_baseline.h"
 #include "sec_errors.h"
+#include "sec_inference.h"
 #include "sec_memory.h"
 #include "sec_metrics.h"
 #include "section.h"
@@ -199,7 +200,7 @@ static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
  */
 static int eval_ttft(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
 {
-	const struct gl_report_inference *ri = &cx->rep->inference;
+	const struct gl_report_inference *ri = gl_inference_result(cx->rep);
 	char subject[512];
 	int rc = GL_OK;
 
@@ -294,15 +295,15 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		rc = eval_metric(cx, r);
 		break;
 	case GL_RULE_TOKENS_PER_SECOND_BELOW:
-		if (rep->inference.tokens_per_second.count)
-			rc = add_alert(cx, r, "inference", rep->inference.tokens_per_second.mean,
+		if (gl_inference_result(rep)->tokens_per_second.count)
+			rc = add_alert(cx, r, "inference", gl_inference_result(rep)->tokens_per_second.mean,
 				       "mean tokens per second", " tokens/s");
 		break;
 	case GL_RULE_TTFT_P95_ABOVE:
 		rc = eval_ttft(cx, r);
 		break;
 	case GL_RULE_FAILED_REQUESTS_PCT_ABOVE:
-		rc = add_alert(cx, r, "inference", rep->inference.failed_pct, "failed requests",
+		rc = add_alert(cx, r, "inference", gl_inference_result(rep)->failed_pct, "failed requests",
 			       "%");
 		break;
 	case GL_RULE_COUNT:
