@@ -22,6 +22,7 @@
 #include "chart.h"
 #include "emit_util.h"
 #include "report.h"
+#include "sec_alerts.h"
 #include "sec_errors.h"
 #include "sec_memory.h"
 #include "sec_summary.h"
@@ -95,8 +96,8 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	size_t n[3] = {0, 0, 0};
 	char w[96], d1[40], d2[40], span[40];
 
-	for (size_t i = 0; i < rep->n_alerts; i++)
-		n[rep->alerts[i].severity]++;
+	for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts; i++)
+		n[gl_alerts_result(rep)->alerts[i].severity]++;
 	const char *cls = n[GL_SEVERITY_CRITICAL] ? "crit" : n[GL_SEVERITY_WARNING] ? "warn" : "ok";
 
 	gl_chart_window_text(rep->window.since_us, rep->window.until_us, w, sizeof(w));
@@ -131,17 +132,17 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	if (n[GL_SEVERITY_INFO])
 		fprintf(f, " <span class=\"muted\">(%zu info)</span>", n[GL_SEVERITY_INFO]);
 	fputs("</h2>\n", f);
-	if (rep->n_alerts) {
+	if (gl_alerts_result(rep)->n_alerts) {
 		fputs("<ul>\n", f);
-		for (size_t i = 0; i < rep->n_alerts && i < 12; i++) {
-			const char *sev = gl_severity_name(rep->alerts[i].severity);
+		for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts && i < 12; i++) {
+			const char *sev = gl_severity_name(gl_alerts_result(rep)->alerts[i].severity);
 
 			fprintf(f, "<li><span class=\"%s\">%s</span> ", sev, sev);
-			gl_html_text(f, rep->alerts[i].message);
+			gl_html_text(f, gl_alerts_result(rep)->alerts[i].message);
 			fputs("</li>\n", f);
 		}
-		if (rep->n_alerts > 12)
-			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", rep->n_alerts - 12);
+		if (gl_alerts_result(rep)->n_alerts > 12)
+			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", gl_alerts_result(rep)->n_alerts - 12);
 		fputs("</ul>\n", f);
 	} else {
 		fputs("<p>No alert rule fired.</p>\n", f);

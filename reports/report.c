@@ -31,12 +31,6 @@ void gl_report_release(struct gl_report *rep)
 		free(rep->trends[i].host);
 	}
 	free(rep->trends);
-	for (size_t i = 0; i < rep->n_alerts; i++) {
-		free(rep->alerts[i].rule);
-		free(rep->alerts[i].subject);
-		free(rep->alerts[i].message);
-	}
-	free(rep->alerts);
 	if (rep->free_states)
 		rep->free_states(rep);
 	memset(rep, 0, sizeof(*rep));

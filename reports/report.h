@@ -121,23 +121,6 @@ enum gl_severity {
 	GL_SEVERITY_CRITICAL,
 };
 
-/*
- * An alert: gpulog's own (a rule of the configuration crossed; source
- * "gpulog") or one a log wrote (the performance monitor's alert documents;
- * source "log": rule is the document's metric, else "log", subject its
- * component, value and threshold as written, NAN when absent, at ts_us).
- */
-struct gl_report_alert {
-	enum gl_severity severity;
-	char *rule;			/* rule name from the config; log: the metric or "log" */
-	char *subject;			/* kernel, component, or "memory" / "rmm" */
-	double value;
-	double threshold;		/* the threshold of severity that was crossed */
-	char *message;
-	const char *source;		/* "gpulog" or "log" (static); NULL: "gpulog" */
-	int64_t ts_us;			/* log: when it was written; gpulog: GL_TS_NONE */
-};
-
 enum gl_baseline_verdict {
 	GL_BASELINE_UNCHANGED,
 	GL_BASELINE_REGRESSION,
@@ -175,8 +158,6 @@ struct gl_report {
 	size_t n_kernels_total;		/* kernels with timings in the window */
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
-	struct gl_report_alert *alerts;	/* critical first, then warning, info */
-	size_t n_alerts;
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "emit_events.h"
 #include "report.h"
+#include "sec_alerts.h"
 #include "sec_metrics.h"
 #include "sec_summary.h"
 #include "sections.h"
@@ -119,8 +120,8 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		goto out;
 	res->events = gl_summary_result(&rep)->events;
 	res->samples = gl_metrics_result(&rep)->samples;
-	for (size_t i = 0; i < rep.n_alerts; i++)
-		res->alerts[rep.alerts[i].severity]++;
+	for (size_t i = 0; i < gl_alerts_result(&rep)->n_alerts; i++)
+		res->alerts[gl_alerts_result(&rep)->alerts[i].severity]++;
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;
 	rc = emit(&rep, &out, err);

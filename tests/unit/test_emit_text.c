@@ -16,6 +16,8 @@
 
 #include "../../reports/emit_util.h"
 #include "../../reports/report.h"
+#include "../../reports/sec_alerts.h"
+#include "../../reports/sections.h"
 #include "util/timeutil.h"
 
 static void test_text(void **state)
@@ -31,8 +33,7 @@ static void test_text(void **state)
 	struct gl_report_alert al = {.severity = GL_SEVERITY_CRITICAL, .rule = "r",
 				     .subject = "s", .message = msg};
 	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
-			      .kernels = k, .n_kernels = 1, .alerts = &al, .n_alerts = 1,
-			      .top = 20};
+			      .kernels = k, .n_kernels = 1, .top = 20};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
@@ -42,6 +43,12 @@ static void test_text(void **state)
 	memset(msg, 'x', sizeof(msg) - 1);
 	msg[sizeof(msg) - 1] = '\0';
 	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
+	/* a hand-made model: the alert in the alerts section's state */
+	assert_int_equal(gl_report_model_init(&r, &err), GL_OK);
+	struct gl_alerts_result *ar = (struct gl_alerts_result *)gl_alerts_result(&r);
+
+	ar->alerts = &al;
+	ar->n_alerts = 1;
 	assert_int_equal(gl_emit_text(&r, &out, &err), GL_OK);
 	fclose(fp);
 	size_t cols = 0, max = 0;
@@ -60,6 +67,9 @@ static void test_text(void **state)
 	assert_non_null(strstr(buf, "No events in this window."));
 	assert_null(strstr(buf, "nan"));
 	free(buf);
+	r.kernels = NULL;	/* the test's */
+	r.n_kernels = 0;
+	gl_report_release(&r);
 }
 
 /* Durations by hand: the unit is the largest of which there are 2 (days,

@@ -22,6 +22,7 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
+#include "../../reports/sec_alerts.h"
 #include "../../reports/sec_anomalies.h"
 #include "../../reports/sec_baseline.h"
 #include "../../reports/sec_errors.h"
@@ -285,7 +286,7 @@ static void test_edges(void **state)
 	assert_true(gl_summary_result(&r)->first_ts_us == GL_TS_NONE);
 	assert_true(isnan(gl_memory_result(&r)->peak_mib));
 	assert_true(isnan(gl_errors_result(&r)->per_1000_events));
-	assert_int_equal(r.n_alerts, 0);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 0);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -378,17 +379,17 @@ static void test_baseline_and_alerts(void **state)
 	assert_int_equal(gl_baseline_result(&r)->n_vanished_kernels, 1);
 	assert_string_equal(gl_baseline_result(&r)->vanished_kernels[0], "old");
 	/* critical (mean change 50 >= 40) first, then warning p95 151 >= 140 */
-	assert_int_equal(r.n_alerts, 2);
-	assert_int_equal(r.alerts[0].severity, GL_SEVERITY_CRITICAL);
-	assert_string_equal(r.alerts[0].rule, "kernel_mean_change_pct");
-	near(r.alerts[0].threshold, 40, 0);
-	assert_int_equal(r.alerts[1].severity, GL_SEVERITY_WARNING);
-	assert_string_equal(r.alerts[1].subject, "k");
-	near(r.alerts[1].value, 151, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_int_equal(gl_alerts_result(&r)->alerts[0].severity, GL_SEVERITY_CRITICAL);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].rule, "kernel_mean_change_pct");
+	near(gl_alerts_result(&r)->alerts[0].threshold, 40, 0);
+	assert_int_equal(gl_alerts_result(&r)->alerts[1].severity, GL_SEVERITY_WARNING);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "k");
+	near(gl_alerts_result(&r)->alerts[1].value, 151, 1e-12);
 	/* messages a reader reads: one decimal for percentages, the unit after values */
-	assert_string_equal(r.alerts[0].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "k: mean duration against the preceding window 50.0% (critical at 40.0%)");
-	assert_string_equal(r.alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -421,12 +422,12 @@ static void test_alert_minimum_and_units(void **state)
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
 	/* warnings sorted by rule name: error_rate_per_1000, then rmm_leaked_bytes */
-	assert_int_equal(r.n_alerts, 2);
-	assert_string_equal(r.alerts[0].subject, "big");
-	near(r.alerts[0].value, 200, 1e-12);
-	assert_string_equal(r.alerts[0].message,
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "big");
+	near(gl_alerts_result(&r)->alerts[0].value, 200, 1e-12);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "big: errors per 1,000 events 200 (warning at 10)");
-	assert_string_equal(r.alerts[1].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message,
 			    "rmm: still allocated at the window's end: 128.0 MiB (warning at 1 B)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
@@ -436,9 +437,9 @@ static void test_alert_minimum_and_units(void **state)
 #undef RULES
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.n_alerts, 3);
-	assert_string_equal(r.alerts[1].subject, "tiny");
-	near(r.alerts[1].value, 750, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 3);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "tiny");
+	near(gl_alerts_result(&r)->alerts[1].value, 750, 1e-12);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -967,9 +968,9 @@ static void test_error_sink(void **state)
 	assert_int_equal(gl_errors_result(&r)->errors, 90);
 	assert_int_equal(gl_errors_result(&r)->sink_components, 1);
 	/* worker: 30 of 60 -> 500 per 1,000: one alert, on worker only */
-	assert_int_equal(r.n_alerts, 1);
-	assert_string_equal(r.alerts[0].subject, "worker");
-	near(r.alerts[0].value, 500, 0);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 1);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "worker");
+	near(gl_alerts_result(&r)->alerts[0].value, 500, 0);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
