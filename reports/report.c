@@ -17,14 +17,6 @@ void gl_report_release(struct gl_report *rep)
 {
 	if (!rep)
 		return;
-	for (size_t i = 0; i < rep->n_kernels; i++) {
-		free(rep->kernels[i].kernel);
-		free(rep->kernels[i].device);
-		free(rep->kernels[i].source);
-		free(rep->kernels[i].hot_stack);
-		free(rep->kernels[i].hot_scope);
-	}
-	free(rep->kernels);
 	for (size_t i = 0; i < rep->n_trends; i++) {
 		free(rep->trends[i].kernel);
 		free(rep->trends[i].device);

@@ -50,26 +50,6 @@ struct gl_report_window {
 	int64_t retained_since_us;
 };
 
-/* One kernel's durations in the window (events.dur_us). */
-struct gl_report_kernel {
-	char *kernel;
-	int64_t kernel_id;		/* names.id; 0 in a hand-made model */
-	uint64_t count;
-	double min_us, max_us, mean_us;
-	double stddev_us;		/* sample (n - 1); NAN for one sample */
-	double p50_us, p90_us, p95_us, p99_us;	/* linear interpolation */
-	double total_us;
-	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
-	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
-	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
-	double launch_overhead_us, queue_us, occupancy;	/* means */
-	char *device;			/* devices seen, comma-separated ("0,1") */
-	char *source;			/* sources seen: "gpufl", "kineto", "gpufl,kineto" */
-	char *hot_stack;		/* most frequent call stack ("train.py:88|model.py:41") */
-	char *hot_scope;		/* the scope of that (stack, scope) pair */
-	uint64_t hot_count;		/* timings with that pair; 0: no stack or scope */
-};
-
 enum gl_trend_series {
 	GL_TREND_KERNEL,	/* duration of one kernel, µs */
 	GL_TREND_MEMORY,	/* events.mem_mb, MiB */
@@ -149,13 +129,6 @@ struct gl_report {
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
 	struct gl_report_axis axis;
-	/*
-	 * By total_us, largest first: the first max(--top, --chart-top) kernels
-	 * of n_kernels_total (emitters list at most top of them).
-	 */
-	struct gl_report_kernel *kernels;
-	size_t n_kernels;
-	size_t n_kernels_total;		/* kernels with timings in the window */
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
 	size_t n_trends;
 	/* The sections (section.h): NULL means the default table. */

@@ -15,6 +15,7 @@
 #include "sec_baseline.h"
 #include "sec_errors.h"
 #include "sec_inference.h"
+#include "sec_kernels.h"
 #include "sec_memory.h"
 #include "sec_metrics.h"
 #include "section.h"
@@ -225,19 +226,21 @@ static int eval_ttft(struct gl_section_ctx *cx, struct alerts *a, const struct g
 static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
 {
 	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *ks = gl_kernels_result(rep);
+	const struct gl_report_baseline *bl = gl_baseline_result(rep);
 	int rc = GL_OK;
 
 	switch (r->kind) {
 	case GL_RULE_KERNEL_P95_US:
-		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
-			rc = add_alert(cx, a, r, rep->kernels[i].kernel, rep->kernels[i].p95_us,
+		for (size_t i = 0; i < ks->n_kernels && rc == GL_OK; i++)
+			rc = add_alert(cx, a, r, ks->kernels[i].kernel, ks->kernels[i].p95_us,
 				       "p95 duration", " us");
 		break;
 	case GL_RULE_KERNEL_MEAN_CHANGE_PCT:
-		for (size_t i = 0; i < gl_baseline_result(rep)->n_kernels && rc == GL_OK; i++)
-			if (gl_baseline_result(rep)->kernels[i].verdict == GL_BASELINE_REGRESSION)
-				rc = add_alert(cx, a, r, gl_baseline_result(rep)->kernels[i].kernel,
-					       gl_baseline_result(rep)->kernels[i].mean_change_pct,
+		for (size_t i = 0; i < bl->n_kernels && rc == GL_OK; i++)
+			if (bl->kernels[i].verdict == GL_BASELINE_REGRESSION)
+				rc = add_alert(cx, a, r, bl->kernels[i].kernel,
+					       bl->kernels[i].mean_change_pct,
 					       "mean duration against the preceding window", "%");
 		break;
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
@@ -248,10 +251,10 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
-		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
-			rc = add_alert(cx, a, r, rep->kernels[i].kernel,
-				       (double)gl_anomalies_of_kernel(rep, rep->kernels[i].kernel_id) * 100.0 /
-					       (double)rep->kernels[i].count,
+		for (size_t i = 0; i < ks->n_kernels && rc == GL_OK; i++)
+			rc = add_alert(cx, a, r, ks->kernels[i].kernel,
+				       (double)gl_anomalies_of_kernel(rep, ks->kernels[i].kernel_id) * 100.0 /
+					       (double)ks->kernels[i].count,
 				       "anomalous samples", "%");
 		break;
 	case GL_RULE_ERROR_RATE_PER_1000:

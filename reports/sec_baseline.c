@@ -13,6 +13,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "sec_baseline.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -28,7 +29,7 @@ struct baseline {
 	struct gl_report_baseline res;	/* first: see sec_baseline.h */
 	struct gl_section_ctx *cx;
 	uint64_t *n_before;	/* per kernel id: timings in the preceding window */
-	size_t *rank;		/* per kernel id: index into rep->kernels + 1; 0: not listed */
+	size_t *rank;		/* per kernel id: index into the listed kernels + 1; 0: not listed */
 	struct before *listed;	/* per rank */
 	size_t n_listed, n_ids;
 };
@@ -115,9 +116,9 @@ static int first_names(struct gl_section_ctx *cx, int64_t *ids, size_t n, char *
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct baseline *b = st;
-	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
 	struct gl_report_baseline *r = &b->res;
-	size_t nk = rep->n_kernels, n_new = 0, n_gone = 0;
+	size_t nk = listed->n_kernels, n_new = 0, n_gone = 0;
 	int64_t *new_ids = NULL, *gone_ids = NULL;
 	int rc;
 
@@ -129,8 +130,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		return gl_section_oom(cx->err);
 	b->n_listed = nk;
 	for (size_t i = 0; i < nk; i++)
-		if (rep->kernels[i].kernel_id > 0 && (uint64_t)rep->kernels[i].kernel_id < b->n_ids)
-			b->rank[rep->kernels[i].kernel_id] = i + 1;
+		if (listed->kernels[i].kernel_id > 0 && (uint64_t)listed->kernels[i].kernel_id < b->n_ids)
+			b->rank[listed->kernels[i].kernel_id] = i + 1;
 	/* only the listed kernels' timings are kept; the others are counted */
 	/* in time order: each kernel's durations in (ts_us, id) order, as listed */
 	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
@@ -156,7 +157,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rc = first_names(cx, gone_ids, n_gone, &r->vanished_kernels,
 				 &r->n_vanished_kernels);
 	for (size_t i = 0; i < nk && rc == GL_OK; i++) {
-		const struct gl_report_kernel *c = &rep->kernels[i];
+		const struct gl_report_kernel *c = &listed->kernels[i];
 		struct before *o = &b->listed[i];
 
 		if (o->n == 0)

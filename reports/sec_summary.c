@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_kernels.h"
 #include "sec_summary.h"
 #include "section.h"
 #include "sections.h"
@@ -132,8 +133,10 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->rejected_lines));
 	gl_jb_set(&jb, o, "files", gl_json_u64(r->files));
 	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->duplicates));
+	const struct gl_kernels_result *ks = gl_kernels_result(rep);
+
 	gl_jb_set(&jb, o, "kernels_total",
-		  gl_json_u64(rep->n_kernels_total > rep->n_kernels ? rep->n_kernels_total : rep->n_kernels));
+		  gl_json_u64(ks->n_kernels_total > ks->n_kernels ? ks->n_kernels_total : ks->n_kernels));
 	return gl_jb_done(&jb, o);
 }
 

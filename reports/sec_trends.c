@@ -126,12 +126,13 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct gl_report *rep = cx->rep;
 	struct gl_report_trend *ops = rep->trends, *all;
 	size_t n_ops = rep->n_trends, nk = 0, n;
-	struct kfit **ks = malloc((rep->n_kernels ? rep->n_kernels : 1) * sizeof(*ks));
+	const struct gl_kernels_result *listed = gl_kernels_result(rep);
+	struct kfit **ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
 
 	if (!ks)
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < rep->n_kernels; i++) {
-		int64_t id = rep->kernels[i].kernel_id;
+	for (size_t i = 0; i < listed->n_kernels; i++) {
+		int64_t id = listed->kernels[i].kernel_id;
 
 		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id])
 			ks[nk++] = t->by_id[id];

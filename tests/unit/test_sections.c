@@ -151,9 +151,11 @@ static void fx_close(struct fx *f)
 
 static const struct gl_report_kernel *kernel(const struct gl_report *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_kernels; i++)
-		if (!strcmp(r->kernels[i].kernel, name))
-			return &r->kernels[i];
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
+
+	for (size_t i = 0; i < ks->n_kernels; i++)
+		if (!strcmp(ks->kernels[i].kernel, name))
+			return &ks->kernels[i];
 	fail_msg("no kernel %s", name);
 	return NULL;
 }
@@ -282,7 +284,7 @@ static void test_edges(void **state)
 	/* an empty window: a valid, empty report */
 	fx_report(&f, T0 + 10 * GL_US_PER_DAY, T0 + 11 * GL_US_PER_DAY, NULL, &r);
 	assert_int_equal(gl_summary_result(&r)->events, 0);
-	assert_int_equal(r.n_kernels, 0);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 0);
 	assert_true(gl_summary_result(&r)->first_ts_us == GL_TS_NONE);
 	assert_true(isnan(gl_memory_result(&r)->peak_mib));
 	assert_true(isnan(gl_errors_result(&r)->per_1000_events));
@@ -578,7 +580,7 @@ static void test_filters(void **state)
 	/* component filter: 3 trainer events; kernel filter: gemm_a and conv1 only */
 	assert_int_equal(gl_summary_result(&r)->events, 3);
 	assert_int_equal(gl_errors_result(&r)->errors, 1);
-	assert_int_equal(r.n_kernels, 2);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 2);
 	kernel(&r, "gemm_a");
 	kernel(&r, "conv1");
 	gl_report_release(&r);
@@ -780,11 +782,11 @@ static void test_kernel_pass_cached_equals_db(void **state)
 
 		build_with_cache(&f, 0, comps, (size_t)filt, &a);
 		build_with_cache(&f, bounds[run / 2], comps, (size_t)filt, &b);
-		assert_int_equal(a.n_kernels, 3);
-		assert_int_equal(a.n_kernels, b.n_kernels);
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, 3);
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, gl_kernels_result(&b)->n_kernels);
 		assert_true(gl_anomalies_result(&a)->total > 0);
-		for (size_t i = 0; i < a.n_kernels; i++) {
-			const struct gl_report_kernel *x = &a.kernels[i], *y = &b.kernels[i];
+		for (size_t i = 0; i < gl_kernels_result(&a)->n_kernels; i++) {
+			const struct gl_report_kernel *x = &gl_kernels_result(&a)->kernels[i], *y = &gl_kernels_result(&b)->kernels[i];
 
 			assert_string_equal(x->kernel, y->kernel);
 			assert_int_equal(x->count, y->count);
