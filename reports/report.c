@@ -17,27 +17,9 @@ void gl_report_release(struct gl_report *rep)
 {
 	if (!rep)
 		return;
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		free(rep->trends[i].kernel);
-		free(rep->trends[i].device);
-		free(rep->trends[i].host);
-	}
-	free(rep->trends);
 	if (rep->free_states)
 		rep->free_states(rep);
 	memset(rep, 0, sizeof(*rep));
-}
-
-const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
-						 enum gl_trend_series series, const char *name)
-{
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
-
-		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
-			return t;
-	}
-	return NULL;
 }
 
 const char *gl_verdict_name(enum gl_verdict v)

@@ -129,8 +129,6 @@ struct gl_report {
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
 	struct gl_report_axis axis;
-	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */
-	size_t n_trends;
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;
 	void **sec_state;		/* per section, owned; NULL when not built */
@@ -176,9 +174,6 @@ int gl_emit_text(const struct gl_report *rep, struct gl_output *out, struct gl_e
 int gl_emit_png(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
 
-/* The trend of series (and name for kernels and operations), or NULL. */
-const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
-						 enum gl_trend_series series, const char *name);
 
 /* Frees out->paths. */
 void gl_output_release(struct gl_output *out);

@@ -168,8 +168,8 @@ static int eval_metric(struct gl_section_ctx *cx, struct alerts *a, const struct
 	int rc = GL_OK;
 
 	if (r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT) {
-		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++) {
-			const struct gl_report_trend *t = &rep->trends[i];
+		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++) {
+			const struct gl_report_trend *t = gl_report_trend_at(rep, i);
 
 			if (t->series != GL_TREND_METRIC || t->verdict != GL_VERDICT_DEGRADING ||
 			    fnmatch(r->match, t->kernel, 0) != 0)
@@ -244,10 +244,11 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 					       "mean duration against the preceding window", "%");
 		break;
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
-		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++)
-			if (rep->trends[i].series == GL_TREND_KERNEL &&
-			    rep->trends[i].verdict == GL_VERDICT_DEGRADING)
-				rc = add_alert(cx, a, r, rep->trends[i].kernel, rep->trends[i].change_pct,
+		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++)
+			if (gl_report_trend_at(rep, i)->series == GL_TREND_KERNEL &&
+			    gl_report_trend_at(rep, i)->verdict == GL_VERDICT_DEGRADING)
+				rc = add_alert(cx, a, r, gl_report_trend_at(rep, i)->kernel,
+					       gl_report_trend_at(rep, i)->change_pct,
 					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:

@@ -119,6 +119,7 @@ struct hgroup {
 
 struct inference {
 	struct gl_report_inference res;	/* first: see sec_inference.h */
+	struct gl_trend_list trends;	/* one per quantity with samples */
 	struct gl_section_series ss;
 	struct row *rows;		/* one per ss.qs row */
 	struct qacc acc[Q_COUNT];
@@ -627,7 +628,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (q == Q_TOKENS || !a->n)
 			continue;
-		if (!(t = gl_section_add_trends(cx->rep, 1)))
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
 			return gl_section_oom(cx->err);
 		gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
 		/* gl_section_trend calls a rise degrading: right for latencies, not for tokens/s */
@@ -670,6 +671,12 @@ static void release(void *st)
 		free(in->res.histograms[i].labels);
 	}
 	free(in->res.histograms);
+	gl_trend_list_release(&in->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct inference *)st)->trends;
 }
 
 /* The results in st; none (zero) for a report without the section's state. */
@@ -1039,6 +1046,7 @@ const struct gl_section gl_sec_inference = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -54,6 +54,7 @@ struct metrics {
 	struct gl_telemetry tel;	/* the chart's reduced series */
 	int64_t days_ts_us;		/* the last sample's time, and it in days for the trends */
 	double days;
+	struct gl_trend_list trends;	/* one per series */
 };
 
 /* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
@@ -346,7 +347,6 @@ static void degrade_verdict(const struct gl_report_config *cfg, struct gl_report
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
-	struct gl_report *rep = cx->rep;
 	struct gl_stats_desc *desc;
 	size_t n = 0;
 
@@ -388,7 +388,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rm->last = s->last;
 		rm->first_ts_us = s->first_ts_us;
 		rm->last_ts_us = s->last_ts_us;
-		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+		struct gl_report_trend *t = gl_trend_list_add(&m->trends, 1);
 		if (!t)
 			goto oom;
 		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
@@ -429,6 +429,12 @@ static void release(void *st)
 		free(x->labels);
 	}
 	free(m->res.metrics);
+	gl_trend_list_release(&m->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct metrics *)st)->trends;
 }
 
 /* The results in st; none for a report without the section's state. */
@@ -652,6 +658,7 @@ const struct gl_section gl_sec_metrics = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

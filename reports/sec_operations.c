@@ -46,6 +46,7 @@ struct operations {
 	struct gl_operations_result res;	/* first: see sec_operations.h */
 	struct op *ops;		/* open addressing by name; name NULL: empty */
 	size_t cap, n;
+	struct gl_trend_list trends;	/* one per operation, by name */
 };
 
 bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms)
@@ -206,7 +207,6 @@ static int cmp_op_name(const void *pa, const void *pb)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct operations *o = st;
-	struct gl_report *rep = cx->rep;
 	struct op **by_name = malloc((o->n ? o->n : 1) * sizeof(*by_name));
 	struct gl_report_trend *t;
 	size_t k = 0;
@@ -220,7 +220,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (o->ops[i].name)
 			by_name[k++] = &o->ops[i];
 	qsort(by_name, k, sizeof(*by_name), cmp_op_name);
-	t = gl_section_add_trends(rep, k);
+	t = gl_trend_list_add(&o->trends, k);
 	for (size_t i = 0; t && i < k; i++) {
 		struct op *p = by_name[i];
 		struct gl_report_operation *r = &o->res.operations[o->res.n_operations++];
@@ -271,6 +271,12 @@ static void release(void *st)
 		free(o->res.operations[i].component);
 	}
 	free(o->res.operations);
+	gl_trend_list_release(&o->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct operations *)st)->trends;
 }
 
 /* The results in st; none for a report without the section's state. */
@@ -410,6 +416,7 @@ const struct gl_section gl_sec_operations = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

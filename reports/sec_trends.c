@@ -39,6 +39,7 @@ struct trends {
 	double mem_last_mib;
 	double *err_bins;	/* ERROR+ per hour of the window */
 	size_t n_bins;
+	struct gl_trend_list own;	/* the listed kernels (by name), memory, errors */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -123,10 +124,9 @@ static void error_trend(struct gl_section_ctx *cx, struct trends *t, struct gl_r
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct trends *t = st;
-	struct gl_report *rep = cx->rep;
-	struct gl_report_trend *ops = rep->trends, *all;
-	size_t n_ops = rep->n_trends, nk = 0, n;
-	const struct gl_kernels_result *listed = gl_kernels_result(rep);
+	struct gl_report_trend *all;
+	size_t nk = 0;
+	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
 	struct kfit **ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
 
 	if (!ks)
@@ -138,16 +138,11 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			ks[nk++] = t->by_id[id];
 	}
 	qsort(ks, nk, sizeof(*ks), cmp_kfit);
-	/* listed kernels (by name), memory, errors, then what other sections added */
-	n = nk + 2 + n_ops;
-	if (!(all = calloc(n, sizeof(*all)))) {
+	/* listed kernels (by name), memory, errors; the other sections' follow (section.h) */
+	if (!(all = gl_trend_list_add(&t->own, nk + 2))) {
 		free(ks);
 		return gl_section_oom(cx->err);
 	}
-	memcpy(all + nk + 2, ops, n_ops * sizeof(*ops));
-	free(ops);
-	rep->trends = all;
-	rep->n_trends = n;
 	for (size_t i = 0; i < nk; i++) {
 		struct gl_report_trend *k = &all[i];
 
@@ -186,6 +181,12 @@ static void release(void *st)
 	free(t->by_id);
 	free(t->ids);
 	free(t->err_bins);
+	gl_trend_list_release(&t->own);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct trends *)st)->own;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -194,8 +195,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
-	for (size_t i = 0; a && i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; a && i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
@@ -228,8 +229,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
 	      "first_ts,last_ts,verdict,device,host", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
@@ -264,8 +265,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	size_t shown = 0;
 
 	(void)st;
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
 			     t->series == GL_TREND_SCOPE;
 
@@ -297,14 +298,14 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	char span[40];
 
 	(void)st;
-	if (rep->n_trends == 0) {
+	if (gl_report_n_trends(rep) == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
 		return;
 	}
 	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope per day</th>"
 	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(rep); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(rep, i);
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
@@ -386,9 +387,9 @@ static int chart_trends(const struct gl_report *rep, const void *st, const char 
 
 	(void)st;
 	memset(cols, 0, sizeof(cols));
-	for (size_t i = 0; gl_kernels_chart(rep) && i < rep->n_trends && n_trend < CHART_KERNELS &&
-			   rc == GL_OK; i++) {
-		const struct gl_report_trend *tr = &rep->trends[i];
+	for (size_t i = 0; gl_kernels_chart(rep) && i < gl_report_n_trends(rep) &&
+			   n_trend < CHART_KERNELS && rc == GL_OK; i++) {
+		const struct gl_report_trend *tr = gl_report_trend_at(rep, i);
 		const struct gl_chart_cols *c;
 
 		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||
@@ -452,6 +453,7 @@ const struct gl_section gl_sec_trends = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -133,6 +133,9 @@ struct gl_section {
 			      bool first);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
+	/* Optional: the trend lines the section found (st's own list), which the trends
+	 * section shows after its own, in table order; valid after its finish. */
+	const struct gl_trend_list *(*trend_list)(const void *st);
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
 	struct json_t *(*emit_json)(const struct gl_report *rep, const void *st);
 	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
@@ -217,8 +220,27 @@ static inline long gl_section_series_row(const struct gl_section_series *ss, int
 
 void gl_section_series_release(struct gl_section_series *ss);
 
-/* Appends n zeroed trends to rep->trends; returns the first, NULL when out of memory. */
-struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
+/* A section's own trend lines (section.h: trend_list). */
+struct gl_trend_list {
+	struct gl_report_trend *items;	/* owned, and their strings */
+	size_t n;
+};
+
+/* Appends n zeroed trends to l; returns the first, NULL when out of memory. */
+struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n);
+void gl_trend_list_release(struct gl_trend_list *l);
+
+/*
+ * Every trend line of rep: the trends section's own (kernels, memory,
+ * errors), then those of each other section with a trend_list, in table
+ * order. gl_report_trend_at(rep, i) is the i-th of gl_report_n_trends(rep).
+ */
+size_t gl_report_n_trends(const struct gl_report *rep);
+const struct gl_report_trend *gl_report_trend_at(const struct gl_report *rep, size_t i);
+
+/* The first trend of series (and name for kernels and operations), or NULL. */
+const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
+						 enum gl_trend_series series, const char *name);
 
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,

@@ -29,6 +29,7 @@
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
 #include "../../reports/sec_operations.h"
+#include "../../reports/section.h"
 #include "../../reports/sec_summary.h"
 #include "store/query.h"
 #include "util/timeutil.h"
@@ -163,10 +164,11 @@ static const struct gl_report_kernel *kernel(const struct gl_report *r, const ch
 static const struct gl_report_trend *trend(const struct gl_report *r, int series,
 					   const char *name)
 {
-	for (size_t i = 0; i < r->n_trends; i++)
-		if ((int)r->trends[i].series == series &&
-		    (!name || (r->trends[i].kernel && !strcmp(r->trends[i].kernel, name))))
-			return &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++)
+		if ((int)gl_report_trend_at(r, i)->series == series &&
+		    (!name || (gl_report_trend_at(r, i)->kernel &&
+			       !strcmp(gl_report_trend_at(r, i)->kernel, name))))
+			return gl_report_trend_at(r, i);
 	fail_msg("no trend");
 	return NULL;
 }
