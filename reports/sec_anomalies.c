@@ -14,6 +14,7 @@
 
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -129,7 +130,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
-	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *ks = gl_kernels_result(cx->rep);
 	struct gl_report_anomaly *items;
 
 	gl_anomaly_free(a->det);
@@ -142,15 +143,15 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		return gl_section_oom(cx->err);
 	}
 	/*
-	 * items point at the names of rep->kernels, which outlive them; a
+	 * items point at the names of the kernels section's list, which outlive them; a
 	 * kernel not listed there gets a copy in this state, which stays with
 	 * the report as long
 	 */
 	for (size_t i = 0; i < a->n_top; i++) {
 		items[i] = a->top[i].a;
-		for (size_t j = 0; j < rep->n_kernels && !items[i].kernel; j++)
-			if (rep->kernels[j].kernel_id == a->top[i].kernel_id)
-				items[i].kernel = rep->kernels[j].kernel;
+		for (size_t j = 0; j < ks->n_kernels && !items[i].kernel; j++)
+			if (ks->kernels[j].kernel_id == a->top[i].kernel_id)
+				items[i].kernel = ks->kernels[j].kernel;
 		if (!items[i].kernel &&
 		    !(items[i].kernel = a->names[i] = strdup(gl_section_name(cx, a->top[i].kernel_id)))) {
 			free(items);
@@ -209,10 +210,12 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "judged", gl_json_u64(an->judged));
 	gl_jb_set(&jb, o, "total", gl_json_u64(an->total));
 	gl_jb_set(&jb, o, "flagged_by_logs", gl_json_u64(an->flagged_by_logs));
-	for (size_t i = 0; by && i < r->n_kernels; i++)
-		if (gl_anomalies_of_kernel(r, r->kernels[i].kernel_id))
-			gl_jb_set(&jb, by, r->kernels[i].kernel,
-				  gl_json_u64(gl_anomalies_of_kernel(r, r->kernels[i].kernel_id)));
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
+
+	for (size_t i = 0; by && i < ks->n_kernels; i++)
+		if (gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id))
+			gl_jb_set(&jb, by, ks->kernels[i].kernel,
+				  gl_json_u64(gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id)));
 	for (size_t i = 0; items && i < an->n_items; i++) {
 		const struct gl_report_anomaly *x = &an->items[i];
 		json_t *it = json_object();

@@ -12,6 +12,8 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_baseline.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -24,9 +26,10 @@ struct before {
 };
 
 struct baseline {
+	struct gl_report_baseline res;	/* first: see sec_baseline.h */
 	struct gl_section_ctx *cx;
 	uint64_t *n_before;	/* per kernel id: timings in the preceding window */
-	size_t *rank;		/* per kernel id: index into rep->kernels + 1; 0: not listed */
+	size_t *rank;		/* per kernel id: index into the listed kernels + 1; 0: not listed */
 	struct before *listed;	/* per rank */
 	size_t n_listed, n_ids;
 };
@@ -34,7 +37,7 @@ struct baseline {
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct baseline *b = st;
-	struct gl_report_baseline *r = &cx->rep->baseline;
+	struct gl_report_baseline *r = &b->res;
 	int64_t len = cx->p->until_us - cx->p->since_us;
 
 	b->cx = cx;
@@ -56,7 +59,7 @@ static int on_before(void *arg, const struct gl_query_event *ev)
 	    (uint64_t)ev->kernel_id >= b->n_ids)
 		return 0;
 	b->n_before[ev->kernel_id]++;
-	cx->rep->baseline.samples++;
+	b->res.samples++;
 	if (!b->rank[ev->kernel_id])
 		return 0;
 	k = &b->listed[b->rank[ev->kernel_id] - 1];
@@ -113,9 +116,9 @@ static int first_names(struct gl_section_ctx *cx, int64_t *ids, size_t n, char *
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct baseline *b = st;
-	struct gl_report *rep = cx->rep;
-	struct gl_report_baseline *r = &rep->baseline;
-	size_t nk = rep->n_kernels, n_new = 0, n_gone = 0;
+	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
+	struct gl_report_baseline *r = &b->res;
+	size_t nk = listed->n_kernels, n_new = 0, n_gone = 0;
 	int64_t *new_ids = NULL, *gone_ids = NULL;
 	int rc;
 
@@ -127,8 +130,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		return gl_section_oom(cx->err);
 	b->n_listed = nk;
 	for (size_t i = 0; i < nk; i++)
-		if (rep->kernels[i].kernel_id > 0 && (uint64_t)rep->kernels[i].kernel_id < b->n_ids)
-			b->rank[rep->kernels[i].kernel_id] = i + 1;
+		if (listed->kernels[i].kernel_id > 0 && (uint64_t)listed->kernels[i].kernel_id < b->n_ids)
+			b->rank[listed->kernels[i].kernel_id] = i + 1;
 	/* only the listed kernels' timings are kept; the others are counted */
 	/* in time order: each kernel's durations in (ts_us, id) order, as listed */
 	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
@@ -154,7 +157,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		rc = first_names(cx, gone_ids, n_gone, &r->vanished_kernels,
 				 &r->n_vanished_kernels);
 	for (size_t i = 0; i < nk && rc == GL_OK; i++) {
-		const struct gl_report_kernel *c = &rep->kernels[i];
+		const struct gl_report_kernel *c = &listed->kernels[i];
 		struct before *o = &b->listed[i];
 
 		if (o->n == 0)
@@ -204,6 +207,28 @@ static void release(void *st)
 	free(b->listed);
 	free(b->n_before);
 	free(b->rank);
+	for (size_t i = 0; i < b->res.n_kernels; i++)
+		free(b->res.kernels[i].kernel);
+	free(b->res.kernels);
+	for (size_t i = 0; i < b->res.n_new_kernels; i++)
+		free(b->res.new_kernels[i]);
+	free(b->res.new_kernels);
+	for (size_t i = 0; i < b->res.n_vanished_kernels; i++)
+		free(b->res.vanished_kernels[i]);
+	free(b->res.vanished_kernels);
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_baseline *res_of(const void *st)
+{
+	static const struct gl_report_baseline none;
+
+	return st ? &((const struct baseline *)st)->res : &none;
+}
+
+const struct gl_report_baseline *gl_baseline_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_baseline));
 }
 
 /* A count stated by the model, at least what is listed (a hand-made model states none). */
@@ -223,12 +248,11 @@ static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_baseline *b = &r->baseline;
+	const struct gl_report_baseline *b = res_of(st);
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 	json_t *o = json_object(), *ks = json_array();
 
-	(void)st;
-
+	(void)r;
 	gl_jb_set(jb, o, "since", gl_json_ts(b->since_us));
 	gl_jb_set(jb, o, "until", gl_json_ts(b->until_us));
 	gl_jb_set(jb, o, "samples", gl_json_u64(b->samples));
@@ -261,10 +285,9 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_baseline *b = &r->baseline;
+	const struct gl_report_baseline *b = res_of(st);
 
-	(void)st;
-
+	(void)r;
 	fputs("kernel,count_before,count,mean_before_us,mean_us,mean_change_pct,p95_before_us,"
 	      "p95_us,p95_change_pct,p_value,verdict", fp);
 	gl_csv_eol(fp);
@@ -289,8 +312,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40], c[40], d[40];
 
-	(void)st;
-	const struct gl_report_baseline *bl = &r->baseline;
+	const struct gl_report_baseline *bl = res_of(st);
 	size_t changed = 0;
 	for (size_t i = 0; i < bl->n_kernels; i++)
 		changed += bl->kernels[i].verdict != GL_BASELINE_UNCHANGED;
@@ -314,9 +336,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_baseline *b = &rep->baseline;
+	const struct gl_report_baseline *b = res_of(st);
 
-	(void)st;
+	(void)rep;
 	fputs("<p>Previous window ", f);
 	gl_html_when(f, b->since_us);
 	fputs(" to ", f);
@@ -388,13 +410,12 @@ static double bigger_change(const struct gl_report_baseline_kernel *k)
 static int chart_baseline(const struct gl_report *rep, const void *st, const char *path,
 			  const struct gl_chart_opts *o, struct gl_err *err)
 {
-	const struct gl_report_baseline *b = &rep->baseline;
+	const struct gl_report_baseline *b = res_of(st);
 	struct gl_chart_bar_row rows[BASELINE_ROWS];
 	const char *vn[2] = {"mean", "p95"};
 	size_t idx[BASELINE_ROWS], n = 0;
 	char t[GL_PNG_TITLE_MAX];
 
-	(void)st;
 	gl_png_title(t, "Change against the previous window of equal length", rep);
 	if (b->n_kernels == 0)
 		return gl_chart_nodata(path, t,

@@ -4,7 +4,7 @@
  *
  * In: each sample of the window (collect_samples), its series from the
  * series table (gl_section_series_load, as the metrics section reads it).
- * Out: rep->inference (report.h) and one trend per quantity (series
+ * Out: its results (sec_inference.h) and one trend per quantity (series
  * "inference"). The quantities and where they come from:
  *
  *   tokens_per_second  inference.tokens_per_second (BitNet-rs, one per
@@ -57,6 +57,7 @@
 #include "emit_png.h"
 #include "counter.h"
 #include "emit_util.h"
+#include "sec_inference.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -126,6 +127,8 @@ struct hgroup {
 };
 
 struct inference {
+	struct gl_report_inference res;	/* first: see sec_inference.h */
+	struct gl_trend_list trends;	/* one per quantity with samples */
 	struct gl_section_series ss;
 	struct row *rows;		/* one per ss.qs row */
 	struct qacc acc[Q_COUNT];
@@ -499,7 +502,7 @@ static double add(double a, double b)
 
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &in->res;
 	double all_s[SRV_COUNT] = {NAN, NAN, NAN}, ok_s[SRV_COUNT] = {NAN, NAN, NAN};
 	double fail_s[SRV_COUNT] = {0, 0, 0}, failed = NAN;
 	const char *from_s[SRV_COUNT] = {NULL, NULL, NULL};
@@ -626,7 +629,7 @@ static int cmp_bucket(const void *pa, const void *pb)
 
 static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &in->res;
 	struct bucket *b = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*b));
 	double *le = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*le));
 	double *cum = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*cum));
@@ -687,7 +690,7 @@ out:
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &((struct inference *)st)->res;
 	int rc;
 
 	for (int q = 0; q < Q_COUNT; q++) {
@@ -702,7 +705,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (q == Q_TOKENS || !a->n)
 			continue;
-		if (!(t = gl_section_add_trends(cx->rep, 1)))
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
 			return gl_section_oom(cx->err);
 		/*
 		 * BitNet-rs records carry no time: a run's records share one
@@ -737,6 +740,37 @@ static void release(void *st)
 	for (int c = 0; c < C_COUNT; c++)
 		gl_chart_cols_release(&in->cols[c]);
 	gl_section_series_release(&in->ss);
+	for (size_t i = 0; i < in->res.n_counters; i++) {
+		free(in->res.counters[i].metric);
+		free(in->res.counters[i].host);
+		free(in->res.counters[i].labels);
+	}
+	free(in->res.counters);
+	for (size_t i = 0; i < in->res.n_histograms; i++) {
+		free(in->res.histograms[i].metric);
+		free(in->res.histograms[i].host);
+		free(in->res.histograms[i].labels);
+	}
+	free(in->res.histograms);
+	gl_trend_list_release(&in->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct inference *)st)->trends;
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_inference *res_of(const void *st)
+{
+	static const struct gl_report_inference none;
+
+	return st ? &((const struct inference *)st)->res : &none;
+}
+
+const struct gl_report_inference *gl_inference_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_inference));
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -758,11 +792,11 @@ static json_t *labels_json(const char *text)
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
 	json_t *o = json_object(), *ca = json_array(), *ha = json_array();
 
-	(void)st;
+	(void)r;
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
@@ -838,10 +872,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
  */
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	const double none = NAN;
 
-	(void)st;
+	(void)r;
 	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
 	gl_csv_eol(fp);
 	fputs("requests,requests,requests,,{},", fp);
@@ -914,10 +948,9 @@ static bool empty(const struct gl_report_inference *ri)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	char b[8][40];
 
-	(void)st;
 	if (empty(ri)) {
 		fprintf(fp, "no inference data\n");
 		return;
@@ -972,9 +1005,9 @@ static void html_row(FILE *f, const char *name, const char *labels, const double
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_inference *ri = &rep->inference;
+	const struct gl_report_inference *ri = res_of(st);
 
-	(void)st;
+	(void)rep;
 	if (empty(ri)) {
 		fputs("<p>No inference data in this window.</p>\n", f);
 		return;
@@ -1112,6 +1145,7 @@ const struct gl_section gl_sec_inference = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

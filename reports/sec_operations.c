@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "emit_util.h"
+#include "sec_operations.h"
 #include "section.h"
 #include "trend_rules.h"
 #include "sections.h"
@@ -43,8 +44,10 @@ struct op {
 };
 
 struct operations {
+	struct gl_operations_result res;	/* first: see sec_operations.h */
 	struct op *ops;		/* open addressing by name; name NULL: empty */
 	size_t cap, n;
+	struct gl_trend_list trends;	/* one per operation, by name */
 };
 
 bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms)
@@ -110,7 +113,8 @@ static struct op *find(struct operations *o, const char *name)
 
 static int grow(struct operations *o)
 {
-	struct operations g = {calloc(o->cap * 2, sizeof(*o->ops)), o->cap * 2, o->n};
+	struct operations g = {.ops = calloc(o->cap * 2, sizeof(*o->ops)), .cap = o->cap * 2,
+			       .n = o->n};
 
 	if (!g.ops)
 		return -1;
@@ -118,7 +122,8 @@ static int grow(struct operations *o)
 		if (o->ops[i].name)
 			*find(&g, o->ops[i].name) = o->ops[i];
 	free(o->ops);
-	*o = g;
+	o->ops = g.ops;
+	o->cap = g.cap;
 	return 0;
 }
 
@@ -203,13 +208,12 @@ static int cmp_op_name(const void *pa, const void *pb)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct operations *o = st;
-	struct gl_report *rep = cx->rep;
 	struct op **by_name = malloc((o->n ? o->n : 1) * sizeof(*by_name));
 	struct gl_report_trend *t;
 	size_t k = 0;
 
-	rep->operations = calloc(o->n ? o->n : 1, sizeof(*rep->operations));
-	if (!by_name || !rep->operations) {
+	o->res.operations = calloc(o->n ? o->n : 1, sizeof(*o->res.operations));
+	if (!by_name || !o->res.operations) {
 		free(by_name);
 		return gl_section_oom(cx->err);
 	}
@@ -217,10 +221,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (o->ops[i].name)
 			by_name[k++] = &o->ops[i];
 	qsort(by_name, k, sizeof(*by_name), cmp_op_name);
-	t = gl_section_add_trends(rep, k);
+	t = gl_trend_list_add(&o->trends, k);
 	for (size_t i = 0; t && i < k; i++) {
 		struct op *p = by_name[i];
-		struct gl_report_operation *r = &rep->operations[rep->n_operations++];
+		struct gl_report_operation *r = &o->res.operations[o->res.n_operations++];
 		struct gl_stats_desc d;
 
 		gl_section_trend(cx, &p->fit, p->first_ts_us, p->last_ts_us, &t[i]);
@@ -255,7 +259,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	free(by_name);
 	if (!t)
 		return gl_section_oom(cx->err);
-	qsort(rep->operations, rep->n_operations, sizeof(*rep->operations), cmp_total);
+	qsort(o->res.operations, o->res.n_operations, sizeof(*o->res.operations), cmp_total);
 	return GL_OK;
 }
 
@@ -269,6 +273,30 @@ static void release(void *st)
 		free(o->ops[i].ms);
 	}
 	free(o->ops);
+	for (size_t i = 0; i < o->res.n_operations; i++) {
+		free(o->res.operations[i].operation);
+		free(o->res.operations[i].component);
+	}
+	free(o->res.operations);
+	gl_trend_list_release(&o->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct operations *)st)->trends;
+}
+
+/* The results in st; none for a report without the section's state. */
+static const struct gl_operations_result *res_of(const void *st)
+{
+	static const struct gl_operations_result none;
+
+	return st ? &((const struct operations *)st)->res : &none;
+}
+
+const struct gl_operations_result *gl_operations_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_operations));
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -276,9 +304,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	struct gl_jb jb = {0};
 	json_t *a = json_array();
 
-	(void)st;
-	for (size_t i = 0; a && i < r->n_operations; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
+	(void)r;
+	const struct gl_operations_result *res = res_of(st);
+
+	for (size_t i = 0; a && i < res->n_operations; i++) {
+		const struct gl_report_operation *x = &res->operations[i];
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "operation", gl_json_str(x->operation));
@@ -300,12 +330,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
+	const struct gl_operations_result *res = res_of(st);
+
+	(void)r;
 	fputs("operation,component,count,min_ms,max_ms,mean_ms,stddev_ms,p50_ms,p95_ms,p99_ms,"
 	      "total_ms,mean_throughput", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_operations; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
+	for (size_t i = 0; i < res->n_operations; i++) {
+		const struct gl_report_operation *x = &res->operations[i];
 		const double v[] = {x->min_ms, x->max_ms, x->mean_ms, x->stddev_ms, x->p50_ms,
 				    x->p95_ms, x->p99_ms, x->total_ms, x->mean_throughput};
 
@@ -326,16 +358,17 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40], c[40], d[40], e[40], f[40];
 
-	(void)st;
-	if (!r->n_operations) {
+	const struct gl_operations_result *res = res_of(st);
+
+	if (!res->n_operations) {
 		fprintf(fp, "no operations\n");
 		return;
 	}
 	gl_text_cell(fp, "operation (ms)", 26);
 	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s\n", "count", "mean", "min", "max", "p95", "p99",
 		"total");
-	for (size_t i = 0; i < r->n_operations && i < r->top; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
+	for (size_t i = 0; i < res->n_operations && i < r->top; i++) {
+		const struct gl_report_operation *x = &res->operations[i];
 
 		gl_text_cell(fp, x->operation, 26);
 		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s\n", (unsigned long long)x->count,
@@ -343,22 +376,24 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(x->max_ms, c, sizeof(c)), gl_text_num(x->p95_ms, d, sizeof(d)),
 			gl_text_num(x->p99_ms, e, sizeof(e)), gl_text_num(x->total_ms, f, sizeof(f)));
 	}
-	if (r->n_operations > r->top)
-		fprintf(fp, "(%zu more operations)\n", r->n_operations - r->top);
+	if (res->n_operations > r->top)
+		fprintf(fp, "(%zu more operations)\n", res->n_operations - r->top);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	(void)st;
-	if (rep->n_operations == 0) {
+	const struct gl_operations_result *res = res_of(st);
+
+	(void)rep;
+	if (res->n_operations == 0) {
 		fputs("<p>No operation timings in this window.</p>\n", f);
 		return;
 	}
 	fputs("<table><tr><th>operation</th><th>component</th><th>count</th><th>mean ms</th>"
 	      "<th>min ms</th><th>max ms</th><th>p95 ms</th><th>p99 ms</th><th>total s</th>"
 	      "<th>throughput</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_operations; i++) {
-		const struct gl_report_operation *x = &rep->operations[i];
+	for (size_t i = 0; i < res->n_operations; i++) {
+		const struct gl_report_operation *x = &res->operations[i];
 		const double v[5] = {x->mean_ms, x->min_ms, x->max_ms, x->p95_ms, x->p99_ms};
 
 		fputs("<tr><td class=\"k\">", f);
@@ -388,6 +423,7 @@ const struct gl_section gl_sec_operations = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

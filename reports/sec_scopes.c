@@ -91,6 +91,7 @@ struct scopes {
 	int32_t *ks_of;		/* per name id: index in ks, -1: none */
 	size_t n_ids;
 	struct gl_scopes_result res;
+	struct gl_trend_list trends;	/* one per row */
 };
 
 const struct gl_scopes_result *gl_scopes_result(const void *st)
@@ -302,7 +303,6 @@ static int cmp_row(const void *pa, const void *pb)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct scopes *s = st;
-	struct gl_report *rep = cx->rep;
 
 	s->res.rows = calloc(s->n_rows ? s->n_rows : 1, sizeof(*s->res.rows));
 	if (!s->res.rows)
@@ -336,7 +336,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		free(r->dur_ms);
 		r->dur_ms = NULL;
 
-		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+		struct gl_report_trend *t = gl_trend_list_add(&s->trends, 1);
 
 		if (!t)
 			return gl_section_oom(cx->err);
@@ -373,6 +373,12 @@ static void release(void *st)
 	free(s->grp);
 	free(s->ks);
 	free(s->ks_of);
+	gl_trend_list_release(&s->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct scopes *)st)->trends;
 }
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
@@ -543,6 +549,7 @@ const struct gl_section gl_sec_scopes = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
