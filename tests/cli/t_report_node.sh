@@ -93,6 +93,10 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+# the monitor's configuration file, as the seed documents it
+"$REPORT" --db "$T/db" --since "$since" --until "$until" --format json --no-charts \
+	--config "$T/node/logs/monitor/monitor_config.json" --output-dir "$T/rc" >/dev/null 2>"$T/rc.err" ||
+	fail "--config monitor_config.json: $(cat "$T/rc.err")"
 # an empty window after the run: no_data, and --fail-on exits 3
 "$REPORT" --db "$T/db" --since 2025-11-21 --days 1 --format json --no-charts \
 	--output-dir "$T/empty" --fail-on critical >/dev/null 2>&1
