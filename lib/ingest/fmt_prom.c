@@ -57,6 +57,7 @@ struct prom_state {
 	uint32_t type;			/* enum prom_type */
 	uint32_t family_len;		/* 0: none (a name longer than PROM_FAMILY_MAX is forgotten) */
 	char family[PROM_FAMILY_MAX];
+	uint32_t at_mtime;		/* a sample took the file's modification time */
 };
 
 struct label {
@@ -363,7 +364,7 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 {
 	struct label lab[PROM_LABELS_MAX];
 	const struct label *gpu = NULL;
-	const struct prom_state *st;
+	struct prom_state *st;
 	struct gl_str name, val, tss = {NULL, 0}, labels;
 	struct gl_sample *s;
 	const char *why = NULL, *canon = NULL;
@@ -475,9 +476,20 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	s->labels = labels;
 	s->ts_us = own_ts ? ms * 1000 : ctx->file_mtime_us;
 	s->ts_estimated = !own_ts;
+	st->at_mtime |= !own_ts;
 	rec->samples = s;
 	rec->n_samples = 1;
 	rec->kind = GL_REC_SAMPLES;
+}
+
+static int prom_at_mtime(const unsigned char *state, size_t len)
+{
+	struct prom_state st;
+
+	if (len != sizeof(st))
+		return 0;
+	memcpy(&st, state, sizeof(st));
+	return st.magic == PROM_MAGIC && st.at_mtime;
 }
 
 const struct gl_format gl_fmt_prom = {
@@ -485,4 +497,5 @@ const struct gl_format gl_fmt_prom = {
 	.summary = "Prometheus text exposition (/metrics scrape: vLLM, DCGM exporter, ...)",
 	.flags = 0,
 	.parse = prom_parse,
+	.at_mtime = prom_at_mtime,
 };

@@ -396,6 +396,16 @@ struct gl_format {
 	 * and are read again when the file grows.
 	 */
 	const char *(*end)(struct gl_parse_ctx *ctx);
+	/*
+	 * Optional (NULL: none). Given a stream's stored parse state, says
+	 * whether records of the stream were placed at its file's modification
+	 * time (a Prometheus scrape without timestamps: one scrape per file).
+	 * The same lines then mean new records when the time differs: such a
+	 * stream is continued, copied or branched only by a file with the
+	 * modification time of a file that holds it (`curl > m.prom` every
+	 * minute, the textfile collector's write-temp-and-rename).
+	 */
+	int (*at_mtime)(const unsigned char *state, size_t len);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

@@ -686,6 +686,8 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	 * GL_FMT_HEADER_ONCE) */
 	int64_t prev_stream = known >= 0 ? s->file[known].stream_id : 0;
 
+	j.prev_mtime_ns = known >= 0 ? s->file[known].mtime_ns : -1;
+
 	if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, NULL)) != GL_OK)
 		return finish(&j, rc);
 

@@ -1,0 +1,66 @@
+# Documents rewritten, read while written, cut and settled (issue 28): a
+# Kineto trace, a Prometheus scrape. Every expected count is computed from
+# the test's own inputs: the generator writes N kernels and N/10 (rounded
+# up) annotations; a scrape file of S sample lines holds S samples.
+. tests/cli/lib.sh
+
+command -v python3 >/dev/null 2>&1 || skip "skipped: python3 absent"
+GEN="python3 tests/cli/gen_kineto.py"
+kernels() { q "$1" "select count(*) from events where source = 'kineto' and kernel_id is not null and dup_of is null"; }
+spans() { q "$1" "select count(*) from spans"; }
+samples() { q "$1" "select count(*) from v_samples"; }
+old() { touch -d '10 minutes ago' "$@"; }
+
+# --- D2: a smaller trace after a larger one was stored and deleted --------
+mkdir -p $T/d2
+$GEN 100 a > $T/d2/t.pt.trace.json
+old $T/d2/t.pt.trace.json
+ingest $T/d2.db $T/d2 || fail "D2: first ingest"
+expect_eq "D2: first trace's kernels" 100 "$(kernels $T/d2.db)"
+rm $T/d2/t.pt.trace.json
+$GEN 50 b 1712195496000000 > $T/d2/u.pt.trace.json
+old $T/d2/u.pt.trace.json
+ingest $T/d2.db $T/d2 || fail "D2: second ingest"
+expect_eq "D2: +50 kernels of the new trace" 150 "$(kernels $T/d2.db)"
+expect_eq "D2: spans 10 + 5" 15 "$(spans $T/d2.db)"
+# overwritten in place by a different, shorter trace
+$GEN 30 c 1712195497000000 > $T/d2/u.pt.trace.json
+old $T/d2/u.pt.trace.json
+ingest $T/d2.db $T/d2 || fail "D2: third ingest"
+expect_eq "D2: +30 kernels of the overwriting trace" 180 "$(kernels $T/d2.db)"
+
+# --- D1: Prometheus scrapes saved to the same file ------------------------
+# scrape V: 4 gauges, no timestamps (each at the file's modification time);
+# the first two lines never change, nor does the first sample's value.
+scrape() {
+	printf '# HELP DCGM_FI_DEV_GPU_TEMP GPU temperature (in C).\n# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n'
+	for g in 0 1 2 3; do
+		if [ $g = 0 ]; then v=40; else v=$(($1 + g)); fi
+		printf 'DCGM_FI_DEV_GPU_TEMP{gpu="%d",UUID="GPU-%d"} %d\n' $g $g $v
+	done
+}
+mkdir -p $T/d1
+for i in 1 2 3 4; do
+	scrape $((50 + i)) > $T/d1/m.prom		# curl ... > m.prom: truncated, same inode
+	touch -d "@$((1763000000 + 60 * i))" $T/d1/m.prom
+	ingest $T/d1.db $T/d1 || fail "D1: ingest $i"
+done
+expect_eq "D1: 4 rewrites of 4 samples" 16 "$(samples $T/d1.db)"
+for i in 1 2 3 4; do
+	scrape 70 > $T/d1/tmp.prom			# the textfile collector: temp, then rename
+	touch -d "@$((1763001000 + 60 * i))" $T/d1/tmp.prom
+	mv $T/d1/tmp.prom $T/d1/m.prom
+	ingest $T/d1.db $T/d1 || fail "D1: renamed scrape $i"
+done
+expect_eq "D1: 4 identical scrapes renamed over one name" 32 "$(samples $T/d1.db)"
+mkdir -p $T/d1b
+for i in 1 2 3 4; do
+	case $i in 3) cp $T/d1b/s1.prom $T/d1b/s3.prom ;; *) scrape $((60 + i)) > $T/d1b/s$i.prom ;; esac
+	touch -d "@$((1763002000 + 60 * i))" $T/d1b/s$i.prom
+done
+ingest $T/d1b.db $T/d1b || fail "D1: four files, two identical"
+expect_eq "D1: four files of which two identical" 16 "$(samples $T/d1b.db)"
+before=$(samples $T/d1b.db)
+ingest $T/d1b.db $T/d1b || fail "D1: re-run"
+expect_eq "D1: a re-run stores nothing" "$before" "$(samples $T/d1b.db)"
+exit 0
