@@ -1211,36 +1211,66 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 
 /* --- prepare: baseTimeNanoseconds from the end of the document ------------- */
 
-static void find_base(void *arg, const char *line, size_t len)
+/* What the last lines of a trace say. */
+struct tail_scan {
+	struct kin_state *st;
+	int closed;		/* the last line that is not blank is the document's "}" */
+	int relative;		/* an event's ts before 2001: µs after a time base */
+};
+
+/* The digits after "key" and its colon: 0 when there are none. */
+static int number_after(const char *line, size_t len, const char *key, size_t keylen,
+			int64_t *v)
 {
-	struct kin_state *st = arg;
-	const char *k = memmem(line, len, "\"baseTimeNanoseconds\"", 21);
+	const char *k = memmem(line, len, key, keylen);
 	size_t i;
-	int64_t v = 0;
 	int digits = 0;
 
 	if (!k)
-		return;
-	i = (size_t)(k - line) + 21;
+		return 0;
+	i = (size_t)(k - line) + keylen;
 	while (i < len && (line[i] == ' ' || line[i] == ':' || line[i] == '\t'))
 		i++;
+	*v = 0;
 	while (i < len && line[i] >= '0' && line[i] <= '9' && digits < 19) {
-		v = v * 10 + (line[i++] - '0');
+		*v = *v * 10 + (line[i++] - '0');
 		digits++;
 	}
-	if (digits) {
-		st->has_base = 1;
-		st->base_ns = v;
+	return digits;
+}
+
+static void find_base(void *arg, const char *line, size_t len)
+{
+	struct tail_scan *t = arg;
+	size_t a = 0, b = len;
+	int64_t v;
+
+	while (a < b && (line[a] == ' ' || line[a] == '\t'))
+		a++;
+	while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
+		b--;
+	if (a < b)
+		t->closed = b - a == 1 && line[a] == '}';
+	if (number_after(line, len, "\"baseTimeNanoseconds\"", 21, &v)) {
+		t->st->has_base = 1;
+		t->st->base_ns = v;
 	}
+	/* 1e15 µs: 2001-09-09; Kineto's times after a base are small */
+	if (number_after(line, len, "\"ts\"", 4, &v) && v < 1000000000000000LL)
+		t->relative = 1;
 }
 
 /*
  * Reads baseTimeNanoseconds into ctx->state (and the working copy, if the
  * parse has begun), the only time base a streamed read would meet too late.
+ * Returns 1 when it may still come: the document is not closed yet and its
+ * last events are timed after a base it has not written (a ROCm trace
+ * being written, issue 28 D12); read now, they would land in 1970.
  */
 static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct kin_state st, *cur = kstate(ctx);
+	struct tail_scan t = {&st, 0, 0};
 	int rc;
 
 	if (cur)
@@ -1249,11 +1279,13 @@ static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 		memset(&st, 0, sizeof(st));
 		memcpy(st.magic, kin_magic, 4);
 	}
-	rc = gl_trace_tail(path, 64 * 1024, find_base, &st);
+	rc = gl_trace_tail(path, 64 * 1024, find_base, &t);
 	memcpy(ctx->state, &st, sizeof(st));
 	ctx->state_len = sizeof(st);
 	if (ctx->priv && ctx->priv_free == kin_free)
 		((struct kin *)ctx->priv)->st = st;
+	if (rc == 0 && !st.has_base && !t.closed && t.relative)
+		return 1;
 	return rc;
 }
 

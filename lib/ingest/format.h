@@ -372,7 +372,9 @@ struct gl_format {
 	 * is written after the events (Kineto's baseTimeNanoseconds) reads what
 	 * it needs from the file (plain or gzip) and keeps it in ctx->state.
 	 * Returns 0, or -1 when the file cannot be read (the lines are then
-	 * parsed without it).
+	 * parsed without it), or 1 when what it needs is not written yet (a
+	 * trace being written, whose time base comes at its end): a file that
+	 * has not settled is then left for a later run, read whole then.
 	 */
 	int (*prepare)(struct gl_parse_ctx *ctx, const char *path);
 	/*

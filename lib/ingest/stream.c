@@ -760,6 +760,15 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		}
 		return finish(&j, GL_OK);
 	}
+	/* A trace whose clock is relative, or whose time base is written
+	 * after its events, reads what it needs first (-1: the lines are
+	 * parsed without it; 1: not written yet, the file is left for a later
+	 * run while its writer is at it). */
+	if (fmt->prepare && fmt->prepare(&j.ctx, f->path) == 1 && fresh(&j)) {
+		s->file[j.fi].stream_id = 0;
+		j.status = "partial";
+		return finish(&j, GL_OK);
+	}
 	if ((rc = new_stream(&j, fmt)) != GL_OK)
 		return finish(&j, rc);
 	j.fmt = fmt;
@@ -776,11 +785,6 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	}
 	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 		return finish(&j, rc);
-	/* A trace whose clock is relative, or whose time base is written
-	 * after its events, reads what it needs first (-1: the lines are
-	 * parsed without it). */
-	if (fmt->prepare)
-		fmt->prepare(&j.ctx, f->path);
 	j.pos = (struct gl_pos){0, 0, 0};
 	j.damaged = 0;
 	rc = read_lines(&j);

@@ -63,4 +63,20 @@ expect_eq "D1: four files of which two identical" 16 "$(samples $T/d1b.db)"
 before=$(samples $T/d1b.db)
 ingest $T/d1b.db $T/d1b || fail "D1: re-run"
 expect_eq "D1: a re-run stores nothing" "$before" "$(samples $T/d1b.db)"
+# --- D12: a ROCm-style trace (times after baseTimeNanoseconds, written at
+# its end) read half-written, then complete: every kernel at base + ts ---
+mkdir -p $T/d12
+BASE_NS=1735632360000000000	# 2024-12-31T08:06:00Z
+$GEN 40 r 1000 --base-ns $BASE_NS > $T/d12.json
+half=$(($(wc -c < $T/d12.json) / 2))
+head -c $half $T/d12.json > $T/d12/t.pt.trace.json
+ingest $T/d12.db $T/d12 || fail "D12: ingest of the half-written trace"
+tail -c +$((half + 1)) $T/d12.json >> $T/d12/t.pt.trace.json
+ingest $T/d12.db $T/d12 || fail "D12: ingest of the completed trace"
+expect_eq "D12: kernels" 40 "$(kernels $T/d12.db)"
+# the first kernel at base + 1005.25 µs, none before base
+expect_eq "D12: no kernel before the time base" 0 \
+	"$(q $T/d12.db "select count(*) from events where source = 'kineto' and ts_us < $BASE_NS / 1000")"
+expect_eq "D12: first kernel" $((BASE_NS / 1000 + 1005)) \
+	"$(q $T/d12.db "select min(ts_us) from events where source = 'kineto' and kernel_id is not null")"
 exit 0
