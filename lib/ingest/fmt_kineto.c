@@ -951,10 +951,16 @@ static void emit(struct line_out *o, int slot)
 		o->slot = slot;
 }
 
-/* After each element: a held kernel waits for at most KIN_HOLD_UNITS more. */
+/*
+ * After each element: a held kernel waits for at most KIN_HOLD_UNITS more,
+ * then goes with the first element that gives no record of its own (one
+ * record per line: a line that gave two would be rejected whole). A kernel
+ * waits so when its launch call was read by an earlier run (the map is not
+ * kept), or is not in the trace.
+ */
 static void age_held(struct kin *k, struct line_out *o)
 {
-	if (k->held >= 0 && ++k->slot[k->held].waited > KIN_HOLD_UNITS) {
+	if (k->held >= 0 && ++k->slot[k->held].waited > KIN_HOLD_UNITS && o->n == 0) {
 		emit(o, k->held);
 		k->held = -1;
 	}

@@ -399,13 +399,24 @@ static int deciding(const struct gl_line *ln)
 	return 1;
 }
 
+/* A line of nothing but the opening brackets of a JSON document ("{"). */
+static int opens_only(const struct gl_line *ln)
+{
+	for (size_t i = 0; i < ln->len; i++)
+		if (!strchr(" \t\r{[", ln->p[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * Detects the format from the first DETECT_LINES lines that can decide it,
  * looking past NUL runs and junk lines however long (one JSON line, a
  * 64 KiB junk line, then JSON lines: JSON). When no line can decide, the
- * first bytes say why the file is skipped.
+ * first bytes say why the file is skipped. *said: bit 0, a deciding
+ * line held more than opens_only(); bit 1, an unfinished last line was
+ * left to its writer.
  */
-static const struct gl_format *detect(struct job *j, const char **why)
+static const struct gl_format *detect(struct job *j, const char **why, int *said)
 {
 	struct gl_str lines[DETECT_LINES];
 	char *buf = malloc(DETECT_COPY_BYTES);
@@ -421,6 +432,11 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		return NULL;
 	while (n < DETECT_LINES && scanned < DETECT_SCAN_LINES && bytes < DETECT_SCAN_BYTES &&
 	       gl_reader_next(j->r, &ln, &e) == 1) {
+		/* an unfinished last line its writer is still at: the end */
+		if (!ln.terminated && !j->gzip && fresh(j)) {
+			*said |= 2;
+			break;
+		}
 		scanned++;
 		bytes += ln.full_len;
 		if (!first_len && ln.len) {
@@ -429,6 +445,7 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		}
 		if (!deciding(&ln) || ln.len > DETECT_COPY_BYTES - used)
 			continue;
+		*said |= !opens_only(&ln);
 		memcpy(buf + used, ln.p, ln.len);
 		lines[n].p = buf + used;
 		lines[n].len = ln.len;
@@ -745,7 +762,16 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 
 	/* A new stream: which format? */
 	const char *why = NULL;
-	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why);
+	int said = 0;
+	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why, &said);
+
+	/* Only "{" so far, its writer at it: a trace, a JSON document or JSON
+	 * lines? Left for a later run (issue 28, D4). */
+	if ((fmt || (said & 2)) && !p->forced && !(said & 1) && fresh(&j)) {
+		s->file[j.fi].stream_id = 0;
+		j.status = "partial";
+		return finish(&j, GL_OK);
+	}
 
 	if (!fmt) {
 		char note[200];

@@ -79,4 +79,22 @@ expect_eq "D12: no kernel before the time base" 0 \
 	"$(q $T/d12.db "select count(*) from events where source = 'kineto' and ts_us < $BASE_NS / 1000")"
 expect_eq "D12: first kernel" $((BASE_NS / 1000 + 1005)) \
 	"$(q $T/d12.db "select min(ts_us) from events where source = 'kineto' and kernel_id is not null")"
+# --- D4: a trace read while written, cut at bytes spread over it (at line
+# ends, mid-line, mid-element), then completed: 30 kernels, 3 spans, no
+# reject at every cut ---------------------------------------------------
+$GEN 30 k > $T/d4.json
+size=$(wc -c < $T/d4.json)
+step=$((size / 40))
+cut=7
+while [ $cut -lt $size ]; do
+	rm -rf $T/d4 $T/d4.db*
+	mkdir -p $T/d4
+	head -c $cut $T/d4.json > $T/d4/t.pt.trace.json
+	ingest $T/d4.db $T/d4 || fail "D4: ingest cut at $cut"
+	tail -c +$((cut + 1)) $T/d4.json >> $T/d4/t.pt.trace.json
+	ingest $T/d4.db $T/d4 || fail "D4: ingest completed after $cut"
+	expect_eq "D4: cut at $cut: kernels|spans|rejects" "30|3|0" \
+		"$(kernels $T/d4.db)|$(spans $T/d4.db)|$(q $T/d4.db 'select count(*) from rejects')"
+	cut=$((cut + step))
+done
 exit 0
