@@ -1295,10 +1295,31 @@ static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 	return rc;
 }
 
+/* The file settled in the middle of the document: a kernel held goes. */
+static int kineto_settle(struct gl_parse_ctx *ctx, struct gl_rec *rec)
+{
+	struct kin *k = ctx->priv && ctx->priv_free == kin_free ? ctx->priv : NULL;
+	struct slot *s;
+
+	if (!k || k->held < 0)
+		return 0;
+	s = &k->slot[k->held];
+	k->held = -1;
+	rec->samples = NULL;
+	rec->n_samples = 0;
+	rec->kind = s->kind;
+	if (s->kind == GL_REC_SPAN)
+		rec->span = s->sp;
+	else
+		rec->ev = s->ev;
+	return 1;
+}
+
 const struct gl_format gl_fmt_kineto = {
 	.name = "kineto",
 	.summary = "PyTorch profiler (Kineto) trace JSON: kernels, memcpy/memset, launch overhead, annotations",
 	.flags = GL_FMT_DOCUMENT,
 	.parse = kineto_parse,
 	.prepare = kineto_prepare,
+	.settle = kineto_settle,
 };

@@ -408,6 +408,17 @@ struct gl_format {
 	 * minute, the textfile collector's write-temp-and-rename).
 	 */
 	int (*at_mtime)(const unsigned char *state, size_t len);
+	/*
+	 * Optional (NULL: none). Called by ingest after the last line a run
+	 * reads of a file that has settled while a run of held lines is open
+	 * (a trace whose writer stopped before its closing "]}"): hands out,
+	 * one per call, a record the format still holds back (a kernel waiting
+	 * for its launch call) and returns 1; returns 0 when none is left.
+	 * ctx->state is not changed: the rows of the held run are stored as an
+	 * open record (gl_sstream.open_end), replaced when a later run reads
+	 * the run again because the file grew.
+	 */
+	int (*settle)(struct gl_parse_ctx *ctx, struct gl_rec *rec);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */

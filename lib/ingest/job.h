@@ -152,6 +152,8 @@ void gl_job_release(struct job *j);
 /* Sends the batch mid-file, with the state that makes its rows final. */
 int gl_job_send(struct job *j);
 int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);
+/* The file settled inside a run of held lines: its rows as an open record. */
+int gl_job_settle(struct job *j);
 int gl_line_blank(const char *p, size_t len);
 
 /* identify.c: fingerprints and stream identity */

@@ -621,6 +621,36 @@ static int held_release(struct job *j, const struct gl_rec *rec, size_t line_len
 	return GL_OK;
 }
 
+/*
+ * The file settled inside a run of held lines (format.h: settle): the
+ * records the format holds back and the held rows are stored as an open
+ * record from the run's first line to the end read, claimed no further
+ * than before the run.
+ */
+int gl_job_settle(struct job *j)
+{
+	struct gl_rec rec;
+	int rc;
+
+	while (j->fmt->settle && j->fmt->settle(&j->ctx, &rec) == 1)
+		if ((rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SPAN) &&
+		    (rc = held_add(j, &rec, j->pos.lines)) != GL_OK)
+			return rc;
+	if (!j->held.n)
+		return GL_OK;
+	rec.kind = GL_REC_NONE;
+	rec.samples = NULL;
+	rec.n_samples = 0;
+	if ((rc = held_release(j, &rec, 0)) != GL_OK)
+		return rc;
+	if (!j->last_cut) {
+		j->last_cut = 1;
+		j->cut_end = j->pos.bytes;
+		j->rec_start = j->hold_start;
+	}
+	return GL_OK;
+}
+
 /* A span and its samples, with one room check for both. */
 static int add_span(struct job *j, const struct gl_span *sp, const struct gl_sample *v, size_t n,
 		    uint64_t line)

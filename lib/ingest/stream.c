@@ -323,6 +323,11 @@ static int read_lines(struct job *j)
 				j->cut_end = after.bytes;
 				j->rec_start = j->pend.active ? j->pend.start : before;
 			}
+			/* a run of held lines (a trace element) the cut line seems to
+			 * end is not ended: the claim stays before the run */
+			const int was_hold = j->hold_active;
+			const struct gl_pos was_start = j->hold_start;
+
 			j->ctx.more = 0;
 			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
@@ -334,8 +339,18 @@ static int read_lines(struct job *j)
 				if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 					return rc;
 			}
-			if (j->last_cut)
+			if (j->last_cut) {
 				j->rec_start = j->pend.active ? j->pend.start : before;
+				/* the stream is stored as of rec_start: the format's state
+				 * too, not as a cut line left it (a trace's scanner inside a
+				 * string its writer had not finished, issue 28 D5) */
+				memcpy(j->ctx.state, j->prev_state, j->prev_state_len);
+				j->ctx.state_len = j->prev_state_len;
+				if (was_hold) {
+					j->hold_active = 1;
+					j->hold_start = was_start;
+				}
+			}
 		}
 		j->pos = after;
 		if ((after.lines & 1023) == 0)
@@ -363,6 +378,11 @@ static int read_lines(struct job *j)
 			return rc;
 		j->hold_active = 0;
 		j->ctx.hold = 0;
+	} else if (r == 0 && j->hold_active && j->new_lines && !j->gzip && !fresh(j) &&
+		   (rc = gl_job_settle(j)) != GL_OK) {
+		/* a trace whose writer stopped (or paused) before its end: what
+		 * it holds back is stored, as an open record (issue 28, D8) */
+		return rc;
 	}
 	if (r < 0) {
 		j->status = "damaged";
@@ -412,9 +432,10 @@ static int opens_only(const struct gl_line *ln)
  * Detects the format from the first DETECT_LINES lines that can decide it,
  * looking past NUL runs and junk lines however long (one JSON line, a
  * 64 KiB junk line, then JSON lines: JSON). When no line can decide, the
- * first bytes say why the file is skipped. *said: bit 0, a deciding
- * line held more than opens_only(); bit 1, an unfinished last line was
- * left to its writer.
+ * first bytes say why the file is skipped. *said: bit 0, a complete
+ * deciding line held more than opens_only(); bit 1, an unfinished last
+ * line was left to its writer; bit 2, a complete line opens_only(); bit 3,
+ * a last line without its newline (its writer paused) held more.
  */
 static const struct gl_format *detect(struct job *j, const char **why, int *said)
 {
@@ -445,7 +466,10 @@ static const struct gl_format *detect(struct job *j, const char **why, int *said
 		}
 		if (!deciding(&ln) || ln.len > DETECT_COPY_BYTES - used)
 			continue;
-		*said |= !opens_only(&ln);
+		if (ln.terminated)
+			*said |= opens_only(&ln) ? 4 : 1;
+		else if (!opens_only(&ln))
+			*said |= 8;
 		memcpy(buf + used, ln.p, ln.len);
 		lines[n].p = buf + used;
 		lines[n].len = ln.len;
@@ -765,9 +789,11 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	int said = 0;
 	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why, &said);
 
-	/* Only "{" so far, its writer at it: a trace, a JSON document or JSON
-	 * lines? Left for a later run (issue 28, D4). */
-	if ((fmt || (said & 2)) && !p->forced && !(said & 1) && fresh(&j)) {
+	/* Only "{" so far, its writer at it (or paused in its second line): a
+	 * trace, a JSON document or JSON lines? Left for a later run (issue
+	 * 28, D4, D5). */
+	if ((fmt || (said & 2)) && !p->forced && !(said & 1) &&
+	    (fresh(&j) || (said & 12) == 12)) {
 		s->file[j.fi].stream_id = 0;
 		j.status = "partial";
 		return finish(&j, GL_OK);

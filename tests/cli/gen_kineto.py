@@ -4,6 +4,9 @@
 #   N PREFIX [BASE_US] [--base-ns NS]  times are µs after NS (written at the
 #   end as baseTimeNanoseconds, as ROCm traces do), else µs since 1970
 #   --device                           a deviceProperties element first
+#   --kernel-first                     each kernel before its launch call (CUDA traces)
+#   --no-launch                        no launch calls
+#   --unclosed                         no "]" and "}" at the end (its writer stopped)
 import sys
 a = sys.argv[1:]
 n = int(a[0]); pre = a[1]
@@ -24,12 +27,21 @@ def ev(cat, name, ts, dur, args):
     first = False
     w('  {\n    "ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": 7,\n'
       '    "ts": %d.250, "dur": %s,\n    "args": {\n      %s\n    }\n  }' % (cat, name, ts, dur, args))
+def launch(i):
+    if '--no-launch' not in a:
+        ev('cuda_runtime', 'cudaLaunchKernel', base + 10 * i, '3.5', '"correlation": %d' % (i + 1))
 for i in range(n):
-    ev('cuda_runtime', 'cudaLaunchKernel', base + 10 * i, '3.5', '"correlation": %d' % (i + 1))
+    if '--kernel-first' not in a:
+        launch(i)
     ev('kernel', '%s%d' % (pre, i), base + 10 * i + 5, '%d.5' % (i % 7 + 1),
        '"device": 0, "stream": 7, "correlation": %d' % (i + 1))
+    if '--kernel-first' in a:
+        launch(i)
     if i % 10 == 0:
         ev('user_annotation', '%sstep%d' % (pre, i // 10), base + 10 * i, '8', '"External id": %d' % i)
+if '--unclosed' in a:
+    w('\n')
+    sys.exit(0)
 w('\n  ],\n  "traceName": "gen"')
 if base_ns is not None:
     w(',\n  "baseTimeNanoseconds": %d' % base_ns)

@@ -97,4 +97,42 @@ while [ $cut -lt $size ]; do
 		"$(kernels $T/d4.db)|$(spans $T/d4.db)|$(q $T/d4.db 'select count(*) from rejects')"
 	cut=$((cut + step))
 done
+# --- D5: the writer pauses (the file settles) at a cut inside a line or an
+# element, then goes on: what follows the cut is read. Kernels before and
+# after their launch calls. -------------------------------------------------
+for order in "" --kernel-first; do
+	$GEN 30 k $order > $T/d5.json
+	size=$(wc -c < $T/d5.json)
+	cut=7
+	while [ $cut -lt $size ]; do
+		rm -rf $T/d5 $T/d5.db*
+		mkdir -p $T/d5
+		head -c $cut $T/d5.json > $T/d5/t.pt.trace.json
+		old $T/d5/t.pt.trace.json
+		ingest $T/d5.db $T/d5 || fail "D5: ingest cut at $cut"
+		tail -c +$((cut + 1)) $T/d5.json >> $T/d5/t.pt.trace.json
+		old $T/d5/t.pt.trace.json
+		ingest $T/d5.db $T/d5 || fail "D5: ingest completed after $cut"
+		expect_eq "D5 $order: settled cut at $cut: kernels|spans|rejects" "30|3|0" \
+			"$(kernels $T/d5.db)|$(spans $T/d5.db)|$(q $T/d5.db 'select count(*) from rejects')"
+		cut=$((cut + size / 30))
+	done
+done
+
+# --- D8: an unclosed trace (no final "]}"), settled: every kernel stored,
+# with or without launch calls; once it is closed, each still once --------
+for opt in --no-launch --kernel-first ""; do
+	rm -rf $T/d8 $T/d8.db*
+	mkdir -p $T/d8
+	$GEN 20 u $opt --unclosed > $T/d8/t.pt.trace.json
+	old $T/d8/t.pt.trace.json
+	ingest $T/d8.db $T/d8 || fail "D8: ingest"
+	expect_eq "D8 $opt: kernels of an unclosed trace" 20 "$(kernels $T/d8.db)"
+	ingest $T/d8.db $T/d8 || fail "D8: re-run"
+	expect_eq "D8 $opt: a re-run stores nothing" "20|2" "$(kernels $T/d8.db)|$(spans $T/d8.db)"
+	$GEN 20 u $opt > $T/d8/t.pt.trace.json
+	old $T/d8/t.pt.trace.json
+	ingest $T/d8.db $T/d8 || fail "D8: closed"
+	expect_eq "D8 $opt: closed: kernels|spans" "20|2" "$(kernels $T/d8.db)|$(spans $T/d8.db)"
+done
 exit 0
