@@ -391,11 +391,14 @@ struct gl_format {
 	 * still being assembled at the end of the file) and the file has
 	 * settled (unchanged for GL_SETTLE_US: its writer is not in the middle
 	 * of the record). Returns a short static reason when the format knows
-	 * the record is cut there for good (a JSON document without its
-	 * closing brace), having forgotten it (ctx->state as after a record);
-	 * ingest then stores the reason as a reject of the last line and
-	 * claims the held lines, so it is said once. NULL: the lines stay held
-	 * and are read again when the file grows.
+	 * the record is cut there (a JSON document without its closing brace),
+	 * having forgotten it (ctx->state as after a record). Ingest stores
+	 * the reason as a reject of the last line: for a plain file as part of
+	 * an open record (gl_sstream.open_end), with ctx->state as it was
+	 * before the call, so that a file that grows later (its writer had
+	 * paused) is read on from before the record and the reject goes; for
+	 * gzip, claiming the held lines. Said once either way. NULL: the lines
+	 * stay held and are read again when the file grows.
 	 */
 	const char *(*end)(struct gl_parse_ctx *ctx);
 	/*

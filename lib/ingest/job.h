@@ -152,8 +152,9 @@ void gl_job_release(struct job *j);
 /* Sends the batch mid-file, with the state that makes its rows final. */
 int gl_job_send(struct job *j);
 int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);
-/* The file settled inside a run of held lines: its rows as an open record. */
-int gl_job_settle(struct job *j);
+/* The file settled inside a run of held lines: its rows as an open record
+ * (last_offset: the last line's, for the reject of a cut). */
+int gl_job_settle(struct job *j, uint64_t last_offset);
 int gl_line_blank(const char *p, size_t len);
 
 /* identify.c: fingerprints and stream identity */

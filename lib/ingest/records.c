@@ -622,13 +622,17 @@ static int held_release(struct job *j, const struct gl_rec *rec, size_t line_len
 }
 
 /*
- * The file settled inside a run of held lines (format.h: settle): the
- * records the format holds back and the held rows are stored as an open
- * record from the run's first line to the end read, claimed no further
- * than before the run.
+ * The file settled inside a run of held lines (format.h: end, settle):
+ * the records the format holds back and the held rows are stored, and the
+ * reason the format gives for the cut a reject of the last line, all as an
+ * open record from the run's first line to the end read, claimed no further
+ * than before the run, with the format's state as it was there.
  */
-int gl_job_settle(struct job *j)
+int gl_job_settle(struct job *j, uint64_t last_offset)
 {
+	unsigned char saved[GL_PARSE_STATE_MAX];
+	size_t saved_len = j->ctx.state_len;
+	const char *cut = NULL;
 	struct gl_rec rec;
 	int rc;
 
@@ -636,12 +640,22 @@ int gl_job_settle(struct job *j)
 		if ((rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SPAN) &&
 		    (rc = held_add(j, &rec, j->pos.lines)) != GL_OK)
 			return rc;
-	if (!j->held.n)
+	if (!j->held.n && j->fmt->end) {
+		memcpy(saved, j->ctx.state, saved_len);
+		cut = j->fmt->end(&j->ctx);
+		memcpy(j->ctx.state, saved, saved_len);
+		j->ctx.state_len = saved_len;
+	}
+	if (!j->held.n && !cut)
 		return GL_OK;
-	rec.kind = GL_REC_NONE;
-	rec.samples = NULL;
-	rec.n_samples = 0;
-	if ((rc = held_release(j, &rec, 0)) != GL_OK)
+	if (j->held.n) {
+		rec.kind = GL_REC_NONE;
+		rec.samples = NULL;
+		rec.n_samples = 0;
+		if ((rc = held_release(j, &rec, 0)) != GL_OK)
+			return rc;
+	}
+	if (cut && (rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
 		return rc;
 	if (!j->last_cut) {
 		j->last_cut = 1;

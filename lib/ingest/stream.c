@@ -364,25 +364,32 @@ static int read_lines(struct job *j)
 	if ((rc = gl_job_flush(j)) != GL_OK)
 		return rc;
 	/*
-	 * A record the format knows is cut at the end of a file that has
-	 * settled (format.h: end): a reject of the last line, and the held
-	 * lines are claimed, so that it is said once. A fresh file is left
-	 * held: its writer may be in the middle of the record.
+	 * The file has settled inside a record (format.h: end, settle): a
+	 * trace or a document whose writer stopped -- or paused, and goes on
+	 * later. What the format holds back is stored, and the reason it gives
+	 * for the cut (a JSON document without its closing brace) is a reject
+	 * of the last line, as an open record: the file claims no further than
+	 * before the record and keeps the format's state there, so that a file
+	 * that grows is read on from there, the open record's rows replaced
+	 * (issue 28, D5, D6, D8). A gzip file does not grow: its cut record is
+	 * forgotten and its lines claimed. A fresh file is left held: its
+	 * writer may be in the middle of the record.
 	 */
-	const char *cut = r == 0 && j->ctx.hold && j->hold_active && !j->held.n && j->new_lines &&
-				  j->fmt->end && !fresh(j)
-				  ? j->fmt->end(&j->ctx) : NULL;
+	if (r == 0 && j->ctx.hold && j->hold_active && j->new_lines && !fresh(j)) {
+		if (!j->gzip) {
+			if ((rc = gl_job_settle(j, last_offset)) != GL_OK)
+				return rc;
+		} else if (!j->held.n && j->fmt->end) {
+			const char *cut = j->fmt->end(&j->ctx);
 
-	if (cut) {
-		if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
-			return rc;
-		j->hold_active = 0;
-		j->ctx.hold = 0;
-	} else if (r == 0 && j->hold_active && j->new_lines && !j->gzip && !fresh(j) &&
-		   (rc = gl_job_settle(j)) != GL_OK) {
-		/* a trace whose writer stopped (or paused) before its end: what
-		 * it holds back is stored, as an open record (issue 28, D8) */
-		return rc;
+			if (cut) {
+				if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0,
+							cut)) != GL_OK)
+					return rc;
+				j->hold_active = 0;
+				j->ctx.hold = 0;
+			}
+		}
 	}
 	if (r < 0) {
 		j->status = "damaged";

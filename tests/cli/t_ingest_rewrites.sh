@@ -135,4 +135,33 @@ for opt in --no-launch --kernel-first ""; do
 	ingest $T/d8.db $T/d8 || fail "D8: closed"
 	expect_eq "D8 $opt: closed: kernels|spans" "20|2" "$(kernels $T/d8.db)|$(spans $T/d8.db)"
 done
+# --- D6: a metrics_history.json (json.dump, indent=2) whose writer pauses
+# at a cut, the file settled, then completes it: N entries, N/4 alerts ----
+python3 - $T/d6.json <<'PY'
+import json, sys
+m = [{"timestamp": 1718000000 + 60 * i, "component_id": "echo_core", "cpu_usage": 10.5 + i,
+      "token_throughput": 100 + 3 * i} for i in range(12)]
+a = [{"timestamp": 1718000000 + 60 * i + 0.25, "severity": "warning", "component": "echo_core",
+      "message": "High CPU usage %d" % i, "metric": "cpu_usage", "value": 10.5 + i, "threshold": 10.0}
+     for i in range(0, 12, 4)]
+json.dump({"metrics": m, "alerts": a}, open(sys.argv[1], "w"), indent=2)
+PY
+hist() { q "$1" "select count(*) from events where dup_of is null and message like 'metrics of %'; select count(*) from events where dup_of is null and message like 'High CPU%'; select count(*) from v_samples"; }
+size=$(wc -c < $T/d6.json)
+cut=5
+while [ $cut -lt $size ]; do
+	rm -rf $T/d6 $T/d6.db*
+	mkdir -p $T/d6
+	head -c $cut $T/d6.json > $T/d6/metrics_history.json
+	old $T/d6/metrics_history.json
+	ingest $T/d6.db $T/d6 || fail "D6: ingest cut at $cut"
+	tail -c +$((cut + 1)) $T/d6.json >> $T/d6/metrics_history.json
+	old $T/d6/metrics_history.json
+	ingest $T/d6.db $T/d6 || fail "D6: ingest completed after $cut"
+	# 12 entries, alerts of 0, 4, 8; samples: cpu_usage and token_throughput per entry
+	expect_eq "D6: history settled at $cut: entries, alerts, samples" "12
+3
+24" "$(hist $T/d6.db)"
+	cut=$((cut + size / 40))
+done
 exit 0
