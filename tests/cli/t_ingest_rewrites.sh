@@ -164,4 +164,15 @@ while [ $cut -lt $size ]; do
 24" "$(hist $T/d6.db)"
 	cut=$((cut + size / 40))
 done
+# --- D3: a trace rewritten in place with the same first 1,000 kernels and
+# 500 more: 1,500 kernels, 150 spans, each once ---------------------------
+mkdir -p $T/d3
+$GEN 1000 k > $T/d3/t.pt.trace.json
+old $T/d3/t.pt.trace.json
+ingest $T/d3.db $T/d3 || fail "D3: first ingest"
+$GEN 1500 k > $T/d3.json
+cat $T/d3.json > $T/d3/t.pt.trace.json
+touch -d '5 minutes ago' $T/d3/t.pt.trace.json
+ingest $T/d3.db $T/d3 || fail "D3: ingest of the rewritten trace"
+expect_eq "D3: kernels|spans" "1500|150" "$(kernels $T/d3.db)|$(spans $T/d3.db)"
 exit 0
