@@ -271,6 +271,33 @@ static void skip_line(struct job *j, const struct gl_line *ln)
 	j->fmt->parse(&j->ctx, ln->p, ln->len, &rec);
 }
 
+/*
+ * A writer that kept its offset when its file was truncated under it
+ * (logrotate's copytruncate without O_APPEND) leaves a hole of NUL bytes
+ * that ends in its next record, with no newline between them: the hole is
+ * a reject of the line, and what follows it is the line (issue 28, D7).
+ */
+static int strip_hole(struct job *j, struct gl_line *ln, uint64_t lineno)
+{
+	size_t lead = 0;
+	char reason[96];
+	int rc;
+
+	while (lead < ln->len && ln->p[lead] == '\0')
+		lead++;
+	if (!lead || lead == ln->len || ln->truncated || memchr(ln->p + lead, '\0', ln->len - lead))
+		return GL_OK;
+	snprintf(reason, sizeof(reason), "NUL run of %zu bytes before the line's text (a hole)",
+		 lead);
+	if ((rc = gl_job_flush(j)) != GL_OK ||
+	    (rc = gl_job_reject(j, lineno, ln->offset, lead, NULL, 0, reason)) != GL_OK)
+		return rc;
+	ln->p += lead;
+	ln->len -= lead;
+	ln->offset += lead;
+	return GL_OK;
+}
+
 /* Reads new lines from the reader's position to the end. */
 static int read_lines(struct job *j)
 {
@@ -329,7 +356,8 @@ static int read_lines(struct job *j)
 			const struct gl_pos was_start = j->hold_start;
 
 			j->ctx.more = 0;
-			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+			if ((rc = strip_hole(j, &ln, after.lines)) != GL_OK ||
+			    (rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
 			/* the line's further records (format.h: more); each call moves
 			 * the format on in the line, so at most one per byte */

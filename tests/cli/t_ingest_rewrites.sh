@@ -175,4 +175,28 @@ cat $T/d3.json > $T/d3/t.pt.trace.json
 touch -d '5 minutes ago' $T/d3/t.pt.trace.json
 ingest $T/d3.db $T/d3 || fail "D3: ingest of the rewritten trace"
 expect_eq "D3: kernels|spans" "1500|150" "$(kernels $T/d3.db)|$(spans $T/d3.db)"
+# --- D7: copytruncate under a writer without O_APPEND: 1,000 lines stored,
+# the file truncated, the writer goes on at its offset (a hole of NULs, then
+# 500 lines): 1,500 stored, the hole one reject ----------------------------
+mkdir -p $T/d7
+genlines a 0 1000 > $T/d7/app.log
+old $T/d7/app.log
+ingest $T/d7.db $T/d7 || fail "D7: first ingest"
+genlines b 1000 500 > $T/d7.more
+python3 - $T/d7/app.log $T/d7.more <<'PY'
+import os, sys
+p = sys.argv[1]
+size = os.path.getsize(p)
+more = open(sys.argv[2], 'rb').read()
+with open(p, 'r+b') as f:
+    f.truncate(0)
+    f.seek(size)
+    f.write(more)
+PY
+[ "$(head -c 1 $T/d7/app.log | od -An -tx1 | tr -d ' ')" = 00 ] || fail "D7: no hole written"
+old $T/d7/app.log
+ingest $T/d7.db $T/d7 || fail "D7: ingest after copytruncate"
+expect_eq "D7: events" 1500 "$(q $T/d7.db 'select count(*) from events')"
+expect_eq "D7: distinct messages" 1500 "$(q $T/d7.db 'select count(distinct message) from events')"
+expect_eq "D7: the hole" "1" "$(q $T/d7.db "select count(*) from rejects where reason like 'NUL run%'")"
 exit 0
