@@ -809,6 +809,10 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		s->file[j.fi].stream_id = s->stream[j.si].id;
 		if ((bf->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 			return finish(&j, rc);
+		/* a new document in the old one's place (the next nsys session's
+		 * export over the last one, issue 28 D13) is placed by itself */
+		if (bf->prepare)
+			bf->prepare(&j.ctx, f->path);
 		j.pos = (struct gl_pos){0, 0, 0};
 		j.damaged = 0;
 		rc = read_lines(&j);

@@ -199,4 +199,27 @@ ingest $T/d7.db $T/d7 || fail "D7: ingest after copytruncate"
 expect_eq "D7: events" 1500 "$(q $T/d7.db 'select count(*) from events')"
 expect_eq "D7: distinct messages" 1500 "$(q $T/d7.db 'select count(distinct message) from events')"
 expect_eq "D7: the hole" "1" "$(q $T/d7.db "select count(*) from rejects where reason like 'NUL run%'")"
+# --- D13: an nsys export overwritten in place by the next session's: the
+# new rows placed so that the last ends at the file's modification time ---
+H='Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name'
+mkdir -p $T/d13
+nsys_rows() {	# $1 rows, kernel names k$2..: row i starts at 1,000,000 i ns, lasts 1,000 ns
+	echo "$H"
+	for i in $(seq 1 $1); do
+		echo "$((1000000 * i)),1000,$i,4,1,1,128,1,1,32,0.000,0.001,,,,,NVIDIA A100 (1),1,,7,k$2_$i"
+	done
+}
+nsys_rows 3 a > $T/d13/s_cuda_gpu_trace.csv
+touch -d '2025-03-01 12:00:00 UTC' $T/d13/s_cuda_gpu_trace.csv
+ingest $T/d13.db $T/d13 || fail "D13: first session"
+nsys_rows 5 b > $T/d13.csv
+cat $T/d13.csv > $T/d13/s_cuda_gpu_trace.csv
+touch -d '2025-03-01 13:00:00 UTC' $T/d13/s_cuda_gpu_trace.csv
+ingest $T/d13.db $T/d13 || fail "D13: second session"
+# 2025-03-01 13:00:00 UTC = 1740834000 s; the last row (5) ends at 5,001,000
+# ns: its start 5,000,000 ns is 1 µs before the end, the first row's
+# (1,000,000 ns) 4,001 µs before it
+expect_eq "D13: the second session's first and last start" "$((1740834000000000 - 4001))|$((1740834000000000 - 1))" \
+	"$(q $T/d13.db "select min(ts_us), max(ts_us) from v_events where kernel like 'kb%'")"
+expect_eq "D13: rows" "3|5" "$(q $T/d13.db "select count(*) from v_events where kernel like 'ka%'")|$(q $T/d13.db "select count(*) from v_events where kernel like 'kb%'")"
 exit 0
