@@ -437,6 +437,13 @@ const struct gl_format *gl_format_find(const char *name);
  */
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n,
 					 const char **why);
+/*
+ * The same, with the config's entry for the file (NULL: none): lines that
+ * are records only with the entry's start and interval_s (dmon, dcgmi dmon
+ * without time columns) count as records (issue 28, D9).
+ */
+const struct gl_format *gl_format_detect_hint(const struct gl_str *lines, size_t n,
+					      const struct gl_input_hint *hint, const char **why);
 
 /*
  * Looks at the first raw bytes of a file: returns a short static reason

@@ -512,7 +512,7 @@ static const struct gl_format *detect(struct job *j, const char **why, int *said
 		n++;
 	}
 	if (n) {
-		fmt = gl_format_detect(lines, n, why);
+		fmt = gl_format_detect_hint(lines, n, j->ctx.hint, why);
 	} else if (first_len) {
 		*why = gl_format_sniff(head, first_len);
 		if (!*why)

@@ -222,4 +222,23 @@ ingest $T/d13.db $T/d13 || fail "D13: second session"
 expect_eq "D13: the second session's first and last start" "$((1740834000000000 - 4001))|$((1740834000000000 - 1))" \
 	"$(q $T/d13.db "select min(ts_us), max(ts_us) from v_events where kernel like 'kb%'")"
 expect_eq "D13: rows" "3|5" "$(q $T/d13.db "select count(*) from v_events where kernel like 'ka%'")|$(q $T/d13.db "select count(*) from v_events where kernel like 'kb%'")"
+# --- D9: dmon and dcgmi without time columns, placed by the config's start
+# and interval_s (no --format), with a junk line among their first lines:
+# every sample stored, the junk line one reject --------------------------
+mkdir -p $T/d9
+{ printf '# gpu    pwr  gtemp\n# Idx      W      C\n'
+  printf 'garbage \001 from a terminal\n'
+  for k in 0 1 2 3 4; do printf '    0     %d     35\n    1     %d     36\n' $((40 + k)) $((50 + k)); done; } > $T/d9/dmon.txt
+{ printf '#Entity   POWER   GTEMP\nID\n'
+  printf 'garbage line\n'
+  for k in 0 1 2; do printf 'GPU 0     %d.0    3%d\nGPU 1     %d.0    4%d\n' $((100 + k)) $k $((200 + k)) $k; done; } > $T/d9/dcgmi.txt
+cat > $T/d9.json <<'X'
+{"inputs": [{"path": "*.txt", "start": "2025-09-08T14:00:00Z", "interval_s": 2}]}
+X
+old $T/d9/*.txt
+"$INGEST" -q --db $T/d9.db --config $T/d9.json $T/d9 || fail "D9: ingest"
+# dmon: 5 samples x 2 GPUs x 2 fields; dcgmi: 3 x 2 x 2
+expect_eq "D9: dmon|dcgmi samples" "20|12" \
+	"$(q $T/d9.db "select count(*) from v_samples where source = 'dmon'")|$(q $T/d9.db "select count(*) from v_samples where source = 'dcgmi'")"
+expect_eq "D9: the junk lines" 2 "$(q $T/d9.db "select count(*) from v_rejects where excerpt like 'garbage%'")"
 exit 0
