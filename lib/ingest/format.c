@@ -395,6 +395,7 @@ const struct gl_format *gl_format_detect_hint(const struct gl_str *lines, size_t
 			case GL_REC_EVENT:
 			case GL_REC_MEM:
 			case GL_REC_SAMPLES:
+			case GL_REC_SPAN:	/* a gpufl scope channel holds only spans */
 				good++;
 				break;
 			case GL_REC_REJECT:

@@ -241,4 +241,17 @@ old $T/d9/*.txt
 expect_eq "D9: dmon|dcgmi samples" "20|12" \
 	"$(q $T/d9.db "select count(*) from v_samples where source = 'dmon'")|$(q $T/d9.db "select count(*) from v_samples where source = 'dcgmi'")"
 expect_eq "D9: the junk lines" 2 "$(q $T/d9.db "select count(*) from v_rejects where excerpt like 'garbage%'")"
+# --- D10: a gpufl scope channel file holding only scopes: 40 scopes
+# (scope_begin/scope_end pairs), 40 spans --------------------------------
+mkdir -p $T/d10
+python3 -c '
+for i in range(40):
+    t = 1765870000000000000 + i * 1000000
+    for ty, ts in (("scope_begin", t), ("scope_end", t + 500000)):
+        print("{\"type\":\"%s\",\"pid\":7,\"app\":\"demo\",\"name\":\"step%d\",\"tag\":\"\",\"ts_ns\":%d}" % (ty, i, ts))' \
+	> $T/d10/gpufl_demo.scope.log
+old $T/d10/gpufl_demo.scope.log
+ingest $T/d10.db $T/d10 || fail "D10: ingest"
+expect_eq "D10: spans of a scopes-only gpufl file" "40|read" \
+	"$(spans $T/d10.db)|$(q $T/d10.db 'select status from files')"
 exit 0
