@@ -792,7 +792,9 @@ static int build_kernel(struct kin_state *st, struct slot *s, const struct tev *
 		return -1;
 	}
 	if (ts_split(&t->ts, &ts) < 0 || num(&t->dur, &dur) < 0 || dur < 0) {
-		*why = "GPU event: ts or dur is not a number";
+		*why = ts_split(&t->ts, &ts) == 0 && num(&t->dur, &dur) == 0
+			       ? "GPU event: negative dur"
+			       : "GPU event: ts or dur is not a number";
 		return -1;
 	}
 	gl_event_init(ev);

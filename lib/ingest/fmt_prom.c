@@ -211,6 +211,12 @@ static int scan_labels(struct gl_parse_ctx *ctx, const char *s, size_t len, size
 			if (s[j] == '\\') {
 				esc = 1;
 				j++;
+				/* as Prometheus' parser: \\, \" and \n only; another
+				 * (\x) would be altered silently */
+				if (j < len && s[j] != '\\' && s[j] != '"' && s[j] != 'n') {
+					*why = "labels: an escape other than \\\\, \\\" or \\n in a value";
+					return -1;
+				}
 			}
 		}
 		if (j >= len) {
@@ -360,6 +366,18 @@ static void reject(struct gl_rec *rec, const char *why)
 	rec->n_samples = 0;
 }
 
+static int all_digits(struct gl_str s)
+{
+	size_t k = s.len && (s.p[0] == '-' || s.p[0] == '+');
+
+	if (k == s.len)
+		return 0;
+	for (; k < s.len; k++)
+		if (s.p[k] < '0' || s.p[k] > '9')
+			return 0;
+	return 1;
+}
+
 static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
 {
 	struct label lab[PROM_LABELS_MAX];
@@ -417,7 +435,9 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		return;
 	}
 	if (i < len || (tss.p && parse_ts_ms(tss, &ms) < 0)) {
-		if (n == 0)
+		/* a word then text is no sample; a number then digits is one
+		 * whose timestamp is out of reach (20 digits) */
+		if (n == 0 && (i < len || !all_digits(tss)))
 			return;
 		reject(rec, "timestamp: not integer milliseconds");
 		return;

@@ -855,6 +855,39 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 	}
 }
 
+static int ts_out(int64_t ts_us)
+{
+	return ts_us != GL_TS_NONE && (ts_us < 0 || ts_us >= GL_TS_END);
+}
+
+/*
+ * A record placed before 1970 or after 9999 (a year 0 or 1900 written, a
+ * ns count read as µs: year 33658) is a reject that says so, never stored
+ * where no report would look for it.
+ */
+static void out_of_range(struct gl_rec *rec, char *reason, size_t n)
+{
+	int64_t bad = GL_TS_NONE;
+
+	if (rec->kind == GL_REC_EVENT && ts_out(rec->ev.ts_us))
+		bad = rec->ev.ts_us;
+	else if (rec->kind == GL_REC_SPAN && ts_out(rec->span.start_us))
+		bad = rec->span.start_us;
+	else if (rec->kind == GL_REC_MEM && ts_out(rec->mem.ts_us))
+		bad = rec->mem.ts_us;
+	if (bad == GL_TS_NONE && (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_SAMPLES ||
+				  rec->kind == GL_REC_SPAN))
+		for (size_t i = 0; i < rec->n_samples && bad == GL_TS_NONE; i++)
+			if (ts_out(rec->samples[i].ts_us))
+				bad = rec->samples[i].ts_us;
+	if (bad == GL_TS_NONE)
+		return;
+	snprintf(reason, n, "time out of range (before 1970 or after 9999): %lld us",
+		 (long long)bad);
+	rec->kind = GL_REC_REJECT;
+	rec->reason = reason;
+}
+
 /*
  * Stores one line. j->pos is still the position before the line, so a
  * batch sent from in here never claims this line before its row is in.
@@ -913,6 +946,7 @@ static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	int rc;
 
 	classify(j, ln->p, ln->len, &rec);
+	out_of_range(&rec, reason, sizeof(reason));
 	if (j->ctx.hold && !j->hold_active) {
 		j->hold_active = 1;
 		j->hold_start = j->pos;

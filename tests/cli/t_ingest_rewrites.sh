@@ -254,4 +254,32 @@ old $T/d10/gpufl_demo.scope.log
 ingest $T/d10.db $T/d10 || fail "D10: ingest"
 expect_eq "D10: spans of a scopes-only gpufl file" "40|read" \
 	"$(spans $T/d10.db)|$(q $T/d10.db 'select status from files')"
+# --- Low: times out of range are rejects with the reason -----------------
+mkdir -p $T/low
+{ for y in 0000 1900 9999 2025; do
+	printf '{"timestamp": "%s-01-01T00:00:00Z", "level": "INFO", "component": "gpu", "message": "y%s"}\n' $y $y
+  done; } > $T/low/app.log
+printf 'timestamp, utilization.gpu [%%], memory.used [MiB]\n2026/02/31 10:00:00.000, 17, 11409\n2026/02/28 10:00:00.000, 18, 11410\n' > $T/low/smi.csv
+old $T/low/*
+ingest $T/low.db $T/low || fail "Low: ingest"
+expect_eq "Low: years 9999 and 2025 stored" "y2025 y9999" "$(q $T/low.db "select group_concat(message, ' ') from (select message from events order by message)")"
+expect_eq "Low: years 0 and 1900 rejected" 2 "$(q $T/low.db "select count(*) from rejects where reason like 'time out of range%'")"
+# 2026/02/31 is no date: its row a reject; 2026/02/28's two samples stored
+expect_eq "Low: 2026/02/31" "1|2" "$(q $T/low.db "select count(*) from v_rejects where excerpt like '2026/02/31%'")|$(q $T/low.db "select count(*) from v_samples where source = 'nvsmi'")"
+# a Prometheus \x escape (Prometheus' own parser refuses it) and a 20-digit
+# timestamp are rejects with their reasons; 2 samples of 4 lines stored
+mkdir -p $T/lowp
+printf '# TYPE m gauge\nm{a="x\\\\y"} 1\nm{a="p\\xq"} 2\nm 3 12345678901234567890\nm 4 1763287200000\n' > $T/lowp/m.prom
+old $T/lowp/m.prom
+ingest $T/lowp.db $T/lowp || fail "Low: prom"
+expect_eq "Low: prom samples" '1.0|{"a":"x\\y"}
+4.0|' "$(q $T/lowp.db 'select value, labels from v_samples order by value')"
+expect_eq "Low: prom rejects" 'labels: an escape other than \\, \" or \n in a value
+timestamp: not integer milliseconds' "$(q $T/lowp.db 'select reason from rejects order by line')"
+# a Kineto kernel with a negative dur: the reason says so
+mkdir -p $T/lowk
+$GEN 3 n | sed 's/"dur": 2.5,/"dur": -2.5,/' > $T/lowk/t.pt.trace.json
+old $T/lowk/t.pt.trace.json
+ingest $T/lowk.db $T/lowk || fail "Low: kineto"
+expect_eq "Low: negative dur" "2|GPU event: negative dur" "$(kernels $T/lowk.db)|$(q $T/lowk.db 'select reason from rejects')"
 exit 0
