@@ -282,4 +282,21 @@ $GEN 3 n | sed 's/"dur": 2.5,/"dur": -2.5,/' > $T/lowk/t.pt.trace.json
 old $T/lowk/t.pt.trace.json
 ingest $T/lowk.db $T/lowk || fail "Low: kineto"
 expect_eq "Low: negative dur" "2|GPU event: negative dur" "$(kernels $T/lowk.db)|$(q $T/lowk.db 'select reason from rejects')"
+# --- gpufl: a monotonic clock written by Python's json.dumps (": "), placed
+# so that the last record (61 s) falls at the modification time; a
+# system_start's device readings stored; pcie_rx_bw in bytes/s / 1024 ------
+mkdir -p $T/gf
+cat > $T/gf/demo.system.0.log <<'X'
+{"type": "init", "pid": 7, "app": "demo", "ts_ns": 1000000000}
+{"type": "system_start", "pid": 7, "app": "demo", "ts_ns": 1000000000, "devices": [{"id": 0, "name": "GPU", "uuid": "GPU-1", "used_mib": 100, "total_mib": 8000, "pcie_rx_bw": 3600000000}]}
+{"type": "shutdown", "pid": 7, "app": "demo", "ts_ns": 61000000000}
+X
+touch -d '2025-03-01 12:00:00 UTC' $T/gf/demo.system.0.log
+ingest $T/gf.db $T/gf || fail "gpufl: ingest"
+# 2025-03-01 12:00:00 UTC = 1740830400 s; init 60 s before; 3.6e9 / 1024 = 3515625
+expect_eq "gpufl: init, shutdown" "1740830340000000|1740830400000000" \
+	"$(q $T/gf.db "select group_concat(ts_us, '|') from (select ts_us from events order by ts_us)")"
+expect_eq "gpufl: system_start readings" "gpu.memory_total_mib 8000.0
+gpu.memory_used_mib 100.0
+gpu.pcie_rx_kib_s 3515625.0" "$(q $T/gf.db "select metric || ' ' || value from v_samples where ts_us = 1740830340000000 order by metric")"
 exit 0
