@@ -792,7 +792,9 @@ static int build_kernel(struct kin_state *st, struct slot *s, const struct tev *
 		return -1;
 	}
 	if (ts_split(&t->ts, &ts) < 0 || num(&t->dur, &dur) < 0 || dur < 0) {
-		*why = "GPU event: ts or dur is not a number";
+		*why = ts_split(&t->ts, &ts) == 0 && num(&t->dur, &dur) == 0
+			       ? "GPU event: negative dur"
+			       : "GPU event: ts or dur is not a number";
 		return -1;
 	}
 	gl_event_init(ev);
@@ -951,10 +953,16 @@ static void emit(struct line_out *o, int slot)
 		o->slot = slot;
 }
 
-/* After each element: a held kernel waits for at most KIN_HOLD_UNITS more. */
+/*
+ * After each element: a held kernel waits for at most KIN_HOLD_UNITS more,
+ * then goes with the first element that gives no record of its own (one
+ * record per line: a line that gave two would be rejected whole). A kernel
+ * waits so when its launch call was read by an earlier run (the map is not
+ * kept), or is not in the trace.
+ */
 static void age_held(struct kin *k, struct line_out *o)
 {
-	if (k->held >= 0 && ++k->slot[k->held].waited > KIN_HOLD_UNITS) {
+	if (k->held >= 0 && ++k->slot[k->held].waited > KIN_HOLD_UNITS && o->n == 0) {
 		emit(o, k->held);
 		k->held = -1;
 	}
@@ -1211,36 +1219,66 @@ static void kineto_parse(struct gl_parse_ctx *ctx, const char *line, size_t len,
 
 /* --- prepare: baseTimeNanoseconds from the end of the document ------------- */
 
-static void find_base(void *arg, const char *line, size_t len)
+/* What the last lines of a trace say. */
+struct tail_scan {
+	struct kin_state *st;
+	int closed;		/* the last line that is not blank is the document's "}" */
+	int relative;		/* an event's ts before 2001: µs after a time base */
+};
+
+/* The digits after "key" and its colon: 0 when there are none. */
+static int number_after(const char *line, size_t len, const char *key, size_t keylen,
+			int64_t *v)
 {
-	struct kin_state *st = arg;
-	const char *k = memmem(line, len, "\"baseTimeNanoseconds\"", 21);
+	const char *k = memmem(line, len, key, keylen);
 	size_t i;
-	int64_t v = 0;
 	int digits = 0;
 
 	if (!k)
-		return;
-	i = (size_t)(k - line) + 21;
+		return 0;
+	i = (size_t)(k - line) + keylen;
 	while (i < len && (line[i] == ' ' || line[i] == ':' || line[i] == '\t'))
 		i++;
+	*v = 0;
 	while (i < len && line[i] >= '0' && line[i] <= '9' && digits < 19) {
-		v = v * 10 + (line[i++] - '0');
+		*v = *v * 10 + (line[i++] - '0');
 		digits++;
 	}
-	if (digits) {
-		st->has_base = 1;
-		st->base_ns = v;
+	return digits;
+}
+
+static void find_base(void *arg, const char *line, size_t len)
+{
+	struct tail_scan *t = arg;
+	size_t a = 0, b = len;
+	int64_t v;
+
+	while (a < b && (line[a] == ' ' || line[a] == '\t'))
+		a++;
+	while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
+		b--;
+	if (a < b)
+		t->closed = b - a == 1 && line[a] == '}';
+	if (number_after(line, len, "\"baseTimeNanoseconds\"", 21, &v)) {
+		t->st->has_base = 1;
+		t->st->base_ns = v;
 	}
+	/* 1e15 µs: 2001-09-09; Kineto's times after a base are small */
+	if (number_after(line, len, "\"ts\"", 4, &v) && v < 1000000000000000LL)
+		t->relative = 1;
 }
 
 /*
  * Reads baseTimeNanoseconds into ctx->state (and the working copy, if the
  * parse has begun), the only time base a streamed read would meet too late.
+ * Returns 1 when it may still come: the document is not closed yet and its
+ * last events are timed after a base it has not written (a ROCm trace
+ * being written, issue 28 D12); read now, they would land in 1970.
  */
 static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct kin_state st, *cur = kstate(ctx);
+	struct tail_scan t = {&st, 0, 0};
 	int rc;
 
 	if (cur)
@@ -1249,12 +1287,34 @@ static int kineto_prepare(struct gl_parse_ctx *ctx, const char *path)
 		memset(&st, 0, sizeof(st));
 		memcpy(st.magic, kin_magic, 4);
 	}
-	rc = gl_trace_tail(path, 64 * 1024, find_base, &st);
+	rc = gl_trace_tail(path, 64 * 1024, find_base, &t);
 	memcpy(ctx->state, &st, sizeof(st));
 	ctx->state_len = sizeof(st);
 	if (ctx->priv && ctx->priv_free == kin_free)
 		((struct kin *)ctx->priv)->st = st;
+	if (rc == 0 && !st.has_base && !t.closed && t.relative)
+		return 1;
 	return rc;
+}
+
+/* The file settled in the middle of the document: a kernel held goes. */
+static int kineto_settle(struct gl_parse_ctx *ctx, struct gl_rec *rec)
+{
+	struct kin *k = ctx->priv && ctx->priv_free == kin_free ? ctx->priv : NULL;
+	struct slot *s;
+
+	if (!k || k->held < 0)
+		return 0;
+	s = &k->slot[k->held];
+	k->held = -1;
+	rec->samples = NULL;
+	rec->n_samples = 0;
+	rec->kind = s->kind;
+	if (s->kind == GL_REC_SPAN)
+		rec->span = s->sp;
+	else
+		rec->ev = s->ev;
+	return 1;
 }
 
 const struct gl_format gl_fmt_kineto = {
@@ -1263,4 +1323,5 @@ const struct gl_format gl_fmt_kineto = {
 	.flags = GL_FMT_DOCUMENT,
 	.parse = kineto_parse,
 	.prepare = kineto_prepare,
+	.settle = kineto_settle,
 };

@@ -123,6 +123,8 @@ struct job {
 	/* the stream's open record from an earlier run still has its rows:
 	 * they are dropped before this file stores anything after pos */
 	int drop_pending;
+	/* the modification time the file's row held before this run (-1: a new row) */
+	int64_t prev_mtime_ns;
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -150,6 +152,9 @@ void gl_job_release(struct job *j);
 /* Sends the batch mid-file, with the state that makes its rows final. */
 int gl_job_send(struct job *j);
 int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);
+/* The file settled inside a run of held lines: its rows as an open record
+ * (last_offset: the last line's, for the reject of a cut). */
+int gl_job_settle(struct job *j, uint64_t last_offset);
 int gl_line_blank(const char *p, size_t len);
 
 /* identify.c: fingerprints and stream identity */
@@ -159,6 +164,8 @@ int gl_file_same(const struct gl_sfile *k, const struct gl_found *f);
 int gl_file_complete(const struct gl_sfile *k);
 int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k, const struct gl_found *f);
 enum identity gl_job_identify(struct job *j, int32_t *si_out);
+int gl_stream_other_time(const struct gl_state *s, const struct gl_sstream *st, int64_t mtime_ns,
+			 int32_t self, int64_t self_mtime_ns);
 
 /* stream.c */
 int gl_job_next_line(struct job *j, struct gl_line *ln);

@@ -271,6 +271,33 @@ static void skip_line(struct job *j, const struct gl_line *ln)
 	j->fmt->parse(&j->ctx, ln->p, ln->len, &rec);
 }
 
+/*
+ * A writer that kept its offset when its file was truncated under it
+ * (logrotate's copytruncate without O_APPEND) leaves a hole of NUL bytes
+ * that ends in its next record, with no newline between them: the hole is
+ * a reject of the line, and what follows it is the line (issue 28, D7).
+ */
+static int strip_hole(struct job *j, struct gl_line *ln, uint64_t lineno)
+{
+	size_t lead = 0;
+	char reason[96];
+	int rc;
+
+	while (lead < ln->len && ln->p[lead] == '\0')
+		lead++;
+	if (!lead || lead == ln->len || ln->truncated || memchr(ln->p + lead, '\0', ln->len - lead))
+		return GL_OK;
+	snprintf(reason, sizeof(reason), "NUL run of %zu bytes before the line's text (a hole)",
+		 lead);
+	if ((rc = gl_job_flush(j)) != GL_OK ||
+	    (rc = gl_job_reject(j, lineno, ln->offset, lead, NULL, 0, reason)) != GL_OK)
+		return rc;
+	ln->p += lead;
+	ln->len -= lead;
+	ln->offset += lead;
+	return GL_OK;
+}
+
 /* Reads new lines from the reader's position to the end. */
 static int read_lines(struct job *j)
 {
@@ -323,8 +350,14 @@ static int read_lines(struct job *j)
 				j->cut_end = after.bytes;
 				j->rec_start = j->pend.active ? j->pend.start : before;
 			}
+			/* a run of held lines (a trace element) the cut line seems to
+			 * end is not ended: the claim stays before the run */
+			const int was_hold = j->hold_active;
+			const struct gl_pos was_start = j->hold_start;
+
 			j->ctx.more = 0;
-			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+			if ((rc = strip_hole(j, &ln, after.lines)) != GL_OK ||
+			    (rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
 			/* the line's further records (format.h: more); each call moves
 			 * the format on in the line, so at most one per byte */
@@ -334,8 +367,18 @@ static int read_lines(struct job *j)
 				if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 					return rc;
 			}
-			if (j->last_cut)
+			if (j->last_cut) {
 				j->rec_start = j->pend.active ? j->pend.start : before;
+				/* the stream is stored as of rec_start: the format's state
+				 * too, not as a cut line left it (a trace's scanner inside a
+				 * string its writer had not finished, issue 28 D5) */
+				memcpy(j->ctx.state, j->prev_state, j->prev_state_len);
+				j->ctx.state_len = j->prev_state_len;
+				if (was_hold) {
+					j->hold_active = 1;
+					j->hold_start = was_start;
+				}
+			}
 		}
 		j->pos = after;
 		if ((after.lines & 1023) == 0)
@@ -349,20 +392,32 @@ static int read_lines(struct job *j)
 	if ((rc = gl_job_flush(j)) != GL_OK)
 		return rc;
 	/*
-	 * A record the format knows is cut at the end of a file that has
-	 * settled (format.h: end): a reject of the last line, and the held
-	 * lines are claimed, so that it is said once. A fresh file is left
-	 * held: its writer may be in the middle of the record.
+	 * The file has settled inside a record (format.h: end, settle): a
+	 * trace or a document whose writer stopped -- or paused, and goes on
+	 * later. What the format holds back is stored, and the reason it gives
+	 * for the cut (a JSON document without its closing brace) is a reject
+	 * of the last line, as an open record: the file claims no further than
+	 * before the record and keeps the format's state there, so that a file
+	 * that grows is read on from there, the open record's rows replaced
+	 * (issue 28, D5, D6, D8). A gzip file does not grow: its cut record is
+	 * forgotten and its lines claimed. A fresh file is left held: its
+	 * writer may be in the middle of the record.
 	 */
-	const char *cut = r == 0 && j->ctx.hold && j->hold_active && !j->held.n && j->new_lines &&
-				  j->fmt->end && !fresh(j)
-				  ? j->fmt->end(&j->ctx) : NULL;
+	if (r == 0 && j->ctx.hold && j->hold_active && j->new_lines && !fresh(j)) {
+		if (!j->gzip) {
+			if ((rc = gl_job_settle(j, last_offset)) != GL_OK)
+				return rc;
+		} else if (!j->held.n && j->fmt->end) {
+			const char *cut = j->fmt->end(&j->ctx);
 
-	if (cut) {
-		if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
-			return rc;
-		j->hold_active = 0;
-		j->ctx.hold = 0;
+			if (cut) {
+				if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0,
+							cut)) != GL_OK)
+					return rc;
+				j->hold_active = 0;
+				j->ctx.hold = 0;
+			}
+		}
 	}
 	if (r < 0) {
 		j->status = "damaged";
@@ -399,13 +454,25 @@ static int deciding(const struct gl_line *ln)
 	return 1;
 }
 
+/* A line of nothing but the opening brackets of a JSON document ("{"). */
+static int opens_only(const struct gl_line *ln)
+{
+	for (size_t i = 0; i < ln->len; i++)
+		if (!strchr(" \t\r{[", ln->p[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * Detects the format from the first DETECT_LINES lines that can decide it,
  * looking past NUL runs and junk lines however long (one JSON line, a
  * 64 KiB junk line, then JSON lines: JSON). When no line can decide, the
- * first bytes say why the file is skipped.
+ * first bytes say why the file is skipped. *said: bit 0, a complete
+ * deciding line held more than opens_only(); bit 1, an unfinished last
+ * line was left to its writer; bit 2, a complete line opens_only(); bit 3,
+ * a last line without its newline (its writer paused) held more.
  */
-static const struct gl_format *detect(struct job *j, const char **why)
+static const struct gl_format *detect(struct job *j, const char **why, int *said)
 {
 	struct gl_str lines[DETECT_LINES];
 	char *buf = malloc(DETECT_COPY_BYTES);
@@ -421,6 +488,11 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		return NULL;
 	while (n < DETECT_LINES && scanned < DETECT_SCAN_LINES && bytes < DETECT_SCAN_BYTES &&
 	       gl_reader_next(j->r, &ln, &e) == 1) {
+		/* an unfinished last line its writer is still at: the end */
+		if (!ln.terminated && !j->gzip && fresh(j)) {
+			*said |= 2;
+			break;
+		}
 		scanned++;
 		bytes += ln.full_len;
 		if (!first_len && ln.len) {
@@ -429,6 +501,10 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		}
 		if (!deciding(&ln) || ln.len > DETECT_COPY_BYTES - used)
 			continue;
+		if (ln.terminated)
+			*said |= opens_only(&ln) ? 4 : 1;
+		else if (!opens_only(&ln))
+			*said |= 8;
 		memcpy(buf + used, ln.p, ln.len);
 		lines[n].p = buf + used;
 		lines[n].len = ln.len;
@@ -436,7 +512,7 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		n++;
 	}
 	if (n) {
-		fmt = gl_format_detect(lines, n, why);
+		fmt = gl_format_detect_hint(lines, n, j->ctx.hint, why);
 	} else if (first_len) {
 		*why = gl_format_sniff(head, first_len);
 		if (!*why)
@@ -686,6 +762,8 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	 * GL_FMT_HEADER_ONCE) */
 	int64_t prev_stream = known >= 0 ? s->file[known].stream_id : 0;
 
+	j.prev_mtime_ns = known >= 0 ? s->file[known].mtime_ns : -1;
+
 	if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, NULL)) != GL_OK)
 		return finish(&j, rc);
 
@@ -731,6 +809,10 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 		s->file[j.fi].stream_id = s->stream[j.si].id;
 		if ((bf->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 			return finish(&j, rc);
+		/* a new document in the old one's place (the next nsys session's
+		 * export over the last one, issue 28 D13) is placed by itself */
+		if (bf->prepare)
+			bf->prepare(&j.ctx, f->path);
 		j.pos = (struct gl_pos){0, 0, 0};
 		j.damaged = 0;
 		rc = read_lines(&j);
@@ -743,7 +825,18 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 
 	/* A new stream: which format? */
 	const char *why = NULL;
-	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why);
+	int said = 0;
+	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why, &said);
+
+	/* Only "{" so far, its writer at it (or paused in its second line): a
+	 * trace, a JSON document or JSON lines? Left for a later run (issue
+	 * 28, D4, D5). */
+	if ((fmt || (said & 2)) && !p->forced && !(said & 1) &&
+	    (fresh(&j) || (said & 12) == 12)) {
+		s->file[j.fi].stream_id = 0;
+		j.status = "partial";
+		return finish(&j, GL_OK);
+	}
 
 	if (!fmt) {
 		char note[200];
@@ -756,6 +849,15 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 			gl_job_notice(&j, GL_OK, "skipped", "not a log of a known format: ", why);
 			p->b->files_skipped++;
 		}
+		return finish(&j, GL_OK);
+	}
+	/* A trace whose clock is relative, or whose time base is written
+	 * after its events, reads what it needs first (-1: the lines are
+	 * parsed without it; 1: not written yet, the file is left for a later
+	 * run while its writer is at it). */
+	if (fmt->prepare && fmt->prepare(&j.ctx, f->path) == 1 && fresh(&j)) {
+		s->file[j.fi].stream_id = 0;
+		j.status = "partial";
 		return finish(&j, GL_OK);
 	}
 	if ((rc = new_stream(&j, fmt)) != GL_OK)
@@ -774,11 +876,6 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	}
 	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
 		return finish(&j, rc);
-	/* A trace whose clock is relative, or whose time base is written
-	 * after its events, reads what it needs first (-1: the lines are
-	 * parsed without it). */
-	if (fmt->prepare)
-		fmt->prepare(&j.ctx, f->path);
 	j.pos = (struct gl_pos){0, 0, 0};
 	j.damaged = 0;
 	rc = read_lines(&j);
