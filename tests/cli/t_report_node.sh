@@ -53,6 +53,21 @@ check("requests_from", inf["requests_from"], e["requests_from"])
 # the receipt's run totals are in no per-request distribution
 check("tokens_generated max", inf["tokens_generated"]["max"], e["tokens_generated_max"])
 check("tokens_per_second count", inf["tokens_per_second"]["count"], e["tokens_per_second_count"])
+# the monitor's real files: metrics_history.json (its own timestamp first,
+# nested metadata.gpu) entry by entry, performance_metrics.json (nested)
+mt = {}
+for x in r["metrics"]:
+    mt.setdefault(x["metric"], []).append(x)
+check("history token_throughput samples", [x["count"] for x in mt.get("token_throughput", [])],
+      [e["monitor_entries"]])
+check("history metadata.gpu.utilization samples", [x["count"] for x in mt.get("gpu.utilization", [])],
+      [e["monitor_entries"]])
+check("history metadata.gpu.utilization max", [x["max"] for x in mt.get("gpu.utilization", [])],
+      [e["monitor_gpu_util_max"]])
+check("snapshot process.performance.token_throughput",
+      [x["last"] for x in mt.get("process.performance.token_throughput", [])], [e["monitor_throughput_last"]])
+check("token_throughput trend", [t["verdict"] for t in r["trends"] if t["kernel"] == "token_throughput"],
+      ["degrading"])
 # alerts grouped: the monitor's alert files are one entry per (source, rule,
 # subject, severity); no rule fires on the monitor's own alert records
 m = e["monitor_alerts"]
