@@ -101,6 +101,14 @@ check("changes below -100%", [t["kernel"] for t in tr if t["change_pct"] is not 
 check("significant without change", [t["kernel"] for t in tr if t["verdict"] != "stable" and t["change_pct"] is None], [])
 check("utilisation judged neutral", [t["verdict"] for t in tr if t["kernel"] == "gpu.utilization_pct"
       and t["verdict"] in ("degrading", "improving")], [])
+# Kineto scopes: ProfilerStep#N grouped as HTA does, one row per path and
+# device (the CPU range and its GPU copy apart), the step's kernels inside
+import re
+sc = r["scopes"]
+check("per-step rows", [s["scope"] for s in sc if re.search(r"ProfilerStep#[0-9]", s["scope"])], [])
+steps = sorted((s["device"] or "", s["count"], s["kernels"]) for s in sc if s["scope"] == "ProfilerStep#*")
+check("ProfilerStep#* rows", steps, [("", e["profiler_steps"], e["trace_kernels"]),
+                                     ("0", e["profiler_steps"], e["trace_kernels"])])
 # the status: alerts fired (warning or critical), not ok and not no_data
 if r["summary"]["status"] not in ("warning", "critical"):
     bad.append("status %r" % r["summary"]["status"])
