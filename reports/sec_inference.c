@@ -110,6 +110,16 @@ struct row {
 	double le;			/* ROW_BUCKET: upper bound */
 	uint64_t n;			/* samples in the window */
 	struct gl_counter ctr;		/* ROW_COUNTER, ROW_BUCKET: the running total */
+	/*
+	 * ROW_COUNTER: its rate between consecutive scrapes (a fall a restart
+	 * from zero), per second, trended: a counter's raw running total rises
+	 * whatever happens ("degrading +4463%") and is never trended itself.
+	 */
+	int64_t prev_ts_us;
+	double *rate;
+	size_t n_rate, cap_rate;
+	struct gl_fit_acc rate_fit;
+	int64_t rate_first_us, rate_last_us;
 };
 
 struct qacc {
@@ -358,9 +368,33 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 	}
 	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
 		/* a counter that falls was restarted: it counted from zero since */
-		if (r->n == 0)
+		if (r->n == 0) {
 			gl_counter_init(&r->ctr);
+			gl_fit_acc_init(&r->rate_fit);
+			r->rate_first_us = GL_TS_NONE;
+		}
+		if (r->kind == ROW_COUNTER && r->n > 0 && smp->ts_us > r->prev_ts_us &&
+		    smp->value >= 0) {
+			double inc = smp->value >= r->ctr.prev ? smp->value - r->ctr.prev : smp->value;
+			double rate = inc / ((double)(smp->ts_us - r->prev_ts_us) / GL_US_PER_S);
+
+			if (r->n_rate == r->cap_rate) {
+				size_t cap = r->cap_rate ? r->cap_rate * 2 : 16;
+				double *v = realloc(r->rate, cap * sizeof(*v));
+
+				if (!v)
+					return gl_section_oom(cx->err);
+				r->rate = v;
+				r->cap_rate = cap;
+			}
+			r->rate[r->n_rate++] = rate;
+			gl_fit_acc_add(&r->rate_fit, gl_section_days(cx, smp->ts_us), rate);
+			if (r->rate_first_us == GL_TS_NONE)
+				r->rate_first_us = smp->ts_us;
+			r->rate_last_us = smp->ts_us;
+		}
 		gl_counter_add(&r->ctr, smp->value);
+		r->prev_ts_us = smp->ts_us;
 		r->n++;
 	}
 	return GL_OK;
@@ -722,6 +756,27 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		/* the direction (tokens/s up is good) and the change from the data's ends */
 		gl_trend_judge(t, &a->ends, cx->cfg->trend_min_change_pct);
 	}
+	/* each counter as its rate per second ("<metric> <labels> rate") */
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		struct row *r = &in->rows[i];
+		struct gl_trend_ends e;
+		struct gl_report_trend *t;
+		char name[640];
+
+		if (r->kind != ROW_COUNTER || r->n_rate < 3)
+			continue;
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &r->rate_fit, r->rate_first_us, r->rate_last_us, t);
+		t->series = GL_TREND_INFERENCE;
+		t->unit = "/s";
+		snprintf(name, sizeof(name), "%s%s%s rate", in->ss.metric[i],
+			 in->ss.qs[i].labels ? " " : "", in->ss.qs[i].labels ? in->ss.qs[i].labels : "");
+		if (!(t->kernel = strdup(name)))
+			return gl_section_oom(cx->err);
+		gl_trend_ends_of(r->rate, r->n_rate, &e);
+		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
+	}
 	return GL_OK;
 }
 
@@ -736,6 +791,8 @@ static void release(void *st)
 		free(in->groups[i].labels);
 	}
 	free(in->groups);
+	for (size_t i = 0; in->rows && i < in->ss.n_qs; i++)
+		free(in->rows[i].rate);
 	free(in->rows);
 	for (int c = 0; c < C_COUNT; c++)
 		gl_chart_cols_release(&in->cols[c]);

@@ -367,18 +367,23 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "(%zu more)\n", shown - r->top);
 }
 
-/* by the size of the change, largest first; no change last; then in table order */
+/* A trend and its place in the report's list (the tie-break). */
+struct ranked {
+	const struct gl_report_trend *t;
+	size_t i;
+};
+
+/* by the size of the change, largest first; no change last; then in list order */
 static int cmp_by_change(const void *pa, const void *pb)
 {
-	const struct gl_report_trend *a = *(const struct gl_report_trend *const *)pa;
-	const struct gl_report_trend *b = *(const struct gl_report_trend *const *)pb;
-	double ca = fabs(a->change_pct), cb = fabs(b->change_pct);
+	const struct ranked *a = pa, *b = pb;
+	double ca = fabs(a->t->change_pct), cb = fabs(b->t->change_pct);
 
 	if (isnan(ca) != isnan(cb))
 		return isnan(ca) ? 1 : -1;
 	if (!isnan(ca) && ca != cb)
 		return ca < cb ? 1 : -1;
-	return a < b ? -1 : a > b;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -394,8 +399,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	const struct gl_report_trend **order = malloc((gl_report_n_trends(rep) ? gl_report_n_trends(rep) : 1) * sizeof(*order));
-	size_t n_order = 0, hidden = 0;
+	size_t n_all = gl_report_n_trends(rep), n_order = 0, hidden = 0;
+	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
 
 	if (!order)
 		return;
@@ -405,13 +410,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
 		else
-			order[n_order++] = t;
+			order[n_order++] = (struct ranked){t, i};
 	}
 	qsort(order, n_order, sizeof(*order), cmp_by_change);
 	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope</th>"
 	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
 	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
-		const struct gl_report_trend *t = order[oi];
+		const struct gl_report_trend *t = order[oi].t;
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
