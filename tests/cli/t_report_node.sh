@@ -98,7 +98,7 @@ check("tokens/s trend", [t["verdict"] for t in tps], ["degrading"])
 check("raw counters trended", [t["kernel"] for t in tr if t["series"] == "metric" and
       (t["kernel"].endswith("_total") or t["kernel"].endswith("_created"))], [])
 # a counter trended as its rate per second between scrapes (10 scrapes: 9 rates)
-rt = [t for t in tr if t["kernel"].startswith("bitnet_requests_total") and t["kernel"].endswith(" rate")]
+rt = [t for t in tr if (t["kernel"] or "").startswith("bitnet_requests_total") and t["kernel"].endswith(" rate")]
 check("counter rate trends", sorted((t["unit"], t["n"]) for t in rt), [("/s", 9), ("/s", 9)])
 check("changes below -100%", [t["kernel"] for t in tr if t["change_pct"] is not None and t["change_pct"] < -100], [])
 check("significant without change", [t["kernel"] for t in tr if t["verdict"] != "stable" and t["change_pct"] is None], [])
