@@ -298,18 +298,19 @@ const struct gl_operations_result *gl_operations_result(const struct gl_report *
 
 /* The rows: every column in JSON and CSV; text and HTML show some, in their order. */
 static const struct gl_col cols[] = {
-	{"operation", GL_COL_TEXT, OP(operation), 1, "operation (ms)", 26, 1, "operation", 0},
-	{"component", GL_COL_TEXT, OP(component), 0, NULL, 0, 2, "component", 0},
-	{"count", GL_COL_U64, OP(count), 2, "count", 8, 3, "count", 0},
-	{"min_ms", GL_COL_NUM, OP(min_ms), 4, "min", 9, 5, "min ms", 0},
-	{"max_ms", GL_COL_NUM, OP(max_ms), 5, "max", 9, 6, "max ms", 0},
-	{"mean_ms", GL_COL_NUM, OP(mean_ms), 3, "mean", 9, 4, "mean ms", 0},
-	{"stddev_ms", GL_COL_NUM, OP(stddev_ms), 0, NULL, 0, 0, NULL, 0},
-	{"p50_ms", GL_COL_NUM, OP(p50_ms), 0, NULL, 0, 0, NULL, 0},
-	{"p95_ms", GL_COL_NUM, OP(p95_ms), 6, "p95", 9, 7, "p95 ms", 0},
-	{"p99_ms", GL_COL_NUM, OP(p99_ms), 7, "p99", 9, 8, "p99 ms", 0},
-	{"total_ms", GL_COL_NUM, OP(total_ms), 8, "total", 9, 9, "total s", 1e3},
-	{"mean_throughput", GL_COL_NUM, OP(mean_throughput), 0, NULL, 0, 10, "throughput", 0},
+	{"operation", GL_COL_TEXT, OP(operation), GL_COL_NAME, 1, "operation (ms)", 26, 1,
+	 "operation", 0},
+	{"component", GL_COL_TEXT, OP(component), 0, 0, NULL, 0, 2, "component", 0},
+	{"count", GL_COL_U64, OP(count), 0, 2, "count", 8, 3, "count", 0},
+	{"min_ms", GL_COL_NUM, OP(min_ms), 0, 4, "min", 9, 5, "min ms", 0},
+	{"max_ms", GL_COL_NUM, OP(max_ms), 0, 5, "max", 9, 6, "max ms", 0},
+	{"mean_ms", GL_COL_NUM, OP(mean_ms), 0, 3, "mean", 9, 4, "mean ms", 0},
+	{"stddev_ms", GL_COL_NUM, OP(stddev_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p50_ms", GL_COL_NUM, OP(p50_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p95_ms", GL_COL_NUM, OP(p95_ms), 0, 6, "p95", 9, 7, "p95 ms", 0},
+	{"p99_ms", GL_COL_NUM, OP(p99_ms), 0, 7, "p99", 9, 8, "p99 ms", 0},
+	{"total_ms", GL_COL_NUM, OP(total_ms), 0, 8, "total", 9, 9, "total s", 1e3},
+	{"mean_throughput", GL_COL_NUM, OP(mean_throughput), 0, 0, NULL, 0, 10, "throughput", 0},
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),

@@ -154,7 +154,7 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 
 			switch (c->kind) {
 			case GL_COL_TEXT:
-				fputs(p == 1 ? "<td class=\"k\">" : "<td>", fp);
+				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\">" : "<td>", fp);
 				gl_html_text(fp, text_of(v) ? text_of(v) : "");
 				break;
 			case GL_COL_U64:

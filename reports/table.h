@@ -26,10 +26,13 @@ enum gl_col_kind {
 	GL_COL_TS,		/* int64_t µs, GL_TS_NONE: none */
 };
 
+#define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
+
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */
 	enum gl_col_kind kind;
 	size_t offset;			/* of the value in the row struct (offsetof) */
+	unsigned flags;			/* GL_COL_NAME */
 	/* text table: position (1, 2, ...; 0: not shown), header, width in columns */
 	unsigned text_pos;
 	const char *text_head;
@@ -60,8 +63,9 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
 
 /*
- * The HTML table of rows[0..n): the first column a name (class "k"), text
- * cells escaped, numbers right-aligned (class "n", gl_html_num GL_HTML_G4).
+ * The HTML table of rows[0..n): text cells escaped (class "k" for a name),
+ * numbers right-aligned (class "n", gl_html_num GL_HTML_G4), times as
+ * gl_html_when.
  */
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
 

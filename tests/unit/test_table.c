@@ -32,11 +32,11 @@ struct row {
 
 /* JSON/CSV: name, n, v, w_ms, ts; text: name, v, n; HTML: name, n, w (in s), ts. */
 static const struct gl_col cols[] = {
-	{"name", GL_COL_TEXT, R(name), 1, "name", 6, 1, "name", 0},
-	{"n", GL_COL_U64, R(n), 3, "n", 4, 2, "n", 0},
-	{"v", GL_COL_NUM, R(v), 2, "v", 7, 0, NULL, 0},
-	{"w_ms", GL_COL_NUM, R(w_ms), 0, NULL, 0, 3, "w s", 1e3},
-	{"ts", GL_COL_TS, R(ts_us), 0, NULL, 0, 4, "when", 0},
+	{"name", GL_COL_TEXT, R(name), GL_COL_NAME, 1, "name", 6, 1, "name", 0},
+	{"n", GL_COL_U64, R(n), 0, 3, "n", 4, 2, "n", 0},
+	{"v", GL_COL_NUM, R(v), 0, 2, "v", 7, 0, NULL, 0},
+	{"w_ms", GL_COL_NUM, R(w_ms), 0, 0, NULL, 0, 3, "w s", 1e3},
+	{"ts", GL_COL_TS, R(ts_us), 0, 0, NULL, 0, 4, "when", 0},
 };
 
 static const struct gl_table table = {cols, 5, sizeof(struct row)};
