@@ -38,7 +38,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
-#include "scopes.h"
+#include "sec_scopes.h"
 #include "section.h"
 #include "table.h"
 #include "stats/stats.h"
@@ -82,6 +82,7 @@ struct kscope {
 };
 
 struct scopes {
+	struct gl_scopes_result res;	/* first: see sec_scopes.h */
 	struct srow *rows;
 	size_t n_rows, cap_rows;
 	int32_t *row_of;	/* per name id: first row, -1: none */
@@ -91,13 +92,20 @@ struct scopes {
 	size_t n_ks, cap_ks;
 	int32_t *ks_of;		/* per name id: index in ks, -1: none */
 	size_t n_ids;
-	struct gl_scopes_result res;
 	struct gl_trend_list trends;	/* one per row */
 };
 
-const struct gl_scopes_result *gl_scopes_result(const void *st)
+/* The results in st; none for a report without the section's state. */
+static const struct gl_scopes_result *res_of(const void *st)
 {
-	return st ? &((const struct scopes *)st)->res : NULL;
+	static const struct gl_scopes_result none;
+
+	return st ? &((const struct scopes *)st)->res : &none;
+}
+
+const struct gl_scopes_result *gl_scopes_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_scopes));
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -399,7 +407,7 @@ static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
 	return gl_table_json(&table, res ? res->rows : NULL, res ? res->n : 0);
@@ -407,7 +415,7 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
 	gl_table_csv(&table, res ? res->rows : NULL, res ? res->n : 0, fp);
@@ -422,7 +430,7 @@ static const char *row_label(const struct gl_report_scope *r, char *buf, size_t 
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	char a[40], b[40], c[40], d[40], e[40], f[40], label[512];
 
 	if (!res || !res->n) {
@@ -454,7 +462,7 @@ static void html_ms(FILE *f, double v)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
 	if (!res || !res->n) {
@@ -488,7 +496,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 static int chart(const struct gl_report *rep, const void *st, const char *path,
 		 const struct gl_chart_opts *co, struct gl_err *err)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
 	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
 	const char *vn[2] = {"time in the scope", "GPU time inside"};
