@@ -440,7 +440,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	const struct gl_alerts_result *res = res_of(st);
 
 	(void)r;
-	fputs("severity,rule,subject,value,threshold,message,source", fp);
+	fputs("severity,rule,subject,value,threshold,message,source,time", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < res->n_alerts; i++) {
 		const struct gl_report_alert *a = &res->alerts[i];
@@ -448,7 +448,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
 		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
 		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
-		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_eol(fp);
+		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_sep(fp);
+		gl_csv_ts(fp, is_log(a) ? a->ts_us : GL_TS_NONE), gl_csv_eol(fp);
 	}
 }
 
@@ -480,7 +481,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		return;
 	}
 	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>value</th>"
-	      "<th>threshold</th><th>message</th><th>source</th></tr>\n", f);
+	      "<th>threshold</th><th>message</th><th>source</th><th>time</th></tr>\n", f);
 	for (size_t i = 0; i < res->n_alerts; i++) {
 		const struct gl_report_alert *a = &res->alerts[i];
 		const char *sev = gl_severity_name(a->severity);
@@ -497,6 +498,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_text(f, a->message);
 		fputs("</td><td>", f);
 		gl_html_text(f, is_log(a) ? "log" : "gpulog");
+		fputs("</td><td>", f);
+		gl_html_when(f, is_log(a) ? a->ts_us : GL_TS_NONE);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
