@@ -35,6 +35,14 @@ static double num_of(const void *v)
 	return x;
 }
 
+static const char *enum_of(const struct gl_col *c, const void *v)
+{
+	int x;
+
+	memcpy(&x, v, sizeof(x));
+	return c->name_of(x);
+}
+
 static int64_t ts_of(const void *v)
 {
 	int64_t x;
@@ -55,6 +63,7 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 			const struct gl_col *c = &t->cols[k];
 			const void *v = cell(c, rows, t->row_size, i);
 			json_t *j = c->kind == GL_COL_TEXT ? gl_json_str(text_of(v))
+				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
 				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
 							    : gl_json_ts(ts_of(v));
@@ -83,6 +92,7 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
 			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
+			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
 			}
 		}
 		gl_csv_eol(fp);
@@ -133,6 +143,9 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_TS:
 				fprintf(fp, "%*s", c->text_w, gl_text_ts(ts_of(v), buf));
 				break;
+			case GL_COL_ENUM:
+				fprintf(fp, "%*s", c->text_w, enum_of(c, v));
+				break;
 			}
 		}
 		fputc('\n', fp);
@@ -168,6 +181,10 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_TS:
 				fputs("<td>", fp);
 				gl_html_when(fp, ts_of(v));
+				break;
+			case GL_COL_ENUM:
+				fputs("<td>", fp);
+				gl_html_text(fp, enum_of(c, v));
 				break;
 			}
 			fputs("</td>", fp);

@@ -24,6 +24,7 @@ enum gl_col_kind {
 	GL_COL_U64,		/* uint64_t */
 	GL_COL_NUM,		/* double */
 	GL_COL_TS,		/* int64_t µs, GL_TS_NONE: none */
+	GL_COL_ENUM,		/* an enum, shown as name_of(value) */
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
@@ -42,6 +43,7 @@ struct gl_col {
 	unsigned html_pos;
 	const char *html_head;
 	double html_div;
+	const char *(*name_of)(int value);	/* GL_COL_ENUM: its name (static) */
 };
 
 struct gl_table {
