@@ -128,6 +128,46 @@ static void test_html(void **state)
 	free(s);
 }
 
+static const char *color_name(int v)
+{
+	return v == 0 ? "red" : v == 1 ? "green" : "";
+}
+
+/* An enum column: its name in every rendering. */
+static void test_enum(void **state)
+{
+	enum color { RED, GREEN };
+	struct crow {
+		const char *name;
+		enum color c;
+	} cr[2] = {{"a", GREEN}, {"b", RED}};
+	static const struct gl_col ccols[] = {
+		{"name", GL_COL_TEXT, offsetof(struct crow, name), GL_COL_NAME, 1, "name", 4, 1,
+		 "name", 0, NULL},
+		{"color", GL_COL_ENUM, offsetof(struct crow, c), 0, 2, "color", 6, 2, "color", 0,
+		 color_name},
+	};
+	const struct gl_table ct = {ccols, 2, sizeof(struct crow)};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	json_t *a = gl_table_json(&ct, cr, 2);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "color")),
+			    "green");
+	json_decref(a);
+	gl_table_csv(&ct, cr, 2, fp);
+	gl_table_text(&ct, cr, 2, fp);
+	gl_table_html(&ct, cr, 1, fp);
+	fclose(fp);
+	assert_string_equal(buf, "name,color\r\na,green\r\nb,red\r\n"
+				 "name color\na    green\nb      red\n"
+				 "<table><tr><th>name</th><th>color</th></tr>\n"
+				 "<tr><td class=\"k\">a</td><td>green</td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_enum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
