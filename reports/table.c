@@ -43,6 +43,17 @@ static const char *enum_of(const struct gl_col *c, const void *v)
 	return c->name_of(x);
 }
 
+/* A JSON object's text as an object; {} when it is none. */
+static json_t *object_of(const char *text)
+{
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return json_object();
+}
+
 static int64_t ts_of(const void *v)
 {
 	int64_t x;
@@ -63,6 +74,7 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 			const struct gl_col *c = &t->cols[k];
 			const void *v = cell(c, rows, t->row_size, i);
 			json_t *j = c->kind == GL_COL_TEXT ? gl_json_str(text_of(v))
+				    : c->kind == GL_COL_JSON ? object_of(text_of(v))
 				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
 				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
@@ -88,7 +100,8 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			if (k)
 				gl_csv_sep(fp);
 			switch (c->kind) {
-			case GL_COL_TEXT: gl_csv_text(fp, text_of(v)); break;
+			case GL_COL_TEXT:
+			case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
 			case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
 			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
@@ -132,6 +145,7 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			fputs(p > 2 ? " " : "", fp);
 			switch (c->kind) {
 			case GL_COL_TEXT:
+			case GL_COL_JSON:
 				fprintf(fp, "%*s", c->text_w, text_of(v) ? text_of(v) : "-");
 				break;
 			case GL_COL_U64:
@@ -167,6 +181,7 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 
 			switch (c->kind) {
 			case GL_COL_TEXT:
+			case GL_COL_JSON:
 				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\">" : "<td>", fp);
 				gl_html_text(fp, text_of(v) ? text_of(v) : "");
 				break;

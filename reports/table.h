@@ -25,6 +25,8 @@ enum gl_col_kind {
 	GL_COL_NUM,		/* double */
 	GL_COL_TS,		/* int64_t µs, GL_TS_NONE: none */
 	GL_COL_ENUM,		/* an enum, shown as name_of(value) */
+	GL_COL_JSON,		/* const char *, a JSON object's text: an object in JSON
+				 * (anything else: {}), the text in the others */
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */

@@ -168,6 +168,35 @@ static void test_enum(void **state)
 	free(buf);
 }
 
+/* A JSON object's text: an object in JSON ({} for what is not one), the text in CSV. */
+static void test_json_column(void **state)
+{
+	struct lrow {
+		const char *labels;
+	} lr[2] = {{"{\"gpu\": \"0\"}"}, {"[1]"}};
+	static const struct gl_col lcols[] = {
+		{"labels", GL_COL_JSON, offsetof(struct lrow, labels), 0, 0, NULL, 0, 0, NULL, 0,
+		 NULL},
+	};
+	const struct gl_table lt = {lcols, 1, sizeof(struct lrow)};
+	json_t *a = gl_table_json(&lt, lr, 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(a, 0), "labels"), "gpu")),
+			    "0");
+	assert_true(json_is_object(json_object_get(json_array_get(a, 1), "labels")));
+	assert_int_equal(json_object_size(json_object_get(json_array_get(a, 1), "labels")), 0);
+	json_decref(a);
+	gl_table_csv(&lt, lr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "labels\r\n\"{\"\"gpu\"\": \"\"0\"\"}\"\r\n[1]\r\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_enum),
+		cmocka_unit_test(test_json_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
