@@ -1,19 +1,24 @@
 /*
- * report.h - the report model of gpulog-report, and the emitters.
+ * report.h - the report of gpulog-report: what its sections share, the
+ * types several of them use, and the emitters.
  *
- * Stage: the sections (reports/sections.c) read the database through
- * lib/store/query.h, compute statistics through lib/stats/stats.h and fill
- * one struct gl_report; the emitters (json, csv, text, and later png/html)
- * only read it. An emitter never queries the database and never computes a
- * statistic: everything it prints is a field below.
+ * Stage: the sections (reports/sec_*.c, driven by sections.c) read the
+ * database through lib/store/query.h, compute statistics through
+ * lib/stats/stats.h and keep their results in their own states
+ * (section.h; each section's results and getter in its sec_<name>.h).
+ * struct gl_report holds what they share: the window, the options, the
+ * charts' time axis and the states. The emitters (json, csv, text, png,
+ * html) only read it. An emitter never queries the database and never
+ * computes a statistic.
  *
  * Undefined statistics are NAN in the model (a standard deviation of one
  * sample, a regression over identical values, a change against zero). Every
  * emitter turns NAN and infinities into "no value": null in JSON, an empty
  * cell in CSV, "-" in text. Times are int64 µs UTC; GL_TS_NONE means "none".
  *
- * Ownership: a struct gl_report owns every string and array it points to;
- * gl_report_release() frees them all. Strings are UTF-8 as stored in the
+ * Ownership: a struct gl_report owns its sections' states and, through
+ * them, every string and array of their results; gl_report_release() frees
+ * them all. Strings are UTF-8 as stored in the
  * database (kernel names may hold commas, quotes, '<' '>' and any unicode).
  */
 #ifndef GL_REPORT_H

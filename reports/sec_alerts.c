@@ -444,7 +444,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	const struct gl_alerts_result *res = res_of(st);
 
 	(void)r;
-	fputs("severity,rule,subject,value,threshold,message,source,count,first_ts,last_ts", fp);
+	fputs("severity,rule,subject,value,threshold,message,source,time,count,first_ts,last_ts", fp);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < res->n_alerts; i++) {
 		const struct gl_report_alert *a = &res->alerts[i];
@@ -453,6 +453,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
 		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
 		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_sep(fp);
+		gl_csv_ts(fp, is_log(a) ? a->ts_us : GL_TS_NONE), gl_csv_sep(fp);
 		gl_csv_u64(fp, a->count ? a->count : 1), gl_csv_sep(fp);
 		gl_csv_ts(fp, is_log(a) ? a->first_ts_us : GL_TS_NONE), gl_csv_sep(fp);
 		gl_csv_ts(fp, is_log(a) ? a->last_ts_us : GL_TS_NONE), gl_csv_eol(fp);
@@ -493,9 +494,10 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No alert fired.</p>\n", f);
 		return;
 	}
+	/* time: the first firing, as in JSON; last: the last one */
 	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>times</th>"
-	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>source</th>"
-	      "<th>first</th><th>last</th></tr>\n", f);
+	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>last</th>"
+	      "<th>source</th><th>time</th></tr>\n", f);
 	for (size_t i = 0; i < res->n_alerts; i++) {
 		const struct gl_report_alert *a = &res->alerts[i];
 		const char *sev = gl_severity_name(a->severity);
@@ -512,13 +514,11 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</td><td>", f);
 		gl_html_text(f, a->message);
 		fputs("</td><td>", f);
+		gl_html_when(f, is_log(a) ? a->last_ts_us : GL_TS_NONE);
+		fputs("</td><td>", f);
 		gl_html_text(f, is_log(a) ? "log" : "gpulog");
 		fputs("</td><td>", f);
-		if (is_log(a))
-			gl_html_when(f, a->first_ts_us);
-		fputs("</td><td>", f);
-		if (is_log(a))
-			gl_html_when(f, a->last_ts_us);
+		gl_html_when(f, is_log(a) ? a->first_ts_us : GL_TS_NONE);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -7,12 +7,14 @@
  * Chart: the change of mean and p95 by kernel.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit_png.h"
 #include "emit_util.h"
 #include "sec_baseline.h"
+#include "table.h"
 #include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
@@ -246,34 +248,45 @@ static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
 	return a;
 }
 
+static const char *verdict_name(int v)
+{
+	return gl_baseline_verdict_name((enum gl_baseline_verdict)v);
+}
+
+#define BK(f) offsetof(struct gl_report_baseline_kernel, f)
+
+/* The kernels in both windows, in JSON and CSV (the text and HTML tables show them their
+ * own way). */
+static const struct gl_col cols[] = {
+	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 0, NULL, 0, verdict_name},
+};
+
+_Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_baseline_kernel)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_baseline *b = res_of(st);
 	struct gl_jb jb_ = {0}, *jb = &jb_;
-	json_t *o = json_object(), *ks = json_array();
+	json_t *o = json_object();
 
 	(void)r;
 	gl_jb_set(jb, o, "since", gl_json_ts(b->since_us));
 	gl_jb_set(jb, o, "until", gl_json_ts(b->until_us));
 	gl_jb_set(jb, o, "samples", gl_json_u64(b->samples));
-	for (size_t i = 0; i < b->n_kernels; i++) {
-		const struct gl_report_baseline_kernel *k = &b->kernels[i];
-		json_t *x = json_object();
-
-		gl_jb_set(jb, x, "kernel", gl_json_str(k->kernel));
-		gl_jb_set(jb, x, "count_before", gl_json_u64(k->count_before));
-		gl_jb_set(jb, x, "count", gl_json_u64(k->count));
-		gl_jb_set(jb, x, "mean_before_us", gl_json_num(k->mean_before_us));
-		gl_jb_set(jb, x, "mean_us", gl_json_num(k->mean_us));
-		gl_jb_set(jb, x, "mean_change_pct", gl_json_num(k->mean_change_pct));
-		gl_jb_set(jb, x, "p95_before_us", gl_json_num(k->p95_before_us));
-		gl_jb_set(jb, x, "p95_us", gl_json_num(k->p95_us));
-		gl_jb_set(jb, x, "p95_change_pct", gl_json_num(k->p95_change_pct));
-		gl_jb_set(jb, x, "p_value", gl_json_num(k->p_value));
-		gl_jb_set(jb, x, "verdict", gl_json_str(gl_baseline_verdict_name(k->verdict)));
-		gl_jb_append(jb, ks, x);
-	}
-	gl_jb_set(jb, o, "kernels", ks);
+	gl_jb_set(jb, o, "kernels", gl_table_json(&table, b->kernels, b->n_kernels));
 	gl_jb_set(jb, o, "new_kernels", names(jb, b->new_kernels, b->n_new_kernels));
 	gl_jb_set(jb, o, "new_kernels_total", gl_json_u64(total(b->n_new_kernels_total,
 								 b->n_new_kernels)));
@@ -288,19 +301,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	const struct gl_report_baseline *b = res_of(st);
 
 	(void)r;
-	fputs("kernel,count_before,count,mean_before_us,mean_us,mean_change_pct,p95_before_us,"
-	      "p95_us,p95_change_pct,p_value,verdict", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < b->n_kernels; i++) {
-		const struct gl_report_baseline_kernel *k = &b->kernels[i];
-
-		gl_csv_text(fp, k->kernel), gl_csv_sep(fp), gl_csv_u64(fp, k->count_before), gl_csv_sep(fp);
-		gl_csv_u64(fp, k->count), gl_csv_sep(fp), gl_csv_num(fp, k->mean_before_us), gl_csv_sep(fp);
-		gl_csv_num(fp, k->mean_us), gl_csv_sep(fp), gl_csv_num(fp, k->mean_change_pct), gl_csv_sep(fp);
-		gl_csv_num(fp, k->p95_before_us), gl_csv_sep(fp), gl_csv_num(fp, k->p95_us), gl_csv_sep(fp);
-		gl_csv_num(fp, k->p95_change_pct), gl_csv_sep(fp), gl_csv_num(fp, k->p_value), gl_csv_sep(fp);
-		gl_csv_text(fp, gl_baseline_verdict_name(k->verdict)), gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, b->kernels, b->n_kernels, fp);
 	/* kernels in one window only: counts, nothing to compare */
 	for (size_t i = 0; i < b->n_new_kernels; i++)
 		gl_csv_text(fp, b->new_kernels[i]), fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);

@@ -18,6 +18,7 @@
  * same steps whichever, so the figures do not depend on it.
  */
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "sec_metrics.h"
+#include "table.h"
 #include "ingest/vocab.h"
 #include "section.h"
 #include "trend_rules.h"
@@ -469,41 +471,38 @@ const struct gl_metrics_result *gl_metrics_result(const struct gl_report *rep)
 	return res_of(gl_report_state_of(rep, &gl_sec_metrics));
 }
 
+#define M(f) offsetof(struct gl_report_metric, f)
+
+/* The series in JSON and CSV (the text and HTML tables group them per GPU). */
+static const struct gl_col cols[] = {
+	{"metric", GL_COL_TEXT, M(metric), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"unit", GL_COL_TEXT, M(unit), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"device", GL_COL_TEXT, M(device), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"device_name", GL_COL_TEXT, M(device_name), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"host", GL_COL_TEXT, M(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"source", GL_COL_TEXT, M(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"labels", GL_COL_JSON, M(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"count", GL_COL_U64, M(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"min", GL_COL_NUM, M(min), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"max", GL_COL_NUM, M(max), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean", GL_COL_NUM, M(mean), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p50", GL_COL_NUM, M(p50), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p95", GL_COL_NUM, M(p95), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p99", GL_COL_NUM, M(p99), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"last", GL_COL_NUM, M(last), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"first_ts", GL_COL_TS, M(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"last_ts", GL_COL_TS, M(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_metric)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
-
-	(void)r;
 	const struct gl_metrics_result *res = res_of(st);
 
-	for (size_t i = 0; a && i < res->n_metrics; i++) {
-		const struct gl_report_metric *m = &res->metrics[i];
-		json_t *o = json_object();
-		json_t *labels = json_loads(m->labels, 0, NULL);
-
-		gl_jb_set(&jb, o, "metric", gl_json_str(m->metric));
-		gl_jb_set(&jb, o, "unit", gl_json_str(m->unit));
-		gl_jb_set(&jb, o, "device", gl_json_str(m->device));
-		gl_jb_set(&jb, o, "device_name", gl_json_str(m->device_name));
-		gl_jb_set(&jb, o, "host", gl_json_str(m->host));
-		gl_jb_set(&jb, o, "source", gl_json_str(m->source));
-		gl_jb_set(&jb, o, "labels", json_is_object(labels) ? labels : json_object());
-		if (labels && !json_is_object(labels))
-			json_decref(labels);
-		gl_jb_set(&jb, o, "count", gl_json_u64(m->count));
-		gl_jb_set(&jb, o, "min", gl_json_num(m->min));
-		gl_jb_set(&jb, o, "max", gl_json_num(m->max));
-		gl_jb_set(&jb, o, "mean", gl_json_num(m->mean));
-		gl_jb_set(&jb, o, "p50", gl_json_num(m->p50));
-		gl_jb_set(&jb, o, "p95", gl_json_num(m->p95));
-		gl_jb_set(&jb, o, "p99", gl_json_num(m->p99));
-		gl_jb_set(&jb, o, "last", gl_json_num(m->last));
-		gl_jb_set(&jb, o, "first_ts", gl_json_ts(m->first_ts_us));
-		gl_jb_set(&jb, o, "last_ts", gl_json_ts(m->last_ts_us));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	(void)r;
+	return gl_table_json(&table, res->metrics, res->n_metrics);
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
@@ -511,30 +510,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	const struct gl_metrics_result *res = res_of(st);
 
 	(void)r;
-	fputs("metric,unit,device,device_name,host,source,labels,count,min,max,mean,p50,p95,p99,"
-	      "last,first_ts,last_ts", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < res->n_metrics; i++) {
-		const struct gl_report_metric *m = &res->metrics[i];
-		const char *t[] = {m->metric, m->unit, m->device, m->device_name, m->host,
-				   m->source, m->labels};
-		const double v[] = {m->min, m->max, m->mean, m->p50, m->p95, m->p99, m->last};
-
-		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
-			gl_csv_text(fp, t[j]);
-			gl_csv_sep(fp);
-		}
-		gl_csv_u64(fp, m->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, m->first_ts_us);
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, m->last_ts_us);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, res->metrics, res->n_metrics, fp);
 }
 
 /*

@@ -29,6 +29,7 @@
  * events (section.h); only spans starting in the window count.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,9 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
-#include "scopes.h"
+#include "sec_scopes.h"
 #include "section.h"
+#include "table.h"
 #include "trend_rules.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
@@ -82,6 +84,7 @@ struct kscope {
 };
 
 struct scopes {
+	struct gl_scopes_result res;	/* first: see sec_scopes.h */
 	struct srow *rows;
 	size_t n_rows, cap_rows;
 	int32_t *row_of;	/* per name id: first row, -1: none */
@@ -91,13 +94,20 @@ struct scopes {
 	size_t n_ks, cap_ks;
 	int32_t *ks_of;		/* per name id: index in ks, -1: none */
 	size_t n_ids;
-	struct gl_scopes_result res;
 	struct gl_trend_list trends;	/* one per row */
 };
 
-const struct gl_scopes_result *gl_scopes_result(const void *st)
+/* The results in st; none for a report without the section's state. */
+static const struct gl_scopes_result *res_of(const void *st)
 {
-	return st ? &((const struct scopes *)st)->res : NULL;
+	static const struct gl_scopes_result none;
+
+	return st ? &((const struct scopes *)st)->res : &none;
+}
+
+const struct gl_scopes_result *gl_scopes_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_scopes));
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -432,58 +442,39 @@ static const struct gl_trend_list *trend_list(const void *st)
 	return &((const struct scopes *)st)->trends;
 }
 
+#define SC(f) offsetof(struct gl_report_scope, f)
+
+/* The rows in JSON and CSV (the text and HTML tables label and format them their own way). */
+static const struct gl_col cols[] = {
+	{"scope", GL_COL_TEXT, SC(scope), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0},
+	{"device", GL_COL_TEXT, SC(device), 0, 0, NULL, 0, 0, NULL, 0},
+	{"count", GL_COL_U64, SC(count), 0, 0, NULL, 0, 0, NULL, 0},
+	{"total_ms", GL_COL_NUM, SC(total_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"mean_ms", GL_COL_NUM, SC(mean_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p50_ms", GL_COL_NUM, SC(p50_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p95_ms", GL_COL_NUM, SC(p95_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"max_ms", GL_COL_NUM, SC(max_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"kernels", GL_COL_U64, SC(kernels), 0, 0, NULL, 0, 0, NULL, 0},
+	{"gpu_ms", GL_COL_NUM, SC(gpu_ms), 0, 0, NULL, 0, 0, NULL, 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_scope)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "scope", gl_json_str(r->scope));
-		gl_jb_set(&jb, o, "device", gl_json_str(r->device));
-		gl_jb_set(&jb, o, "count", gl_json_u64(r->count));
-		gl_jb_set(&jb, o, "total_ms", gl_json_num(r->total_ms));
-		gl_jb_set(&jb, o, "mean_ms", gl_json_num(r->mean_ms));
-		gl_jb_set(&jb, o, "p50_ms", gl_json_num(r->p50_ms));
-		gl_jb_set(&jb, o, "p95_ms", gl_json_num(r->p95_ms));
-		gl_jb_set(&jb, o, "max_ms", gl_json_num(r->max_ms));
-		gl_jb_set(&jb, o, "kernels", gl_json_u64(r->kernels));
-		gl_jb_set(&jb, o, "gpu_ms", gl_json_num(r->gpu_ms));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	return gl_table_json(&table, res ? res->rows : NULL, res ? res->n : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
-	fputs("scope,device,count,total_ms,mean_ms,p50_ms,p95_ms,max_ms,kernels,gpu_ms", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
-
-		gl_csv_text(fp, r->scope);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, r->device);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, r->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, r->kernels);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, r->gpu_ms);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, res ? res->rows : NULL, res ? res->n : 0, fp);
 }
 
 /* "step|forward" or "step|forward @0" (the spans' device). */
@@ -495,7 +486,7 @@ static const char *row_label(const struct gl_report_scope *r, char *buf, size_t 
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	char a[40], b[40], c[40], d[40], e[40], f[40], label[512];
 
 	if (!res || !res->n) {
@@ -527,7 +518,7 @@ static void html_ms(FILE *f, double v)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
 	if (!res || !res->n) {
@@ -561,7 +552,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 static int chart(const struct gl_report *rep, const void *st, const char *path,
 		 const struct gl_chart_opts *co, struct gl_err *err)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
 	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
 	const char *vn[2] = {"time in the scope", "GPU time inside"};

@@ -5,7 +5,8 @@
  * (gl_report_build) and every emitter loop over that table:
  *
  *   build    begin -> collect_span (each trace span, one ordered pass)
- *            -> collect (each event of the window, one ordered pass)
+ *            -> collect (each event of the window, one ordered pass; a
+ *               mirrored record goes to collect_mirrored instead)
  *            -> collect_mem (each RMM row, one ordered pass)
  *            -> collect_samples (the metric samples in blocks, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
@@ -14,8 +15,11 @@
  *            html: <section id="<name>"> with the section's charts next to its
  *            table; png: each entry of charts[] drawn by its draw()
  *
- * Adding a section is one file defining a `const struct gl_section
- * gl_sec_<name>` and one entry in the table.
+ * Adding a section is its file pair: sec_<name>.c defining a `const struct
+ * gl_section gl_sec_<name>`, sec_<name>.h declaring its results and their
+ * getter, and one entry in the table (sections.c). Adding a chart is one
+ * draw function and its line in the section's charts[]. Rows are best
+ * described once (table.h), so that the four renderings follow.
  *
  * Row sources. The driver makes one ordered pass per row source and hands
  * each row to every section that has the hook for that source: events
@@ -37,14 +41,17 @@
  * and a section keeps the samples of the kernels it needs, or none.
  * Memory: O(kernels x small constant) + O(samples of the listed kernels).
  *
- * Where results live. The core sections fill their part of struct gl_report
- * (report.h), which tests and the charts read directly. A section may also
- * keep its results in its own state (state_size bytes, zeroed by the
- * driver): that state stays with the report until gl_report_release() and is
- * handed to the section's emitters as st. Emitters never see another
- * section's state. Emitters get st == NULL when the report was not built by
- * gl_report_build (a hand-made model in a test); the core sections read only
- * rep.
+ * Where results live. Each section keeps its results, and its charts' data,
+ * in its own state (state_size bytes, zeroed by the driver), the result
+ * first; struct gl_report holds only what they share (the window, the
+ * options, the charts' time axis). The state stays with the report until
+ * gl_report_release() and is handed to the section's emitters and charts as
+ * st. No section writes another's results: one that needs another's figures
+ * reads them through that section's getter (sec_<name>.h:
+ * gl_<name>_result(rep)). A getter of a report without that state (a
+ * hand-made model, a table without the section) gives a result with nothing
+ * in it; a test makes a hand-made model with gl_report_model_init
+ * (sections.h) and fills the states through the getters.
  *
  * Order. finish() runs in table order, so a section may read what earlier
  * sections finished (trends reads the kernels); finish_last sections run
