@@ -16,6 +16,10 @@
 
 #include "../gpulog.h"
 #include "../util/timeutil.h"
+#include "../util/tzfile.h"
+
+/* Where the TZif files of time zones are (Debian's tzdata). */
+#define GL_ZONEINFO "/usr/share/zoneinfo"
 
 /* A slice of bytes, not NUL-terminated. p == NULL means absent. */
 struct gl_str {
@@ -267,6 +271,8 @@ struct gl_parse_ctx {
 	int64_t tz_minute;		/* naive µs / 60 s of the cached minute */
 	int64_t tz_offset_us;		/* UTC - naive in that minute */
 	const char *tz_cached;		/* the zone it was computed for; NULL: none yet */
+	struct gl_tz *tz;		/* tz_loaded's TZif data; NULL: none or unreadable */
+	const char *tz_loaded;		/* the zone tz was read for */
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);

@@ -11,35 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "identify.h"
 #include "../util/hash.h"
-
-uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok)
-{
-	char buf[GL_HEAD_BYTES];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got;
-
-	*ok = 0;
-	if (fd < 0 || n > sizeof(buf)) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	got = pread(fd, buf, (size_t)n, (off_t)off);
-	close(fd);
-	if (got != (ssize_t)n)
-		return 0;
-	*ok = 1;
-	return gl_hash64(buf, (size_t)n, 11);
-}
-
-void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln)
-{
-	pos->bytes += ln->full_len;
-	pos->lines++;
-	pos->hash = gl_hash_chain(pos->hash, ln->hash);
-}
 
 /* Does a known row describe this same file, unchanged? */
 int gl_file_same(const struct gl_sfile *k, const struct gl_found *f)

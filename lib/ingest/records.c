@@ -13,7 +13,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "job.h"
+#include "records.h"
 #include "../store/store.h"
 
 /* Returns the offset of the first invalid UTF-8 byte, or len when valid. */
@@ -71,14 +71,6 @@ static size_t utf8_check(const unsigned char *s, size_t len)
 		i += n + 1;
 	}
 	return len;
-}
-
-int gl_line_blank(const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
 }
 
 static struct gl_str cstr(const char *s)
