@@ -444,10 +444,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			gl_verdict_name(t->verdict));
 	}
 	fputs("</table>\n", f);
-	if (n_order > rep->top || hidden)
-		fprintf(f, "<p class=\"note\">%zu more trends not shown (by change); %zu flat series"
-			" left out. All are in report.json.</p>\n",
-			n_order > rep->top ? n_order - rep->top : 0, hidden);
+	if (n_order > rep->top)
+		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
+			" report.json.</p>\n", rep->top, n_order - rep->top);
+	if (hidden)
+		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
+			hidden);
 	free(order);
 }
 
