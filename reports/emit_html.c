@@ -27,6 +27,7 @@
 #include "sec_memory.h"
 #include "sec_summary.h"
 #include "section.h"
+#include "sec_trends.h"
 #include "status.h"
 #include "util/timeutil.h"
 
@@ -174,8 +175,8 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	fig_end(f, "errors per hour of the data");
 	/* the kernel whose duration grows fastest, among the degrading ones */
 	const struct gl_report_trend *worst = NULL;
-	for (size_t i = 0; i < gl_report_n_trends(rep); i++) {
-		const struct gl_report_trend *t = gl_report_trend_at(rep, i);
+	for (size_t i = 0; i < gl_trends_n(rep); i++) {
+		const struct gl_report_trend *t = gl_trends_at(rep, i);
 
 		if (t->series == GL_TREND_KERNEL && t->verdict == GL_VERDICT_DEGRADING &&
 		    isfinite(t->change_pct) && (!worst || t->change_pct > worst->change_pct))

@@ -21,6 +21,7 @@
 #include "sec_metrics.h"
 #include "section.h"
 #include "sections.h"
+#include "sec_trends.h"
 #include "util/timeutil.h"
 
 /* Timings a kernel needs before its anomaly rate is judged (kernel_anomaly_pct). */
@@ -162,8 +163,8 @@ static int eval_metric(struct gl_section_ctx *cx, struct alerts *a, const struct
 	int rc = GL_OK;
 
 	if (r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT) {
-		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++) {
-			const struct gl_report_trend *t = gl_report_trend_at(rep, i);
+		for (size_t i = 0; i < gl_trends_n(rep) && rc == GL_OK; i++) {
+			const struct gl_report_trend *t = gl_trends_at(rep, i);
 
 			if (t->series != GL_TREND_METRIC || t->verdict != GL_VERDICT_DEGRADING ||
 			    fnmatch(r->match, t->kernel, 0) != 0)
@@ -238,11 +239,11 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 					       "mean duration against the preceding window", "%");
 		break;
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
-		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++)
-			if (gl_report_trend_at(rep, i)->series == GL_TREND_KERNEL &&
-			    gl_report_trend_at(rep, i)->verdict == GL_VERDICT_DEGRADING)
-				rc = add_alert(cx, a, r, gl_report_trend_at(rep, i)->kernel,
-					       gl_report_trend_at(rep, i)->change_pct,
+		for (size_t i = 0; i < gl_trends_n(rep) && rc == GL_OK; i++)
+			if (gl_trends_at(rep, i)->series == GL_TREND_KERNEL &&
+			    gl_trends_at(rep, i)->verdict == GL_VERDICT_DEGRADING)
+				rc = add_alert(cx, a, r, gl_trends_at(rep, i)->kernel,
+					       gl_trends_at(rep, i)->change_pct,
 					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
@@ -281,7 +282,7 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 		if (gl_memory_result(rep)->verdict == GL_VERDICT_LEAK ||
 		    gl_memory_result(rep)->verdict == GL_VERDICT_DEGRADING)
 			rc = add_alert(cx, a, r, "memory",
-				       gl_report_trend_of(rep, GL_TREND_MEMORY, NULL)->change_pct,
+				       gl_trends_of(rep, GL_TREND_MEMORY, NULL)->change_pct,
 				       "memory in use rose over the data's span by", "%");
 		break;
 	case GL_RULE_RMM_LEAKED_BYTES:

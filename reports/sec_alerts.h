@@ -10,6 +10,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_alerts;
+
 /*
  * An alert: gpulog's own (a rule of the configuration crossed; source
  * "gpulog") or one a log wrote (the performance monitor's alert documents;

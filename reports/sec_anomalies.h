@@ -10,6 +10,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_anomalies;
+
 /* One anomalous sample. */
 struct gl_report_anomaly {
 	int64_t ts_us;

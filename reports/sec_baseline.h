@@ -9,6 +9,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_baseline;
+
 /* One kernel present in both windows. */
 struct gl_report_baseline_kernel {
 	char *kernel;

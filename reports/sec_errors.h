@@ -11,6 +11,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_errors;
+
 #define GL_PNG_ERRORS "error_rate.png"
 #define GL_ERRORS_CHART_GROUPS 8	/* components with most errors; the rest is "other" */
 

@@ -9,6 +9,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_inference;
+
 /* The samples of one inference quantity in the window; NAN figures when count is 0. */
 struct gl_report_dist {
 	uint64_t count;

@@ -17,6 +17,9 @@
 #include "chart.h"
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_kernels;
+
 #define GL_PNG_TIMELINE "kernel_performance_timeline.png"
 #define GL_PNG_DISTRIBUTION "kernel_performance_distribution.png"
 #define GL_KERNELS_HIST_BINS 48

@@ -16,6 +16,7 @@
 #include "sec_memory.h"
 #include "section.h"
 #include "sections.h"
+#include "sec_trends.h"
 #include "stats/stats.h"
 #include "util/hash.h"
 #include "util/timeutil.h"
@@ -285,7 +286,7 @@ static int rmm_finish(struct gl_section_ctx *cx, struct memory *b)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	const struct gl_report_trend *t = gl_report_trend_of(cx->rep, GL_TREND_MEMORY, NULL);
+	const struct gl_report_trend *t = gl_trends_of(cx->rep, GL_TREND_MEMORY, NULL);
 
 	((struct memory *)st)->res.verdict = t ? t->verdict : GL_VERDICT_STABLE;
 	return rmm_finish(cx, st);
@@ -493,7 +494,7 @@ static int chart_memory(const struct gl_report *rep, const void *st, const char 
 		   s->rmm_last_us - s->rmm_first_us <= window_us / 5;
 	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};
 	struct gl_chart_panel p[2];
-	const struct gl_report_trend *tr = gl_report_trend_of(rep, GL_TREND_MEMORY, NULL);
+	const struct gl_report_trend *tr = gl_trends_of(rep, GL_TREND_MEMORY, NULL);
 	char t[GL_PNG_TITLE_MAX], fit_name[160];
 	size_t n = 0;
 

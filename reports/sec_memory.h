@@ -12,6 +12,9 @@
 #include "chart.h"
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_memory;
+
 #define GL_PNG_MEMORY "memory_usage_trend.png"
 
 /* An RMM allocation still outstanding at the window's end. */

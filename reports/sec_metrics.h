@@ -9,6 +9,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_metrics;
+
 /*
  * One metric series in the window (tables series and samples): its samples'
  * statistics in the metric's unit. Percentiles as for the kernels

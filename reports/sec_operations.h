@@ -8,6 +8,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_operations;
+
 /*
  * One operation: records with an execution time and no kernel, named by
  * metadata.operation, else by the message ("Operation layout_step completed

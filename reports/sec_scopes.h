@@ -11,6 +11,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_scopes;
+
 struct gl_report_scope {
 	const char *scope;		/* the path "timestep|solve", borrowed from the query's names */
 	char *device;			/* the spans' device; NULL: not per device (CPU-side ranges) */

@@ -10,6 +10,9 @@
 
 #include "report.h"
 
+struct gl_section;
+extern const struct gl_section gl_sec_summary;
+
 struct gl_report_summary {
 	uint64_t events;			/* events in the window (after filters) */
 	struct gl_report_count *by_component;	/* sorted by name */

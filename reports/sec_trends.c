@@ -17,6 +17,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "sec_kernels.h"
+#include "sec_trends.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -260,14 +261,65 @@ static const struct gl_trend_list *trend_list(const void *st)
 	return &((const struct trends *)st)->own;
 }
 
+/* The k-th list of trends of rep: the trends section's first, then table order. */
+static const struct gl_trend_list *list_at(const struct gl_report *rep, size_t k)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+	size_t seen = 0;
+
+	for (int own = 1; own >= 0; own--)
+		for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+			const struct gl_section *s = l->items[i];
+
+			if (!s->trend_list || (s == &gl_sec_trends) != own || !rep->sec_state[i])
+				continue;
+			if (seen++ == k)
+				return s->trend_list(rep->sec_state[i]);
+		}
+	return NULL;
+}
+
+size_t gl_trends_n(const struct gl_report *rep)
+{
+	const struct gl_trend_list *t;
+	size_t n = 0;
+
+	for (size_t k = 0; (t = list_at(rep, k)) != NULL; k++)
+		n += t->n;
+	return n;
+}
+
+const struct gl_report_trend *gl_trends_at(const struct gl_report *rep, size_t i)
+{
+	const struct gl_trend_list *t;
+
+	for (size_t k = 0; (t = list_at(rep, k)) != NULL; k++) {
+		if (i < t->n)
+			return &t->items[i];
+		i -= t->n;
+	}
+	return NULL;
+}
+
+const struct gl_report_trend *gl_trends_of(const struct gl_report *rep,
+					   enum gl_trend_series series, const char *name)
+{
+	const struct gl_report_trend *t;
+
+	for (size_t i = 0; (t = gl_trends_at(rep, i)) != NULL; i++)
+		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
+			return t;
+	return NULL;
+}
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	struct gl_jb jb = {0};
 	json_t *a = json_array();
 
 	(void)st;
-	for (size_t i = 0; a && i < gl_report_n_trends(r); i++) {
-		const struct gl_report_trend *t = gl_report_trend_at(r, i);
+	for (size_t i = 0; a && i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
@@ -303,8 +355,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
 	      "first_ts,last_ts,verdict,device,host", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
-		const struct gl_report_trend *t = gl_report_trend_at(r, i);
+	for (size_t i = 0; i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
@@ -339,8 +391,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	size_t shown = 0;
 
 	(void)st;
-	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
-		const struct gl_report_trend *t = gl_report_trend_at(r, i);
+	for (size_t i = 0; i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
 			     t->series == GL_TREND_SCOPE;
 
@@ -391,7 +443,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	char span[40];
 
 	(void)st;
-	if (gl_report_n_trends(rep) == 0) {
+	if (gl_trends_n(rep) == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
 		return;
 	}
@@ -399,13 +451,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	size_t n_all = gl_report_n_trends(rep), n_order = 0, hidden = 0;
+	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0;
 	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
 
 	if (!order)
 		return;
-	for (size_t i = 0; i < gl_report_n_trends(rep); i++) {
-		const struct gl_report_trend *t = gl_report_trend_at(rep, i);
+	for (size_t i = 0; i < gl_trends_n(rep); i++) {
+		const struct gl_report_trend *t = gl_trends_at(rep, i);
 
 		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
@@ -506,9 +558,9 @@ static int chart_trends(const struct gl_report *rep, const void *st, const char 
 
 	(void)st;
 	memset(cols, 0, sizeof(cols));
-	for (size_t i = 0; gl_kernels_chart(rep) && i < gl_report_n_trends(rep) &&
+	for (size_t i = 0; gl_kernels_chart(rep) && i < gl_trends_n(rep) &&
 			   n_trend < CHART_KERNELS && rc == GL_OK; i++) {
-		const struct gl_report_trend *tr = gl_report_trend_at(rep, i);
+		const struct gl_report_trend *tr = gl_trends_at(rep, i);
 		const struct gl_chart_cols *c;
 
 		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||

@@ -16,8 +16,9 @@
  *            table; png: each entry of charts[] drawn by its draw()
  *
  * Adding a section is its file pair: sec_<name>.c defining a `const struct
- * gl_section gl_sec_<name>`, sec_<name>.h declaring its results and their
- * getter, and one entry in the table (sections.c). Adding a chart is one
+ * gl_section gl_sec_<name>`, sec_<name>.h declaring it, its results and
+ * their getter, and one entry in the table (sections.c: the line and the
+ * #include of its header). Adding a chart is one
  * draw function and its line in the section's charts[]. Rows are best
  * described once (table.h), so that the four renderings follow.
  *
@@ -263,21 +264,5 @@ struct gl_trend_list {
 /* Appends n zeroed trends to l; returns the first, NULL when out of memory. */
 struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n);
 void gl_trend_list_release(struct gl_trend_list *l);
-
-/*
- * Every trend line of rep: the trends section's own (kernels, memory,
- * errors), then those of each other section with a trend_list, in table
- * order. gl_report_trend_at(rep, i) is the i-th of gl_report_n_trends(rep).
- */
-size_t gl_report_n_trends(const struct gl_report *rep);
-const struct gl_report_trend *gl_report_trend_at(const struct gl_report *rep, size_t i);
-
-/* The first trend of series (and name for kernels and operations), or NULL. */
-const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
-						 enum gl_trend_series series, const char *name);
-
-extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
-	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
-	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes, gl_sec_inference;
 
 #endif

@@ -15,6 +15,18 @@
 #include <string.h>
 
 #include "kernel_cache.h"
+#include "sec_alerts.h"
+#include "sec_anomalies.h"
+#include "sec_baseline.h"
+#include "sec_errors.h"
+#include "sec_inference.h"
+#include "sec_kernels.h"
+#include "sec_memory.h"
+#include "sec_metrics.h"
+#include "sec_operations.h"
+#include "sec_scopes.h"
+#include "sec_summary.h"
+#include "sec_trends.h"
 #include "launch_once.h"
 #include "section.h"
 #include "stats/stats.h"
@@ -257,56 +269,6 @@ void gl_trend_list_release(struct gl_trend_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The k-th list of trends of rep: the trends section's first, then table order. */
-static const struct gl_trend_list *trend_list(const struct gl_report *rep, size_t k)
-{
-	const struct gl_section_list *l = gl_report_sections(rep);
-	size_t seen = 0;
-
-	for (int own = 1; own >= 0; own--)
-		for (size_t i = 0; rep->sec_state && i < l->n; i++) {
-			const struct gl_section *s = l->items[i];
-
-			if (!s->trend_list || (s == &gl_sec_trends) != own || !rep->sec_state[i])
-				continue;
-			if (seen++ == k)
-				return s->trend_list(rep->sec_state[i]);
-		}
-	return NULL;
-}
-
-size_t gl_report_n_trends(const struct gl_report *rep)
-{
-	const struct gl_trend_list *t;
-	size_t n = 0;
-
-	for (size_t k = 0; (t = trend_list(rep, k)) != NULL; k++)
-		n += t->n;
-	return n;
-}
-
-const struct gl_report_trend *gl_report_trend_at(const struct gl_report *rep, size_t i)
-{
-	const struct gl_trend_list *t;
-
-	for (size_t k = 0; (t = trend_list(rep, k)) != NULL; k++) {
-		if (i < t->n)
-			return &t->items[i];
-		i -= t->n;
-	}
-	return NULL;
-}
-
-const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
-						 enum gl_trend_series series, const char *name)
-{
-	const struct gl_report_trend *t;
-
-	for (size_t i = 0; (t = gl_report_trend_at(rep, i)) != NULL; i++)
-		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
-			return t;
-	return NULL;
-}
 
 void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
 			 int64_t data_first_us, int64_t data_last_us)

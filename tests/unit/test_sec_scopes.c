@@ -23,6 +23,7 @@
 #include "../../reports/sec_scopes.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
+#include "../../reports/sec_trends.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -127,7 +128,7 @@ static void test_rows_and_kernels_inside(void **state)
 	assert_int_equal(r->rows[2].kernels, 0);
 	near(r->rows[2].gpu_ms, 0);
 	/* one trend line per row, with the trends section's */
-	const struct gl_report_trend *t = gl_report_trend_of(&rep, GL_TREND_SCOPE, "step");
+	const struct gl_report_trend *t = gl_trends_of(&rep, GL_TREND_SCOPE, "step");
 
 	assert_non_null(t);
 	assert_int_equal(t->n, 2);

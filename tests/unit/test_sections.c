@@ -31,6 +31,7 @@
 #include "../../reports/sec_operations.h"
 #include "../../reports/section.h"
 #include "../../reports/sec_summary.h"
+#include "../../reports/sec_trends.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -164,11 +165,11 @@ static const struct gl_report_kernel *kernel(const struct gl_report *r, const ch
 static const struct gl_report_trend *trend(const struct gl_report *r, int series,
 					   const char *name)
 {
-	for (size_t i = 0; i < gl_report_n_trends(r); i++)
-		if ((int)gl_report_trend_at(r, i)->series == series &&
-		    (!name || (gl_report_trend_at(r, i)->kernel &&
-			       !strcmp(gl_report_trend_at(r, i)->kernel, name))))
-			return gl_report_trend_at(r, i);
+	for (size_t i = 0; i < gl_trends_n(r); i++)
+		if ((int)gl_trends_at(r, i)->series == series &&
+		    (!name || (gl_trends_at(r, i)->kernel &&
+			       !strcmp(gl_trends_at(r, i)->kernel, name))))
+			return gl_trends_at(r, i);
 	fail_msg("no trend");
 	return NULL;
 }
