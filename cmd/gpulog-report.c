@@ -54,7 +54,7 @@ static void usage(FILE *fp)
 		"                        gpulog.conf.json)\n"
 		"  --top N               list at most N anomalies, messages, leaks (default 20)\n"
 		"  --fail-on LEVEL       exit 3 when an alert of LEVEL (warning or critical)\n"
-		"                        or worse fires\n"
+		"                        or worse fires, or when the window holds no data\n"
 		"  --no-charts           no PNG charts and no index.html\n"
 		"  --chart-top N         kernels drawn in the charts, 1 to 12 (default 8)\n"
 		"  --events              also write the window's events (filters applied) as\n"
@@ -63,9 +63,10 @@ static void usage(FILE *fp)
 		"  -h, --help            show this help and exit\n"
 		"  -V, --version         show the version and exit\n"
 		"\n"
-		"Exit status: 0 ok (an empty window too); 1 error (e.g. unreadable database);\n"
-		"2 usage error or bad --config; 3 an alert at --fail-on's level fired.\n"
-		"See gpulog-report(1).\n");
+		"Exit status: 0 ok (an empty window too, without --fail-on); 1 error (e.g.\n"
+		"unreadable database); 2 usage error or bad --config; 3 with --fail-on: an\n"
+		"alert at its level fired, or the window holds no data (summary.status\n"
+		"no_data). See gpulog-report(1).\n");
 }
 
 /* A usage error is one line and a pointer to --help, not the whole help. */
@@ -328,9 +329,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = 0;
-	if (fail_on == 1 && res.alerts[1] + res.alerts[2] > 0)
+	/* An empty window fails too: no data is not "all clear". */
+	if (fail_on == 1 && res.status >= 2)
 		rc = 3;
-	if (fail_on == 2 && res.alerts[2] > 0)
+	if (fail_on == 2 && res.status == 3)
+		rc = 3;
+	if (fail_on > 0 && res.status == 0)
 		rc = 3;
 	gl_report_result_release(&res);
 	return rc;

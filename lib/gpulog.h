@@ -260,6 +260,11 @@ struct gl_report_result {
 	 * to the newest report's directory (reports/history.h).
 	 */
 	char *index_path;
+	/*
+	 * The report's status (summary.status): 0 no_data (an empty window), 1 ok,
+	 * 2 warning, 3 critical.
+	 */
+	int status;
 	char **paths;			/* files written, owned; NULL when none */
 	size_t n_paths;
 };

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_png.h"
+#include "chart.h"
 #include "util/timeutil.h"
 
 static const char *const qty_metric[GL_TEL_NQTY] = {
@@ -100,11 +100,6 @@ void gl_telemetry_release(struct gl_telemetry *tel)
 	memset(tel, 0, sizeof(*tel));
 }
 
-struct draw_arg {
-	const struct gl_telemetry *tel;
-	const struct gl_emit_png_opts *o;
-};
-
 static uint64_t samples_of(const struct gl_telemetry *tel, int q)
 {
 	uint64_t n = 0;
@@ -124,7 +119,8 @@ static double col_max(const struct gl_chart_cols *c)
 	return m;
 }
 
-static int draw(const char *path, const void *arg, struct gl_err *err)
+int gl_telemetry_draw(const struct gl_telemetry *tel, const char *path,
+		      const struct gl_chart_opts *o, struct gl_err *err)
 {
 	static const struct {
 		const char *title, *y_label;
@@ -135,11 +131,9 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		{"power draw", "power (W)", GL_TEL_POWER},
 		{"temperature", "temperature (C)", GL_TEL_TEMP},
 	};
-	const struct draw_arg *a = arg;
-	const struct gl_telemetry *tel = a->tel;
 	struct gl_chart_panel p[4];
 	struct gl_chart_series ser[4][2 * GL_TELEMETRY_GPUS];
-	struct gl_chart_opts co = a->o->chart;
+	struct gl_chart_opts co = *o;
 	char title[512], span[96], more[96] = "", mem_title[96] = "";
 	size_t np = 0;
 
@@ -194,15 +188,4 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 	if (!co.height_px)
 		co.height_px = 1400;
 	return gl_chart_timeline(path, title, tel->t0_us, tel->t1_us, p, np, &co, err);
-}
-
-int gl_telemetry_chart(const struct gl_report *rep, const struct gl_telemetry *tel,
-		       struct gl_output *out, const struct gl_emit_png_opts *o,
-		       struct gl_err *err)
-{
-	static const struct gl_emit_png_opts defaults;
-	struct draw_arg a = {tel, o ? o : &defaults};
-
-	(void)rep;
-	return gl_png_draw_fn(GL_PNG_TELEMETRY, out, draw, &a, err);
 }

@@ -19,46 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_png.h"
+#include "chart.h"
 #include "emit_util.h"
+#include "report.h"
+#include "sec_alerts.h"
+#include "sec_errors.h"
+#include "sec_memory.h"
+#include "sec_summary.h"
 #include "section.h"
+#include "sec_trends.h"
+#include "status.h"
 #include "util/timeutil.h"
 
-size_t gl_html_escape(const char *s, char *buf, size_t n)
-{
-	size_t w = 0;
-
-	if (n == 0)
-		return 0;
-	for (; s && *s; s++) {
-		char one[8];
-		const char *rep = one;
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&#39;"; break;
-		default:
-			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
-				rep = "\xEF\xBF\xBD";	/* U+FFFD: controls are not text */
-			else {
-				one[0] = (char)c;
-				one[1] = '\0';
-			}
-		}
-		size_t l = strlen(rep);
-
-		if (w + l >= n)
-			break;
-		memcpy(buf + w, rep, l);
-		w += l;
-	}
-	buf[w] = '\0';
-	return w;
-}
 
 static const char style[] =
 	"*{box-sizing:border-box}"
@@ -76,6 +48,7 @@ static const char style[] =
 	".status.ok{background:#e8f5e9;border-color:#7cb342}"
 	".status.warn{background:#fff8e1;border-color:#f0a500}"
 	".status.crit{background:#fdecea;border-color:#c62828}"
+	".status.nodata{background:#eceff1;border-color:#546e7a}"
 	".status h2{border:0;margin:0 0 .3em;font-size:1.35em}.status ul{margin:.3em 0 0 1.2em;padding:0}"
 	".figs{display:flex;flex-wrap:wrap;gap:.6em;margin:.8em 0}"
 	".fig{border:1px solid #ddd;border-radius:6px;padding:.5em .8em;min-width:11em;flex:1 1 11em}"
@@ -125,9 +98,11 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	size_t n[3] = {0, 0, 0};
 	char w[96], d1[40], d2[40], span[40];
 
-	for (size_t i = 0; i < rep->n_alerts; i++)
-		n[rep->alerts[i].severity]++;
-	const char *cls = n[GL_SEVERITY_CRITICAL] ? "crit" : n[GL_SEVERITY_WARNING] ? "warn" : "ok";
+	for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts; i++)
+		n[gl_alerts_result(rep)->alerts[i].severity]++;
+	enum gl_status status = gl_status_of(rep);
+	static const char *const cls_of[] = {"nodata", "ok", "warn", "crit"};
+	const char *cls = cls_of[status];
 
 	gl_chart_window_text(rep->window.since_us, rep->window.until_us, w, sizeof(w));
 	fprintf(f, "<h1>gpulog report</h1>\n<p>Window <b>%s</b> (%s)", w,
@@ -147,8 +122,11 @@ static void verdict(FILE *f, const struct gl_report *rep)
 		fprintf(f, "<p class=\"note\">The window starts before the retained data: rows"
 			" before <b>%s</b> were deleted (<code>--keep-days</code>).</p>\n",
 			gl_text_ts(rep->window.retained_since_us, d1));
-	fprintf(f, "<div id=\"status\" class=\"status %s\"><h2>", cls);
-	if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
+	fprintf(f, "<div id=\"status\" class=\"status %s\" data-status=\"%s\"><h2>", cls,
+		gl_status_name(status));
+	if (status == GL_STATUS_NO_DATA)
+		fputs("No data: nothing was logged in this window", f);
+	else if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
 		fputs("All clear", f);
 	else if (n[GL_SEVERITY_CRITICAL] && n[GL_SEVERITY_WARNING])
 		fprintf(f, "%zu critical, %zu warning%s", n[GL_SEVERITY_CRITICAL],
@@ -161,36 +139,43 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	if (n[GL_SEVERITY_INFO])
 		fprintf(f, " <span class=\"muted\">(%zu info)</span>", n[GL_SEVERITY_INFO]);
 	fputs("</h2>\n", f);
-	if (rep->n_alerts) {
+	if (gl_alerts_result(rep)->n_alerts) {
 		fputs("<ul>\n", f);
-		for (size_t i = 0; i < rep->n_alerts && i < 12; i++) {
-			const char *sev = gl_severity_name(rep->alerts[i].severity);
+		for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts && i < 12; i++) {
+			const char *sev = gl_severity_name(gl_alerts_result(rep)->alerts[i].severity);
 
 			fprintf(f, "<li><span class=\"%s\">%s</span> ", sev, sev);
-			gl_html_text(f, rep->alerts[i].message);
+			gl_html_text(f, gl_alerts_result(rep)->alerts[i].message);
+			if (gl_alerts_result(rep)->alerts[i].count > 1)
+				fprintf(f, " <span class=\"muted\">(%llu times)</span>",
+					(unsigned long long)gl_alerts_result(rep)->alerts[i].count);
 			fputs("</li>\n", f);
 		}
-		if (rep->n_alerts > 12)
-			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", rep->n_alerts - 12);
+		if (gl_alerts_result(rep)->n_alerts > 12)
+			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", gl_alerts_result(rep)->n_alerts - 12);
 		fputs("</ul>\n", f);
+	} else if (status == GL_STATUS_NO_DATA) {
+		fputs("<p>The window holds no event, no metric sample and no RMM row: the service"
+		      " may have stopped logging, or the ingest failed. This is not an all clear."
+		      "</p>\n", f);
 	} else {
 		fputs("<p>No alert rule fired.</p>\n", f);
 	}
 	fputs("</div>\n<div class=\"figs\">\n", f);
 
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->summary.events);
+	fprintf(f, "%llu", (unsigned long long)gl_summary_result(rep)->events);
 	fig_end(f, "events");
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->errors.errors);
+	fprintf(f, "%llu", (unsigned long long)gl_errors_result(rep)->errors);
 	fig_end(f, "errors (ERROR and CRITICAL)");
 	fig_begin(f);
-	gl_html_num(f, rep->errors.per_hour, GL_HTML_G3);
+	gl_html_num(f, gl_errors_result(rep)->per_hour, GL_HTML_G3);
 	fig_end(f, "errors per hour of the data");
 	/* the kernel whose duration grows fastest, among the degrading ones */
 	const struct gl_report_trend *worst = NULL;
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
+	for (size_t i = 0; i < gl_trends_n(rep); i++) {
+		const struct gl_report_trend *t = gl_trends_at(rep, i);
 
 		if (t->series == GL_TREND_KERNEL && t->verdict == GL_VERDICT_DEGRADING &&
 		    isfinite(t->change_pct) && (!worst || t->change_pct > worst->change_pct))
@@ -207,14 +192,14 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	}
 	fig_end(f, "slowest-growing kernel");
 	fig_begin(f);
-	gl_html_num(f, rep->memory.peak_mib, GL_HTML_F1);
-	fprintf(f, " MiB, %s", gl_verdict_name(rep->memory.verdict));
+	gl_html_num(f, gl_memory_result(rep)->peak_mib, GL_HTML_F1);
+	fprintf(f, " MiB, %s", gl_verdict_name(gl_memory_result(rep)->verdict));
 	fig_end(f, "memory in use: peak and trend");
-	if (rep->memory.rmm.events) {
+	if (gl_memory_result(rep)->rmm.events) {
 		fig_begin(f);
 		char b[40];
 
-		fputs(gl_text_bytes((double)rep->memory.rmm.leaked_bytes, b, sizeof(b)), f);
+		fputs(gl_text_bytes((double)gl_memory_result(rep)->rmm.leaked_bytes, b, sizeof(b)), f);
 		fig_end(f, "RMM bytes still allocated at the end");
 	}
 	fputs("</div>\n", f);
@@ -261,10 +246,10 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 	char path[4096];
 	int n = 0;
 
-	for (size_t i = 0; s->charts && s->charts[i]; i++) {
+	for (const struct gl_chart_def *c = s->charts; c && c->file; c++) {
 		FILE *probe;
 
-		snprintf(path, sizeof(path), "%s/%s", out->dir, s->charts[i]);
+		snprintf(path, sizeof(path), "%s/%s", out->dir, c->file);
 		if (!(probe = fopen(path, "rb")))
 			continue;
 		fclose(probe);
@@ -272,15 +257,15 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 			fputs("<div class=\"charts\">\n", f);
 		/* the id is the file's stem; "chart-" before it when that is the section's
 		 * own id (scopes.png in <section id="scopes">) */
-		int stem = (int)(strlen(s->charts[i]) - 4);
-		bool clash = (size_t)stem == strlen(s->name) && !strncmp(s->charts[i], s->name, (size_t)stem);
+		int stem = (int)(strlen(c->file) - 4);
+		bool clash = (size_t)stem == strlen(s->name) && !strncmp(c->file, s->name, (size_t)stem);
 
 		fprintf(f, "<figure id=\"%s%.*s\"><img alt=\"%s\" width=\"1600\" "
-			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, s->charts[i],
-			s->chart_alts ? s->chart_alts[i] : s->charts[i]);
+			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, c->file,
+			c->alt ? c->alt : c->file);
 		base64_file(f, path);
 		fprintf(f, "\"><figcaption class=\"muted\">%s</figcaption></figure>\n",
-			s->charts[i]);
+			c->file);
 	}
 	if (n)
 		fputs("</div>\n", f);

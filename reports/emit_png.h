@@ -1,26 +1,19 @@
 /*
- * emit_png.h - the chart emitter (emit_png.c) and the HTML index
- * (emit_html.c) of gpulog-report.
+ * emit_png.h - the chart emitter of gpulog-report (emit_png.c) and what the
+ * sections' chart functions share.
  *
- * The charts need per-sample series that the report model does not carry:
- * the caller collects them during the report's pass (series.h) and passes
- * them here. The HTML index only reads the report and the PNG files already in
- * out->dir, so it has the emitters' common signature.
+ * Each section owns its charts (section.h: charts[], one draw function
+ * each) and the data they draw, kept in its own state. The emitter only
+ * walks the table: it draws every chart through its draw function into a
+ * temporary file, checks the image is whole and renames it into out->dir.
  */
 #ifndef GL_EMIT_PNG_H
 #define GL_EMIT_PNG_H
 
 #include "chart.h"
 #include "report.h"
-#include "series.h"
 
-#define GL_PNG_TIMELINE "kernel_performance_timeline.png"
-#define GL_PNG_DISTRIBUTION "kernel_performance_distribution.png"
-#define GL_PNG_MEMORY "memory_usage_trend.png"
-#define GL_PNG_ERRORS "error_rate.png"
-#define GL_PNG_TRENDS "kernel_trends.png"
-#define GL_PNG_BASELINE "baseline_comparison.png"
-#define GL_HTML_INDEX "index.html"
+#define GL_PNG_TITLE_MAX 512
 
 struct gl_emit_png_opts {
 	struct gl_chart_opts chart;	/* size; zeroed: 1600 x 900 */
@@ -32,41 +25,19 @@ struct gl_emit_png_opts {
  * out->dir (required) and records their paths in out, in table order. opts
  * may be NULL. Two processes draw them (chart_procs.h) unless opts->procs
  * is 1; the files, paths and errors are the same either way. Stops at the
- * first chart that fails.
+ * first chart that fails. gl_emit_png (report.h) is this with opts NULL.
  */
-int gl_emit_png(const struct gl_report *rep, const struct gl_series *s, struct gl_output *out,
-		const struct gl_emit_png_opts *opts, struct gl_err *err);
+int gl_emit_png_with(const struct gl_report *rep, struct gl_output *out,
+		     const struct gl_emit_png_opts *opts, struct gl_err *err);
 
-/* Draws the chart named name (one of GL_PNG_*) into out->dir; for the sections. */
-int gl_png_draw(const char *name, const struct gl_report *rep, const struct gl_series *s,
-		struct gl_output *out, const struct gl_emit_png_opts *opts, struct gl_err *err);
+/* "<what> · <window>": a chart's title (GL_PNG_TITLE_MAX bytes). */
+void gl_png_title(char *buf, const char *what, const struct gl_report *rep);
 
 /*
- * For a section drawing a chart of its own data: calls draw(tmp, arg) to
- * draw into a temporary file, renames it to out->dir/name and records the
- * path; on failure removes it.
+ * A trend's fitted line over its own points only (first to last sample),
+ * never across the empty parts of the window.
  */
-int gl_png_draw_fn(const char *name, struct gl_output *out,
-		   int (*draw)(const char *path, const void *arg, struct gl_err *err),
-		   const void *arg, struct gl_err *err);
-
-/*
- * Writes out->dir/index.html: one self-contained page (no external asset,
- * no script) with the window, summary, top kernels, alerts, trends, memory,
- * errors and baseline, and every chart found in out->dir inlined as a
- * data: URI. All log-derived text is HTML-escaped.
- */
-int gl_emit_html(const struct gl_report *rep, struct gl_output *out, struct gl_err *err);
-
-/*
- * The hook for gl_report_run after the report is built (with s collected
- * in the same pass) and its json/csv/text emitter ran: writes the six
- * charts, then index.html, into out->dir (required).
- */
-int gl_report_charts(const struct gl_report *rep, const struct gl_series *s,
-		     struct gl_output *out, struct gl_err *err);
-
-/* Appends s to buf HTML-escaped (& < > " ' and control characters). For tests. */
-size_t gl_html_escape(const char *s, char *buf, size_t n);
+void gl_png_fit(const struct gl_report_trend *tr, const struct gl_report *rep,
+		struct gl_chart_fit *f);
 
 #endif

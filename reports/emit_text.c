@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "emit_util.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "util/timeutil.h"
 

@@ -76,6 +76,8 @@ const char *gl_text_ts(int64_t us, char *buf);			/* buf: 40 bytes */
 enum gl_html_num { GL_HTML_G3, GL_HTML_G4, GL_HTML_SIGNED_G4, GL_HTML_F1, GL_HTML_F3,
 		   GL_HTML_PCT };
 
+/* Appends s to buf HTML-escaped (& < > " ' and control characters); returns its length. */
+size_t gl_html_escape(const char *s, char *buf, size_t n);
 void gl_html_text(FILE *f, const char *s);		/* escaped */
 void gl_html_num(FILE *f, double v, enum gl_html_num k);	/* a dash for no value */
 void gl_html_when(FILE *f, int64_t ts_us);

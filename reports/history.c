@@ -28,6 +28,10 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_alerts.h"
+#include "sec_errors.h"
+#include "sec_metrics.h"
+#include "sec_summary.h"
 #include "util/timeutil.h"
 
 #define HISTORY_ALERTS 3	/* alerts kept per past report */
@@ -70,8 +74,10 @@ static int write_verdict(const struct gl_report *rep, struct gl_output *out, str
 
 	if (!f)
 		return err ? err->code : GL_EIO;
-	for (size_t i = 0; i < rep->n_alerts; i++)
-		n[rep->alerts[i].severity]++;
+	const struct gl_alerts_result *al = gl_alerts_result(rep);
+
+	for (size_t i = 0; i < al->n_alerts; i++)
+		n[al->alerts[i].severity]++;
 	if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
 		snprintf(verdict, sizeof(verdict), "All clear");
 	else if (n[GL_SEVERITY_CRITICAL] && n[GL_SEVERITY_WARNING])
@@ -88,12 +94,13 @@ static int write_verdict(const struct gl_report *rep, struct gl_output *out, str
 	put_value(f, "since", gl_time_format(rep->window.since_us, t));
 	put_value(f, "until", gl_time_format(rep->window.until_us, t));
 	fprintf(f, "events\t%llu\nsamples\t%llu\nerrors\t%llu\n",
-		(unsigned long long)rep->summary.events, (unsigned long long)rep->metric_samples,
-		(unsigned long long)rep->errors.errors);
+		(unsigned long long)gl_summary_result(rep)->events,
+		(unsigned long long)gl_metrics_result(rep)->samples,
+		(unsigned long long)gl_errors_result(rep)->errors);
 	/* alerts come critical first, then warning, then info */
-	for (size_t i = 0; i < rep->n_alerts && i < HISTORY_ALERTS; i++)
-		if (rep->alerts[i].severity != GL_SEVERITY_INFO)
-			put_value(f, "alert", rep->alerts[i].message ? rep->alerts[i].message : "");
+	for (size_t i = 0; i < al->n_alerts && i < HISTORY_ALERTS; i++)
+		if (al->alerts[i].severity != GL_SEVERITY_INFO)
+			put_value(f, "alert", al->alerts[i].message ? al->alerts[i].message : "");
 	return gl_output_commit(out, GL_HISTORY_VERDICT, f, &tmp, !ferror(f), err);
 }
 

@@ -57,12 +57,22 @@ int gl_output_commit(struct gl_output *out, const char *name, FILE *fp, char **t
 	int rc = GL_OK;
 
 	if (!out->dir) {
-		/* a write that failed while the report was written (a report longer than the
-		 * stream's buffer to a full disk) has no message yet: say it here */
-		if (fflush(fp) != 0 || ferror(fp))
-			rc = ok || (err && !err->msg[0]) ? gl_err_set(err, GL_EIO, NULL, 0, strerror(errno),
-							       "cannot write the report") : GL_EIO;
-		return ok ? rc : rc != GL_OK ? rc : GL_EIO;
+		/*
+		 * A stream that failed while the report was written (a text
+		 * report longer than stdio's buffer, to a full disk) has its
+		 * error flag set already: say why, as for a failed flush.
+		 */
+		int saved = errno;
+		bool stream_bad = ferror(fp) != 0;
+
+		if (fflush(fp) != 0 || ferror(fp)) {
+			if (!stream_bad)
+				saved = errno;
+			rc = ok || stream_bad ? gl_err_set(err, GL_EIO, NULL, 0,
+							   strerror(saved ? saved : EIO),
+							   "cannot write the report") : GL_EIO;
+		}
+		return ok ? rc : (rc != GL_OK ? rc : GL_EIO);
 	}
 	bool failed = fflush(fp) != 0 || ferror(fp);
 	int saved = errno;

@@ -1,9 +1,11 @@
 /*
  * run.c - gl_report_run: opens the database, loads the configuration,
- * builds the report (collecting the chart series in the same pass when
- * charts are written) and hands it to the emitter of the chosen format,
- * then to the charts and the HTML index; in the dated layout, to the
- * history of past reports (history.h); last, the text summary when asked.
+ * builds the report (the sections collecting their charts' data in the
+ * same passes when charts are written) and hands it to the emitters in
+ * order: the chosen data format (and the events, when asked for), then the
+ * charts, then the HTML index (which shows the charts it finds); in the
+ * dated layout, to the history of past reports (history.h); last, the text
+ * summary when asked.
  */
 #include "gpulog.h"
 
@@ -16,11 +18,14 @@
 
 #include "config.h"
 #include "emit_events.h"
-#include "emit_png.h"
 #include "history.h"
 #include "report.h"
+#include "sec_alerts.h"
+#include "sec_kernels.h"
+#include "sec_metrics.h"
+#include "sec_summary.h"
+#include "status.h"
 #include "sections.h"
-#include "series.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -76,7 +81,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	struct gl_report rep = {0};
 	struct gl_query *q = NULL;
 	struct gl_output out = {0};
-	struct gl_series series = {0};
 	gl_emit_fn emit = NULL;
 	char dated[1100];
 	const char *root = opts->reports_root ? opts->reports_root : "gpulog-reports";
@@ -109,7 +113,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	}
 	/* Charts land next to the files; text to a stream has no directory. */
 	charts = out.dir && !opts->no_charts;
-	gl_series_init(&series, opts->chart_top);
 	rc = opts->clickhouse_url ? gl_query_open_clickhouse(opts->clickhouse_url, &q, err)
 				  : gl_query_open(opts->db_path, &q, err);
 	if (rc != GL_OK)
@@ -121,16 +124,18 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.hosts = opts->hosts, .nhosts = opts->nhosts,
 		.metrics = opts->metrics, .nmetrics = opts->nmetrics,
 		.top = opts->top ? opts->top : 20,
-		.series = charts ? &series : NULL,
+		.charts = charts,
+		.chart_top = opts->chart_top,
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
-	res->events = rep.summary.events;
-	res->samples = rep.metric_samples;
-	res->kernels = rep.n_kernels_total;
-	res->metrics = rep.n_metrics;
-	for (size_t i = 0; i < rep.n_alerts; i++)
-		res->alerts[rep.alerts[i].severity]++;
+	res->events = gl_summary_result(&rep)->events;
+	res->samples = gl_metrics_result(&rep)->samples;
+	res->kernels = gl_kernels_result(&rep)->n_kernels_total;
+	res->metrics = gl_metrics_result(&rep)->n_metrics;
+	for (size_t i = 0; i < gl_alerts_result(&rep)->n_alerts; i++)
+		res->alerts[gl_alerts_result(&rep)->alerts[i].severity]++;
+	res->status = (int)gl_status_of(&rep);
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;
 	rc = emit(&rep, &out, err);
@@ -147,7 +152,9 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		rc = gl_emit_events(&eo, &out, &rows, err);
 	}
 	if (rc == GL_OK && charts)
-		rc = gl_report_charts(&rep, &series, &out, err);
+		rc = gl_emit_png(&rep, &out, err);
+	if (rc == GL_OK && charts)
+		rc = gl_emit_html(&rep, &out, err);
 	if (rc == GL_OK && out.dir == dated)
 		rc = gl_history_update(root, &rep, &out, err);
 	for (size_t i = 0; rc == GL_OK && charts && i < out.n_paths; i++) {
@@ -167,7 +174,6 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	out.paths = NULL;
 	out.n_paths = 0;
 out:
-	gl_series_release(&series);
 	gl_output_release(&out);
 	gl_report_release(&rep);
 	gl_query_close(q);

@@ -2,17 +2,22 @@
  * sec_anomalies.c - the anomalies section: each kernel timing judged
  * against the timings of the same kernel before it (moving window, mean and
  * standard deviation or median and MAD, stats.h), the largest ones listed;
- * also the count of events the logs flagged themselves. Fills
- * kernels[].anomalies (the kernels section finishes first). Every kernel
+ * also the count of events the logs flagged themselves. Its results
+ * (sec_anomalies.h) stay in its state; the kernels section asks for each
+ * kernel's count. Every kernel
  * is judged, in the kernel pass (section.h), one kernel at a time: one
  * detector's memory, however many kernels there are.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_anomalies.h"
+#include "sec_kernels.h"
 #include "section.h"
+#include "table.h"
 #include "sections.h"
 #include "stats/stats.h"
 
@@ -22,6 +27,7 @@ struct item {
 };
 
 struct anomalies {
+	struct gl_report_anomalies res;	/* first: see sec_anomalies.h */
 	struct gl_anomaly *det;		/* the current kernel's, in the kernel pass */
 	uint64_t *by_id;		/* anomalous samples per kernel id */
 	size_t n_ids;
@@ -33,7 +39,7 @@ struct anomalies {
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
-	struct gl_report_anomalies *r = &cx->rep->anomalies;
+	struct gl_report_anomalies *r = &a->res;
 
 	r->method = cx->cfg->anomaly_method;
 	r->k = cx->cfg->anomaly_k;
@@ -75,9 +81,9 @@ static void keep(struct anomalies *a, const struct item *x)
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
-	(void)st;
+	(void)cx;
 	if (ev->anomaly == 1)
-		cx->rep->anomalies.flagged_by_logs++;
+		((struct anomalies *)st)->res.flagged_by_logs++;
 	return GL_OK;
 }
 
@@ -90,7 +96,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 			  bool first)
 {
 	struct anomalies *a = st;
-	struct gl_report_anomalies *r = &cx->rep->anomalies;
+	struct gl_report_anomalies *r = &a->res;
 	double c, s, z;
 
 	if (first) {
@@ -126,14 +132,11 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
-	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *ks = gl_kernels_result(cx->rep);
 	struct gl_report_anomaly *items;
 
 	gl_anomaly_free(a->det);
 	a->det = NULL;
-	for (size_t j = 0; j < rep->n_kernels; j++)
-		if ((uint64_t)rep->kernels[j].kernel_id < a->n_ids)
-			rep->kernels[j].anomalies = a->by_id[rep->kernels[j].kernel_id];
 	qsort(a->top, a->n_top, sizeof(*a->top), cmp_item);
 	items = calloc(a->n_top ? a->n_top : 1, sizeof(*items));
 	a->names = calloc(a->n_top ? a->n_top : 1, sizeof(*a->names));
@@ -142,23 +145,23 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		return gl_section_oom(cx->err);
 	}
 	/*
-	 * items point at the names of rep->kernels, which outlive them; a
+	 * items point at the names of the kernels section's list, which outlive them; a
 	 * kernel not listed there gets a copy in this state, which stays with
 	 * the report as long
 	 */
 	for (size_t i = 0; i < a->n_top; i++) {
 		items[i] = a->top[i].a;
-		for (size_t j = 0; j < rep->n_kernels && !items[i].kernel; j++)
-			if (rep->kernels[j].kernel_id == a->top[i].kernel_id)
-				items[i].kernel = rep->kernels[j].kernel;
+		for (size_t j = 0; j < ks->n_kernels && !items[i].kernel; j++)
+			if (ks->kernels[j].kernel_id == a->top[i].kernel_id)
+				items[i].kernel = ks->kernels[j].kernel;
 		if (!items[i].kernel &&
 		    !(items[i].kernel = a->names[i] = strdup(gl_section_name(cx, a->top[i].kernel_id)))) {
 			free(items);
 			return gl_section_oom(cx->err);
 		}
 	}
-	rep->anomalies.items = items;
-	rep->anomalies.n_items = a->n_top;
+	a->res.items = items;
+	a->res.n_items = a->n_top;
 	return GL_OK;
 }
 
@@ -172,15 +175,52 @@ static void release(void *st)
 	free(a->names);
 	free(a->by_id);
 	free(a->top);
+	free(a->res.items);
 }
+
+const struct gl_report_anomalies *gl_anomalies_result(const struct gl_report *rep)
+{
+	return gl_report_state_of(rep, &gl_sec_anomalies);
+}
+
+uint64_t gl_anomalies_of_kernel(const struct gl_report *rep, int64_t kernel_id)
+{
+	const struct anomalies *a = gl_report_state_of(rep, &gl_sec_anomalies);
+
+	return a && a->by_id && kernel_id >= 0 && (uint64_t)kernel_id < a->n_ids
+		       ? a->by_id[kernel_id] : 0;
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_anomalies *res_of(const void *st)
+{
+	static const struct gl_report_anomalies none;
+
+	return st ? &((const struct anomalies *)st)->res : &none;
+}
+
+#define AN(f) offsetof(struct gl_report_anomaly, f)
+
+/* The listed anomalies: JSON items, CSV and HTML (the text block lists the first five its
+ * own way). */
+static const struct gl_col cols[] = {
+	{"ts", GL_COL_TS, AN(ts_us), 0, 0, NULL, 0, 1, "when", 0},
+	{"kernel", GL_COL_TEXT, AN(kernel), GL_COL_NAME, 0, NULL, 0, 2, "kernel", 0},
+	{"value_us", GL_COL_NUM, AN(value_us), 0, 0, NULL, 0, 3, "µs", 0},
+	{"mean_us", GL_COL_NUM, AN(mean_us), 0, 0, NULL, 0, 4, "centre µs", 0},
+	{"stddev_us", GL_COL_NUM, AN(stddev_us), 0, 0, NULL, 0, 5, "spread µs", 0},
+	{"z", GL_COL_NUM, AN(z), 0, 0, NULL, 0, 6, "z", 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_anomaly)};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_anomalies *an = &r->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *by = json_object(), *items = json_array();
+	json_t *o = json_object(), *by = json_object();
 
-	(void)st;
 	gl_jb_set(&jb, o, "method", gl_json_str(gl_anomaly_method_name(an->method)));
 	gl_jb_set(&jb, o, "k", gl_json_num(an->k));
 	gl_jb_set(&jb, o, "window", gl_json_u64(an->window));
@@ -188,55 +228,31 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "judged", gl_json_u64(an->judged));
 	gl_jb_set(&jb, o, "total", gl_json_u64(an->total));
 	gl_jb_set(&jb, o, "flagged_by_logs", gl_json_u64(an->flagged_by_logs));
-	for (size_t i = 0; by && i < r->n_kernels; i++)
-		if (r->kernels[i].anomalies)
-			gl_jb_set(&jb, by, r->kernels[i].kernel, gl_json_u64(r->kernels[i].anomalies));
-	for (size_t i = 0; items && i < an->n_items; i++) {
-		const struct gl_report_anomaly *x = &an->items[i];
-		json_t *it = json_object();
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
 
-		gl_jb_set(&jb, it, "ts", gl_json_ts(x->ts_us));
-		gl_jb_set(&jb, it, "kernel", gl_json_str(x->kernel));
-		gl_jb_set(&jb, it, "value_us", gl_json_num(x->value_us));
-		gl_jb_set(&jb, it, "mean_us", gl_json_num(x->mean_us));
-		gl_jb_set(&jb, it, "stddev_us", gl_json_num(x->stddev_us));
-		gl_jb_set(&jb, it, "z", gl_json_num(x->z));
-		gl_jb_append(&jb, items, it);
-	}
+	for (size_t i = 0; by && i < ks->n_kernels; i++)
+		if (gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id))
+			gl_jb_set(&jb, by, ks->kernels[i].kernel,
+				  gl_json_u64(gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id)));
 	gl_jb_set(&jb, o, "by_kernel", by);
-	gl_jb_set(&jb, o, "items", items);
+	gl_jb_set(&jb, o, "items", gl_table_json(&table, an->items, an->n_items));
 	return gl_jb_done(&jb, o);
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	fputs("ts,kernel,value_us,mean_us,stddev_us,z", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->anomalies.n_items; i++) {
-		const struct gl_report_anomaly *a = &r->anomalies.items[i];
+	const struct gl_report_anomalies *an = res_of(st);
 
-		gl_csv_ts(fp, a->ts_us);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, a->kernel);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->value_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->mean_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->stddev_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->z);
-		gl_csv_eol(fp);
-	}
+	(void)r;
+	gl_table_csv(&table, an->items, an->n_items, fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_anomalies *an = &r->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 	char a[40], b[40];
 
-	(void)st;
+	(void)r;
 	fprintf(fp, "%llu of %llu judged samples (%s, k = %g, window %u); %llu flagged by the logs\n",
 		(unsigned long long)an->total, (unsigned long long)an->judged,
 		gl_anomaly_method_name(an->method), an->k, an->window,
@@ -251,33 +267,16 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_anomalies *an = &rep->anomalies;
+	const struct gl_report_anomalies *an = res_of(st);
 
-	(void)st;
+	(void)rep;
 	fprintf(f, "<p>%llu anomalous of %llu judged kernel timings (%s, k = %g, window %u); "
 		"%llu events flagged by the logs themselves.</p>\n",
 		(unsigned long long)an->total, (unsigned long long)an->judged,
 		gl_anomaly_method_name(an->method), an->k, an->window,
 		(unsigned long long)an->flagged_by_logs);
-	if (an->n_items == 0)
-		return;
-	fputs("<table><tr><th>when</th><th>kernel</th><th>µs</th><th>centre µs</th>"
-	      "<th>spread µs</th><th>z</th></tr>\n", f);
-	for (size_t i = 0; i < an->n_items; i++) {
-		const struct gl_report_anomaly *x = &an->items[i];
-
-		fputs("<tr><td>", f);
-		gl_html_when(f, x->ts_us);
-		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, x->kernel);
-		const double v[4] = {x->value_us, x->mean_us, x->stddev_us, x->z};
-		for (int j = 0; j < 4; j++) {
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-		}
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	if (an->n_items)
+		gl_table_html(&table, an->items, an->n_items, f);
 }
 
 const struct gl_section gl_sec_anomalies = {

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gl_section;
+extern const struct gl_section gl_sec_devices;
+
 struct gl_device {
 	long index;
 	char *name, *uuid, *pci, *driver, *cuda, *vbios, *ecc_mode, *host;

@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "emit_png.h"
+#include "counter.h"
 #include "emit_util.h"
+#include "sec_errors.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "sections.h"
 #include "util/hash.h"
@@ -23,6 +26,7 @@
 
 struct shape {
 	uint64_t hash;			/* 0: empty slot */
+	int level;			/* enum gl_level: a shape is counted per level */
 	char *text;
 	char *sample;
 	uint64_t count;
@@ -30,16 +34,16 @@ struct shape {
 };
 
 /*
- * One source of the running counters: a component on a host within one log
- * stream (a file and its rotated names). Another file is another series even
- * for the same component: a service's error.log may carry other values than
- * its gpu.log, and interleaving them would read every alternation as a
- * restart.
+ * One source of the running counters: a component on a host, the process
+ * that counts. Its files are one series: the service writes each GPU error
+ * to gpu.log and error.log, and its WARNINGs (with the counters) to
+ * error.log only, so each file sees part of one process counter; read apart,
+ * every rise is counted once per file.
  */
 struct source {
-	int64_t id[3];			/* stream, component, host */
+	int64_t id[2];			/* component, host */
 	bool used;
-	int64_t last[2];		/* error_count, recovery_attempts; -1: none yet */
+	struct gl_counter ctr[2];	/* error_count, recovery_attempts */
 };
 
 struct counter {
@@ -47,6 +51,7 @@ struct counter {
 };
 
 struct errors {
+	struct gl_report_errors res;	/* first: see sec_errors.h */
 	uint64_t *comp_warn, *comp_events, *comp_errors;	/* per component id */
 	size_t n_ids;
 	struct shape *shapes;
@@ -54,6 +59,8 @@ struct errors {
 	struct source *src;
 	size_t src_cap, n_src;
 	struct counter ctr[2];
+	bool charts;			/* chart is collected */
+	struct gl_errors_chart chart;
 };
 
 static bool is_word(unsigned char c)
@@ -223,15 +230,16 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 {
 	char buf[256];
 	size_t len = gl_message_shape(ev->message, ev->message_len, buf, sizeof(buf));
-	uint64_t h = gl_hash64(buf, len, 0x5eed) | 1;
+	uint64_t h = (gl_hash64(buf, len, 0x5eed) ^ ((uint64_t)ev->level * 0x9e3779b97f4a7c15ULL)) | 1;
 	size_t i = (size_t)h & (b->shape_cap - 1);
 
-	while (b->shapes[i].hash && (b->shapes[i].hash != h || strcmp(b->shapes[i].text, buf)))
+	while (b->shapes[i].hash && (b->shapes[i].hash != h || b->shapes[i].level != ev->level ||
+				     strcmp(b->shapes[i].text, buf)))
 		i = (i + 1) & (b->shape_cap - 1);
 	struct shape *sh = &b->shapes[i];
 	if (!sh->hash) {
 		if (b->n_shapes >= cx->cfg->max_shapes) {
-			cx->rep->errors.shapes_overflow++;
+			b->res.shapes_overflow++;
 			return 0;
 		}
 		size_t sl = ev->message_len < SAMPLE_MAX ? ev->message_len : SAMPLE_MAX;
@@ -244,6 +252,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 		if (!sh->text || !sh->sample)
 			return gl_section_oom(cx->err);
 		sh->hash = h;
+		sh->level = ev->level;
 		sh->first_ts_us = ev->ts_us;
 		b->n_shapes++;
 	}
@@ -255,7 +264,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 /* The source of ev, added when new; NULL when out of memory. */
 static struct source *source_of(struct errors *b, const struct gl_query_event *ev)
 {
-	const int64_t id[3] = {ev->stream_id, ev->component_id, ev->host_id};
+	const int64_t id[2] = {ev->component_id, ev->host_id};
 
 	if ((b->n_src + 1) * 2 > b->src_cap) {
 		size_t cap = b->src_cap ? b->src_cap * 2 : 64;
@@ -279,35 +288,126 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 	while (b->src[i].used && memcmp(b->src[i].id, id, sizeof(id)))
 		i = (i + 1) & (b->src_cap - 1);
 	if (!b->src[i].used) {
-		b->src[i] = (struct source){{id[0], id[1], id[2]}, true, {-1, -1}};
+		b->src[i] = (struct source){{id[0], id[1]}, true, {{0}, {0}}};
+		gl_counter_init(&b->src[i].ctr[0]);
+		gl_counter_init(&b->src[i].ctr[1]);
 		b->n_src++;
 	}
 	return &b->src[i];
 }
 
-/*
- * A running total's next value v from source s: the increase since the
- * previous value; a drop is a restart and v counts in full, as in
- * Prometheus' increase(). The first value of a source is its base.
- */
-static void counter_add(struct gl_report_errors *e, struct counter *c, int64_t *last, int64_t v)
+/* The error buckets over a span: seconds, minutes, hours or days, at most ~200 of a unit. */
+static int64_t bucket_for(int64_t span_us)
 {
-	if ((uint64_t)v > c->max)
-		c->max = (uint64_t)v;
-	if (*last >= 0) {
-		if (v >= *last) {
-			c->increase += (uint64_t)(v - *last);
-		} else {
-			c->increase += (uint64_t)v;
-			e->counter_restarts++;
+	if (span_us <= 3 * 60 * GL_US_PER_S)
+		return GL_US_PER_S;
+	if (span_us <= 3 * 3600 * GL_US_PER_S)
+		return 60 * GL_US_PER_S;
+	if (span_us <= 3 * GL_US_PER_DAY)
+		return 3600 * GL_US_PER_S;
+	return GL_US_PER_DAY;
+}
+
+int gl_errors_chart_begin(struct gl_errors_chart *c, int64_t t0_us, int64_t t1_us, size_t n_ids,
+			  struct gl_err *err)
+{
+	c->bucket_us = bucket_for(t1_us - t0_us);
+	/* buckets start on a whole second, minute, hour or day (UTC) */
+	c->bucket0_us = t0_us - t0_us % c->bucket_us;
+	c->n_buckets = (size_t)((t1_us - c->bucket0_us + c->bucket_us - 1) / c->bucket_us);
+	if (c->n_buckets == 0)
+		c->n_buckets = 1;
+	if (c->n_buckets > 100000)
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "window too long to chart (%zu error buckets)", c->n_buckets);
+	c->n_ids = n_ids ? n_ids : 1;
+	c->rows = calloc(c->n_ids, sizeof(*c->rows));
+	return c->rows ? GL_OK : gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+}
+
+static void free_rows(struct gl_errors_chart *c)
+{
+	for (size_t i = 0; c->rows && i < c->n_ids; i++)
+		free(c->rows[i]);
+	free(c->rows);
+	c->rows = NULL;
+}
+
+void gl_errors_chart_release(struct gl_errors_chart *c)
+{
+	free_rows(c);
+	for (size_t g = 0; g < GL_ERRORS_CHART_GROUPS; g++) {
+		free(c->group[g]);
+		c->group[g] = NULL;
+	}
+	free(c->count);
+	c->count = NULL;
+	c->n_groups = 0;
+}
+
+/* Keeps the GL_ERRORS_CHART_GROUPS components with most errors; the rest is "other". */
+static int make_groups(struct gl_section_ctx *cx, struct gl_errors_chart *s)
+{
+	size_t nb = s->n_buckets, n = 0, keep;
+	size_t *id = calloc(s->n_ids, sizeof(*id));
+	uint64_t *tot = calloc(s->n_ids, sizeof(*tot));
+	int rc = GL_OK;
+
+	if (!id || !tot) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t c = 0; c < s->n_ids; c++) {
+		if (!s->rows[c])
+			continue;
+		for (size_t b = 0; b < nb; b++)
+			tot[n] += s->rows[c][b];
+		id[n++] = c;
+	}
+	/* Most errors first; ties by name id, so the order does not depend on the walk. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (tot[j] > tot[j - 1] ||
+					     (tot[j] == tot[j - 1] && id[j] < id[j - 1])); j--) {
+			size_t ti = id[j];
+			uint64_t tt = tot[j];
+
+			id[j] = id[j - 1];
+			tot[j] = tot[j - 1];
+			id[j - 1] = ti;
+			tot[j - 1] = tt;
+		}
+	keep = n > GL_ERRORS_CHART_GROUPS ? GL_ERRORS_CHART_GROUPS - 1 : n;
+	s->n_groups = keep + (n > keep);
+	s->count = calloc(s->n_groups * nb + 1, sizeof(*s->count));
+	if (!s->count) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t g = i < keep ? i : keep;
+
+		for (size_t b = 0; b < nb; b++)
+			s->count[g * nb + b] += s->rows[id[i]][b];
+	}
+	for (size_t g = 0; g < s->n_groups; g++) {
+		const char *name = g < keep && id[g] > 0 ? gl_section_name(cx, (int64_t)id[g]) : NULL;
+
+		s->group[g] = strdup(g == keep ? "other" : name && *name ? name : "(no component)");
+		if (!s->group[g]) {
+			rc = gl_section_oom(cx->err);
+			goto out;
 		}
 	}
-	*last = v;
+out:
+	free(id);
+	free(tot);
+	return rc;
 }
 
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct errors *b = st;
+	int rc;
 
 	b->n_ids = cx->n_ids;
 	b->shape_cap = 16;
@@ -317,14 +417,19 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	b->comp_warn = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_events = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_errors = calloc(cx->n_ids, sizeof(uint64_t));
-	return b->shapes && b->comp_warn && b->comp_events && b->comp_errors
-		       ? GL_OK : gl_section_oom(cx->err);
+	if (!b->shapes || !b->comp_warn || !b->comp_events || !b->comp_errors)
+		return gl_section_oom(cx->err);
+	b->charts = cx->rep->axis.charts;
+	if (b->charts && (rc = gl_errors_chart_begin(&b->chart, cx->rep->axis.t0_us,
+						     cx->rep->axis.t1_us, cx->n_ids, cx->err)) != GL_OK)
+		return rc;
+	return GL_OK;
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct errors *b = st;
-	struct gl_report_errors *e = &cx->rep->errors;
+	struct gl_report_errors *e = &b->res;
 	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < b->n_ids
 			    ? (size_t)ev->component_id : 0;
 
@@ -334,17 +439,31 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 
 		if (!s)
 			return gl_section_oom(cx->err);
-		if (ev->error_count >= 0)
-			counter_add(e, &b->ctr[0], &s->last[0], ev->error_count);
-		if (ev->recovery_attempts >= 0)
-			counter_add(e, &b->ctr[1], &s->last[1], ev->recovery_attempts);
+		/*
+		 * 0 tells nothing: the service writes "error_count": 0 in its
+		 * kernel records between errors that carry the running total
+		 * (34, 0, 0, 35); a restart shows at the next smaller value.
+		 */
+		if (ev->error_count > 0)
+			gl_counter_add(&s->ctr[0], (double)ev->error_count);
+		if (ev->recovery_attempts > 0)
+			gl_counter_add(&s->ctr[1], (double)ev->recovery_attempts);
 	}
-	if (ev->level < GL_LEVEL_WARN)
+	if (ev->level < GL_LEVEL_WARN || cx->log_alert)
 		return GL_OK;
 	e->by_level[ev->level]++;
 	if (ev->level >= GL_LEVEL_ERROR) {
 		e->errors++;
 		b->comp_errors[cs]++;
+		if (b->charts) {
+			struct gl_errors_chart *c = &b->chart;
+			int64_t k = (ev->ts_us - c->bucket0_us) / c->bucket_us;
+
+			if (!c->rows[cs] && !(c->rows[cs] = calloc(c->n_buckets, sizeof(uint64_t))))
+				return gl_section_oom(cx->err);
+			if (k >= 0 && (size_t)k < c->n_buckets)
+				c->rows[cs][k]++;
+		}
 	} else {
 		e->warnings++;
 	}
@@ -358,6 +477,9 @@ static int cmp_shape(const void *pa, const void *pb)
 {
 	const struct shape *a = pa, *b = pb;
 
+	/* error shapes before warning shapes: 449 anomaly warnings do not hide 115 OOMs */
+	if (a->level != b->level)
+		return a->level < b->level ? 1 : -1;
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
 	if (a->first_ts_us != b->first_ts_us)
@@ -367,7 +489,7 @@ static int cmp_shape(const void *pa, const void *pb)
 
 static int finish_shapes(struct gl_section_ctx *cx, struct errors *b)
 {
-	struct gl_report_errors *e = &cx->rep->errors;
+	struct gl_report_errors *e = &b->res;
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->shape_cap; i++)
@@ -388,6 +510,7 @@ static int finish_shapes(struct gl_section_ctx *cx, struct errors *b)
 		s->sample = b->shapes[i].sample;
 		b->shapes[i].text = b->shapes[i].sample = NULL;
 		s->count = b->shapes[i].count;
+		s->level = b->shapes[i].level;
 		s->first_ts_us = b->shapes[i].first_ts_us;
 		s->last_ts_us = b->shapes[i].last_ts_us;
 	}
@@ -399,15 +522,32 @@ static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct errors *b = st;
 	struct gl_report *rep = cx->rep;
-	struct gl_report_errors *e = &rep->errors;
+	struct gl_report_errors *e = &b->res;
 	const struct gl_report_window *w = &rep->window;
 	double hours = w->data_first_ts_us == GL_TS_NONE
 			       ? 0 : (double)(w->data_last_ts_us - w->data_first_ts_us) / US_PER_HOUR;
 
 	/* per hour of the data's own span: 234 errors in 5 minutes are 2,808/h, not 9.8/h */
 	e->per_hour = hours > 0 ? (double)e->errors / hours : NAN;
-	e->per_1000_events = rep->summary.events
-		? (double)e->errors * 1000.0 / (double)rep->summary.events : NAN;
+	e->per_1000_events = gl_summary_result(rep)->events
+		? (double)e->errors * 1000.0 / (double)gl_summary_result(rep)->events : NAN;
+	/* a series counts from zero when its process started in the window */
+	for (size_t i = 0; i < b->src_cap; i++) {
+		if (!b->src[i].used)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct gl_counter *c = &b->src[i].ctr[k];
+			double inc = gl_counter_increase(c, cx->data_starts_in_window);
+
+			if (c->n == 0)
+				continue;
+			if (!isnan(inc))
+				b->ctr[k].increase += (uint64_t)inc;
+			if ((uint64_t)c->max > b->ctr[k].max)
+				b->ctr[k].max = (uint64_t)c->max;
+			e->counter_restarts += c->resets;
+		}
+	}
 	e->error_count = b->ctr[0].increase;
 	e->error_count_max = b->ctr[0].max;
 	e->recovery_attempts = b->ctr[1].increase;
@@ -416,6 +556,11 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	for (size_t i = 0; i < b->n_ids; i++)
 		e->sink_components += b->comp_events[i] && b->comp_errors[i] == b->comp_events[i];
 	int rc = finish_shapes(cx, b);
+
+	if (rc == GL_OK && b->charts) {
+		rc = make_groups(cx, &b->chart);
+		free_rows(&b->chart);
+	}
 	return rc == GL_OK ? gl_section_component_counts(cx, b->comp_warn, &e->by_component,
 							  &e->n_by_component) : rc;
 }
@@ -433,15 +578,44 @@ static void release(void *st)
 	free(b->comp_events);
 	free(b->comp_errors);
 	free(b->src);
+	gl_errors_chart_release(&b->chart);
+	gl_report_counts_free(b->res.by_component, b->res.n_by_component);
+	for (size_t i = 0; i < b->res.n_top_messages; i++) {
+		free(b->res.top_messages[i].shape);
+		free(b->res.top_messages[i].sample);
+	}
+	free(b->res.top_messages);
+}
+
+/* A mirrored record of ERROR or worse: counted here, left out of every other count. */
+static int collect_mirrored(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	(void)cx;
+	if (ev->level >= GL_LEVEL_ERROR)
+		((struct errors *)st)->res.mirrored++;
+	return GL_OK;
+}
+
+/* The results in st; none (no events) for a report without the section's state. */
+static const struct gl_report_errors *res_of(const void *st)
+{
+	static const struct gl_report_errors none = {.per_1000_events = NAN, .per_hour = NAN};
+
+	return st ? &((const struct errors *)st)->res : &none;
+}
+
+const struct gl_report_errors *gl_errors_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_errors));
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_errors *e = &r->errors;
+	const struct gl_report_errors *e = res_of(st);
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 	json_t *o = json_object(), *top = json_array();
 
-	(void)st;
+	(void)r;
 
 	gl_jb_set(jb, o, "errors", gl_json_u64(e->errors));
 	gl_jb_set(jb, o, "warnings", gl_json_u64(e->warnings));
@@ -454,6 +628,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		json_t *m = json_object();
 
 		gl_jb_set(jb, m, "shape", gl_json_str(s->shape));
+		gl_jb_set(jb, m, "level", json_string(gl_level_name((enum gl_level)s->level)));
 		gl_jb_set(jb, m, "count", gl_json_u64(s->count));
 		gl_jb_set(jb, m, "first_ts", gl_json_ts(s->first_ts_us));
 		gl_jb_set(jb, m, "last_ts", gl_json_ts(s->last_ts_us));
@@ -476,13 +651,13 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_errors *e = &r->errors;
+	const struct gl_report_errors *e = res_of(st);
 
-	(void)st;
+	(void)r;
 
-	fputs("key,name,value,first_ts,last_ts,sample", fp);
+	fputs("key,name,value,first_ts,last_ts,sample,level", fp);
 	gl_csv_eol(fp);
-#define ROW_END fputs(",,,", fp)
+#define ROW_END fputs(",,,,", fp)
 	gl_csv_text(fp, "errors"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->errors), ROW_END, gl_csv_eol(fp);
 	gl_csv_text(fp, "warnings"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->warnings), ROW_END, gl_csv_eol(fp);
 	for (size_t i = 0; i < e->n_by_component; i++) {
@@ -518,7 +693,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 		gl_csv_text(fp, "top_messages"), gl_csv_sep(fp), gl_csv_text(fp, s->shape), gl_csv_sep(fp);
 		gl_csv_u64(fp, s->count), gl_csv_sep(fp), gl_csv_ts(fp, s->first_ts_us), gl_csv_sep(fp);
-		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_eol(fp);
+		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_sep(fp);
+		gl_csv_text(fp, gl_level_name((enum gl_level)s->level)), gl_csv_eol(fp);
 	}
 }
 
@@ -526,8 +702,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40];
 
-	(void)st;
-	const struct gl_report_errors *er = &r->errors;
+	(void)r;
+	const struct gl_report_errors *er = res_of(st);
 	fprintf(fp, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour\n",
 		(unsigned long long)er->errors, (unsigned long long)er->warnings,
 		gl_text_num(er->per_1000_events, a, sizeof(a)), gl_text_num(er->per_hour, b, sizeof(b)));
@@ -541,8 +717,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			(unsigned long long)er->recovery_attempts,
 			(unsigned long long)er->recovery_attempts_max);
 	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
-		fprintf(fp, "%8llu  ", (unsigned long long)er->top_messages[i].count);
-		gl_text_last(fp, er->top_messages[i].shape, GL_TEXT_WIDTH - 10);
+		fprintf(fp, "%8llu  %-8s ", (unsigned long long)er->top_messages[i].count,
+			gl_level_name((enum gl_level)er->top_messages[i].level));
+		gl_text_last(fp, er->top_messages[i].shape, GL_TEXT_WIDTH - 19);
 		fputc('\n', fp);
 	}
 
@@ -550,9 +727,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_errors *e = &rep->errors;
+	const struct gl_report_errors *e = res_of(st);
 
-	(void)st;
+	(void)rep;
 
 	fprintf(f, "<p>%llu errors (ERROR and CRITICAL), %llu warnings; ",
 		(unsigned long long)e->errors, (unsigned long long)e->warnings);
@@ -574,12 +751,15 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_counts(f, "component (WARN and above)", e->by_component, e->n_by_component);
 	if (e->n_top_messages == 0)
 		return;
-	fputs("<table><tr><th>count</th><th>message shape</th><th>first</th><th>last</th>"
-	      "<th>first message</th></tr>\n", f);
+	fputs("<table><tr><th>level</th><th>count</th><th>message shape</th><th>first</th>"
+	      "<th>last</th><th>first message</th></tr>\n", f);
 	for (size_t i = 0; i < e->n_top_messages; i++) {
 		const struct gl_report_shape *s = &e->top_messages[i];
 
-		fprintf(f, "<tr><td class=\"n\">%llu</td><td class=\"k\">",
+		const char *lv = gl_level_name((enum gl_level)s->level);
+
+		fprintf(f, "<tr><td class=\"%s\">%s</td><td class=\"n\">%llu</td><td class=\"k\">",
+			s->level >= GL_LEVEL_ERROR ? "critical" : "warning", lv,
 			(unsigned long long)s->count);
 		gl_html_text(f, s->shape);
 		fputs("</td><td>", f);
@@ -593,15 +773,43 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("</table>\n", f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+/* "second", "minute", "hour" or "day": the error buckets' unit. */
+static const char *bucket_unit(int64_t bucket_us)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_ERRORS, rep, s, out, o, err);
+	return bucket_us >= GL_US_PER_DAY ? "day" : bucket_us >= 3600 * GL_US_PER_S ? "hour"
+		: bucket_us >= 60 * GL_US_PER_S ? "minute" : "second";
 }
 
-static const char *const charts[] = {GL_PNG_ERRORS, NULL};
-static const char *const alts[] = {"Errors per second, minute, hour or day by component"};
+static int chart_errors(const struct gl_report *rep, const void *st, const char *path,
+			const struct gl_chart_opts *o, struct gl_err *err)
+{
+	static const struct gl_errors_chart none;
+	const struct errors *b = st;
+	const struct gl_errors_chart *s = b && b->charts ? &b->chart : &none;
+	char t[GL_PNG_TITLE_MAX], what[64], ylabel[64];
+
+	snprintf(what, sizeof(what), "Errors per %s by component", bucket_unit(s->bucket_us));
+	snprintf(ylabel, sizeof(ylabel), "errors per %s", bucket_unit(s->bucket_us));
+	gl_png_title(t, what, rep);
+	if (s->n_groups == 0)
+		return gl_chart_nodata(path, t, "No ERROR or CRITICAL events in this window",
+				       o, err);
+	return gl_chart_time_bars(path, t, ylabel, s->bucket0_us, s->bucket_us, s->n_buckets,
+				  (const char *const *)s->group, s->n_groups, s->count, o,
+				  err);
+}
+
+const struct gl_errors_chart *gl_errors_chart(const struct gl_report *rep)
+{
+	const struct errors *b = gl_report_state_of(rep, &gl_sec_errors);
+
+	return b && b->charts ? &b->chart : NULL;
+}
+
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_ERRORS, "Errors per second, minute, hour or day by component", chart_errors},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_errors = {
 	.name = "errors",
@@ -609,13 +817,12 @@ const struct gl_section gl_sec_errors = {
 	.state_size = sizeof(struct errors),
 	.begin = begin,
 	.collect = collect,
+	.collect_mirrored = collect_mirrored,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

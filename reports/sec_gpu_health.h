@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gl_section;
+extern const struct gl_section gl_sec_gpu_health;
+
 struct gl_health_xid {
 	char *pci;			/* "0000:3b:00" as the driver wrote it */
 	int code;

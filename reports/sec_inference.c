@@ -4,7 +4,7 @@
  *
  * In: each sample of the window (collect_samples), its series from the
  * series table (gl_section_series_load, as the metrics section reads it).
- * Out: rep->inference (report.h) and one trend per quantity (series
+ * Out: its results (sec_inference.h) and one trend per quantity (series
  * "inference"). The quantities and where they come from:
  *
  *   tokens_per_second  inference.tokens_per_second (BitNet-rs, one per
@@ -24,10 +24,16 @@
  * bucket's increase, or from the buckets as last scraped when the window
  * holds a single scrape.
  *
- * requests: the increase of *requests_total counters (every request), else
- * of *request_success_total plus the failure counters, plus one per
- * BitNet-rs record (its samples share one time); NAN when none of these is
- * known. failed, from the first source that knows (failed_from): the
+ * A counter's first scrape is a base, unless the series starts in the
+ * window (no sample of it before): then it counts from zero, and a failure
+ * its first scrape already holds is a failure (counter.h).
+ *
+ * requests (requests_from): the increase of *requests_total counters
+ * (every request), else of *request_success_total plus the failure
+ * counters; else vLLM's access lines; else one per BitNet-rs record. The
+ * records and a counter describe the same requests: never added. A
+ * receipt's run totals (source jsondoc) are in no per-request
+ * distribution. NAN when none is known. failed, from the first source that knows (failed_from): the
  * counters (those named *request*fail*_total or *request*error*_total, and
  * request counters whose labels tell failures: failed_by_label); else
  * vLLM's access lines, POSTs to /v1/ answered with 400 or more
@@ -49,10 +55,13 @@
 
 #include "chart.h"
 #include "emit_png.h"
+#include "counter.h"
 #include "emit_util.h"
+#include "sec_inference.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "trend_rules.h"
 #include "util/timeutil.h"
 
 enum quantity { Q_TPS, Q_TTFT, Q_LATENCY, Q_TOKEN_LATENCY, Q_TOKENS, Q_COUNT };
@@ -100,14 +109,25 @@ struct row {
 	size_t group;			/* ROW_BUCKET: index into groups */
 	double le;			/* ROW_BUCKET: upper bound */
 	uint64_t n;			/* samples in the window */
-	double first, prev, increase;
-	uint64_t resets;
+	struct gl_counter ctr;		/* ROW_COUNTER, ROW_BUCKET: the running total */
+	/*
+	 * ROW_COUNTER: its rate between consecutive scrapes (a fall a restart
+	 * from zero), per second, trended: a counter's raw running total rises
+	 * whatever happens ("degrading +4463%") and is never trended itself.
+	 */
+	int64_t prev_ts_us;
+	double *rate;
+	size_t n_rate, cap_rate;
+	struct gl_fit_acc rate_fit;
+	int64_t rate_first_us, rate_last_us;
 };
 
 struct qacc {
 	double *v;
 	size_t n, cap;
 	struct gl_fit_acc fit;
+	struct gl_fit_acc fit_order;	/* value against the sample's rank: records without time */
+	struct gl_trend_ends ends;	/* of v in arrival order, before v is sorted */
 	int64_t first_ts_us, last_ts_us;
 };
 
@@ -117,6 +137,8 @@ struct hgroup {
 };
 
 struct inference {
+	struct gl_report_inference res;	/* first: see sec_inference.h */
+	struct gl_trend_list trends;	/* one per quantity with samples */
 	struct gl_section_series ss;
 	struct row *rows;		/* one per ss.qs row */
 	struct qacc acc[Q_COUNT];
@@ -260,6 +282,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		return rc;
 	for (int q = 0; q < Q_COUNT; q++) {
 		gl_fit_acc_init(&in->acc[q].fit);
+		gl_fit_acc_init(&in->acc[q].fit_order);
 		in->acc[q].first_ts_us = in->acc[q].last_ts_us = GL_TS_NONE;
 	}
 	in->rows = calloc(in->ss.n_qs ? in->ss.n_qs : 1, sizeof(*in->rows));
@@ -275,6 +298,13 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			continue;
 		r->also_record = !strcmp(src, "bitnet") && !strncmp(metric, "inference.", 10);
 		r->kind = r->also_record ? ROW_RECORD : ROW_NONE;
+		/*
+		 * A receipt (BitNet-rs inference.json, read as jsondoc) gives a run's
+		 * totals, "tokens_generated": 28409: not one request, kept out of the
+		 * per-request distributions.
+		 */
+		if (!strcmp(src, "jsondoc"))
+			continue;
 		for (size_t k = 0; k < sizeof(sources) / sizeof(sources[0]); k++)
 			if (!strcmp(metric, sources[k].metric)) {
 				r->kind = ROW_QUANTITY;
@@ -300,7 +330,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			r->kind = ROW_BUCKET;
 		}
 	}
-	return cx->p->series ? chart_begin(cx, in) : GL_OK;
+	return cx->rep->axis.charts ? chart_begin(cx, in) : GL_OK;
 }
 
 static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
@@ -330,6 +360,7 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 		if (r->line != C_NONE && in->cols[r->line].col)
 			gl_chart_cols_add(&in->cols[r->line], smp->ts_us, smp->value, 0);
 		gl_fit_acc_add(&a->fit, gl_section_days(cx, smp->ts_us), smp->value);
+		gl_fit_acc_add(&a->fit_order, (double)(a->n - 1), smp->value);
 		if (a->first_ts_us == GL_TS_NONE)
 			a->first_ts_us = smp->ts_us;
 		a->last_ts_us = smp->ts_us;
@@ -337,15 +368,33 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 	}
 	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
 		/* a counter that falls was restarted: it counted from zero since */
-		if (r->n == 0)
-			r->first = smp->value;
-		else if (smp->value >= r->prev)
-			r->increase += smp->value - r->prev;
-		else {
-			r->increase += smp->value;
-			r->resets++;
+		if (r->n == 0) {
+			gl_counter_init(&r->ctr);
+			gl_fit_acc_init(&r->rate_fit);
+			r->rate_first_us = GL_TS_NONE;
 		}
-		r->prev = smp->value;
+		if (r->kind == ROW_COUNTER && r->n > 0 && smp->ts_us > r->prev_ts_us &&
+		    smp->value >= 0) {
+			double inc = smp->value >= r->ctr.prev ? smp->value - r->ctr.prev : smp->value;
+			double rate = inc / ((double)(smp->ts_us - r->prev_ts_us) / GL_US_PER_S);
+
+			if (r->n_rate == r->cap_rate) {
+				size_t cap = r->cap_rate ? r->cap_rate * 2 : 16;
+				double *v = realloc(r->rate, cap * sizeof(*v));
+
+				if (!v)
+					return gl_section_oom(cx->err);
+				r->rate = v;
+				r->cap_rate = cap;
+			}
+			r->rate[r->n_rate++] = rate;
+			gl_fit_acc_add(&r->rate_fit, gl_section_days(cx, smp->ts_us), rate);
+			if (r->rate_first_us == GL_TS_NONE)
+				r->rate_first_us = smp->ts_us;
+			r->rate_last_us = smp->ts_us;
+		}
+		gl_counter_add(&r->ctr, smp->value);
+		r->prev_ts_us = smp->ts_us;
 		r->n++;
 	}
 	return GL_OK;
@@ -463,10 +512,34 @@ static int on_access(void *arg, const struct gl_query_access *a)
 	return GL_OK;
 }
 
+/*
+ * The server a request source speaks of: BitNet-rs (its records, its
+ * bitnet_* counters), vLLM (its vllm:* counters, its access lines), or
+ * another server's counters. Within one server the sources describe the
+ * same requests and the first that knows counts them; servers add up.
+ */
+enum server { SRV_BITNET, SRV_VLLM, SRV_OTHER, SRV_COUNT };
+
+static enum server server_of(const char *metric)
+{
+	if (!strncmp(metric, "bitnet", 6))
+		return SRV_BITNET;
+	if (!strncmp(metric, "vllm", 4))
+		return SRV_VLLM;
+	return SRV_OTHER;
+}
+
+static double add(double a, double b)
+{
+	return isnan(a) ? b : a + b;
+}
+
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
-	double all = NAN, ok = NAN, failed = NAN, fail_counters = 0;
+	struct gl_report_inference *ri = &in->res;
+	double all_s[SRV_COUNT] = {NAN, NAN, NAN}, ok_s[SRV_COUNT] = {NAN, NAN, NAN};
+	double fail_s[SRV_COUNT] = {0, 0, 0}, failed = NAN;
+	const char *from_s[SRV_COUNT] = {NULL, NULL, NULL};
 	size_t n = 0;
 	int rc;
 
@@ -489,49 +562,88 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		if (!c->metric || !c->host || !c->labels)
 			return gl_section_oom(cx->err);
 		c->samples = r->n;
-		c->resets = r->resets;
-		c->increase = r->n >= 2 ? r->increase : NAN;
-		c->last = r->prev;
+		c->resets = r->ctr.resets;
+		/*
+		 * From zero when the series starts in the window (no sample of it
+		 * before): the process counted before its first scrape, which may
+		 * already hold a failure. Else the first scrape is a base.
+		 */
+		int64_t before_first, before_last;
+
+		if ((rc = gl_query_series_span(cx->q, &in->ss.qs[i].id, 1, GL_REPORT_MIN_US,
+					       cx->p->since_us, &before_first, &before_last,
+					       cx->err)) != GL_OK)
+			return rc;
+		c->increase = gl_counter_increase(&r->ctr, before_first == GL_TS_NONE);
+		c->last = r->ctr.prev;
 		if (isnan(c->increase))
 			continue;
 		bool known, by_label = failed_by_label(metric, c->labels, &known);
 
+		enum server sv = server_of(metric);
+
 		if (!fnmatch("*request*fail*_total", metric, 0) ||
 		    !fnmatch("*request*error*_total", metric, 0)) {
-			failed = (isnan(failed) ? 0 : failed) + c->increase;
-			fail_counters += c->increase;
+			failed = add(failed, c->increase);
+			fail_s[sv] += c->increase;
 			continue;
 		}
 		if (known)
-			failed = (isnan(failed) ? 0 : failed) + (by_label ? c->increase : 0);
+			failed = add(failed, by_label ? c->increase : 0);
 		if (!fnmatch("*request_success_total", metric, 0))
-			ok = (isnan(ok) ? 0 : ok) + c->increase;
+			ok_s[sv] = add(ok_s[sv], c->increase);
 		else if (!fnmatch("*requests_total", metric, 0))
-			all = (isnan(all) ? 0 : all) + c->increase;
+			all_s[sv] = add(all_s[sv], c->increase);
 	}
 	qsort(ri->counters, ri->n_counters, sizeof(*ri->counters), cmp_counter);
 	/* request_success_total counts the aborted too; the failure counters apart */
-	if (isnan(all) && !isnan(ok))
-		all = ok + fail_counters;
+	for (int v = 0; v < SRV_COUNT; v++) {
+		if (isnan(all_s[v]) && !isnan(ok_s[v]))
+			all_s[v] = ok_s[v] + fail_s[v];
+		from_s[v] = isnan(all_s[v]) ? NULL : "counters";
+	}
 	ri->failed_from = isnan(failed) ? NULL : "counters";
-	if (isnan(failed)) {
+	if (isnan(failed) || isnan(all_s[SRV_VLLM])) {
 		/* no counter says: the access lines of vLLM's server log, when any */
 		struct access_acc acc = {cx, 0, 0, false};
 
 		if ((rc = gl_query_access_requests(cx->q, cx->p->since_us, cx->p->until_us,
 						   on_access, &acc, cx->err)) != GL_OK)
 			return rc;
-		if (acc.any) {
+		if (acc.any && isnan(all_s[SRV_VLLM])) {
+			all_s[SRV_VLLM] = (double)acc.requests;
+			from_s[SRV_VLLM] = "access_lines";
+		}
+		if (acc.any && isnan(failed)) {
 			failed = (double)acc.failed;
-			if (isnan(all))
-				all = (double)acc.requests;
 			ri->failed_from = "access_lines";
 		}
 	}
+	/*
+	 * One request is one request: BitNet-rs records and the server's
+	 * bitnet_* request counter describe the same requests, so the records
+	 * count them only when no counter does.
+	 */
 	uint64_t records = bitnet_records(in);
 
-	if (records)
-		all = (isnan(all) ? 0 : all) + (double)records;
+	if (isnan(all_s[SRV_BITNET]) && records) {
+		all_s[SRV_BITNET] = (double)records;
+		from_s[SRV_BITNET] = "records";
+	}
+	double all = NAN;
+
+	ri->requests_from = NULL;
+	for (int v = 0; v < SRV_COUNT; v++) {
+		if (!from_s[v])
+			continue;
+		all = add(all, all_s[v]);
+		ri->server_requests[v] = all_s[v];
+		ri->server_from[v] = from_s[v];
+		if (!ri->requests_from)
+			ri->requests_from = from_s[v];
+		else if (strcmp(ri->requests_from, from_s[v]))
+			ri->requests_from = "mixed";
+	}
 	ri->requests = all;
 	ri->failed = failed;
 	ri->failed_pct = !isnan(failed) && all > 0 ? failed * 100 / all : NAN;
@@ -551,7 +663,7 @@ static int cmp_bucket(const void *pa, const void *pb)
 
 static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &in->res;
 	struct bucket *b = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*b));
 	double *le = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*le));
 	double *cum = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*cum));
@@ -574,7 +686,7 @@ static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
 			const struct row *r = &in->rows[i];
 
 			if (r->kind == ROW_BUCKET && r->group == g && r->n)
-				b[nb++] = (struct bucket){r->le, single ? r->prev : r->increase};
+				b[nb++] = (struct bucket){r->le, single ? r->ctr.prev : r->ctr.rises};
 		}
 		if (!nb)
 			continue;
@@ -612,11 +724,13 @@ out:
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &((struct inference *)st)->res;
 	int rc;
 
-	for (int q = 0; q < Q_COUNT; q++)
+	for (int q = 0; q < Q_COUNT; q++) {
+		gl_trend_ends_of(in->acc[q].v, in->acc[q].n, &in->acc[q].ends);
 		dist_of(&in->acc[q], dist_at(ri, (enum quantity)q));
+	}
 	if ((rc = finish_counters(cx, in)) != GL_OK || (rc = finish_histograms(cx, in)) != GL_OK)
 		return rc;
 	for (int q = 0; q < Q_COUNT; q++) {
@@ -625,18 +739,43 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (q == Q_TOKENS || !a->n)
 			continue;
-		if (!(t = gl_section_add_trends(cx->rep, 1)))
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
 			return gl_section_oom(cx->err);
-		gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
-		/* gl_section_trend calls a rise degrading: right for latencies, not for tokens/s */
-		if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_DEGRADING)
-			t->verdict = GL_VERDICT_IMPROVING;
-		else if (quantities[q].higher_is_better && t->verdict == GL_VERDICT_IMPROVING)
-			t->verdict = GL_VERDICT_DEGRADING;
+		/*
+		 * BitNet-rs records carry no time: a run's records share one
+		 * estimated instant, and are trended in their order.
+		 */
+		if (a->first_ts_us == a->last_ts_us && a->n >= 3)
+			gl_section_trend_by_order(cx, &a->fit_order, a->first_ts_us, t);
+		else
+			gl_section_trend(cx, &a->fit, a->first_ts_us, a->last_ts_us, t);
 		t->series = GL_TREND_INFERENCE;
 		t->unit = quantities[q].unit;
 		if (!(t->kernel = strdup(quantities[q].name)))
 			return gl_section_oom(cx->err);
+		/* the direction (tokens/s up is good) and the change from the data's ends */
+		gl_trend_judge(t, &a->ends, cx->cfg->trend_min_change_pct);
+	}
+	/* each counter as its rate per second ("<metric> <labels> rate") */
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		struct row *r = &in->rows[i];
+		struct gl_trend_ends e;
+		struct gl_report_trend *t;
+		char name[640];
+
+		if (r->kind != ROW_COUNTER || r->n_rate < 3)
+			continue;
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &r->rate_fit, r->rate_first_us, r->rate_last_us, t);
+		t->series = GL_TREND_INFERENCE;
+		t->unit = "/s";
+		snprintf(name, sizeof(name), "%s%s%s rate", in->ss.metric[i],
+			 in->ss.qs[i].labels ? " " : "", in->ss.qs[i].labels ? in->ss.qs[i].labels : "");
+		if (!(t->kernel = strdup(name)))
+			return gl_section_oom(cx->err);
+		gl_trend_ends_of(r->rate, r->n_rate, &e);
+		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
 	}
 	return GL_OK;
 }
@@ -652,10 +791,43 @@ static void release(void *st)
 		free(in->groups[i].labels);
 	}
 	free(in->groups);
+	for (size_t i = 0; in->rows && i < in->ss.n_qs; i++)
+		free(in->rows[i].rate);
 	free(in->rows);
 	for (int c = 0; c < C_COUNT; c++)
 		gl_chart_cols_release(&in->cols[c]);
 	gl_section_series_release(&in->ss);
+	for (size_t i = 0; i < in->res.n_counters; i++) {
+		free(in->res.counters[i].metric);
+		free(in->res.counters[i].host);
+		free(in->res.counters[i].labels);
+	}
+	free(in->res.counters);
+	for (size_t i = 0; i < in->res.n_histograms; i++) {
+		free(in->res.histograms[i].metric);
+		free(in->res.histograms[i].host);
+		free(in->res.histograms[i].labels);
+	}
+	free(in->res.histograms);
+	gl_trend_list_release(&in->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct inference *)st)->trends;
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_inference *res_of(const void *st)
+{
+	static const struct gl_report_inference none;
+
+	return st ? &((const struct inference *)st)->res : &none;
+}
+
+const struct gl_report_inference *gl_inference_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_inference));
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -677,15 +849,33 @@ static json_t *labels_json(const char *text)
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
 	json_t *o = json_object(), *ca = json_array(), *ha = json_array();
 
-	(void)st;
+	(void)r;
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
 	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
+	gl_jb_set(&jb, o, "requests_from", gl_json_str(ri->requests_from));
+	{
+		static const char *const server_name[3] = {"bitnet", "vllm", "other"};
+		json_t *by = json_array();
+
+		for (int v = 0; v < 3; v++) {
+			json_t *x;
+
+			if (!ri->server_from[v])
+				continue;
+			x = json_object();
+			gl_jb_set(&jb, x, "server", json_string(server_name[v]));
+			gl_jb_set(&jb, x, "requests", gl_json_num(ri->server_requests[v]));
+			gl_jb_set(&jb, x, "from", json_string(ri->server_from[v]));
+			gl_jb_append(&jb, by, x);
+		}
+		gl_jb_set(&jb, o, "requests_by_server", by);
+	}
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
 		json_t *x = json_object();
@@ -739,10 +929,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
  */
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	const double none = NAN;
 
-	(void)st;
+	(void)r;
 	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
 	gl_csv_eol(fp);
 	fputs("requests,requests,requests,,{},", fp);
@@ -815,10 +1005,9 @@ static bool empty(const struct gl_report_inference *ri)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	char b[8][40];
 
-	(void)st;
 	if (empty(ri)) {
 		fprintf(fp, "no inference data\n");
 		return;
@@ -873,9 +1062,9 @@ static void html_row(FILE *f, const char *name, const char *labels, const double
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_inference *ri = &rep->inference;
+	const struct gl_report_inference *ri = res_of(st);
 
-	(void)st;
+	(void)rep;
 	if (empty(ri)) {
 		fputs("<p>No inference data in this window.</p>\n", f);
 		return;
@@ -919,16 +1108,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 
 /* ---- chart ------------------------------------------------------------- */
 
-struct draw_arg {
-	const struct inference *in;
-	struct gl_chart_opts co;
-};
-
 /*
  * One panel per line, stacked: vLLM's throughput, BitNet-rs' tokens/s and
  * TTFT; each over its own span (said in its title) when the spans differ.
  */
-static int draw(const char *path, const void *arg, struct gl_err *err)
+static int draw(const struct inference *in, const char *path, const struct gl_chart_opts *o,
+		struct gl_err *err)
 {
 	static const struct {
 		int line;
@@ -941,11 +1126,9 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 		{C_TTFT, "BitNet-rs TTFT", "TTFT (ms)",
 		 "BitNet-rs (estimated times)"},
 	};
-	const struct draw_arg *a = arg;
-	const struct inference *in = a->in;
 	struct gl_chart_series ser[C_COUNT];
 	struct gl_chart_panel p[C_COUNT];
-	struct gl_chart_opts co = a->co;
+	struct gl_chart_opts co = *o;
 	char title[256], span[96], ptitle[C_COUNT][160];
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	bool same = true;
@@ -988,41 +1171,28 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 }
 
 /*
- * inference.png, only when the window has tokens/s or TTFT samples; else a
- * file of that name left in out->dir by an earlier report is removed, so
- * that index.html (which shows the charts it finds there) does not show it.
+ * inference.png, only when the window has tokens/s or TTFT samples; else
+ * none (GL_CHART_NONE: a file of that name left in the output directory by
+ * an earlier report is removed, so that index.html, which shows the charts
+ * it finds there, does not show it).
  */
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart(const struct gl_report *rep, const void *st, const char *path,
+		 const struct gl_chart_opts *o, struct gl_err *err)
 {
 	const struct inference *in = st;
 	bool any = false;
-	char path[4096];
 
 	(void)rep;
-	(void)s;
 	for (int c = 0; in && in->chart && c < C_COUNT; c++)
 		any |= in->cols[c].n > 0;
-	if (any) {
-		struct draw_arg a = {in, {0}};
-
-		if (o)
-			a.co = o->chart;
-		return gl_png_draw_fn(GL_PNG_INFERENCE, out, draw, &a, err);
-	}
-	if (!out->dir)
-		return GL_OK;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", out->dir, GL_PNG_INFERENCE) >=
-	    sizeof(path))
-		return gl_err_set(err, GL_EUSAGE, out->dir, 0, NULL, "output path too long");
-	if (remove(path) != 0 && errno != ENOENT)
-		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot remove");
-	return GL_OK;
+	return any ? draw(in, path, o, err) : GL_CHART_NONE;
 }
 
-static const char *const charts[] = {GL_PNG_INFERENCE, NULL};
-static const char *const alts[] = {
-	"Tokens generated per second and time to first token (ms) over time"};
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_INFERENCE, "Tokens generated per second and time to first token (ms) over time",
+	 chart},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_inference = {
 	.name = "inference",
@@ -1032,11 +1202,10 @@ const struct gl_section gl_sec_inference = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

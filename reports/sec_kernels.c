@@ -3,7 +3,7 @@
  * timings in the window (events.dur_us) described: count, min, max, mean,
  * standard deviation, percentiles, total; the log's own anomaly flags and
  * the mean memory in use of its events. Charts: the top kernels over time
- * and their histograms.
+ * and their histograms (sec_kernels.h), from the data it collects itself.
  *
  * Memory: a fixed state per kernel in the event pass (count, sum, flags,
  * memory); the first max(--top, --chart-top) kernels by total time are
@@ -30,9 +30,10 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
+#include "sec_anomalies.h"
+#include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
-#include "series.h"
 #include "stats/stats.h"
 #include "util/bigmem.h"
 
@@ -43,16 +44,19 @@ struct kstate {
 	uint64_t n, flagged, mem_n;
 	double sum_us;		/* summed in time order, as gl_stats_describe sums */
 	double mem_sum;
-	size_t rank;		/* listed: index into rep->kernels; else SIZE_MAX */
+	size_t rank;		/* listed: index into res.kernels; else SIZE_MAX */
 	struct gl_ktrace tr;	/* profiler-trace fields (kernel_trace.h) */
 };
 
 struct kernels {
+	struct gl_kernels_result res;	/* first: see sec_kernels.h */
 	struct kstate **by_id;	/* per name id */
 	int64_t *ids;		/* ids in order of first sight */
 	size_t n, n_ids;
 	bool *described;	/* per rank of the listed kernels */
 	size_t n_listed;
+	struct gl_chart_cols *cols;	/* charts: per rank, its timings over rep->axis */
+	struct gl_kernels_chart chart;
 	/* the kernel pass: the durations of the listed kernel it is on */
 	size_t cur;		/* its rank; SIZE_MAX: none */
 	double *dur[2];		/* two buffers, each time order, then reordered by describe */
@@ -122,12 +126,12 @@ static int cmp_kstate_total(const void *pa, const void *pb)
 static int plan(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
-	struct gl_report *rep = cx->rep;
+	struct gl_kernels_result *rep = &ks->res;
 	size_t want = cx->p->top;
 	struct kstate **order;
 
-	if (cx->p->series && cx->p->series->top_max > want)
-		want = cx->p->series->top_max;
+	if (cx->rep->axis.charts && cx->rep->axis.chart_top > want)
+		want = cx->rep->axis.chart_top;
 	rep->n_kernels_total = ks->n;
 	if (!(order = malloc((ks->n ? ks->n : 1) * sizeof(*order))))
 		return gl_section_oom(cx->err);
@@ -138,7 +142,9 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	ks->cur = SIZE_MAX;
 	ks->described = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->described));
 	rep->kernels = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*rep->kernels));
-	if (!ks->described || !rep->kernels) {
+	if (cx->rep->axis.charts)
+		ks->cols = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->cols));
+	if (!ks->described || !rep->kernels || (cx->rep->axis.charts && !ks->cols)) {
 		free(order);
 		return gl_section_oom(cx->err);
 	}
@@ -160,14 +166,41 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	return GL_OK;
 }
 
+/* The histogram of a charted kernel rk, of rank r: its durations dur[0..n) (any order). */
+static int chart_top_kernel(struct kernels *ks, size_t r, const struct gl_report_kernel *rk,
+			    const double *dur, size_t n, struct gl_err *err)
+{
+	struct gl_kernels_chart *c = &ks->chart;
+	struct gl_chart_hist *h = &c->top_hist[r];
+	double lo, hi;
+	int rc;
+
+	gl_chart_hist_release(h);
+	gl_chart_hist_range(rk->min_us, rk->p95_us, rk->max_us, &lo, &hi);
+	if (!isfinite(lo) || !isfinite(hi)) {
+		lo = 0;
+		hi = 1;
+	}
+	rc = gl_chart_hist_init(h, lo, hi, GL_KERNELS_HIST_BINS, err);
+	if (rc != GL_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		gl_chart_hist_add(h, dur[i]);
+	h->p50 = rk->p50_us;
+	h->p95 = rk->p95_us;
+	c->top_name[r] = rk->kernel;
+	if (r + 1 > c->n_top)
+		c->n_top = r + 1;
+	return GL_OK;
+}
+
 /* The listed kernel of rank r, its durations dur[0..n) described in *d
  * (n 0: none of its timings came): its figures, its trace fields and its
  * histogram for the charts. */
 static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r,
 			 const struct gl_stats_desc *d, const double *dur, size_t n)
 {
-	struct gl_report_kernel *rk = &cx->rep->kernels[r];
-	struct gl_series *s = cx->p->series;
+	struct gl_report_kernel *rk = &ks->res.kernels[r];
 	int rc;
 
 	rk->count = n;
@@ -183,8 +216,8 @@ static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r
 	if ((rc = gl_ktrace_finish(&ks->by_id[rk->kernel_id]->tr, cx, rk, cx->err)) != GL_OK)
 		return rc;
 	/* the charts' histograms of the top kernels, from the durations kept */
-	if (s && r < s->top_max)
-		rc = gl_series_top_kernel(s, r, rk->kernel_id, rk, dur, n, cx->err);
+	if (cx->rep->axis.charts && r < cx->rep->axis.chart_top)
+		rc = chart_top_kernel(ks, r, rk, dur, n, cx->err);
 	return rc;
 }
 
@@ -276,8 +309,14 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		ks->cap_dur[f] = cap;
 	}
 	ks->dur[f][ks->n_dur++] = ev->dur_us;
-	if (cx->p->series && gl_series_kernel_sample(cx->p->series, ev, cx->err) != GL_OK)
-		return GL_ENOMEM;
+	if (ks->cols) {
+		struct gl_chart_cols *c = &ks->cols[ks->cur];
+
+		if (!c->col && gl_chart_cols_init(c, cx->rep->axis.t0_us, cx->rep->axis.t1_us,
+						  GL_CHART_COLUMNS, cx->err) != GL_OK)
+			return GL_ENOMEM;
+		gl_chart_cols_add(c, ev->ts_us, ev->dur_us, ev->anomaly == 1);
+	}
 	return GL_OK;
 }
 
@@ -293,7 +332,8 @@ static void free_buffers(struct kernels *ks)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
-	struct gl_report *rep = cx->rep;
+	struct gl_kernels_result *rep = &ks->res;
+	const struct gl_report_axis *axis = &cx->rep->axis;
 	int rc = end_kernel(cx, ks), rc2 = settle(cx, ks);
 
 	if (rc == GL_OK)
@@ -308,6 +348,13 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			gl_stats_describe(NULL, 0, &d);
 			rc = record_listed(cx, ks, r, &d, NULL, 0);
 		}
+	/* a charted kernel none of whose timings came: empty columns */
+	for (size_t r = 0; ks->cols && r < ks->chart.n_top && rc == GL_OK; r++) {
+		if (!ks->cols[r].col)
+			rc = gl_chart_cols_init(&ks->cols[r], axis->t0_us, axis->t1_us,
+						GL_CHART_COLUMNS, cx->err);
+		ks->chart.top_cols[r] = &ks->cols[r];
+	}
 	free_buffers(ks);
 	return rc;
 }
@@ -323,19 +370,45 @@ static void release(void *st)
 	if (ks->job.running)	/* a report stopped in the kernel pass */
 		pthread_join(ks->job.th, NULL);
 	free_buffers(ks);
+	for (size_t r = 0; ks->cols && r < ks->n_listed; r++)
+		gl_chart_cols_release(&ks->cols[r]);
+	free(ks->cols);
+	for (size_t r = 0; r < GL_CHART_TOP_MAX; r++)
+		gl_chart_hist_release(&ks->chart.top_hist[r]);
 	free(ks->described);
 	free(ks->by_id);
 	free(ks->ids);
+	for (size_t i = 0; i < ks->res.n_kernels; i++) {
+		free(ks->res.kernels[i].kernel);
+		free(ks->res.kernels[i].device);
+		free(ks->res.kernels[i].source);
+		free(ks->res.kernels[i].hot_stack);
+		free(ks->res.kernels[i].hot_scope);
+	}
+	free(ks->res.kernels);
 }
 
-/* Kernels listed: at most top (the model may hold more for the charts). */
-static size_t n_listed(const struct gl_report *r)
+/* The results in st; none for a report without the section's state. */
+static const struct gl_kernels_result *res_of(const void *st)
 {
-	return r->n_kernels < r->top ? r->n_kernels : r->top;
+	static const struct gl_kernels_result none;
+
+	return st ? &((const struct kernels *)st)->res : &none;
+}
+
+const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_kernels));
+}
+
+/* Kernels listed: at most top (the result may hold more for the charts). */
+static size_t n_listed(const struct gl_kernels_result *r, size_t top)
+{
+	return r->n_kernels < top ? r->n_kernels : top;
 }
 
 /* Kernels in the window; a hand-made model states only what it lists. */
-static size_t n_total(const struct gl_report *r)
+static size_t n_total(const struct gl_kernels_result *r)
 {
 	return r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels;
 }
@@ -345,9 +418,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	struct gl_jb jb = {0};
 	json_t *a = json_array();
 
-	(void)st;
-	for (size_t i = 0; a && i < n_listed(r); i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	const struct gl_kernels_result *res = res_of(st);
+
+	for (size_t i = 0; a && i < n_listed(res, r->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "kernel", gl_json_str(k->kernel));
@@ -361,7 +435,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "p95_us", gl_json_num(k->p95_us));
 		gl_jb_set(&jb, o, "p99_us", gl_json_num(k->p99_us));
 		gl_jb_set(&jb, o, "total_us", gl_json_num(k->total_us));
-		gl_jb_set(&jb, o, "anomalies", gl_json_u64(k->anomalies));
+		gl_jb_set(&jb, o, "anomalies", gl_json_u64(gl_anomalies_of_kernel(r, k->kernel_id)));
 		gl_jb_set(&jb, o, "flagged_anomalies", gl_json_u64(k->flagged));
 		gl_jb_set(&jb, o, "mean_mem_mib", gl_json_num(k->mean_mem_mib));
 		if (k->source) {	/* a kernel of a profiler trace */
@@ -386,13 +460,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
+	const struct gl_kernels_result *res = res_of(st);
+
 	fputs("kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
 	      "total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
 	      "occupancy,device,source,hot_stack,hot_scope,hot_count", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < n_listed(r); i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < n_listed(res, r->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		double v[] = {k->min_us, k->max_us, k->mean_us, k->stddev_us, k->p50_us,
 			      k->p90_us, k->p95_us, k->p99_us, k->total_us};
 
@@ -404,7 +479,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 			gl_csv_num(fp, v[j]);
 		}
 		gl_csv_sep(fp);
-		gl_csv_u64(fp, k->anomalies);
+		gl_csv_u64(fp, gl_anomalies_of_kernel(r, k->kernel_id));
 		gl_csv_sep(fp);
 		gl_csv_u64(fp, k->flagged);
 		gl_csv_sep(fp);
@@ -436,36 +511,37 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	char a[40], b[40], c[40], d[40], e[40], f[40], nm[256];
 	size_t n_hot = 0;
 
-	(void)st;
-	if (!r->n_kernels) {
+	const struct gl_kernels_result *res = res_of(st);
+
+	if (!res->n_kernels) {
 		fprintf(fp, "no kernel timings\n");
 		return;
 	}
 	gl_text_cell(fp, "kernel", 26);
 	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s %5s\n", "count", "mean", "stddev", "p50", "p95",
 		"p99", "total", "anom");
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
 		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n", (unsigned long long)k->count,
 			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
 			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
 			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
-			(unsigned long long)k->anomalies);
+			(unsigned long long)gl_anomalies_of_kernel(r, k->kernel_id));
 	}
-	if (n_total(r) > n_listed(r))
-		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(r), n_listed(r));
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++)
-		n_hot += r->kernels[i].source != NULL;
+	if (n_total(res) > n_listed(res, r->top))
+		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(res), n_listed(res, r->top));
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++)
+		n_hot += res->kernels[i].source != NULL;
 	if (!n_hot)
 		return;
 	fprintf(fp, "\nhotspots (trace kernels by total time; launch, queue in us; most frequent stack)\n");
 	gl_text_cell(fp, "kernel", 26);
 	fprintf(fp, "%9s %7s %7s %4s %-6s %s\n", "total", "launch", "queue", "occ", "device",
 		"stack [scope] (timings)");
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		if (!k->source)
 			continue;
@@ -489,13 +565,13 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 }
 
 /* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
-static void html_hotspots(const struct gl_report *rep, FILE *f)
+static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
 {
 	char nm[256];
 	size_t n = 0;
 
-	for (size_t i = 0; i < rep->n_kernels && i < rep->top; i++) {
-		const struct gl_report_kernel *k = &rep->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		if (!k->source)
 			continue;
@@ -535,18 +611,19 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	char nm[256];
 
-	(void)st;
-	if (rep->n_kernels == 0) {
+	const struct gl_kernels_result *res = res_of(st);
+
+	if (res->n_kernels == 0) {
 		fputs("<p>No kernel timings in this window.</p>\n", f);
 		return;
 	}
-	if (n_total(rep) > n_listed(rep))
-		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(rep), n_listed(rep));
+	if (n_total(res) > n_listed(res, rep->top))
+		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(res), n_listed(res, rep->top));
 	fputs("<table><tr><th>kernel</th><th>count</th><th>mean µs</th><th>p50 µs</th>"
 	      "<th>p95 µs</th><th>p99 µs</th><th>max µs</th><th>total s</th>"
 	      "<th>anomalies</th><th>flagged by logs</th></tr>\n", f);
-	for (size_t i = 0; i < n_listed(rep); i++) {
-		const struct gl_report_kernel *k = &rep->kernels[i];
+	for (size_t i = 0; i < n_listed(res, rep->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		const double v[5] = {k->mean_us, k->p50_us, k->p95_us, k->p99_us, k->max_us};
 
 		fputs("<tr><td class=\"k\" title=\"", f);
@@ -562,24 +639,74 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<td class=\"n\">", f);
 		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-			(unsigned long long)k->anomalies, (unsigned long long)k->flagged);
+			(unsigned long long)gl_anomalies_of_kernel(rep, k->kernel_id),
+			(unsigned long long)k->flagged);
 	}
 	fputs("</table>\n", f);
-	html_hotspots(rep, f);
+	html_hotspots(res, rep->top, f);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart_timeline(const struct gl_report *rep, const void *st, const char *path,
+			  const struct gl_chart_opts *o, struct gl_err *err)
 {
-	int rc = gl_png_draw(GL_PNG_TIMELINE, rep, s, out, o, err);
+	const struct kernels *ks = st;
+	const struct gl_kernels_chart *s = ks && ks->cols ? &ks->chart : NULL;
+	size_t n_top = s ? s->n_top : 0;
+	struct gl_chart_series ser[GL_CHART_TOP_MAX];
+	struct gl_chart_panel p = {NULL, "duration (\xC2\xB5s)", ser, n_top, NULL, 0, 1};
+	char t[GL_PNG_TITLE_MAX], what[128];
 
-	(void)st;
-	return rc == GL_OK ? gl_png_draw(GL_PNG_DISTRIBUTION, rep, s, out, o, err) : rc;
+	if (n_top == 0) {
+		gl_png_title(t, "Kernel durations", rep);
+		return gl_chart_nodata(path, t, "No kernel timings in this window", o, err);
+	}
+	snprintf(what, sizeof(what), "Kernel durations, top %zu by total time", n_top);
+	gl_png_title(t, what, rep);
+	for (size_t k = 0; k < n_top; k++) {
+		ser[k].name = s->top_name[k];
+		ser[k].cols = s->top_cols[k];
+		ser[k].style = GL_CHART_LINE;
+		ser[k].color = -1;
+	}
+	return gl_chart_timeline(path, t, rep->axis.t0_us, rep->axis.t1_us, &p, 1, o, err);
 }
 
-static const char *const charts[] = {GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, NULL};
-static const char *const alts[] = {"Kernel durations of the top kernels over time",
-				   "Histograms of kernel durations with p50 and p95"};
+static int chart_distribution(const struct gl_report *rep, const void *st, const char *path,
+			      const struct gl_chart_opts *o, struct gl_err *err)
+{
+	const struct kernels *ks = st;
+	char t[GL_PNG_TITLE_MAX];
+
+	gl_png_title(t, "Kernel duration distributions, p50 and p95 marked", rep);
+	if (!ks || !ks->cols || ks->chart.n_top == 0)
+		return gl_chart_nodata(path, t, "No kernel timings in this window", o, err);
+	return gl_chart_histograms(path, t, "duration (\xC2\xB5s)", ks->chart.top_name,
+				   ks->chart.top_hist, ks->chart.n_top, o, err);
+}
+
+const struct gl_kernels_chart *gl_kernels_chart(const struct gl_report *rep)
+{
+	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
+
+	return ks && ks->cols ? &ks->chart : NULL;
+}
+
+const struct gl_chart_cols *gl_kernels_columns(const struct gl_report *rep, const char *kernel)
+{
+	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
+
+	for (size_t r = 0; ks && ks->cols && r < ks->n_listed && r < ks->res.n_kernels; r++)
+		if (!strcmp(ks->res.kernels[r].kernel, kernel))
+			return &ks->cols[r];
+	return NULL;
+}
+
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_TIMELINE, "Kernel durations of the top kernels over time", chart_timeline},
+	{GL_PNG_DISTRIBUTION, "Histograms of kernel durations with p50 and p95",
+	 chart_distribution},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_kernels = {
 	.name = "kernels",
@@ -595,7 +722,5 @@ const struct gl_section gl_sec_kernels = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

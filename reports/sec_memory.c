@@ -13,9 +13,10 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_memory.h"
 #include "section.h"
 #include "sections.h"
-#include "series.h"
+#include "sec_trends.h"
 #include "stats/stats.h"
 #include "util/hash.h"
 #include "util/timeutil.h"
@@ -28,32 +29,95 @@ struct rmm_slot {
 };
 
 struct memory {
+	struct gl_report_memory res;	/* first: see sec_memory.h */
 	struct rmm_slot *rmm;
 	size_t rmm_cap, rmm_used;
 	double *sizes;
 	size_t n_sizes, cap_sizes;
 	uint64_t outstanding;
+	bool charts;			/* chart holds columns */
+	struct gl_memory_chart chart;
 };
+
+int gl_memory_chart_init(struct gl_memory_chart *c, int64_t t0_us, int64_t t1_us,
+			 struct gl_err *err)
+{
+	int rc = gl_chart_cols_init(&c->mem, t0_us, t1_us, GL_CHART_COLUMNS, err);
+
+	if (rc == GL_OK)
+		rc = gl_chart_cols_init(&c->rmm, t0_us, t1_us, GL_CHART_COLUMNS, err);
+	/* placed at the first RMM row (gl_memory_chart_rmm) */
+	if (rc == GL_OK)
+		rc = gl_chart_cols_init(&c->rmm_zoom, t0_us, t0_us + (t1_us - t0_us) / 5,
+					GL_CHART_COLUMNS, err);
+	return rc;
+}
+
+void gl_memory_chart_rmm(struct gl_memory_chart *s, int64_t ts_us, uint64_t outstanding_bytes)
+{
+	double mib = (double)outstanding_bytes / (1024.0 * 1024.0);
+	struct gl_chart_cols *z = &s->rmm_zoom;
+
+	if (s->rmm_rows++ == 0) {
+		int64_t w_us = z->t1_us - z->t0_us;
+
+		s->rmm_first_us = s->rmm_last_us = ts_us;
+		z->t0_us = ts_us;
+		z->t1_us = ts_us + w_us;
+	}
+	if (ts_us < s->rmm_first_us)
+		s->rmm_first_us = ts_us;
+	if (ts_us > s->rmm_last_us)
+		s->rmm_last_us = ts_us;
+	gl_chart_cols_add(&s->rmm, ts_us, mib, 0);
+	if (z->col) {
+		gl_chart_cols_add(z, ts_us, mib, 0);
+		if (z->dropped > 0)
+			gl_chart_cols_release(z);
+	}
+}
+
+void gl_memory_chart_release(struct gl_memory_chart *c)
+{
+	gl_chart_cols_release(&c->mem);
+	gl_chart_cols_release(&c->rmm);
+	gl_chart_cols_release(&c->rmm_zoom);
+}
+
+const struct gl_memory_chart *gl_memory_chart(const struct gl_report *rep)
+{
+	const struct memory *b = gl_report_state_of(rep, &gl_sec_memory);
+
+	return b && b->charts ? &b->chart : NULL;
+}
 
 static int begin(struct gl_section_ctx *cx, void *st)
 {
-	struct gl_report_memory *m = &cx->rep->memory;
+	struct memory *b = st;
+	struct gl_report_memory *m = &b->res;
 
-	(void)st;
 	m->peak_mib = m->last_mib = NAN;
 	m->peak_ts_us = m->last_ts_us = GL_TS_NONE;
 	m->rmm.peak_ts_us = GL_TS_NONE;
 	m->rmm.histogram = calloc(GL_REPORT_SIZE_BUCKETS, sizeof(struct gl_report_bucket));
-	return m->rmm.histogram ? GL_OK : gl_section_oom(cx->err);
+	if (!m->rmm.histogram)
+		return gl_section_oom(cx->err);
+	b->charts = cx->rep->axis.charts;
+	return b->charts ? gl_memory_chart_init(&b->chart, cx->rep->axis.t0_us,
+						cx->rep->axis.t1_us, cx->err)
+			 : GL_OK;
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
-	struct gl_report_memory *m = &cx->rep->memory;
+	struct memory *b = st;
+	struct gl_report_memory *m = &b->res;
 
-	(void)st;
+	(void)cx;
 	if (isnan(ev->mem_mb))
 		return GL_OK;
+	if (b->charts)
+		gl_chart_cols_add(&b->chart.mem, ev->ts_us, ev->mem_mb, 0);
 	m->samples++;
 	if (isnan(m->peak_mib) || ev->mem_mb > m->peak_mib) {
 		m->peak_mib = ev->mem_mb;
@@ -113,7 +177,7 @@ static int rmm_grow(struct memory *b)
 
 static int rmm_row(struct gl_section_ctx *cx, struct memory *b, const struct gl_query_mem *m)
 {
-	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+	struct gl_report_rmm *r = &b->res.rmm;
 
 	r->events++;
 	if (m->action == 2) {
@@ -169,8 +233,8 @@ static int collect_mem(struct gl_section_ctx *cx, void *st, const struct gl_quer
 	struct memory *b = st;
 	int rc = rmm_row(cx, b, m);
 
-	if (rc == GL_OK && cx->p->series)
-		gl_series_rmm(cx->p->series, m->ts_us, b->outstanding);
+	if (rc == GL_OK && b->charts)
+		gl_memory_chart_rmm(&b->chart, m->ts_us, b->outstanding);
 	return rc;
 }
 
@@ -185,7 +249,7 @@ static int cmp_leak(const void *pa, const void *pb)
 
 static int rmm_finish(struct gl_section_ctx *cx, struct memory *b)
 {
-	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+	struct gl_report_rmm *r = &b->res.rmm;
 	struct gl_report_bucket *all = r->histogram;
 	struct gl_stats_desc d;
 	size_t nl = 0, nh = 0;
@@ -222,9 +286,9 @@ static int rmm_finish(struct gl_section_ctx *cx, struct memory *b)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	const struct gl_report_trend *t = gl_report_trend_of(cx->rep, GL_TREND_MEMORY, NULL);
+	const struct gl_report_trend *t = gl_trends_of(cx->rep, GL_TREND_MEMORY, NULL);
 
-	cx->rep->memory.verdict = t ? t->verdict : GL_VERDICT_STABLE;
+	((struct memory *)st)->res.verdict = t ? t->verdict : GL_VERDICT_STABLE;
 	return rmm_finish(cx, st);
 }
 
@@ -234,18 +298,36 @@ static void release(void *st)
 
 	free(b->rmm);
 	free(b->sizes);
+	gl_memory_chart_release(&b->chart);
+	free(b->res.rmm.leaks);
+	free(b->res.rmm.histogram);
+}
+
+/* The results in st; none (no samples) for a report without the section's state. */
+static const struct gl_report_memory *res_of(const void *st)
+{
+	static const struct gl_report_memory none = {
+		.peak_mib = NAN, .peak_ts_us = GL_TS_NONE, .last_mib = NAN,
+		.last_ts_us = GL_TS_NONE, .rmm = {.peak_ts_us = GL_TS_NONE}};
+
+	return st ? &((const struct memory *)st)->res : &none;
+}
+
+const struct gl_report_memory *gl_memory_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_memory));
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *rm = &m->rmm;
 	json_t *o = json_object(), *ro = json_object(), *leaks = json_array(),
 	       *q = json_object(), *hist = json_array();
 	char ptr[32];
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 
-	(void)st;
+	(void)r;
 
 	gl_jb_set(jb, o, "samples", gl_json_u64(m->samples));
 	gl_jb_set(jb, o, "peak_mib", gl_json_num(m->peak_mib));
@@ -292,11 +374,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *rm = &m->rmm;
 	char ptr[32], lo[32];
 
-	(void)st;
+	(void)r;
 
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
@@ -337,8 +419,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40], c[40], d[40];
 
-	(void)st;
-	const struct gl_report_memory *m = &r->memory;
+	(void)r;
+	const struct gl_report_memory *m = res_of(st);
 	if (m->samples)
 		fprintf(fp, "in use: peak %s MiB at %s, last %s MiB at %s, %s\n",
 			gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
@@ -365,10 +447,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_memory *m = &rep->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *r = &m->rmm;
 
-	(void)st;
+	(void)rep;
 
 	fputs("<table>\n", f);
 	fprintf(f, "<tr><th>samples</th><td class=\"n\">%llu</td></tr>\n<tr><th>peak MiB</th>"
@@ -397,16 +479,80 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		(unsigned long long)r->leaked_allocations, (unsigned long long)r->leaked_bytes);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart_memory(const struct gl_report *rep, const void *st, const char *path,
+			const struct gl_chart_opts *o, struct gl_err *err)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_MEMORY, rep, s, out, o, err);
+	static const struct gl_memory_chart empty;
+	const struct memory *b = st;
+	const struct gl_memory_chart *s = b && b->charts ? &b->chart : &empty;
+	struct gl_chart_series mem = {"memory in use (MiB)", &s->mem,
+				      GL_CHART_LINE, 0};
+	struct gl_chart_series rmm = {"RMM outstanding allocations", &s->rmm, GL_CHART_MAXLINE, 2};
+	int64_t window_us = rep->axis.t1_us - rep->axis.t0_us;
+	/* RMM activity within a fifth of the time axis gets its own */
+	int zoom = s->rmm_zoom.col && s->rmm_zoom.n > 0 &&
+		   s->rmm_last_us - s->rmm_first_us <= window_us / 5;
+	struct gl_chart_fit fit = {NULL, 0, 0, NAN, NAN, 3};
+	struct gl_chart_panel p[2];
+	const struct gl_report_trend *tr = gl_trends_of(rep, GL_TREND_MEMORY, NULL);
+	char t[GL_PNG_TITLE_MAX], fit_name[160];
+	size_t n = 0;
+
+	gl_png_title(t, "Memory usage", rep);
+	if (s->mem.n == 0 && s->rmm.n == 0)
+		return gl_chart_nodata(path, t, "No memory samples and no RMM events in this window",
+				       o, err);
+	if (s->mem.n > 0) {
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].title = "memory in use, from the log events";
+		p[n].y_label = "memory (MiB)";
+		p[n].series = &mem;
+		p[n].nseries = 1;
+		p[n].legend = 1;
+		if (tr && isfinite(tr->slope_per_day) && isfinite(tr->intercept)) {
+			gl_png_fit(tr, rep, &fit);
+			snprintf(fit_name, sizeof(fit_name), "trend %+.3g MiB/day, %s",
+				 tr->slope_per_day, gl_verdict_name(tr->verdict));
+			fit.name = fit_name;
+			p[n].fits = &fit;
+			p[n].nfits = 1;
+		}
+		n++;
+	}
+	if (s->rmm.n > 0) {
+		memset(&p[n], 0, sizeof(p[n]));
+		p[n].title = "RAPIDS RMM: allocated, not yet freed";
+		p[n].y_label = "outstanding (MiB)";
+		if (zoom) {
+			int64_t span_us = s->rmm_last_us - s->rmm_first_us;
+			int64_t pad_us = span_us / 40 > 60 * GL_US_PER_S ? span_us / 40
+				: 60 * GL_US_PER_S;
+
+			rmm.cols = &s->rmm_zoom;
+			/* a small panel's title holds 40 characters */
+			p[n].title = "RAPIDS RMM, over the span of its events";
+			p[n].t0_us = s->rmm_first_us - pad_us;
+			p[n].t1_us = s->rmm_last_us + pad_us;
+		}
+		/* from zero: a few bytes left over must not stretch a log axis */
+		p[n].linear = 1;
+		p[n].series = &rmm;
+		p[n].nseries = 1;
+		p[n].legend = 1;
+		n++;
+	}
+	/* One above the other: the time axes line up (when the RMM panel has not its own). */
+	struct gl_chart_opts co = *o;
+
+	co.stacked = 1;
+	return gl_chart_timeline(path, t, rep->axis.t0_us, rep->axis.t1_us, p, n, &co, err);
 }
 
-static const char *const charts[] = {GL_PNG_MEMORY, NULL};
-static const char *const alts[] = {
-	"Memory in use over time with the fitted trend; RMM outstanding bytes"};
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_MEMORY, "Memory in use over time with the fitted trend; RMM outstanding bytes",
+	 chart_memory},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_memory = {
 	.name = "memory",
@@ -421,7 +567,5 @@ const struct gl_section gl_sec_memory = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -651,7 +651,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 struct chart_arg {
 	const struct gl_report *rep;
 	const struct gl_training_result *res;
-	const struct gl_emit_png_opts *o;
+	const struct gl_chart_opts *o;
 	int iteration;			/* 0: loss, 1: iteration time */
 };
 
@@ -661,7 +661,7 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 {
 	static const struct gl_chart_opts defaults;
 	const struct chart_arg *a = arg;
-	const struct gl_chart_opts *co = a->o ? &a->o->chart : &defaults;
+	const struct gl_chart_opts *co = a->o ? a->o : &defaults;
 	struct gl_chart_xy_line lines[TRAIN_CHART_LINES];
 	char names[TRAIN_CHART_LINES][200], title[160];
 	double *buf = NULL;
@@ -716,21 +716,27 @@ static int draw(const char *path, const void *arg, struct gl_err *err)
 	return rc;
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+static int chart_loss(const struct gl_report *rep, const void *st, const char *path,
+		      const struct gl_chart_opts *o, struct gl_err *err)
 {
 	struct chart_arg a = {rep, gl_training_result(st), o, 0};
-	int rc;
 
-	(void)s;
-	rc = gl_png_draw_fn(GL_PNG_TRAIN_LOSS, out, draw, &a, err);
-	a.iteration = 1;
-	return rc != GL_OK ? rc : gl_png_draw_fn(GL_PNG_TRAIN_ITER, out, draw, &a, err);
+	return draw(path, &a, err);
 }
 
-static const char *const charts[] = {GL_PNG_TRAIN_LOSS, GL_PNG_TRAIN_ITER, NULL};
-static const char *const alts[] = {"Training loss over the steps, per run and rank",
-				   "Iteration time over the steps, per run and rank"};
+static int chart_iteration(const struct gl_report *rep, const void *st, const char *path,
+			   const struct gl_chart_opts *o, struct gl_err *err)
+{
+	struct chart_arg a = {rep, gl_training_result(st), o, 1};
+
+	return draw(path, &a, err);
+}
+
+static const struct gl_chart_def charts[] = {
+	{GL_PNG_TRAIN_LOSS, "Training loss over the steps, per run and rank", chart_loss},
+	{GL_PNG_TRAIN_ITER, "Iteration time over the steps, per run and rank", chart_iteration},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_training = {
 	.name = "training",
@@ -743,7 +749,5 @@ const struct gl_section gl_sec_training = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gl_section;
+extern const struct gl_section gl_sec_training;
+
 /* One logged step. Absent values NAN. */
 struct gl_training_step {
 	double step;

@@ -7,7 +7,8 @@
  * Kernel trends are given for the kernels the kernels section lists (the
  * fit of every kernel is kept in the event pass: a fixed state each).
  * Chart: the kernels that degrade or improve, their fitted lines drawn over
- * their own points only.
+ * their own points only; their points are the kernels section's columns
+ * (sec_kernels.h), summed GL_CHART_COLUMNS / TREND_COLUMNS at a time.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,9 +16,12 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_kernels.h"
+#include "sec_trends.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "trend_rules.h"
 #include "util/timeutil.h"
 
 #define US_PER_HOUR (3600LL * GL_US_PER_S)
@@ -26,6 +30,8 @@ struct kfit {
 	const char *name;
 	struct gl_fit_acc fit;
 	int64_t first_ts_us, last_ts_us;
+	struct gl_trend_ends ends;	/* from the kernel pass */
+	bool have_ends;
 };
 
 struct trends {
@@ -37,6 +43,12 @@ struct trends {
 	double mem_last_mib;
 	double *err_bins;	/* ERROR+ per hour of the window */
 	size_t n_bins;
+	double *mem_v;		/* memory values in time order (robust ends) */
+	size_t n_mem, cap_mem;
+	double *kv;		/* the kernel pass: the current kernel's durations */
+	size_t n_kv, cap_kv;
+	int64_t kv_id;		/* its id; 0: none */
+	struct gl_trend_list own;	/* the listed kernels (by name), memory, errors */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -80,6 +92,16 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		t->mem_last_us = ev->ts_us;
 		t->mem_last_mib = ev->mem_mb;
 		gl_fit_acc_add(&t->mem, x, ev->mem_mb);
+		if (t->n_mem == t->cap_mem) {
+			size_t cap = t->cap_mem ? t->cap_mem * 2 : 256;
+			double *v = realloc(t->mem_v, cap * sizeof(*v));
+
+			if (!v)
+				return gl_section_oom(cx->err);
+			t->mem_v = v;
+			t->cap_mem = cap;
+		}
+		t->mem_v[t->n_mem++] = ev->mem_mb;
 	}
 	if (ev->level >= GL_LEVEL_ERROR) {
 		size_t h = (size_t)((ev->ts_us - cx->p->since_us) / US_PER_HOUR);
@@ -87,6 +109,43 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		if (h < t->n_bins)
 			t->err_bins[h] += 1;
 	}
+	return GL_OK;
+}
+
+/* The durations of the kernel kept so far give its ends. */
+static void kernel_ends_done(struct trends *t)
+{
+	struct kfit *k;
+
+	if (t->kv_id > 0 && (uint64_t)t->kv_id < t->n_ids && (k = t->by_id[t->kv_id]) &&
+	    t->n_kv) {
+		gl_trend_ends_of(t->kv, t->n_kv, &k->ends);
+		k->have_ends = true;
+	}
+	t->n_kv = 0;
+	t->kv_id = 0;
+}
+
+/* The kernel pass: each kernel's durations in time order, one kernel at a time. */
+static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			  bool first)
+{
+	struct trends *t = st;
+
+	if (first || ev->kernel_id != t->kv_id) {
+		kernel_ends_done(t);
+		t->kv_id = ev->kernel_id;
+	}
+	if (t->n_kv == t->cap_kv) {
+		size_t cap = t->cap_kv ? t->cap_kv * 2 : 1024;
+		double *v = realloc(t->kv, cap * sizeof(*v));
+
+		if (!v)
+			return gl_section_oom(cx->err);
+		t->kv = v;
+		t->cap_kv = cap;
+	}
+	t->kv[t->n_kv++] = ev->dur_us;
 	return GL_OK;
 }
 
@@ -116,35 +175,36 @@ static void error_trend(struct gl_section_ctx *cx, struct trends *t, struct gl_r
 			 et);
 	et->series = GL_TREND_ERRORS;
 	et->unit = "errors/h";
+	struct gl_trend_ends e = {NAN, NAN, NAN, NAN};
+
+	if (acc.n && lo < t->n_bins)
+		gl_trend_ends_of(t->err_bins + lo, (hi < t->n_bins ? hi : t->n_bins - 1) - lo + 1, &e);
+	gl_trend_judge(et, &e, cx->cfg->trend_min_change_pct);
 }
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct trends *t = st;
-	struct gl_report *rep = cx->rep;
-	struct gl_report_trend *ops = rep->trends, *all;
-	size_t n_ops = rep->n_trends, nk = 0, n;
-	struct kfit **ks = malloc((rep->n_kernels ? rep->n_kernels : 1) * sizeof(*ks));
+	struct gl_report_trend *all;
+	size_t nk = 0;
+	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
+	struct kfit **ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
 
 	if (!ks)
 		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < rep->n_kernels; i++) {
-		int64_t id = rep->kernels[i].kernel_id;
+	kernel_ends_done(t);
+	for (size_t i = 0; i < listed->n_kernels; i++) {
+		int64_t id = listed->kernels[i].kernel_id;
 
 		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id])
 			ks[nk++] = t->by_id[id];
 	}
 	qsort(ks, nk, sizeof(*ks), cmp_kfit);
-	/* listed kernels (by name), memory, errors, then what other sections added */
-	n = nk + 2 + n_ops;
-	if (!(all = calloc(n, sizeof(*all)))) {
+	/* listed kernels (by name), memory, errors; the other sections' follow (section.h) */
+	if (!(all = gl_trend_list_add(&t->own, nk + 2))) {
 		free(ks);
 		return gl_section_oom(cx->err);
 	}
-	memcpy(all + nk + 2, ops, n_ops * sizeof(*ops));
-	free(ops);
-	rep->trends = all;
-	rep->n_trends = n;
 	for (size_t i = 0; i < nk; i++) {
 		struct gl_report_trend *k = &all[i];
 
@@ -155,6 +215,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			free(ks);
 			return gl_section_oom(cx->err);
 		}
+		gl_trend_judge(k, ks[i]->have_ends ? &ks[i]->ends : NULL,
+			       cx->cfg->trend_min_change_pct);
 	}
 	free(ks);
 
@@ -162,6 +224,12 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	gl_section_trend(cx, &t->mem, t->mem_first_us, t->mem_last_us, mt);
 	mt->series = GL_TREND_MEMORY;
 	mt->unit = "MiB";
+	{
+		struct gl_trend_ends e;
+
+		gl_trend_ends_of(t->mem_v, t->n_mem, &e);
+		gl_trend_judge(mt, &e, cx->cfg->trend_min_change_pct);
+	}
 	/* a significant rise is a leak when memory was not given back by the end */
 	if (mt->verdict == GL_VERDICT_DEGRADING) {
 		double y0 = mt->intercept + mt->slope_per_day * gl_section_days(cx, mt->first_ts_us);
@@ -183,6 +251,65 @@ static void release(void *st)
 	free(t->by_id);
 	free(t->ids);
 	free(t->err_bins);
+	free(t->mem_v);
+	free(t->kv);
+	gl_trend_list_release(&t->own);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct trends *)st)->own;
+}
+
+/* The k-th list of trends of rep: the trends section's first, then table order. */
+static const struct gl_trend_list *list_at(const struct gl_report *rep, size_t k)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+	size_t seen = 0;
+
+	for (int own = 1; own >= 0; own--)
+		for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+			const struct gl_section *s = l->items[i];
+
+			if (!s->trend_list || (s == &gl_sec_trends) != own || !rep->sec_state[i])
+				continue;
+			if (seen++ == k)
+				return s->trend_list(rep->sec_state[i]);
+		}
+	return NULL;
+}
+
+size_t gl_trends_n(const struct gl_report *rep)
+{
+	const struct gl_trend_list *t;
+	size_t n = 0;
+
+	for (size_t k = 0; (t = list_at(rep, k)) != NULL; k++)
+		n += t->n;
+	return n;
+}
+
+const struct gl_report_trend *gl_trends_at(const struct gl_report *rep, size_t i)
+{
+	const struct gl_trend_list *t;
+
+	for (size_t k = 0; (t = list_at(rep, k)) != NULL; k++) {
+		if (i < t->n)
+			return &t->items[i];
+		i -= t->n;
+	}
+	return NULL;
+}
+
+const struct gl_report_trend *gl_trends_of(const struct gl_report *rep,
+					   enum gl_trend_series series, const char *name)
+{
+	const struct gl_report_trend *t;
+
+	for (size_t i = 0; (t = gl_trends_at(rep, i)) != NULL; i++)
+		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
+			return t;
+	return NULL;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -191,8 +318,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
-	for (size_t i = 0; a && i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; a && i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
@@ -209,7 +336,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "intercept", gl_json_num(t->intercept));
 		gl_jb_set(&jb, o, "r2", gl_json_num(t->r2));
 		gl_jb_set(&jb, o, "p_value", gl_json_num(t->p_value));
+		gl_jb_set(&jb, o, "slope", gl_json_num(t->slope));
+		gl_jb_set(&jb, o, "slope_unit", gl_json_str(t->slope_unit));
 		gl_jb_set(&jb, o, "change_pct", gl_json_num(t->change_pct));
+		gl_jb_set(&jb, o, "change_from", gl_json_str(t->change_from));
 		gl_jb_set(&jb, o, "span_s", gl_json_num(t->span_s));
 		gl_jb_set(&jb, o, "first_ts", gl_json_ts(t->n ? t->first_ts_us : GL_TS_NONE));
 		gl_jb_set(&jb, o, "last_ts", gl_json_ts(t->n ? t->last_ts_us : GL_TS_NONE));
@@ -225,8 +355,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
 	      "first_ts,last_ts,verdict,device,host", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
@@ -261,8 +391,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	size_t shown = 0;
 
 	(void)st;
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_trends_n(r); i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
 		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
 			     t->series == GL_TREND_SCOPE;
 
@@ -278,10 +408,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			snprintf(label, sizeof(label), "%s",
 				 named ? t->kernel : gl_trend_series_name(t->series));
 		gl_text_cell(fp, label, 34);
-		fprintf(fp, " %-10s %9s%%  slope %9s %s/day  p %s\n", gl_verdict_name(t->verdict),
+		fprintf(fp, " %-10s %9s%%  slope %9s %s/%s  p %s\n", gl_verdict_name(t->verdict),
 			gl_text_pct(t->change_pct, b, sizeof(b)),
-			gl_text_num(t->slope_per_day, a, sizeof(a)), t->unit,
-			gl_text_p(t->p_value, c, sizeof(c)));
+			gl_text_num(t->slope, a, sizeof(a)), t->unit,
+			t->slope_unit ? t->slope_unit : "day", gl_text_p(t->p_value, c, sizeof(c)));
 	}
 	if (!shown)
 		fprintf(fp, "all stable\n");
@@ -289,19 +419,56 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "(%zu more)\n", shown - r->top);
 }
 
+/* A trend and its place in the report's list (the tie-break). */
+struct ranked {
+	const struct gl_report_trend *t;
+	size_t i;
+};
+
+/* by the size of the change, largest first; no change last; then in list order */
+static int cmp_by_change(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	double ca = fabs(a->t->change_pct), cb = fabs(b->t->change_pct);
+
+	if (isnan(ca) != isnan(cb))
+		return isnan(ca) ? 1 : -1;
+	if (!isnan(ca) && ca != cb)
+		return ca < cb ? 1 : -1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	char span[40];
 
 	(void)st;
-	if (rep->n_trends == 0) {
+	if (gl_trends_n(rep) == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope per day</th>"
+	/*
+	 * The top --top by the size of their change, flat series (all values
+	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
+	 */
+	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0;
+	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
+
+	if (!order)
+		return;
+	for (size_t i = 0; i < gl_trends_n(rep); i++) {
+		const struct gl_report_trend *t = gl_trends_at(rep, i);
+
+		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
+			hidden++;
+		else
+			order[n_order++] = (struct ranked){t, i};
+	}
+	qsort(order, n_order, sizeof(*order), cmp_by_change);
+	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope</th>"
 	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
+	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
+		const struct gl_report_trend *t = order[oi].t;
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
@@ -315,8 +482,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		}
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
 			(unsigned long long)t->n);
-		gl_html_num(f, t->slope_per_day, GL_HTML_SIGNED_G4);
-		fprintf(f, " %s</td><td class=\"n\">", t->unit ? t->unit : "");
+		gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
+		fprintf(f, " %s/%s</td><td class=\"n\">", t->unit ? t->unit : "",
+			t->slope_unit ? t->slope_unit : "day");
 		gl_html_num(f, t->change_pct, GL_HTML_PCT);
 		fputs("</td><td class=\"n\">", f);
 		gl_html_text(f, gl_text_duration(t->span_s, span, sizeof(span)));
@@ -328,17 +496,125 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			gl_verdict_name(t->verdict));
 	}
 	fputs("</table>\n", f);
+	if (n_order > rep->top)
+		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
+			" report.json.</p>\n", rep->top, n_order - rep->top);
+	if (hidden)
+		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
+			hidden);
+	free(order);
 }
 
-static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		 struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err)
+#define CHART_KERNELS GL_CHART_TOP_MAX
+#define TREND_COLUMNS 100	/* points per kernel; divides GL_CHART_COLUMNS */
+
+_Static_assert(GL_CHART_COLUMNS % TREND_COLUMNS == 0,
+	       "trend columns are whole groups of timeline columns");
+
+/* Sums groups of fine columns into c (TREND_COLUMNS wide). */
+static int merge_cols(const struct gl_chart_cols *fine, struct gl_chart_cols *c,
+		      struct gl_err *err)
 {
-	(void)st;
-	return gl_png_draw(GL_PNG_TRENDS, rep, s, out, o, err);
+	size_t per = GL_CHART_COLUMNS / TREND_COLUMNS;
+	int rc = gl_chart_cols_init(c, fine->t0_us, fine->t1_us, TREND_COLUMNS, err);
+
+	if (rc != GL_OK || !fine->col)
+		return rc;
+	for (size_t i = 0; i < fine->ncols; i++) {
+		const struct gl_chart_col *f = &fine->col[i];
+		struct gl_chart_col *k = &c->col[i / per];
+
+		if (f->n == 0)
+			continue;
+		if (k->n == 0 || f->min < k->min)
+			k->min = f->min;
+		if (k->n == 0 || f->max > k->max)
+			k->max = f->max;
+		if (f->n_anomaly && (k->n_anomaly == 0 || f->anomaly_max > k->anomaly_max))
+			k->anomaly_max = f->anomaly_max;
+		k->n += f->n;
+		k->n_anomaly += f->n_anomaly;
+		k->sum += f->sum;
+	}
+	c->n = fine->n;
+	c->dropped = fine->dropped;
+	return GL_OK;
 }
 
-static const char *const charts[] = {GL_PNG_TRENDS, NULL};
-static const char *const alts[] = {"Kernels with a degrading or improving trend"};
+/* The kernels that degrade or improve (at most CHART_KERNELS), in the trends' order. */
+static int chart_trends(const struct gl_report *rep, const void *st, const char *path,
+			const struct gl_chart_opts *o, struct gl_err *err)
+{
+	static const struct gl_chart_cols none;
+	const struct gl_report_trend *trend[CHART_KERNELS];
+	struct gl_chart_cols cols[CHART_KERNELS];
+	struct gl_chart_series ser[CHART_KERNELS];
+	struct gl_chart_fit fit[CHART_KERNELS];
+	struct gl_chart_panel p[CHART_KERNELS];
+	char names[CHART_KERNELS][160];
+	char t[GL_PNG_TITLE_MAX];
+	size_t n_trend = 0;
+	int rc = GL_OK;
+
+	(void)st;
+	memset(cols, 0, sizeof(cols));
+	for (size_t i = 0; gl_kernels_chart(rep) && i < gl_trends_n(rep) &&
+			   n_trend < CHART_KERNELS && rc == GL_OK; i++) {
+		const struct gl_report_trend *tr = gl_trends_at(rep, i);
+		const struct gl_chart_cols *c;
+
+		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||
+		    (tr->verdict != GL_VERDICT_DEGRADING && tr->verdict != GL_VERDICT_IMPROVING))
+			continue;
+		c = gl_kernels_columns(rep, tr->kernel);
+		rc = merge_cols(c ? c : &none, &cols[n_trend], err);
+		trend[n_trend++] = tr;
+	}
+	gl_png_title(t, "Kernels with a trend (mean duration per period and the fitted line)", rep);
+	if (rc != GL_OK || n_trend == 0) {
+		for (size_t k = 0; k < n_trend; k++)
+			gl_chart_cols_release(&cols[k]);
+		return rc != GL_OK ? rc : gl_chart_nodata(path, t,
+				       "No kernel is degrading or improving in this window",
+				       o, err);
+	}
+	for (size_t k = 0; k < n_trend; k++) {
+		const struct gl_report_trend *tr = trend[k];
+		int degrading = tr->verdict == GL_VERDICT_DEGRADING;
+		char shortname[96];
+
+		gl_chart_label(tr->kernel, 26, shortname, sizeof(shortname));
+		if (isfinite(tr->change_pct))
+			snprintf(names[k], sizeof(names[k]), "%s: %s %+.0f %%", shortname,
+				 gl_verdict_name(tr->verdict), tr->change_pct);
+		else
+			snprintf(names[k], sizeof(names[k]), "%s: %s", shortname,
+				 gl_verdict_name(tr->verdict));
+		ser[k].name = tr->kernel;
+		ser[k].cols = &cols[k];
+		ser[k].style = GL_CHART_POINTS;
+		ser[k].color = 0;
+		fit[k].name = NULL;
+		fit[k].color = degrading ? 3 : 2;
+		gl_png_fit(tr, rep, &fit[k]);
+		memset(&p[k], 0, sizeof(p[k]));
+		p[k].title = names[k];
+		p[k].y_label = "duration (\xC2\xB5s)";
+		p[k].series = &ser[k];
+		p[k].nseries = 1;
+		p[k].fits = &fit[k];
+		p[k].nfits = isfinite(tr->slope_per_day) ? 1 : 0;
+	}
+	rc = gl_chart_timeline(path, t, rep->axis.t0_us, rep->axis.t1_us, p, n_trend, o, err);
+	for (size_t k = 0; k < n_trend; k++)
+		gl_chart_cols_release(&cols[k]);
+	return rc;
+}
+
+static const struct gl_chart_def charts[] = {
+	{"kernel_trends.png", "Kernels with a degrading or improving trend", chart_trends},
+	{NULL, NULL, NULL},
+};
 
 const struct gl_section gl_sec_trends = {
 	.name = "trends",
@@ -346,13 +622,13 @@ const struct gl_section gl_sec_trends = {
 	.state_size = sizeof(struct trends),
 	.begin = begin,
 	.collect = collect,
+	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.chart = chart,
 	.charts = charts,
-	.chart_alts = alts,
 };

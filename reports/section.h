@@ -5,17 +5,22 @@
  * (gl_report_build) and every emitter loop over that table:
  *
  *   build    begin -> collect_span (each trace span, one ordered pass)
- *            -> collect (each event of the window, one ordered pass)
+ *            -> collect (each event of the window, one ordered pass; a
+ *               mirrored record goes to collect_mirrored instead)
  *            -> collect_mem (each RMM row, one ordered pass)
  *            -> collect_samples (the metric samples in blocks, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
  *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its
- *            table; png: chart() writes the files listed in charts[]
+ *            table; png: each entry of charts[] drawn by its draw()
  *
- * Adding a section is one file defining a `const struct gl_section
- * gl_sec_<name>` and one entry in the table.
+ * Adding a section is its file pair: sec_<name>.c defining a `const struct
+ * gl_section gl_sec_<name>`, sec_<name>.h declaring it, its results and
+ * their getter, and one entry in the table (sections.c: the line and the
+ * #include of its header). Adding a chart is one
+ * draw function and its line in the section's charts[]. Rows are best
+ * described once (table.h), so that the four renderings follow.
  *
  * Row sources. The driver makes one ordered pass per row source and hands
  * each row to every section that has the hook for that source: events
@@ -37,14 +42,17 @@
  * and a section keeps the samples of the kernels it needs, or none.
  * Memory: O(kernels x small constant) + O(samples of the listed kernels).
  *
- * Where results live. The core sections fill their part of struct gl_report
- * (report.h), which tests and the charts read directly. A section may also
- * keep its results in its own state (state_size bytes, zeroed by the
- * driver): that state stays with the report until gl_report_release() and is
- * handed to the section's emitters as st. Emitters never see another
- * section's state. Emitters get st == NULL when the report was not built by
- * gl_report_build (a hand-made model in a test); the core sections read only
- * rep.
+ * Where results live. Each section keeps its results, and its charts' data,
+ * in its own state (state_size bytes, zeroed by the driver), the result
+ * first; struct gl_report holds only what they share (the window, the
+ * options, the charts' time axis). The state stays with the report until
+ * gl_report_release() and is handed to the section's emitters and charts as
+ * st. No section writes another's results: one that needs another's figures
+ * reads them through that section's getter (sec_<name>.h:
+ * gl_<name>_result(rep)). A getter of a report without that state (a
+ * hand-made model, a table without the section) gives a result with nothing
+ * in it; a test makes a hand-made model with gl_report_model_init
+ * (sections.h) and fills the states through the getters.
  *
  * Order. finish() runs in table order, so a section may read what earlier
  * sections finished (trends reads the kernels); finish_last sections run
@@ -63,9 +71,25 @@
 #include "store/query.h"
 
 struct json_t;			/* jansson's json_t */
-struct gl_series;
-struct gl_emit_png_opts;
+struct gl_chart_opts;
 struct gl_report_params;
+
+/* What a chart's draw returns when it has nothing to show: no file is written, and one of
+ * that name left in the output directory by an earlier report is removed. */
+#define GL_CHART_NONE 1
+
+/*
+ * One chart of a section: draw() draws it from the section's own state st
+ * (NULL for a hand-made model: "no data") into path, a temporary file the
+ * PNG emitter renames to <output dir>/file once whole. Returns GL_OK,
+ * GL_CHART_NONE, or an enum gl_code with err set.
+ */
+struct gl_chart_def {
+	const char *file;		/* "memory_usage_trend.png" */
+	const char *alt;		/* its description, for <img alt> */
+	int (*draw)(const struct gl_report *rep, const void *st, const char *path,
+		    const struct gl_chart_opts *o, struct gl_err *err);
+};
 
 /* What the driver shares with every section while the report is built. */
 struct gl_section_ctx {
@@ -79,6 +103,24 @@ struct gl_section_ctx {
 	bool kernel_sample;
 	uint64_t *kernel_n;		/* per id: kernel timings in the window (event pass) */
 	signed char *kern_ok, *comp_ok, *host_ok;	/* per id: 0 unknown, 1 kept, -1 not */
+	/*
+	 * Nothing is stored before the window (no event, RMM row or metric
+	 * sample): the processes that logged started in it, so a running
+	 * total counts from zero at its series' start (counter.h).
+	 */
+	bool data_starts_in_window;
+	/*
+	 * The current event is an alert the performance monitor wrote (a
+	 * WARN or worse record of a jsondoc stream: alert_<ts>.json, the
+	 * "alerts" of metrics_history.json): an alert for the alerts section,
+	 * not a log error. The errors section and the error-rate rules leave
+	 * it out: no rule fires on the monitor's own alerts.
+	 */
+	bool log_alert;
+	/* The current event's kernel timing repeats its kernel's previous one (launch_once.h). */
+	bool launch_copy;
+	int64_t *alert_streams;		/* jsondoc stream ids, ascending */
+	size_t n_alert_streams;
 };
 
 /* Does a metric name pass the --metric globs? */
@@ -95,6 +137,10 @@ struct gl_section {
 	/* Build; each hook optional; returns GL_OK or an enum gl_code with cx->err set. */
 	int (*begin)(struct gl_section_ctx *cx, void *st);
 	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
+	/* Each mirrored record of the window (events.dup_of set, after the filters), which
+	 * collect never sees: for the sections that count them. */
+	int (*collect_mirrored)(struct gl_section_ctx *cx, void *st,
+				const struct gl_query_event *ev);
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
 	/* The metric samples of the window (table samples), in time order, s[0..n) a block of
 	 * them (a call per block, not per sample: there are tens of millions); after
@@ -113,16 +159,16 @@ struct gl_section {
 			      bool first);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
+	/* Optional: the trend lines the section found (st's own list), which the trends
+	 * section shows after its own, in table order; valid after its finish. */
+	const struct gl_trend_list *(*trend_list)(const void *st);
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
 	struct json_t *(*emit_json)(const struct gl_report *rep, const void *st);
 	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
 	void (*emit_text)(const struct gl_report *rep, const void *st, FILE *fp);
 	void (*emit_html)(const struct gl_report *rep, const void *st, FILE *fp);
-	/* Optional: draws the files of charts[] (file names, NULL-terminated) into out->dir. */
-	int (*chart)(const struct gl_report *rep, const void *st, const struct gl_series *s,
-		     struct gl_output *out, const struct gl_emit_png_opts *o, struct gl_err *err);
-	const char *const *charts;
-	const char *const *chart_alts;	/* one description per chart, for <img alt> */
+	/* The section's charts, in order, ending with a NULL file; NULL: none. */
+	const struct gl_chart_def *charts;
 };
 
 /* The sections of a report; rep->sections, or the default table when NULL. */
@@ -138,6 +184,10 @@ extern const struct gl_section_list gl_sections;
 /* The sections of rep (its own list, else gl_sections) and the state of the i-th. */
 const struct gl_section_list *gl_report_sections(const struct gl_report *rep);
 const void *gl_report_section_state(const struct gl_report *rep, size_t i);
+
+/* The state of section sec in rep; NULL when rep was not built with it (a hand-made
+ * model). For the getters of sec_<name>.h. */
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec);
 
 /* ---- for section files ----------------------------------------------- */
 
@@ -171,6 +221,15 @@ void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *
 		      int64_t first_ts_us, int64_t last_ts_us, struct gl_report_trend *t);
 
 /*
+ * The trend of values that share one time (records without a time, placed
+ * at one estimated instant), fitted against their order: acc holds (rank,
+ * value) points; the slope is per record (slope_unit "record"),
+ * slope_per_day NAN, the change from the fitted first to the last record.
+ */
+void gl_section_trend_by_order(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
+			       int64_t ts_us, struct gl_report_trend *t);
+
+/*
  * The series table (table series) of the database, loaded once by a section
  * that reads metric samples, with an index from a sample's series_id to its
  * row. Rows whose metric fails the --metric globs, whose host fails the
@@ -196,12 +255,14 @@ static inline long gl_section_series_row(const struct gl_section_series *ss, int
 
 void gl_section_series_release(struct gl_section_series *ss);
 
-/* Appends n zeroed trends to rep->trends; returns the first, NULL when out of memory. */
-struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
+/* A section's own trend lines (section.h: trend_list). */
+struct gl_trend_list {
+	struct gl_report_trend *items;	/* owned, and their strings */
+	size_t n;
+};
 
-extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
-	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
-	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes, gl_sec_inference, gl_sec_training,
-	gl_sec_gpu_health, gl_sec_devices;
+/* Appends n zeroed trends to l; returns the first, NULL when out of memory. */
+struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n);
+void gl_trend_list_release(struct gl_trend_list *l);
 
 #endif

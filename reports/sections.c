@@ -4,8 +4,8 @@
  * Out: struct gl_report, filled by the sections (reports/sec_*.c).
  *
  * Filters (--component, --host) and mirrored records are dealt with here,
- * once, before any section sees an event; so is the chart series
- * (series.h), fed in the same pass.
+ * once, before any section sees an event; so is the charts' time axis
+ * (rep->axis), which the sections that collect chart data share.
  */
 #include "sections.h"
 
@@ -15,8 +15,23 @@
 #include <string.h>
 
 #include "kernel_cache.h"
+#include "sec_alerts.h"
+#include "sec_anomalies.h"
+#include "sec_baseline.h"
+#include "sec_devices.h"
+#include "sec_errors.h"
+#include "sec_gpu_health.h"
+#include "sec_inference.h"
+#include "sec_kernels.h"
+#include "sec_memory.h"
+#include "sec_metrics.h"
+#include "sec_operations.h"
+#include "sec_scopes.h"
+#include "sec_summary.h"
+#include "sec_training.h"
+#include "sec_trends.h"
+#include "launch_once.h"
 #include "section.h"
-#include "series.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
 
@@ -37,6 +52,9 @@ struct build {
 	const struct gl_section_list *list;
 	int64_t last_kernel_id;		/* kernel pass: the kernel of the previous row */
 	struct gl_kcache *kcache;	/* the kernel pass's rows, from the event pass; NULL: none */
+	/* one launch, one timing: copies found in the event pass, and in the kernel
+	 * pass read again from the database (launch_once.h) */
+	struct gl_launch_once once, once_db;
 	/* the sections with a collect (collect_kernel, collect_samples) hook,
 	 * in table order: a pass over millions of rows does not look at the
 	 * others, and calls each hook with its state without looking them up */
@@ -54,6 +72,65 @@ struct build {
 	struct gl_query_sample blk[SAMPLE_BLOCK];
 	size_t n_blk;
 };
+
+const struct gl_section_list *gl_report_sections(const struct gl_report *rep)
+{
+	return rep->sections ? rep->sections : &gl_sections;
+}
+
+const void *gl_report_section_state(const struct gl_report *rep, size_t i)
+{
+	return rep->sec_state ? rep->sec_state[i] : NULL;
+}
+
+const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i] == sec)
+			return rep->sec_state[i];
+	return NULL;
+}
+
+/* The states of a report gl_report_build made: each section releases its own. */
+static void free_built_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+		if (rep->sec_state[i] && l->items[i]->release)
+			l->items[i]->release(rep->sec_state[i]);
+		free(rep->sec_state[i]);
+	}
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+/* The states of a hand-made model: what they point to belongs to whoever made it. */
+static void free_model_states(struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		free(rep->sec_state[i]);
+	free(rep->sec_state);
+	rep->sec_state = NULL;
+}
+
+int gl_report_model_init(struct gl_report *rep, struct gl_err *err)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	rep->free_states = free_model_states;
+	if (!(rep->sec_state = calloc(l->n ? l->n : 1, sizeof(void *))))
+		return gl_section_oom(err);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i]->state_size &&
+		    !(rep->sec_state[i] = calloc(1, l->items[i]->state_size)))
+			return gl_section_oom(err);
+	return GL_OK;
+}
 
 int gl_section_oom(struct gl_err *err)
 {
@@ -105,7 +182,34 @@ void gl_section_trend(const struct gl_section_ctx *cx, const struct gl_fit_acc *
 
 		if (y0 > 0)
 			t->change_pct = (y1 - y0) / y0 * 100;
+		t->fit_first = y0;
+		t->fit_last = y1;
+		t->change_from = "fit";
+	} else {
+		t->fit_first = t->fit_last = NAN;
 	}
+	t->verdict = verdict_of(&f, t->change_pct, cx->cfg);
+}
+
+void gl_section_trend_by_order(const struct gl_section_ctx *cx, const struct gl_fit_acc *acc,
+			       int64_t ts_us, struct gl_report_trend *t)
+{
+	struct gl_fit f;
+
+	gl_fit_acc_finish(acc, &f);
+	t->n = f.n;
+	t->slope_per_day = NAN;
+	t->intercept = f.intercept;
+	t->r2 = f.r2;
+	t->p_value = f.p_value;
+	t->first_ts_us = t->last_ts_us = ts_us;
+	t->span_s = 0;
+	t->fit_first = f.intercept;
+	t->fit_last = f.intercept + f.slope * (double)(f.n ? f.n - 1 : 0);
+	t->change_pct = t->fit_first > 0 ? (t->fit_last - t->fit_first) / t->fit_first * 100 : NAN;
+	t->change_from = "fit";
+	t->slope = f.slope;
+	t->slope_unit = "record";
 	t->verdict = verdict_of(&f, t->change_pct, cx->cfg);
 }
 
@@ -145,16 +249,46 @@ void gl_section_series_release(struct gl_section_series *ss)
 	memset(ss, 0, sizeof(*ss));
 }
 
-struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n)
+struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n)
 {
-	struct gl_report_trend *t = realloc(rep->trends, (rep->n_trends + n + 1) * sizeof(*t));
+	struct gl_report_trend *t = realloc(l->items, (l->n + n + 1) * sizeof(*t));
 
 	if (!t)
 		return NULL;
-	rep->trends = t;
-	memset(&t[rep->n_trends], 0, n * sizeof(*t));
-	rep->n_trends += n;
-	return &t[rep->n_trends - n];
+	l->items = t;
+	memset(&t[l->n], 0, n * sizeof(*t));
+	l->n += n;
+	return &t[l->n - n];
+}
+
+void gl_trend_list_release(struct gl_trend_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].kernel);
+		free(l->items[i].device);
+		free(l->items[i].host);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+
+void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
+			 int64_t data_first_us, int64_t data_last_us)
+{
+	a->charts = true;
+	a->t0_us = since_us;
+	a->t1_us = until_us > since_us ? until_us : since_us + GL_US_PER_S;
+	/* the data's span and a margin of 2% (at least 1 s), within the window */
+	if (data_first_us != GL_TS_NONE && data_last_us >= data_first_us) {
+		int64_t m = (data_last_us - data_first_us) / 50;
+		int64_t until = a->t1_us;
+
+		if (m < GL_US_PER_S)
+			m = GL_US_PER_S;
+		a->t0_us = data_first_us - m > since_us ? data_first_us - m : since_us;
+		a->t1_us = data_last_us + m < until ? data_last_us + m : until;
+	}
 }
 
 static bool glob_any(const char *const *globs, size_t n, const char *name)
@@ -190,6 +324,13 @@ bool gl_section_event_ok(struct gl_section_ctx *cx, const struct gl_query_event 
 	       id_ok(cx, cx->host_ok, ev->host_id, cx->p->hosts, cx->p->nhosts);
 }
 
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
 static int on_event(void *arg, const struct gl_query_event *ev)
 {
 	struct build *b = arg;
@@ -200,21 +341,26 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	if (!gl_section_event_ok(cx, ev))
 		return 0;
 	if (ev->dup_of) {
-		rep->summary.duplicates++;
-		if (ev->level >= GL_LEVEL_ERROR)
-			rep->errors.mirrored++;
-		return 0;
+		for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+			if (b->list->items[i]->collect_mirrored)
+				rc = b->list->items[i]->collect_mirrored(cx, rep->sec_state[i], ev);
+		return rc;
 	}
 	if (rep->window.data_first_ts_us == GL_TS_NONE)
 		rep->window.data_first_ts_us = ev->ts_us;
 	rep->window.data_last_ts_us = ev->ts_us;
+	cx->log_alert = ev->level >= GL_LEVEL_WARN && cx->n_alert_streams &&
+			bsearch(&ev->stream_id, cx->alert_streams, cx->n_alert_streams,
+				sizeof(int64_t), cmp_i64);
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
+	cx->launch_copy = cx->kernel_sample &&
+			  gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us);
+	if (cx->launch_copy)
+		cx->kernel_sample = false;
 	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
 		cx->kernel_n[ev->kernel_id]++;
 	if (cx->kernel_sample && b->kcache && (uint64_t)ev->kernel_id < cx->n_ids)
 		gl_kcache_add(b->kcache, ev->kernel_id, ev->ts_us, ev->dur_us, ev->anomaly == 1);
-	if (cx->p->series && gl_series_event(cx->p->series, ev, cx->err) != GL_OK)
-		return GL_ENOMEM;
 	for (const struct collect_hook *h = b->collect, *end = h + b->n_collect; h < end; h++)
 		if ((rc = h->fn(cx, h->st, ev)) != GL_OK)
 			break;
@@ -254,7 +400,8 @@ static bool kernel_row_kept(void *arg, const struct gl_query_event *ev)
 	struct gl_section_ctx *cx = &b->cx;
 
 	return !ev->dup_of && !isnan(ev->dur_us) && gl_section_event_ok(cx, ev) &&
-	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids;
+	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids &&
+	       !gl_launch_once_copy(&b->once_db, ev->kernel_id, ev->ts_us, ev->dur_us);
 }
 
 /* Hands the gathered samples to each section with collect_samples. */
@@ -350,7 +497,13 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 	b.cx.host_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kern_ok = calloc(b.cx.n_ids, 1);
 	b.cx.kernel_n = calloc(b.cx.n_ids, sizeof(*b.cx.kernel_n));
+	if (gl_launch_once_init(&b.once, b.cx.n_ids) != GL_OK ||
+	    gl_launch_once_init(&b.once_db, b.cx.n_ids) != GL_OK) {
+		rc = gl_section_oom(err);
+		goto out;
+	}
 	rep->sec_state = calloc(list->n ? list->n : 1, sizeof(void *));
+	rep->free_states = free_built_states;
 	b.collect = calloc(list->n ? list->n : 1, sizeof(*b.collect));
 	b.kernel = calloc(list->n ? list->n : 1, sizeof(*b.kernel));
 	b.with_sample = calloc(list->n ? list->n : 1, sizeof(size_t));
@@ -375,15 +528,15 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		if (list->items[i]->collect_samples)
 			b.with_sample[b.n_sample++] = i;
 	}
-	if (p->series) {
+	if (p->charts) {
 		int64_t first_us, last_us;
 
 		rc = gl_query_events_span(q, p->since_us, p->until_us, &first_us, &last_us, err);
-		if (rc == GL_OK)
-			rc = gl_series_begin_span(p->series, p->since_us, p->until_us, first_us,
-						  last_us, b.cx.n_ids, err);
 		if (rc != GL_OK)
 			goto out;
+		gl_report_axis_init(&rep->axis, p->since_us, p->until_us, first_us, last_us);
+		rep->axis.chart_top = p->chart_top == 0 ? GL_CHART_TOP_DEFAULT
+			: p->chart_top > GL_CHART_TOP_MAX ? GL_CHART_TOP_MAX : p->chart_top;
 	}
 	for (size_t i = 0; i < list->n; i++)
 		if (list->items[i]->collect_kernel) {
@@ -392,6 +545,21 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 										 : GL_KCACHE_MAX_TIMINGS);
 			break;
 		}
+	{
+		int64_t f_ev, l_ev, f_smp, l_smp;
+
+		rc = gl_query_events_span(q, GL_REPORT_MIN_US, p->since_us, &f_ev, &l_ev, err);
+		if (rc == GL_OK)
+			rc = gl_query_samples_span(q, GL_REPORT_MIN_US, p->since_us, &f_smp, &l_smp,
+						   err);
+		if (rc != GL_OK)
+			goto out;
+		b.cx.data_starts_in_window = f_ev == GL_TS_NONE && f_smp == GL_TS_NONE;
+		if ((rc = gl_query_alert_streams(q, p->since_us, p->until_us,
+						 &b.cx.alert_streams, &b.cx.n_alert_streams,
+						 err)) != GL_OK)
+			goto out;
+	}
 	for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 		if (list->items[i]->begin)
 			rc = list->items[i]->begin(&b.cx, rep->sec_state[i]);
@@ -437,10 +605,11 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		for (size_t i = 0; i < list->n && rc == GL_OK; i++)
 			if (list->items[i]->finish && list->items[i]->finish_last == (last == 1))
 				rc = list->items[i]->finish(&b.cx, rep->sec_state[i]);
-	if (rc == GL_OK && p->series)
-		rc = gl_series_finish(p->series, q, rep, err);
 out:
 	gl_kcache_free(b.kcache);
+	gl_launch_once_release(&b.once);
+	free(b.cx.alert_streams);
+	gl_launch_once_release(&b.once_db);
 	free(b.collect);
 	free(b.kernel);
 	free(b.with_sample);

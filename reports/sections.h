@@ -4,8 +4,9 @@
  * of sections (section.h). Out: every section of the report model
  * (report.h). Passes over the database: each section's begin (the baseline
  * reads the kernel samples of the preceding window there), then every event
- * of the window in time order, handed to every section (and to the chart
- * series when asked for), then the RMM rows, then the metric samples.
+ * of the window in time order, handed to every section, then the RMM rows,
+ * then the metric samples. The sections collect their charts' data in the
+ * same passes when charts are asked for.
  *
  * Mirrored records (schema 3: events.dup_of set, the same record read from
  * two files) reach no section: they are counted in summary.duplicates and,
@@ -17,8 +18,6 @@
 #include "config.h"
 #include "report.h"
 #include "store/query.h"
-
-struct gl_series;
 
 /*
  * The times a report accepts: the window lies in [GL_REPORT_MIN_US,
@@ -42,11 +41,12 @@ struct gl_report_params {
 	size_t nmetrics;
 	size_t top;			/* cap on listed items (>= 1) */
 	/*
-	 * Optional: gl_series_init'ed by the caller, filled during the same
-	 * pass for the charts (series.h), finished when the build succeeds.
-	 * The caller releases it in every case. NULL: no chart series.
+	 * Charts asked for: the sections collect their charts' data during the
+	 * same passes (rep->axis), chart_top kernels charted (0:
+	 * GL_CHART_TOP_DEFAULT; at most GL_CHART_TOP_MAX).
 	 */
-	struct gl_series *series;
+	bool charts;
+	size_t chart_top;
 	/*
 	 * Kernel timings kept from the event pass for the kernel pass
 	 * (kernel_cache.h); 0: GL_KCACHE_MAX_TIMINGS. Past it the kernel pass
@@ -56,6 +56,22 @@ struct gl_report_params {
 	/* The sections to build; NULL: gl_sections (section.h). Borrowed; must outlive rep. */
 	const struct gl_section_list *sections;
 };
+
+/*
+ * The charts' time axis (report.h) of the window [since_us, until_us) whose
+ * data runs from data_first_us to data_last_us (GL_TS_NONE: none).
+ */
+void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
+			 int64_t data_first_us, int64_t data_last_us);
+
+/*
+ * For tests: makes rep (its window, top and sections set, results none) a
+ * hand-made model: a zeroed state for each section of its table, which the
+ * test fills through the sections' headers. gl_report_release frees the
+ * states but nothing they point to (that stays the test's). On failure
+ * gl_report_release still frees what was made.
+ */
+int gl_report_model_init(struct gl_report *rep, struct gl_err *err);
 
 /* Fills rep (zeroed first); on failure rep is released. */
 int gl_report_build(struct gl_query *q, const struct gl_report_params *p,

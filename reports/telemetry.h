@@ -83,12 +83,10 @@ static inline void gl_telemetry_add(struct gl_telemetry *tel, int qty, int gpu, 
 void gl_telemetry_release(struct gl_telemetry *tel);
 
 /*
- * Draws gpu_telemetry.png into out->dir from tel (a "no data" chart when
- * tel is NULL or holds no sample).
+ * Draws the telemetry chart into path from tel (a "no data" chart when tel
+ * is NULL or holds no sample).
  */
-struct gl_emit_png_opts;
-int gl_telemetry_chart(const struct gl_report *rep, const struct gl_telemetry *tel,
-		       struct gl_output *out, const struct gl_emit_png_opts *o,
-		       struct gl_err *err);
+int gl_telemetry_draw(const struct gl_telemetry *tel, const char *path,
+		      const struct gl_chart_opts *o, struct gl_err *err);
 
 #endif

@@ -129,6 +129,12 @@ const char *gl_format_sniff(const char *p, size_t n)
 
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, const char **why)
 {
+	return gl_format_detect_hint(lines, n, NULL, why);
+}
+
+const struct gl_format *gl_format_detect_hint(const struct gl_str *lines, size_t n,
+					      const struct gl_input_hint *hint, const char **why)
+{
 	const struct gl_format *best = NULL;
 	long best_score = 0;
 	size_t nonblank = 0, first = n;
@@ -150,6 +156,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 		return NULL;
 	}
 	gl_parse_ctx_init(&ctx);
+	ctx.hint = hint;
 	const struct gl_format *broken = NULL, *fallback = NULL;
 	long broken_bad = 0, fallback_good = 0, best_good = 0;
 
@@ -175,6 +182,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 			case GL_REC_EVENT:
 			case GL_REC_MEM:
 			case GL_REC_SAMPLES:
+			case GL_REC_SPAN:	/* a gpufl scope channel holds only spans */
 				good++;
 				break;
 			case GL_REC_REJECT:

@@ -650,6 +650,8 @@ int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	int rc = GL_OK, s = SQLITE_DONE, nf = 0;
 	bool any = false;
 
+	if (q->ch)
+		return gl_query_ch_fact_events(q, since_us, until_us, key, formats, fn, arg, err);
 	for (; formats && formats[nf]; nf++) {
 		bool yes;
 
@@ -694,6 +696,65 @@ int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if (rc == GL_OK && s != SQLITE_DONE && s != SQLITE_ROW)
 		rc = gl_query_db_error(q, err, "cannot read the events' facts");
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The streams that hold a monitor's alert (GL_EV_ALERT) in the window: the
+ * events of kind 2 there (a database not migrated to schema 8: the streams
+ * of the formats that wrote alerts, kinds_v7.h). None read when the
+ * database has never held an alert.
+ */
+int gl_query_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t **ids,
+			   size_t *n, struct gl_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *v = NULL;
+	size_t cap = 0;
+	int s, rc = GL_OK;
+	bool any;
+
+	*ids = NULL;
+	*n = 0;
+	if (q->ch)
+		return gl_query_ch_alert_streams(q, since_us, until_us, ids, n, err);
+	if ((rc = has_kind(q, GL_EV_ALERT, GL_EV_ALERT, GL_KINDS_V7_STREAMS_ALERT, &any, err)) !=
+		    GL_OK ||
+	    !any)
+		return rc;
+	if (sqlite3_prepare_v2(q->db,
+			       q->has_kind ? "SELECT DISTINCT stream_id FROM events WHERE ts_us >= ?1"
+					     " AND ts_us < ?2 AND kind = 2 ORDER BY stream_id"
+					   : "SELECT id FROM streams WHERE " GL_KINDS_V7_STREAMS_ALERT
+					     " AND ?1 <= ?2 ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query the alerts' streams");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			int64_t *t = realloc(v, c * sizeof(*t));
+
+			if (!t) {
+				rc = gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+				goto out;
+			}
+			v = t;
+			cap = c;
+		}
+		v[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	if (s != SQLITE_DONE)
+		rc = gl_query_db_error(q, err, "cannot read the alerts' streams");
+out:
+	sqlite3_finalize(st);
+	if (rc != GL_OK) {
+		free(v);
+		*n = 0;
+		v = NULL;
+	}
+	*ids = v;
 	return rc;
 }
 

@@ -226,6 +226,15 @@ struct gl_query_log_alert {
 };
 
 /*
+ * The ids of the streams holding a monitor's alert (kind GL_EV_ALERT) with
+ * since_us <= ts_us < until_us (a database before schema 8: the streams of
+ * the formats that wrote alerts), ascending, in a new array *ids (the
+ * caller frees it; NULL when none) of *n.
+ */
+int gl_query_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t **ids,
+			   size_t *n, struct gl_err *err);
+
+/*
  * Calls fn for each such alert with since_us <= ts_us < until_us, mirrors
  * left out, in time order. Reads the window's events when the database
  * has held an alert (event_kinds; no index by kind), none otherwise.

@@ -917,6 +917,113 @@ int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t un
 	return rc;
 }
 
+/* ----- facts, the alerts' streams ----- */
+
+struct fact_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_fact_event *e);
+	void *arg;
+};
+
+static int fact_row(void *arg, struct field *f)
+{
+	struct fact_walk *w = arg;
+	struct gl_query_fact_event e = {
+		.ts_us = fint(&f[0]),
+		.level = (int)fint(&f[1]),
+		.component_id = name_id(w->q, &f[2]),
+		.host_id = name_id(w->q, &f[3]),
+		.stream_id = (int64_t)strtoull(f[4].s, NULL, 10),
+		.message = f[5].null ? "" : f[5].s,
+		.metadata = f[6].null ? NULL : f[6].s,
+	};
+
+	return w->fn(w->arg, &e);
+}
+
+int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const char *key, const char *const *formats,
+			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
+			    struct gl_err *err)
+{
+	struct fact_walk w = {q, fn, arg};
+	struct gl_buf in = {0};
+	const char *sql;
+	int rc = GL_OK;
+
+	/* the formats and the key are the callers' constants: names of [a-z_] */
+	for (size_t i = 0; formats && formats[i] && rc == GL_OK; i++) {
+		if (strspn(formats[i], "abcdefghijklmnopqrstuvwxyz_") != strlen(formats[i]))
+			continue;
+		if ((in.len && gl_buf_add(&in, ",", 1) != GL_OK) || gl_buf_add(&in, "'", 1) != GL_OK ||
+		    gl_buf_add(&in, formats[i], strlen(formats[i])) != GL_OK ||
+		    gl_buf_add(&in, "'", 1) != GL_OK)
+			rc = oom(err);
+	}
+	if (rc != GL_OK || !in.len || strlen(key) > 60 ||
+	    strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key)) {
+		gl_buf_release(&in);
+		return rc;
+	}
+	/* A stream's id is its node's: (node, stream_id) made one number. */
+	sql = sqlf(q, "SELECT ts_us, level, component, host, intDiv(cityHash64(node, stream_id), 4),"
+		   " message, metadata FROM gpulog_events WHERE ts_us >= %" PRId64
+		   " AND ts_us < %" PRId64 " AND dup_of IS NULL AND format IN (%.*s)"
+		   " AND isValidJSON(ifNull(metadata, '')) AND JSONHas(ifNull(metadata, ''), '%s')"
+		   " ORDER BY ts_us, node, src_id FORMAT TabSeparated",
+		   since_us, until_us, (int)in.len, in.data, key);
+	rc = sql ? ch_rows(q, sql, 7, fact_row, &w, err) : oom(err);
+	gl_buf_release(&in);
+	return rc;
+}
+
+struct id_walk {
+	int64_t *v;
+	size_t n, cap;
+	int failed;
+};
+
+static int id_row(void *arg, struct field *f)
+{
+	struct id_walk *w = arg;
+
+	if (w->n == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 16;
+		int64_t *d = realloc(w->v, c * sizeof(*d));
+
+		if (!d)
+			return w->failed = 1;
+		w->v = d;
+		w->cap = c;
+	}
+	w->v[w->n++] = (int64_t)strtoull(f[0].s, NULL, 10);
+	return 0;
+}
+
+int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
+			      int64_t **ids, size_t *n, struct gl_err *err)
+{
+	struct id_walk w = {0};
+	/* the server's rows know their format, not their kind: the monitor's
+	 * alerts are jsondoc's (kinds_v7.h), as gl_query_ch_log_alerts reads them */
+	const char *sql = sqlf(q, "SELECT DISTINCT intDiv(cityHash64(node, stream_id), 4) AS s"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " AND format = 'jsondoc' AND level >= %d ORDER BY s FORMAT TabSeparated",
+			       since_us, until_us, GL_LEVEL_WARN);
+	int rc = sql ? ch_rows(q, sql, 1, id_row, &w, err) : oom(err);
+
+	if (w.failed)
+		rc = oom(err);
+	if (rc != GL_OK) {
+		free(w.v);
+		w.v = NULL;
+		w.n = 0;
+	}
+	*ids = w.v;
+	*n = w.n;
+	return rc;
+}
+
 /* ----- counts ----- */
 
 int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,

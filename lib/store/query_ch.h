@@ -49,6 +49,12 @@ int gl_query_ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     uint64_t *rejects, uint64_t *files, struct gl_err *err);
 int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err);
+int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const char *key, const char *const *formats,
+			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
+			    struct gl_err *err);
+int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
+			      int64_t **ids, size_t *n, struct gl_err *err);
 void gl_query_ch_free(struct gl_query_ch *ch);
 
 #endif

@@ -45,11 +45,22 @@ cat > "$T/alerts.json" <<'EOF'
 ]}
 EOF
 W="--since 2025-01-01 --until 2025-01-02"
+# a window from the second scrape on: the series has a scrape before it, so
+# its first scrape in the window (250) is a base: +40 after the reset, +50 = 90
+"$REPORT" --db "$T/p.db" --since 2025-01-01T00:00:30 --until 2025-01-02 --format json \
+	--no-charts --output-dir "$T/late" >/dev/null 2>&1 || fail "report prom late"
+python3 - "$T/late/report.json" <<'EOF' || fail "counter base in a later window"
+import json, sys
+c = {x["metric"]: x for x in json.load(open(sys.argv[1]))["inference"]["counters"]}
+assert abs(c["vllm:generation_tokens_total"]["increase"] - 90) < 1e-9, c
+EOF
 for f in json csv; do
 	"$REPORT" --db "$T/p.db" $W --config "$T/alerts.json" --format $f --no-charts \
 		--output-dir "$T/pj" >/dev/null 2>&1 || fail "report prom $f"
 done
-# Hand calculation. Counter: +150, then a reset to 40 (+40), then +50 = 240.
+# Hand calculation. Counter: the series starts in the window (no scrape of it
+# before), so its first scrape counts from zero: 100, then +150, then a reset
+# to 40 (+40), then +50 = 340.
 # requests: success 90 + failure 10 = 100; failed 10 = 10 %.
 # engine 0 bucket increases 10, 60, 90, 100 over le 0.1, 0.5, 1, +Inf:
 #   p50 rank 50 in (0.1, 0.5]: 0.1 + 0.4 * (50 - 10) / 50 = 0.42
@@ -64,7 +75,7 @@ inf = r["inference"]
 def near(a, b): return a is not None and abs(a - b) < 1e-9
 c = {x["metric"]: x for x in inf["counters"]}
 g = c["vllm:generation_tokens_total"]
-assert near(g["increase"], 240) and g["resets"] == 1 and g["samples"] == 4, g
+assert near(g["increase"], 340) and g["resets"] == 1 and g["samples"] == 4, g
 assert g["labels"] == {"engine": "0"}, g
 assert near(c["vllm:request_success_total"]["increase"], 90)
 assert near(inf["requests"], 100) and near(inf["failed"], 10) and near(inf["failed_pct"], 10), inf
@@ -84,7 +95,7 @@ assert al[("failed_requests_pct_above", "inference")]["severity"] == "warning"
 assert not any(ru == "tokens_per_second_below" for (ru, _) in al), al
 rows = list(csv.DictReader(open(sys.argv[2])))
 cr = [x for x in rows if x["kind"] == "counter" and x["name"] == "vllm:generation_tokens_total"]
-assert len(cr) == 1 and float(cr[0]["increase"]) == 240 and cr[0]["resets"] == "1", cr
+assert len(cr) == 1 and float(cr[0]["increase"]) == 340 and cr[0]["resets"] == "1", cr
 hr = [x for x in rows if x["kind"] == "histogram" and '"1"' in x["labels"]]
 assert len(hr) == 1 and abs(float(hr[0]["p95"]) - 0.38) < 1e-9, hr
 EOF
@@ -184,7 +195,8 @@ for d in fr st ac; do
 	"$REPORT" --db "$T/$d.db" $W --format json --no-charts --output-dir "$T/${d}j" >/dev/null 2>&1 ||
 		fail "report $d"
 done
-# By hand. fr: stop +50, length +30, abort +20: 100 requests, 20 failed.
+# By hand. fr: the series start in the window, so their first scrapes count
+# from zero: stop 55, length 30, abort 21: 106 requests, 21 failed.
 # st: 200 +40, 404 +2, 500 +8: 50 requests, 10 failed. ac: six POST /v1/
 # lines, the 400 and the 500 failed (the GETs and the ERROR line not counted).
 # Then the access lines next to counters: the counters' figures stand.
@@ -195,11 +207,11 @@ ingest "$T/frac.db" "$T/fr" || fail "ingest fr + ac"
 python3 - "$T" <<'PY' || fail "failed requests"
 import json, sys
 def inf(d): return json.load(open(sys.argv[1] + "/" + d + "/report.json"))["inference"]
-for d, req, fl, src in [("frj", 100, 20, "counters"), ("stj", 50, 10, "counters"),
-                        ("acj", 6, 2, "access_lines"), ("fracj", 100, 20, "counters")]:
+for d, req, fl, src in [("frj", 106, 21, "counters"), ("stj", 50, 10, "counters"),
+                        ("acj", 6, 2, "access_lines"), ("fracj", 106, 21, "counters")]:
     i = inf(d)
-    got = (i["requests"], i["failed"], i["failed_from"])
-    assert got == (req, fl, src) and abs(i["failed_pct"] - fl * 100 / req) < 1e-9, (d, i)
+    got = (i["requests"], i["failed"], i["failed_from"], i["requests_from"])
+    assert got == (req, fl, src, src) and abs(i["failed_pct"] - fl * 100 / req) < 1e-9, (d, i)
 i = inf("vj")
 assert i["failed"] is None and i["failed_from"] is None, i
 PY

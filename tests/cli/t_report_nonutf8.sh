@@ -37,5 +37,5 @@ for f in ("errors.csv", "kernels.csv", "alerts.csv"):
     open(t + "/c/" + f, "rb").read().decode("utf-8")
 open(t + "/t.txt", "rb").read().decode("utf-8")
 PY
-grep -q '^       1  disk failed' $T/t.txt || fail "text report"
+grep -q '^       1  ERROR    disk failed' $T/t.txt || fail "text report"
 exit 0

@@ -22,7 +22,16 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
-#include "../../reports/series.h"
+#include "../../reports/sec_alerts.h"
+#include "../../reports/sec_anomalies.h"
+#include "../../reports/sec_baseline.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_kernels.h"
+#include "../../reports/sec_memory.h"
+#include "../../reports/sec_operations.h"
+#include "../../reports/section.h"
+#include "../../reports/sec_summary.h"
+#include "../../reports/sec_trends.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -144,9 +153,11 @@ static void fx_close(struct fx *f)
 
 static const struct gl_report_kernel *kernel(const struct gl_report *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_kernels; i++)
-		if (!strcmp(r->kernels[i].kernel, name))
-			return &r->kernels[i];
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
+
+	for (size_t i = 0; i < ks->n_kernels; i++)
+		if (!strcmp(ks->kernels[i].kernel, name))
+			return &ks->kernels[i];
 	fail_msg("no kernel %s", name);
 	return NULL;
 }
@@ -154,10 +165,11 @@ static const struct gl_report_kernel *kernel(const struct gl_report *r, const ch
 static const struct gl_report_trend *trend(const struct gl_report *r, int series,
 					   const char *name)
 {
-	for (size_t i = 0; i < r->n_trends; i++)
-		if ((int)r->trends[i].series == series &&
-		    (!name || (r->trends[i].kernel && !strcmp(r->trends[i].kernel, name))))
-			return &r->trends[i];
+	for (size_t i = 0; i < gl_trends_n(r); i++)
+		if ((int)gl_trends_at(r, i)->series == series &&
+		    (!name || (gl_trends_at(r, i)->kernel &&
+			       !strcmp(gl_trends_at(r, i)->kernel, name))))
+			return gl_trends_at(r, i);
 	fail_msg("no trend");
 	return NULL;
 }
@@ -179,19 +191,19 @@ static void test_hand_fixture_and_boundaries(void **state)
 	ev(&f, T0 - 1, 3, "trainer", "gemm", 99, NAN, NULL);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.summary.events, 5);
-	assert_int_equal(r.summary.by_level[3], 3);
-	assert_int_equal(r.summary.by_level[4], 1);
-	assert_int_equal(r.summary.by_level[5], 1);
-	assert_int_equal(r.summary.by_level[6], 0);
-	assert_true(r.summary.first_ts_us == T0);
-	assert_true(r.summary.last_ts_us == T0 + 4 * MIN_US);
+	assert_int_equal(gl_summary_result(&r)->events, 5);
+	assert_int_equal(gl_summary_result(&r)->by_level[3], 3);
+	assert_int_equal(gl_summary_result(&r)->by_level[4], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[5], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[6], 0);
+	assert_true(gl_summary_result(&r)->first_ts_us == T0);
+	assert_true(gl_summary_result(&r)->last_ts_us == T0 + 4 * MIN_US);
 	/* by_component sorted by name: "" (none), loader, trainer */
-	assert_int_equal(r.summary.n_by_component, 3);
-	assert_string_equal(r.summary.by_component[0].name, "");
-	assert_string_equal(r.summary.by_component[1].name, "loader");
-	assert_int_equal(r.summary.by_component[1].count, 2);
-	assert_int_equal(r.summary.by_component[2].count, 2);
+	assert_int_equal(gl_summary_result(&r)->n_by_component, 3);
+	assert_string_equal(gl_summary_result(&r)->by_component[0].name, "");
+	assert_string_equal(gl_summary_result(&r)->by_component[1].name, "loader");
+	assert_int_equal(gl_summary_result(&r)->by_component[1].count, 2);
+	assert_int_equal(gl_summary_result(&r)->by_component[2].count, 2);
 
 	/* 10 20 30 40: mean 25, var (225+25+25+225)/3, p50 25, p90 h=2.7 -> 37, p95 h=2.85 -> 38.5 */
 	const struct gl_report_kernel *k = kernel(&r, "gemm");
@@ -222,24 +234,24 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_true(r.window.data_last_ts_us == T0 + 4 * MIN_US);
 
 	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
-	near(r.memory.peak_mib, 200, 0);
-	assert_true(r.memory.peak_ts_us == T0 + MIN_US);
-	assert_int_equal(r.memory.samples, 2);
+	near(gl_memory_result(&r)->peak_mib, 200, 0);
+	assert_true(gl_memory_result(&r)->peak_ts_us == T0 + MIN_US);
+	assert_int_equal(gl_memory_result(&r)->samples, 2);
 
-	assert_int_equal(r.errors.errors, 1);
-	assert_int_equal(r.errors.warnings, 1);
-	near(r.errors.per_1000_events, 200, 0);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
+	assert_int_equal(gl_errors_result(&r)->warnings, 1);
+	near(gl_errors_result(&r)->per_1000_events, 200, 0);
 	/* one error in the data's span of 4 minutes: 15 per hour (not 1/24 of the day) */
-	near(r.errors.per_hour, 15, 1e-12);
-	assert_int_equal(r.errors.n_top_messages, 2);
+	near(gl_errors_result(&r)->per_hour, 15, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
-	assert_int_equal(r.baseline.samples, 1);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	near(r.baseline.kernels[0].mean_before_us, 99, 0);
-	near(r.baseline.kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
-	assert_true(isnan(r.baseline.kernels[0].p_value));	/* one sample before */
-	assert_int_equal(r.baseline.kernels[0].verdict, GL_BASELINE_UNCHANGED);
+	assert_int_equal(gl_baseline_result(&r)->samples, 1);
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	near(gl_baseline_result(&r)->kernels[0].mean_before_us, 99, 0);
+	near(gl_baseline_result(&r)->kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
+	assert_true(isnan(gl_baseline_result(&r)->kernels[0].p_value));	/* one sample before */
+	assert_int_equal(gl_baseline_result(&r)->kernels[0].verdict, GL_BASELINE_UNCHANGED);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -274,12 +286,12 @@ static void test_edges(void **state)
 
 	/* an empty window: a valid, empty report */
 	fx_report(&f, T0 + 10 * GL_US_PER_DAY, T0 + 11 * GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 0);
-	assert_int_equal(r.n_kernels, 0);
-	assert_true(r.summary.first_ts_us == GL_TS_NONE);
-	assert_true(isnan(r.memory.peak_mib));
-	assert_true(isnan(r.errors.per_1000_events));
-	assert_int_equal(r.n_alerts, 0);
+	assert_int_equal(gl_summary_result(&r)->events, 0);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 0);
+	assert_true(gl_summary_result(&r)->first_ts_us == GL_TS_NONE);
+	assert_true(isnan(gl_memory_result(&r)->peak_mib));
+	assert_true(isnan(gl_errors_result(&r)->per_1000_events));
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 0);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -359,30 +371,30 @@ static void test_baseline_and_alerts(void **state)
 					 "t", &cfg, &err),
 			 GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	const struct gl_report_baseline_kernel *b = &r.baseline.kernels[0];
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	const struct gl_report_baseline_kernel *b = &gl_baseline_result(&r)->kernels[0];
 	near(b->mean_before_us, 100, 1e-12);
 	near(b->mean_us, 150, 1e-12);
 	near(b->mean_change_pct, 50, 1e-12);
 	near(b->p95_change_pct, (151.0 - 101) / 101 * 100, 1e-12);	/* p95 101 -> 151 */
 	assert_true(b->p_value < 1e-10);
 	assert_int_equal(b->verdict, GL_BASELINE_REGRESSION);
-	assert_int_equal(r.baseline.n_new_kernels, 1);
-	assert_string_equal(r.baseline.new_kernels[0], "fresh");
-	assert_int_equal(r.baseline.n_vanished_kernels, 1);
-	assert_string_equal(r.baseline.vanished_kernels[0], "old");
+	assert_int_equal(gl_baseline_result(&r)->n_new_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->new_kernels[0], "fresh");
+	assert_int_equal(gl_baseline_result(&r)->n_vanished_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->vanished_kernels[0], "old");
 	/* critical (mean change 50 >= 40) first, then warning p95 151 >= 140 */
-	assert_int_equal(r.n_alerts, 2);
-	assert_int_equal(r.alerts[0].severity, GL_SEVERITY_CRITICAL);
-	assert_string_equal(r.alerts[0].rule, "kernel_mean_change_pct");
-	near(r.alerts[0].threshold, 40, 0);
-	assert_int_equal(r.alerts[1].severity, GL_SEVERITY_WARNING);
-	assert_string_equal(r.alerts[1].subject, "k");
-	near(r.alerts[1].value, 151, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_int_equal(gl_alerts_result(&r)->alerts[0].severity, GL_SEVERITY_CRITICAL);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].rule, "kernel_mean_change_pct");
+	near(gl_alerts_result(&r)->alerts[0].threshold, 40, 0);
+	assert_int_equal(gl_alerts_result(&r)->alerts[1].severity, GL_SEVERITY_WARNING);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "k");
+	near(gl_alerts_result(&r)->alerts[1].value, 151, 1e-12);
 	/* messages a reader reads: one decimal for percentages, the unit after values */
-	assert_string_equal(r.alerts[0].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "k: mean duration against the preceding window 50.0% (critical at 40.0%)");
-	assert_string_equal(r.alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -415,12 +427,12 @@ static void test_alert_minimum_and_units(void **state)
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
 	/* warnings sorted by rule name: error_rate_per_1000, then rmm_leaked_bytes */
-	assert_int_equal(r.n_alerts, 2);
-	assert_string_equal(r.alerts[0].subject, "big");
-	near(r.alerts[0].value, 200, 1e-12);
-	assert_string_equal(r.alerts[0].message,
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "big");
+	near(gl_alerts_result(&r)->alerts[0].value, 200, 1e-12);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "big: errors per 1,000 events 200 (warning at 10)");
-	assert_string_equal(r.alerts[1].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message,
 			    "rmm: still allocated at the window's end: 128.0 MiB (warning at 1 B)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
@@ -430,9 +442,9 @@ static void test_alert_minimum_and_units(void **state)
 #undef RULES
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.n_alerts, 3);
-	assert_string_equal(r.alerts[1].subject, "tiny");
-	near(r.alerts[1].value, 750, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 3);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "tiny");
+	near(gl_alerts_result(&r)->alerts[1].value, 750, 1e-12);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -453,7 +465,7 @@ static void test_rmm_replay(void **state)
 	mem_ev(&f, T0 + 5, 1, 0xdead, 8);
 	mem_ev(&f, T0 + 6, 2, 0, 1 << 30);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	assert_int_equal(m->allocations, 3);
 	assert_int_equal(m->frees, 2);
 	assert_int_equal(m->unmatched_frees, 1);
@@ -507,7 +519,7 @@ static void test_rmm_real_sample(void **state)
 	fclose(fp);
 	assert_int_equal(rows, 2);
 	fx_report(&f, day_us, day_us + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	/* by hand: peak 1024 bytes at 22:30:49.650739, nothing left */
 	assert_int_equal(m->allocations, 1);
 	assert_int_equal(m->frees, 1);
@@ -532,15 +544,15 @@ static void test_anomalies_in_report(void **state)
 		ev(&f, T0 + i * MIN_US, 3, NULL, "k", 100 + 2 * (i % 2), NAN, NULL);
 	ev(&f, T0 + 20 * MIN_US, 3, NULL, "k", 130, NAN, NULL);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.anomalies.total, 1);
-	assert_int_equal(r.anomalies.judged, 11);	/* samples 10..20 */
-	assert_int_equal(r.anomalies.n_items, 1);
-	assert_true(r.anomalies.items[0].ts_us == T0 + 20 * MIN_US);
-	near(r.anomalies.items[0].mean_us, 101, 1e-12);
+	assert_int_equal(gl_anomalies_result(&r)->total, 1);
+	assert_int_equal(gl_anomalies_result(&r)->judged, 11);	/* samples 10..20 */
+	assert_int_equal(gl_anomalies_result(&r)->n_items, 1);
+	assert_true(gl_anomalies_result(&r)->items[0].ts_us == T0 + 20 * MIN_US);
+	near(gl_anomalies_result(&r)->items[0].mean_us, 101, 1e-12);
 	/* sd of ten 100s and ten 102s: sqrt(20 / 19) */
-	near(r.anomalies.items[0].stddev_us, sqrt(20.0 / 19), 1e-9);
-	near(r.anomalies.items[0].z, 29 / sqrt(20.0 / 19), 1e-9);
-	assert_ptr_equal(r.anomalies.items[0].kernel, kernel(&r, "k")->kernel);
+	near(gl_anomalies_result(&r)->items[0].stddev_us, sqrt(20.0 / 19), 1e-9);
+	near(gl_anomalies_result(&r)->items[0].z, 29 / sqrt(20.0 / 19), 1e-9);
+	assert_ptr_equal(gl_anomalies_result(&r)->items[0].kernel, kernel(&r, "k")->kernel);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -569,9 +581,9 @@ static void test_filters(void **state)
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
 	/* component filter: 3 trainer events; kernel filter: gemm_a and conv1 only */
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.errors.errors, 1);
-	assert_int_equal(r.n_kernels, 2);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 2);
 	kernel(&r, "gemm_a");
 	kernel(&r, "conv1");
 	gl_report_release(&r);
@@ -671,6 +683,67 @@ static void set_last(struct fx *f, const char *assignments)
 }
 
 /*
+ * One launch, one timing: the service's anomaly WARN copy of an INFO launch
+ * (same kernel, same time, same duration) is a warning, not a second timing.
+ * By hand: k at 10, 20 and 400 us, the 400 logged twice: 3 timings, mean
+ * 430 / 3, max 400; one warning.
+ */
+static void test_launch_copies_once(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 10, NAN, "Kernel k executed in 10us");
+	ev(&f, T0 + 2 * MIN_US, 3, "gpu", "k", 20, NAN, "Kernel k executed in 20us");
+	ev(&f, T0 + 3 * MIN_US, 3, "gpu", "k", 400, NAN, "Kernel k executed in 400us");
+	ev(&f, T0 + 3 * MIN_US, 4, "gpu", "k", 400, NAN, "Performance anomaly detected: k 400us");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(kernel(&r, "k")->count, 3);
+	near(kernel(&r, "k")->mean_us, 430.0 / 3, 1e-12);
+	near(kernel(&r, "k")->max_us, 400, 0);
+	assert_int_equal(gl_summary_result(&r)->launch_copies, 1);
+	assert_int_equal(gl_errors_result(&r)->warnings, 1);
+	assert_int_equal(gl_summary_result(&r)->events, 4);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/*
+ * Error shapes before warning shapes: 5 "performance anomaly" WARNs, 2 OOM
+ * ERRORs and 1 CRITICAL; the same text at two levels is two shapes. Order by
+ * hand: CRITICAL (1), ERROR (2), WARN anomaly (5), WARN OOM (1).
+ */
+static void test_error_shapes_by_level(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	for (int i = 0; i < 5; i++)
+		ev(&f, T0 + i * MIN_US, 4, "gpu", NULL, NAN, NAN, "Performance anomaly detected: 9 us");
+	ev(&f, T0 + 10 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 2.00 GiB");
+	ev(&f, T0 + 11 * MIN_US, 5, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	ev(&f, T0 + 12 * MIN_US, 4, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
+	ev(&f, T0 + 13 * MIN_US, 6, "gpu", NULL, NAN, NAN, "GPU has fallen off the bus");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 4);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].level, GL_LEVEL_CRITICAL);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].count, 1);
+	assert_int_equal(gl_errors_result(&r)->top_messages[1].level, GL_LEVEL_ERROR);
+	assert_int_equal(gl_errors_result(&r)->top_messages[1].count, 2);
+	assert_int_equal(gl_errors_result(&r)->top_messages[2].level, GL_LEVEL_WARN);
+	assert_int_equal(gl_errors_result(&r)->top_messages[2].count, 5);
+	assert_int_equal(gl_errors_result(&r)->top_messages[3].level, GL_LEVEL_WARN);
+	assert_int_equal(gl_errors_result(&r)->top_messages[3].count, 1);
+	assert_string_equal(gl_errors_result(&r)->top_messages[3].shape, gl_errors_result(&r)->top_messages[1].shape);
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
+/*
  * Schema 3: the same GPU error in gpu.log and error.log is one event; the
  * mirror (dup_of set) is in no count, rate or statistic.
  */
@@ -692,20 +765,20 @@ static void test_mirrored_records_once(void **state)
 	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 1000, NAN, NULL);
 	set_last(&f, "dup_of = 1");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.summary.duplicates, 3);
-	assert_int_equal(r.errors.errors, 2);
-	assert_int_equal(r.errors.mirrored, 2);
-	assert_int_equal(r.errors.n_by_component, 1);
-	assert_int_equal(r.errors.by_component[0].count, 2);
-	assert_int_equal(r.errors.n_top_messages, 1);
-	assert_int_equal(r.errors.top_messages[0].count, 2);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_summary_result(&r)->duplicates, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 2);
+	assert_int_equal(gl_errors_result(&r)->mirrored, 2);
+	assert_int_equal(gl_errors_result(&r)->n_by_component, 1);
+	assert_int_equal(gl_errors_result(&r)->by_component[0].count, 2);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 1);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].count, 2);
 	/* the mirrored kernel line (1000 us) is not a timing */
 	assert_int_equal(kernel(&r, "k")->count, 1);
 	near(kernel(&r, "k")->max_us, 10, 0);
 	/* 2 errors over the data's span of 2 minutes: 60 per hour */
-	near(r.errors.per_hour, 60, 1e-12);
-	near(r.errors.per_1000_events, 2000.0 / 3, 1e-12);
+	near(gl_errors_result(&r)->per_hour, 60, 1e-12);
+	near(gl_errors_result(&r)->per_1000_events, 2000.0 / 3, 1e-12);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -773,15 +846,16 @@ static void test_kernel_pass_cached_equals_db(void **state)
 
 		build_with_cache(&f, 0, comps, (size_t)filt, &a);
 		build_with_cache(&f, bounds[run / 2], comps, (size_t)filt, &b);
-		assert_int_equal(a.n_kernels, 3);
-		assert_int_equal(a.n_kernels, b.n_kernels);
-		assert_true(a.anomalies.total > 0);
-		for (size_t i = 0; i < a.n_kernels; i++) {
-			const struct gl_report_kernel *x = &a.kernels[i], *y = &b.kernels[i];
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, 3);
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, gl_kernels_result(&b)->n_kernels);
+		assert_true(gl_anomalies_result(&a)->total > 0);
+		for (size_t i = 0; i < gl_kernels_result(&a)->n_kernels; i++) {
+			const struct gl_report_kernel *x = &gl_kernels_result(&a)->kernels[i], *y = &gl_kernels_result(&b)->kernels[i];
 
 			assert_string_equal(x->kernel, y->kernel);
 			assert_int_equal(x->count, y->count);
-			assert_int_equal(x->anomalies, y->anomalies);
+			assert_int_equal(gl_anomalies_of_kernel(&a, x->kernel_id),
+					 gl_anomalies_of_kernel(&b, y->kernel_id));
 			assert_int_equal(x->flagged, y->flagged);
 			same_double(x->min_us, y->min_us);
 			same_double(x->max_us, y->max_us);
@@ -793,12 +867,12 @@ static void test_kernel_pass_cached_equals_db(void **state)
 			same_double(x->p99_us, y->p99_us);
 			same_double(x->total_us, y->total_us);
 		}
-		assert_int_equal(a.anomalies.total, b.anomalies.total);
-		assert_int_equal(a.anomalies.judged, b.anomalies.judged);
-		assert_int_equal(a.anomalies.n_items, b.anomalies.n_items);
-		for (size_t i = 0; i < a.anomalies.n_items; i++) {
-			const struct gl_report_anomaly *x = &a.anomalies.items[i],
-						       *y = &b.anomalies.items[i];
+		assert_int_equal(gl_anomalies_result(&a)->total, gl_anomalies_result(&b)->total);
+		assert_int_equal(gl_anomalies_result(&a)->judged, gl_anomalies_result(&b)->judged);
+		assert_int_equal(gl_anomalies_result(&a)->n_items, gl_anomalies_result(&b)->n_items);
+		for (size_t i = 0; i < gl_anomalies_result(&a)->n_items; i++) {
+			const struct gl_report_anomaly *x = &gl_anomalies_result(&a)->items[i],
+						       *y = &gl_anomalies_result(&b)->items[i];
 
 			assert_true(x->ts_us == y->ts_us);
 			assert_string_equal(x->kernel ? x->kernel : "-", y->kernel ? y->kernel : "-");
@@ -823,41 +897,53 @@ static void test_counters_with_restart(void **state)
 	(void)state;
 	struct fx f;
 	struct gl_report r;
-	/* gpu: 5 6 6 9 | restart | 0 2 -> (1 + 0 + 3) + 0 + 2 = 6; largest 9 */
+	/*
+	 * One process counter per component and host, its files one series:
+	 * gpu.log (stream 1) at 0..5 min and the process's error.log (stream 2)
+	 * at 150 s and 170 s. Time order, by hand:
+	 *   error_count 5 6 6 [7 8] 9 0 2: a 0 tells nothing (the service's kernel
+	 *   records carry 0); 9 -> 2 a restart. Nothing is stored before the
+	 *   window, so the series counts from zero: 5 + 1 + 0 + 1 + 1 + 1 + 2 = 11.
+	 *   recovery_attempts 100 100 101 101 1 1: 100 + 1 + 1 = 102.
+	 * perf (its own process): 40 41 -> 41; 7 8 -> 8.
+	 * Read per file, the error.log's 7 -> 8 would be counted a second time.
+	 */
 	const int gpu_err[] = {5, 6, 6, 9, 0, 2};
-	/* gpu recovery 100 100 101 101 | 1 | 1 -> 1 + 1 = 2 ; perf: 7 8 -> 1 */
 	const int gpu_rec[] = {100, 100, 101, 101, 1, 1};
 	char set[128];
 
 	fx_open(&f);
 	for (int i = 0; i < 6; i++) {
-		ev(&f, T0 + i * MIN_US, 3, "gpu", "k", 10, NAN, NULL);
+		ev(&f, T0 + i * MIN_US, 3, "gpu", "k", 10 + i, NAN, NULL);
 		snprintf(set, sizeof(set), "error_count = %d, recovery_attempts = %d", gpu_err[i],
 			 gpu_rec[i]);
 		set_last(&f, set);
 	}
-	/* another component interleaved: its own source */
 	ev(&f, T0 + 30 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
 	set_last(&f, "error_count = 40, recovery_attempts = 7");
 	ev(&f, T0 + 90 * 1000000LL, 3, "perf", NULL, NAN, NAN, NULL);
 	set_last(&f, "error_count = 41, recovery_attempts = 8");
 	/* NULL counters are not zeros: no restart */
 	ev(&f, T0 + 100 * 1000000LL, 3, "gpu", NULL, NAN, NAN, NULL);
-	/* the same component in another file (error.log) is its own series: 50 -> 52 */
 	assert_int_equal(sqlite3_exec(f.db, "INSERT INTO streams(id, first_path, bytes, lines, hash,"
 					    " head_bytes, head_hash) VALUES (2, 'e', 0, 0, 0, 0, 0)",
 				      NULL, NULL, NULL), SQLITE_OK);
-	ev(&f, T0 + 20 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
-	set_last(&f, "error_count = 50, stream_id = 2");
-	ev(&f, T0 + 150 * 1000000LL, 5, "gpu", NULL, NAN, NAN, "oom");
-	set_last(&f, "error_count = 52, stream_id = 2");
+	ev(&f, T0 + 150 * 1000000LL, 4, "gpu", NULL, NAN, NAN, "ecc");
+	set_last(&f, "error_count = 7, stream_id = 2");
+	ev(&f, T0 + 170 * 1000000LL, 4, "gpu", NULL, NAN, NAN, "ecc");
+	set_last(&f, "error_count = 8, stream_id = 2");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.error_count, 6 + 1 + 2);
-	assert_int_equal(r.errors.error_count_max, 52);
-	assert_int_equal(r.errors.recovery_attempts, 2 + 1);
-	assert_int_equal(r.errors.recovery_attempts_max, 101);
-	assert_int_equal(r.errors.counter_sources, 3);
-	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 0 and 101 -> 1 */
+	assert_int_equal(gl_errors_result(&r)->error_count, 11 + 41);
+	assert_int_equal(gl_errors_result(&r)->error_count_max, 41);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts, 102 + 8);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts_max, 101);
+	assert_int_equal(gl_errors_result(&r)->counter_sources, 2);
+	assert_int_equal(gl_errors_result(&r)->counter_restarts, 2);	/* 9 -> 2 and 101 -> 1 */
+	gl_report_release(&r);
+	/* a window from 30 s on: data before it, so each first value is a base */
+	fx_report(&f, T0 + 30 * 1000000LL, T0 + GL_US_PER_DAY, NULL, &r);
+	/* gpu 6 6 7 8 9 2: 3 + 2 = 5; perf 40 41: 1 */
+	assert_int_equal(gl_errors_result(&r)->error_count, 5 + 1);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -892,28 +978,28 @@ static void test_operations(void **state)
 	set_last(&f, "exec_ms = 0.58");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.n_operations, 3);
+	assert_int_equal(gl_operations_result(&r)->n_operations, 3);
 	/* by total: server 9.8, layout_step 2.38 + 3.62 + 4 = 10, solve 1.5 */
-	assert_string_equal(r.operations[0].operation, "layout_step");
-	assert_string_equal(r.operations[0].component, "performance");
-	assert_int_equal(r.operations[0].count, 3);
-	near(r.operations[0].total_ms, 10, 1e-12);
-	near(r.operations[0].mean_ms, 10.0 / 3, 1e-12);
-	near(r.operations[0].min_ms, 2.38, 1e-12);
-	near(r.operations[0].max_ms, 4, 1e-12);
-	near(r.operations[0].p50_ms, 3.62, 1e-12);
+	assert_string_equal(gl_operations_result(&r)->operations[0].operation, "layout_step");
+	assert_string_equal(gl_operations_result(&r)->operations[0].component, "performance");
+	assert_int_equal(gl_operations_result(&r)->operations[0].count, 3);
+	near(gl_operations_result(&r)->operations[0].total_ms, 10, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_ms, 10.0 / 3, 1e-12);
+	near(gl_operations_result(&r)->operations[0].min_ms, 2.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].max_ms, 4, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p50_ms, 3.62, 1e-12);
 	/* sorted 2.38 3.62 4: p95 h = 1.9 -> 3.62 + 0.9 * 0.38 */
-	near(r.operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
 	/* sd of 2.38 3.62 4: mean 3.3333, squares 0.9093 0.0821 0.4444 -> sqrt(1.43573/2) */
-	near(r.operations[0].stddev_ms,
+	near(gl_operations_result(&r)->operations[0].stddev_ms,
 	     sqrt((pow(2.38 - 10.0 / 3, 2) + pow(3.62 - 10.0 / 3, 2) + pow(4 - 10.0 / 3, 2)) / 2),
 	     1e-12);
-	near(r.operations[0].mean_throughput, 350, 0);
-	assert_string_equal(r.operations[1].operation, "server");
-	near(r.operations[1].total_ms, 9.8, 0);
-	assert_true(isnan(r.operations[1].mean_throughput));
-	assert_string_equal(r.operations[2].operation, "solve");
-	near(r.operations[2].total_ms, 1.5, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_throughput, 350, 0);
+	assert_string_equal(gl_operations_result(&r)->operations[1].operation, "server");
+	near(gl_operations_result(&r)->operations[1].total_ms, 9.8, 0);
+	assert_true(isnan(gl_operations_result(&r)->operations[1].mean_throughput));
+	assert_string_equal(gl_operations_result(&r)->operations[2].operation, "solve");
+	near(gl_operations_result(&r)->operations[2].total_ms, 1.5, 1e-12);
 	/* one trend per operation; layout_step 2.38 -> 4 over 2 minutes is on no line */
 	const struct gl_report_trend *t = trend(&r, GL_TREND_OPERATION, "layout_step");
 	assert_int_equal(t->n, 3);
@@ -957,12 +1043,12 @@ static void test_error_sink(void **state)
 					 " \"alerts\": [{\"rule\": \"error_rate_per_1000\","
 					 " \"warning\": 100}]}", "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.errors.errors, 90);
-	assert_int_equal(r.errors.sink_components, 1);
+	assert_int_equal(gl_errors_result(&r)->errors, 90);
+	assert_int_equal(gl_errors_result(&r)->sink_components, 1);
 	/* worker: 30 of 60 -> 500 per 1,000: one alert, on worker only */
-	assert_int_equal(r.n_alerts, 1);
-	assert_string_equal(r.alerts[0].subject, "worker");
-	near(r.alerts[0].value, 500, 0);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 1);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "worker");
+	near(gl_alerts_result(&r)->alerts[0].value, 500, 0);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -987,8 +1073,8 @@ static void test_short_run_in_long_window(void **state)
 	assert_true(fabs(t->change_pct) < 2);
 	assert_int_equal(t->verdict, GL_VERDICT_STABLE);
 	/* 4 errors (i = 0, 10, 20, 30) in 300 s: 48 per hour */
-	assert_int_equal(r.errors.errors, 4);
-	near(r.errors.per_hour, 48, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->errors, 4);
+	near(gl_errors_result(&r)->per_hour, 48, 1e-12);
 	near((double)(r.window.data_last_ts_us - r.window.data_first_ts_us), 300e6, 0);
 	gl_report_release(&r);
 	fx_close(&f);
@@ -1007,12 +1093,11 @@ static void test_short_run_chart_axis(void **state)
 	(void)state;
 	struct fx f;
 	struct gl_report r;
-	struct gl_series s;
 	struct gl_query *q = NULL;
 	struct gl_report_config cfg;
 	struct gl_err err;
 	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
-				     .series = &s};
+				     .charts = true};
 	int64_t ten = T0 + 10 * 3600 * 1000000LL, sec = 1000000;
 	static const uint64_t want[7] = {0, 1, 1, 0, 1, 0, 1};
 
@@ -1023,22 +1108,26 @@ static void test_short_run_chart_axis(void **state)
 	sqlite3_exec(f.db, "COMMIT", NULL, NULL, NULL);
 	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
-	gl_series_init(&s, 0);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
-	assert_true(s.t0_us == ten - 6 * sec);
-	assert_true(s.t1_us == ten + 306 * sec);
-	assert_true(s.n_top == 1);
-	assert_true(s.top_cols[0].t0_us == s.t0_us && s.top_cols[0].t1_us == s.t1_us);
-	assert_int_equal(s.top_cols[0].n, 31);
-	assert_int_equal(s.bucket_us, 60 * sec);
-	assert_true(s.bucket0_us == ten - 60 * sec);
-	assert_int_equal(s.n_buckets, 7);
-	assert_int_equal(s.n_groups, 1);
+	assert_true(r.axis.t0_us == ten - 6 * sec);
+	assert_true(r.axis.t1_us == ten + 306 * sec);
+	const struct gl_kernels_chart *kc = gl_kernels_chart(&r);
+	const struct gl_errors_chart *ec = gl_errors_chart(&r);
+
+	assert_non_null(kc);
+	assert_non_null(ec);
+	assert_true(kc->n_top == 1);
+	assert_true(kc->top_cols[0]->t0_us == r.axis.t0_us &&
+		    kc->top_cols[0]->t1_us == r.axis.t1_us);
+	assert_int_equal(kc->top_cols[0]->n, 31);
+	assert_int_equal(ec->bucket_us, 60 * sec);
+	assert_true(ec->bucket0_us == ten - 60 * sec);
+	assert_int_equal(ec->n_buckets, 7);
+	assert_int_equal(ec->n_groups, 1);
 	for (size_t b = 0; b < 7; b++)
-		assert_int_equal(s.count[b], want[b]);
+		assert_int_equal(ec->count[b], want[b]);
 	/* the window is still the day */
-	assert_true(s.since_us == T0 && s.until_us == T0 + GL_US_PER_DAY);
-	gl_series_release(&s);
+	assert_true(r.window.since_us == T0 && r.window.until_us == T0 + GL_US_PER_DAY);
 	gl_report_release(&r);
 	gl_query_close(q);
 	gl_config_release(&cfg);
@@ -1092,6 +1181,8 @@ int main(void)
 		cmocka_unit_test(test_anomalies_in_report),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_message_shape),
+		cmocka_unit_test(test_error_shapes_by_level),
+		cmocka_unit_test(test_launch_copies_once),
 		cmocka_unit_test(test_message_shape_units),
 		cmocka_unit_test(test_message_shape_every_unit),
 		cmocka_unit_test(test_mirrored_records_once),

@@ -1,0 +1,49 @@
+/*
+ * launch_once.h - one launch is one timing. In: the kernel timings of the
+ * window in time order (the event pass, or the kernel pass read again from
+ * the database). Out: for each, whether it is a copy of the previous timing
+ * of its kernel.
+ *
+ * The analytics service logs a slow launch twice: the INFO record of the
+ * launch, then an anomaly WARN record carrying the same gpu_metrics,
+ *
+ *   {"timestamp": "2025-11-20T10:00:04.125000Z", "level": "INFO", "message":
+ *    "Kernel growing_gemm executed in 4123.50μs", "gpu_metrics":
+ *    {"kernel_name": "growing_gemm", "execution_time_us": 4123.5, ...}}
+ *   {"timestamp": "2025-11-20T10:00:04.125000Z", "level": "WARNING", "message":
+ *    "Performance anomaly detected: growing_gemm took 4123.50μs", "gpu_metrics":
+ *    {"kernel_name": "growing_gemm", "execution_time_us": 4123.5, ...}}
+ *
+ * and the copies are exactly the slow launches: counted, they bias mean and
+ * p95 up. A timing of the same kernel, at the same microsecond, of the same
+ * duration as the kernel's previous timing is that launch again: its record
+ * stays (a WARN in the errors section), its timing is not counted.
+ */
+#ifndef GL_LAUNCH_ONCE_H
+#define GL_LAUNCH_ONCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gl_launch_once {
+	int64_t *ts_us;		/* per kernel id: its previous timing's start */
+	double *dur_us;		/* ... and duration */
+	size_t n_ids;
+	uint64_t copies;	/* timings found to be copies */
+};
+
+/* For kernel ids 0 .. n_ids - 1; GL_OK or GL_ENOMEM. Release with _release. */
+int gl_launch_once_init(struct gl_launch_once *l, size_t n_ids);
+
+void gl_launch_once_release(struct gl_launch_once *l);
+
+/*
+ * Is this timing a copy of the kernel's previous one? Call for each timing
+ * of a pass, in time order; a pass that starts again (a time before the
+ * kernel's previous one) starts the kernel afresh. Ids past n_ids: never.
+ */
+bool gl_launch_once_copy(struct gl_launch_once *l, int64_t kernel_id, int64_t ts_us,
+			 double dur_us);
+
+#endif /* GL_LAUNCH_ONCE_H */
