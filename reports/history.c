@@ -32,13 +32,14 @@
 #include "sec_errors.h"
 #include "sec_metrics.h"
 #include "sec_summary.h"
+#include "status.h"
 #include "util/timeutil.h"
 
 #define HISTORY_ALERTS 3	/* alerts kept per past report */
 
 struct past {
 	char day[11];		/* YYYY-MM-DD */
-	char status[8];		/* ok, warn, crit; "" when no verdict.txt */
+	char status[8];		/* ok, warn, crit, nodata; "" when no verdict.txt */
 	char verdict[96];
 	char since[40], until[40];
 	char events[24], samples[24], errors[24];
@@ -78,7 +79,10 @@ static int write_verdict(const struct gl_report *rep, struct gl_output *out, str
 
 	for (size_t i = 0; i < al->n_alerts; i++)
 		n[al->alerts[i].severity]++;
-	if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
+	/* the verdict the report's page leads with (emit_html.c, status.h) */
+	if (gl_status_of(rep) == GL_STATUS_NO_DATA)
+		snprintf(verdict, sizeof(verdict), "No data: nothing was logged in this window");
+	else if (!n[GL_SEVERITY_CRITICAL] && !n[GL_SEVERITY_WARNING])
 		snprintf(verdict, sizeof(verdict), "All clear");
 	else if (n[GL_SEVERITY_CRITICAL] && n[GL_SEVERITY_WARNING])
 		snprintf(verdict, sizeof(verdict), "%zu critical, %zu warning%s",
@@ -89,7 +93,10 @@ static int write_verdict(const struct gl_report *rep, struct gl_output *out, str
 	else
 		snprintf(verdict, sizeof(verdict), "%zu warning%s", n[GL_SEVERITY_WARNING],
 			 n[GL_SEVERITY_WARNING] > 1 ? "s" : "");
-	put_value(f, "status", n[GL_SEVERITY_CRITICAL] ? "crit" : n[GL_SEVERITY_WARNING] ? "warn" : "ok");
+	put_value(f, "status", gl_status_of(rep) == GL_STATUS_NO_DATA ? "nodata"
+			       : n[GL_SEVERITY_CRITICAL]	      ? "crit"
+			       : n[GL_SEVERITY_WARNING]		      ? "warn"
+								      : "ok");
 	put_value(f, "verdict", verdict);
 	put_value(f, "since", gl_time_format(rep->window.since_us, t));
 	put_value(f, "until", gl_time_format(rep->window.until_us, t));
@@ -131,7 +138,8 @@ static void read_past(const char *root, struct past *p)
 		v = tab + 1;
 		v[strcspn(v, "\n")] = '\0';
 		if (!strcmp(line, "status") &&
-		    (!strcmp(v, "ok") || !strcmp(v, "warn") || !strcmp(v, "crit")))
+		    (!strcmp(v, "ok") || !strcmp(v, "warn") || !strcmp(v, "crit") ||
+		     !strcmp(v, "nodata")))
 			copy_field(p->status, sizeof(p->status), v);
 		else if (!strcmp(line, "verdict"))
 			copy_field(p->verdict, sizeof(p->verdict), v);
@@ -216,7 +224,7 @@ static const char style[] =
 	".latest.ok{background:#e8f5e9;border-color:#7cb342}"
 	".latest.warn{background:#fff8e1;border-color:#f0a500}"
 	".latest.crit{background:#fdecea;border-color:#c62828}"
-	".latest.none{background:#f3f3f3;border-color:#ccc}"
+	".latest.none,.latest.nodata{background:#f3f3f3;border-color:#ccc}"
 	".latest h2{margin:0 0 .3em;font-size:1.3em}.latest ul{margin:.3em 0 0 1.2em;padding:0}"
 	".latest li{overflow-wrap:anywhere}"
 	".wrap{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.92em;width:100%}"
@@ -224,7 +232,7 @@ static const char style[] =
 	"th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.v{white-space:nowrap;font-weight:bold}td.d{white-space:nowrap}"
 	"td.v.ok{background:#e8f5e9}td.v.warn{background:#fff8e1}td.v.crit{background:#fdecea}"
-	"td.v.none{background:#f3f3f3}td.v .muted{font-weight:normal}"
+	"td.v.none,td.v.nodata{background:#f3f3f3}td.v .muted{font-weight:normal}"
 	"td.a{overflow-wrap:anywhere;min-width:14em}.muted{color:#666}"
 	"@media (max-width:700px){main{padding:0 .5em}table{font-size:.85em}"
 	".win,.a{display:none}td.v{white-space:normal}}\n";
@@ -310,8 +318,9 @@ static int write_index(const char *root, const struct past *v, size_t n, struct 
 		fprintf(f, "\">%s</a></td><td class=\"v %s\">", p->day,
 			p->status[0] ? p->status : "none");
 		gl_html_text(f, p->verdict[0] ? p->verdict : "no verdict recorded");
-		/* "All clear" of a window that held nothing is no news */
-		if (!strcmp(p->events, "0") && !strcmp(p->samples, "0"))
+		/* "All clear" of a window that held nothing is no news (a verdict
+		 * written before the status no data) */
+		if (!strcmp(p->status, "ok") && !strcmp(p->events, "0") && !strcmp(p->samples, "0"))
 			fputs(" <span class=\"muted\">(no data)</span>", f);
 		fputs("</td><td class=\"win d\">", f);
 		window_cell(f, p);

@@ -17,6 +17,11 @@
 #include <cmocka.h>
 
 #include "../../reports/history.h"
+#include "../../reports/report.h"
+#include "../../reports/sec_alerts.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_summary.h"
+#include "../../reports/sections.h"
 #include "util/timeutil.h"
 
 static char *slurp(const char *path)
@@ -56,12 +61,18 @@ static void test_update(void **state)
 
 	assert_non_null(mkdtemp(root));
 	memset(&rep, 0, sizeof(rep));
-	rep.alerts = alerts;
-	rep.n_alerts = 3;
+	/* a hand-made model: the figures in the sections' states */
+	assert_int_equal(gl_report_model_init(&rep, &err), GL_OK);
+	struct gl_alerts_result *ar = (struct gl_alerts_result *)gl_alerts_result(&rep);
+	struct gl_report_summary *sr = (struct gl_report_summary *)gl_summary_result(&rep);
+	struct gl_report_errors *er = (struct gl_report_errors *)gl_errors_result(&rep);
+
+	ar->alerts = alerts;
+	ar->n_alerts = 3;
 	rep.window.since_us = (int64_t)gl_days_from_civil(2025, 11, 16) * GL_US_PER_DAY;
 	rep.window.until_us = rep.window.since_us + GL_US_PER_DAY;
-	rep.summary.events = 1273;
-	rep.errors.errors = 42;
+	sr->events = 1273;
+	er->errors = 42;
 
 	/* older reports: one with a verdict, one without; things that are no report */
 	snprintf(path, sizeof(path), "%s/2025-11-10", root);
@@ -135,7 +146,7 @@ static void test_update(void **state)
 
 	/* a report of an older window later: latest stays on the newest */
 	gl_output_release(&out);
-	rep.n_alerts = 0;
+	ar->n_alerts = 0;
 	snprintf(day, sizeof(day), "%s/2025-11-12", root);
 	out.dir = day;
 	assert_int_equal(gl_history_update(root, &rep, &out, &err), GL_OK);
@@ -147,15 +158,20 @@ static void test_update(void **state)
 				     "<td class=\"v ok\">All clear</td>"));
 	/* the 10th's verdict file has no samples line: not marked */
 	assert_non_null(strstr(text, "<td class=\"v ok\">All clear</td><td class=\"win d\">2025-11-09"));
-	/* a window with neither events nor samples says so */
-	rep.summary.events = 0;
+	/* a window with neither events nor samples says so, as its page does
+	 * (status no_data), and its verdict file says nodata */
+	sr->events = 0;
 	free(text);
 	gl_output_release(&out);
 	out.dir = day;
 	assert_int_equal(gl_history_update(root, &rep, &out, &err), GL_OK);
+	text = slurp(out.paths[0]);
+	assert_non_null(strstr(text, "status\tnodata\nverdict\tNo data: nothing was logged in this"
+				     " window\n"));
+	free(text);
 	text = slurp(out.paths[1]);
 	assert_non_null(strstr(text, "<a href=\"2025-11-12/\">2025-11-12</a></td>"
-				     "<td class=\"v ok\">All clear <span class=\"muted\">(no data)</span></td>"));
+				     "<td class=\"v nodata\">No data: nothing was logged in this window</td>"));
 	free(text);
 	gl_output_release(&out);
 
@@ -167,6 +183,9 @@ static void test_update(void **state)
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	assert_int_equal(system(path), 0);
+	ar->alerts = NULL;
+	ar->n_alerts = 0;
+	gl_report_release(&rep);
 }
 
 int main(void)

@@ -58,13 +58,15 @@ static void span(sqlite3 *db, int64_t start, double dur_us, const char *scope, i
 
 static void kernel(sqlite3 *db, int64_t ts, double dur_us, const char *name, const char *scope)
 {
-	char sql[640];
+	char sql[768];
 
+	/* a profiler trace's record: kind 1 (GL_EV_TRACE, lib/record), in event_kinds */
 	snprintf(sql, sizeof(sql),
 		 "INSERT OR IGNORE INTO names(name) VALUES ('%s'), ('%s');"
-		 "INSERT INTO events(ts_us, level, kernel_id, dur_us, scope_id, source, stream_id, line)"
-		 " VALUES (%lld, 1, (SELECT id FROM names WHERE name = '%s'), %.17g,"
-		 " (SELECT id FROM names WHERE name = '%s'), 'gpufl', 1, 1);",
+		 "INSERT INTO events(ts_us, level, kernel_id, dur_us, scope_id, source, stream_id, line,"
+		 " kind) VALUES (%lld, 1, (SELECT id FROM names WHERE name = '%s'), %.17g,"
+		 " (SELECT id FROM names WHERE name = '%s'), 'gpufl', 1, 1, 1);"
+		 "INSERT OR IGNORE INTO event_kinds(kind) VALUES (1);",
 		 name, scope, (long long)ts, name, dur_us, scope);
 	exec(db, sql);
 }
