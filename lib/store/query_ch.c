@@ -32,7 +32,7 @@ struct gl_query_ch {
 	uint64_t *series_key;		/* by series id - 1 */
 	size_t n_series;
 	sqlite3 *mem;			/* SQLite's own functions, for a row's text */
-	sqlite3_stmt *alert, *glob;
+	sqlite3_stmt *alert, *glob, *fact;
 	struct gl_buf sql;
 };
 
@@ -356,7 +356,10 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 	    sqlite3_prepare_v2(q->ch->mem,
 			       "SELECT ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*', 0),"
 			       " ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*', 0)", -1,
-			       &q->ch->glob, NULL) != SQLITE_OK) {
+			       &q->ch->glob, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->ch->mem,
+			       "SELECT CASE WHEN json_valid(?1) THEN json_type(?1, ?2) IS NOT NULL"
+			       " ELSE 0 END", -1, &q->ch->fact, NULL) != SQLITE_OK) {
 		rc = oom(err);
 		goto out;
 	}
@@ -380,6 +383,7 @@ void gl_query_ch_free(struct gl_query_ch *ch)
 	free(ch->series_key);
 	sqlite3_finalize(ch->alert);
 	sqlite3_finalize(ch->glob);
+	sqlite3_finalize(ch->fact);
 	sqlite3_close(ch->mem);
 	gl_buf_release(&ch->sql);
 	free(ch);
@@ -921,13 +925,33 @@ int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t un
 
 struct fact_walk {
 	struct gl_query *q;
+	const char *path;		/* "$.key" */
 	int (*fn)(void *arg, const struct gl_query_fact_event *e);
 	void *arg;
+	int db_failed;
 };
 
+/* The row's metadata holds the key, as the SQLite reader asks it (query.c):
+ * valid JSON whose member key is present. */
 static int fact_row(void *arg, struct field *f)
 {
 	struct fact_walk *w = arg;
+	sqlite3_stmt *st = w->q->ch->fact;
+	int has;
+
+	if (f[6].null)
+		return 0;
+	sqlite3_bind_text(st, 1, f[6].s, (int)f[6].n, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, w->path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return w->db_failed = 1;
+	}
+	has = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	if (!has)
+		return 0;
+
 	struct gl_query_fact_event e = {
 		.ts_us = fint(&f[0]),
 		.level = (int)fint(&f[1]),
@@ -935,7 +959,7 @@ static int fact_row(void *arg, struct field *f)
 		.host_id = name_id(w->q, &f[3]),
 		.stream_id = (int64_t)strtoull(f[4].s, NULL, 10),
 		.message = f[5].null ? "" : f[5].s,
-		.metadata = f[6].null ? NULL : f[6].s,
+		.metadata = f[6].s,
 	};
 
 	return w->fn(w->arg, &e);
@@ -946,7 +970,8 @@ int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_
 			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			    struct gl_err *err)
 {
-	struct fact_walk w = {q, fn, arg};
+	char path[80];
+	struct fact_walk w = {q, path, fn, arg, 0};
 	struct gl_buf in = {0};
 	const char *sql;
 	int rc = GL_OK;
@@ -965,14 +990,20 @@ int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_
 		gl_buf_release(&in);
 		return rc;
 	}
-	/* A stream's id is its node's: (node, stream_id) made one number. */
+	snprintf(path, sizeof(path), "$.%s", key);
+	/* A stream's id is its node's: (node, stream_id) made one number. The
+	 * server keeps the rows whose text names the key; SQLite's JSON
+	 * functions decide (fact_row). */
 	sql = sqlf(q, "SELECT ts_us, level, component, host, intDiv(cityHash64(node, stream_id), 4),"
 		   " message, metadata FROM gpulog_events WHERE ts_us >= %" PRId64
 		   " AND ts_us < %" PRId64 " AND dup_of IS NULL AND format IN (%.*s)"
-		   " AND isValidJSON(ifNull(metadata, '')) AND JSONHas(ifNull(metadata, ''), '%s')"
+		   " AND position(ifNull(metadata, ''), '\"%s\"') > 0"
 		   " ORDER BY ts_us, node, src_id FORMAT TabSeparated",
 		   since_us, until_us, (int)in.len, in.data, key);
 	rc = sql ? ch_rows(q, sql, 7, fact_row, &w, err) : oom(err);
+	if (w.db_failed)
+		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
+				"cannot read the events' facts");
 	gl_buf_release(&in);
 	return rc;
 }
