@@ -305,6 +305,21 @@ int gl_chart_time_bars(const char *path, const char *title, const char *y_label,
 		       const char *const *groups, size_t ngroups, const uint64_t *count,
 		       const struct gl_chart_opts *opts, struct gl_err *err);
 
+/*
+ * Lines over a numeric x axis (a training step, not a time): one line per
+ * entry, x ascending, with its legend text; a linear y axis, logarithmic
+ * when the values span more than two decades (gl_chart_want_log).
+ */
+struct gl_chart_xy_line {
+	const char *name;		/* legend text, log-derived */
+	double *x, *y;			/* n points */
+	size_t n;
+};
+
+int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
+		      const char *y_label, const struct gl_chart_xy_line *lines, size_t nlines,
+		      const struct gl_chart_opts *opts, struct gl_err *err);
+
 /* A chart that says why there is nothing to show: title, then message. */
 int gl_chart_nodata(const char *path, const char *title, const char *message,
 		    const struct gl_chart_opts *opts, struct gl_err *err);

@@ -1131,3 +1131,95 @@ int gl_chart_nodata(const char *path, const char *title, const char *message,
 	draw_title(title);
 	return chart_end(&c, path, err);
 }
+
+/* ---------------------------------------------------------------------
+ * Lines over a numeric x axis.
+ * ------------------------------------------------------------------- */
+
+int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
+		      const char *y_label, const struct gl_chart_xy_line *lines, size_t nlines,
+		      const struct gl_chart_opts *opts, struct gl_err *err)
+{
+	struct legend_entry e[LEGEND_MAX];
+	double x0 = NAN, x1 = NAN, y0 = NAN, y1 = NAN;
+	const PLFLT vp[4] = {0.09, 0.74, 0.12, 0.88};
+	char t[TEXT_MAX];
+	struct chart c;
+	int rc, logy;
+
+	for (size_t i = 0; i < nlines; i++)
+		for (size_t k = 0; k < lines[i].n; k++) {
+			double x = lines[i].x[k], y = lines[i].y[k];
+
+			if (!isfinite(x) || !isfinite(y))
+				continue;
+			x0 = isnan(x0) || x < x0 ? x : x0;
+			x1 = isnan(x1) || x > x1 ? x : x1;
+			y0 = isnan(y0) || y < y0 ? y : y0;
+			y1 = isnan(y1) || y > y1 ? y : y1;
+		}
+	if (isnan(x0))
+		return gl_chart_nodata(path, title, "no values", opts, err);
+	logy = y0 > 0 && gl_chart_want_log(y0, y1);
+	if (x1 == x0) {
+		x0 -= 1;
+		x1 += 1;
+	}
+	if (y1 == y0) {
+		y0 = logy ? y0 / 2 : y0 - 1;
+		y1 = logy ? y1 * 2 : y1 + 1;
+	} else if (!logy) {
+		double pad = (y1 - y0) * 0.05;
+
+		y0 -= pad;
+		y1 += pad;
+	}
+	rc = chart_begin(&c, path, opts, err);
+	if (rc != GL_OK)
+		return rc;
+	plvpor(vp[0], vp[1], vp[2], vp[3]);
+	plwind(x0, x1, logy ? log10(y0) : y0, logy ? log10(y1) : y1);
+	set_color(COL_GRID);
+	plbox("g", 0, 0, "g", 0, 0);
+	set_color(COL_FG);
+	plbox("bcnst", 0, 0, logy ? "bcnstvl" : "bcnstv", 0, 0);
+	plmtex("b", 3.0, 0.5, 0.5, esc_text(x_label, t, sizeof(t)));
+	plmtex("l", 5.0, 0.5, 0.5, esc_text(y_label, t, sizeof(t)));
+	for (size_t i = 0; i < nlines && i < LEGEND_MAX; i++) {
+		PLFLT *px = malloc((lines[i].n + 1) * sizeof(*px)), *py = malloc((lines[i].n + 1) * sizeof(*py));
+		size_t m = 0;
+
+		if (!px || !py) {
+			free(px);
+			free(py);
+			break;
+		}
+		for (size_t k = 0; k < lines[i].n; k++) {
+			if (!isfinite(lines[i].x[k]) || !isfinite(lines[i].y[k]) || (logy && lines[i].y[k] <= 0))
+				continue;
+			px[m] = lines[i].x[k];
+			py[m] = logy ? log10(lines[i].y[k]) : lines[i].y[k];
+			m++;
+		}
+		set_color(palette_index(-1, i));
+		plwidth(2);
+		if (m > 1)
+			plline((PLINT)m, px, py);
+		plwidth(1);
+		/* a point of its own where the line is short or has one point */
+		if (m && m <= 40) {
+			PLFLT ht = text_scale(0.5);
+
+			plstring((PLINT)m, px, py, GLYPH_DOT);
+			text_restore(ht);
+		}
+		e[i].kind = LEG_LINE;
+		e[i].color = palette_index(-1, i);
+		name_text(lines[i].name ? lines[i].name : "", 34, e[i].text, sizeof(e[i].text));
+		free(px);
+		free(py);
+	}
+	legend_draw(e, nlines < LEGEND_MAX ? nlines : LEGEND_MAX, vp);
+	draw_title(title);
+	return chart_end(&c, path, err);
+}

@@ -9,12 +9,15 @@ D=$BUILD/demo
 rm -rf "$D"
 mkdir -p "$D"
 cp -r fixtures/sample-logs "$D/logs"
-# RMM logs carry times of day only, the vLLM log no year, BitNet lines and
+# RMM logs carry times of day only, the vLLM log and kern.log no year, BitNet lines,
+# NCCL debug files, trainer_state.json, metrics.csv and
 # the nsys trace no time of their own: they come from the file's
 # modification time, which a git checkout does not keep. dcgmi writes no
 # times: the ingest config gives them (fixtures/sample-logs.ingest.json).
 touch -d '2025-11-16T23:00:00Z' "$D"/logs/rmm/* "$D"/logs/inference/vllm_server.log \
-	"$D"/logs/inference/bitnet_metrics.jsonl "$D"/logs/profiler/nsys_cuda_gpu_trace.csv
+	"$D"/logs/inference/bitnet_metrics.jsonl "$D"/logs/profiler/nsys_cuda_gpu_trace.csv \
+	"$D"/logs/node/kern.log "$D"/logs/node/job/nccl.node1.653.log "$D"/logs/node/job/trainer_state.json \
+	"$D"/logs/node/job/checkpoint-50/trainer_state.json "$D"/logs/node/eval/lightning_logs/version_0/metrics.csv
 export GPULOG_DB="$D/gpulog.db"
 
 echo "== gpulog-ingest $D/logs"

@@ -363,8 +363,8 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 		return NULL;
 	}
 	gl_parse_ctx_init(&ctx);
-	const struct gl_format *broken = NULL;
-	long broken_bad = 0;
+	const struct gl_format *broken = NULL, *fallback = NULL;
+	long broken_bad = 0, fallback_good = 0, best_good = 0;
 
 	for (size_t f = 0; gl_formats[f]; f++) {
 		long good = 0, bad = 0, foreign = 0;
@@ -413,6 +413,15 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 		 */
 		long score = good * 65536 - foreign;
 
+		if (gl_formats[f]->flags & GL_FMT_FALLBACK) {
+			if (good > 0 && !fallback) {
+				fallback = gl_formats[f];
+				fallback_good = good;
+			}
+			continue;
+		}
+		if (good > best_good && score > best_score)
+			best_good = good;
 		if (good > 0 && score > best_score) {
 			best = gl_formats[f];
 			best_score = score;
@@ -422,6 +431,9 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 			broken_bad = bad;
 		}
 	}
+	/* the fallback reads a file whose first lines it takes more of than any other format */
+	if (fallback && fallback_good > best_good)
+		best = fallback;
 	if (!best)
 		best = broken;
 	gl_parse_ctx_release(&ctx);

@@ -350,6 +350,14 @@ enum {
 	 * checkpoints, so a re-run or a copy adds nothing.
 	 */
 	GL_FMT_DOCUMENT = 8,
+	/*
+	 * A reader of last resort (fmt_text.c: any timestamped text): detection
+	 * takes it only when it finds more records in the file's first lines
+	 * than every other format (it wins no tie), and a line that the file's own format does not take is tried
+	 * in it only after every other format, without the stream switching
+	 * to it (the next line is again the file's format's).
+	 */
+	GL_FMT_FALLBACK = 16,
 };
 
 struct gl_format {

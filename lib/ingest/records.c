@@ -779,23 +779,35 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 	if (!j->p->forced) {
 		struct gl_rec alt;
 
-		for (size_t i = 0; gl_formats[i]; i++) {
-			if (gl_formats[i] == cur)
-				continue;
-			gl_ctx_begin_line(&j->ctx, len);
-			alt.samples = NULL;
-			alt.n_samples = 0;
-			j->ctx.hold = 0;
-			gl_formats[i]->parse(&j->ctx, p, len, &alt);
-			if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM ||
-			    alt.kind == GL_REC_SAMPLES) {
-				*rec = alt;
-				j->fmt = gl_formats[i];
-				return;
+		/* pass 0: the specific formats; pass 1: the fallback (GL_FMT_FALLBACK),
+		 * only for a line foreign to the file's format (its rejects stay its own) */
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; gl_formats[i]; i++) {
+				int fb = (gl_formats[i]->flags & GL_FMT_FALLBACK) != 0;
+
+				if (gl_formats[i] == cur || fb != pass ||
+				    (fb && rec->kind != GL_REC_FOREIGN))
+					continue;
+				gl_ctx_begin_line(&j->ctx, len);
+				alt.samples = NULL;
+				alt.n_samples = 0;
+				j->ctx.hold = 0;
+				gl_formats[i]->parse(&j->ctx, p, len, &alt);
+				if (fb) {
+					memcpy(j->ctx.state, j->prev_state, state_len);
+					j->ctx.state_len = state_len;
+				}
+				if (alt.kind == GL_REC_EVENT || alt.kind == GL_REC_MEM ||
+				    alt.kind == GL_REC_SAMPLES) {
+					*rec = alt;
+					if (!fb)
+						j->fmt = gl_formats[i];
+					return;
+				}
+				/* a trial never changes the stream's parse state */
+				memcpy(j->ctx.state, j->prev_state, state_len);
+				j->ctx.state_len = state_len;
 			}
-			/* a trial never changes the stream's parse state */
-			memcpy(j->ctx.state, j->prev_state, state_len);
-			j->ctx.state_len = state_len;
 		}
 		/* scratch may have been reused by the trials: parse again */
 		gl_ctx_begin_line(&j->ctx, len);

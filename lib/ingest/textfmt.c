@@ -5,6 +5,8 @@
  */
 #include "textfmt.h"
 
+#include <math.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -176,6 +178,20 @@ void gl_jsonw_uint(struct gl_jsonw *w, const char *key, uint64_t v)
 	char num[24];
 	int n = snprintf(num, sizeof(num), "%" PRIu64, v);
 
+	put_key(w, key);
+	put(w, num, (size_t)n);
+}
+
+void gl_jsonw_double(struct gl_jsonw *w, const char *key, double v)
+{
+	char num[32];
+	int n;
+
+	if (!isfinite(v)) {
+		gl_jsonw_str(w, key, "", 0);
+		return;
+	}
+	n = snprintf(num, sizeof(num), "%.10g", v);
 	put_key(w, key);
 	put(w, num, (size_t)n);
 }

@@ -50,6 +50,8 @@ void gl_jsonw_begin(struct gl_jsonw *w, char *buf, size_t cap);
 void gl_jsonw_str(struct gl_jsonw *w, const char *key, const char *s, size_t n);
 void gl_jsonw_int(struct gl_jsonw *w, const char *key, int64_t v);
 void gl_jsonw_uint(struct gl_jsonw *w, const char *key, uint64_t v);
+/* A number (%.10g); a NaN or infinity is written as "". */
+void gl_jsonw_double(struct gl_jsonw *w, const char *key, double v);
 void gl_jsonw_bool(struct gl_jsonw *w, const char *key, int v);
 /* Closes the object: writes '}'. Returns 1 when everything fitted in cap. */
 int gl_jsonw_end(struct gl_jsonw *w);

@@ -1518,6 +1518,64 @@ out:
 	return rc;
 }
 
+int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
+			 const char *const *formats,
+			 int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
+			 struct gl_err *err)
+{
+	char sql[1024], path[80];
+	size_t k;
+	sqlite3_stmt *st = NULL;
+	int rc = GL_OK, s = SQLITE_DONE, nf = 0;
+	bool any = false;
+
+	for (; formats && formats[nf]; nf++) {
+		bool yes;
+
+		if ((rc = has_format(q, formats[nf], &yes, err)) != GL_OK)
+			return rc;
+		any = any || yes;
+	}
+	if (!any || nf > 8 || strlen(key) > 60 || strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key))
+		return GL_OK;
+	snprintf(path, sizeof(path), "$.%s", key);
+	k = (size_t)snprintf(sql, sizeof(sql),
+			     "SELECT e.ts_us, e.level, e.component_id, e.host_id, e.stream_id, e.message,"
+			     " e.metadata FROM events e WHERE e.ts_us >= ?1 AND e.ts_us < ?2%s"
+			     " AND e.stream_id IN (SELECT id FROM streams WHERE format IN (",
+			     q->has_dup_of ? " AND e.dup_of IS NULL" : "");
+	for (int i = 0; i < nf; i++)
+		k += (size_t)snprintf(sql + k, sizeof(sql) - k, "%s?%d", i ? "," : "", i + 4);
+	snprintf(sql + k, sizeof(sql) - k,
+		 ")) AND json_valid(e.metadata) AND json_type(e.metadata, ?3) IS NOT NULL"
+		 " ORDER BY e.ts_us, e.id");
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_query_db_error(q, err, "cannot query the events' facts");
+	sqlite3_bind_int64(st, 1, since_us);
+	sqlite3_bind_int64(st, 2, until_us);
+	sqlite3_bind_text(st, 3, path, -1, SQLITE_TRANSIENT);
+	for (int i = 0; i < nf; i++)
+		sqlite3_bind_text(st, i + 4, formats[i], -1, SQLITE_STATIC);
+	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg = (const char *)sqlite3_column_text(st, 5);
+		struct gl_query_fact_event e = {
+			.ts_us = sqlite3_column_int64(st, 0),
+			.level = sqlite3_column_int(st, 1),
+			.component_id = sqlite3_column_int64(st, 2),
+			.host_id = sqlite3_column_int64(st, 3),
+			.stream_id = sqlite3_column_int64(st, 4),
+			.message = msg ? msg : "",
+			.metadata = (const char *)sqlite3_column_text(st, 6),
+		};
+
+		rc = fn(arg, &e);
+	}
+	if (rc == GL_OK && s != SQLITE_DONE && s != SQLITE_ROW)
+		rc = gl_query_db_error(q, err, "cannot read the events' facts");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			struct gl_err *err)

@@ -233,6 +233,28 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			struct gl_err *err);
 
 /*
+ * Events in [since_us, until_us) whose metadata holds the member key (a fact
+ * a parser stored: "train" for a trainer's step, "xid" for a driver Xid,
+ * "inventory" for an nvidia-smi -q GPU), in (ts_us, id) order, mirrors
+ * left out; message and metadata valid during the call. Only events of
+ * streams of the given formats (NULL-terminated) are read, and none when
+ * the database has no such stream (the window's events have no index by
+ * stream or metadata: a database without those formats costs one lookup).
+ */
+struct gl_query_fact_event {
+	int64_t ts_us;
+	int level;
+	int64_t component_id, host_id, stream_id;
+	const char *message;		/* "" when NULL */
+	const char *metadata;		/* the JSON object text */
+};
+
+int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
+			 const char *const *formats,
+			 int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
+			 struct gl_err *err);
+
+/*
  * Requests a server's access lines tell in [since_us, until_us): events of
  * the format (e.g. "vllm") whose message is a uvicorn access line of a POST
  * to an OpenAI-style endpoint,

@@ -12,7 +12,8 @@ touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/*
 "$INGEST" -q --db $T/db $T/logs 2>/dev/null || [ $? -eq 1 ] || fail "ingest"
 # in the order of the sections (index.html shows each chart next to its section's table)
 pngs="kernel_performance_timeline.png kernel_performance_distribution.png kernel_trends.png
-memory_usage_trend.png error_rate.png scopes.png baseline_comparison.png"
+memory_usage_trend.png error_rate.png scopes.png training_loss.png training_iteration.png
+baseline_comparison.png"
 
 # --no-charts: the report files only
 "$REPORT" --db $T/db --until 2025-11-17 --days 7 --format json --output-dir $T/n --no-charts \
@@ -56,7 +57,7 @@ for f in $pngs; do
 	# a "no data" chart is not the chart of the full window
 	cmp -s $T/e/$f $T/c/$f && fail "empty window: $f same as with data"
 done
-expect_eq "empty window images" 8 "$(grep -o '<img ' $T/e/index.html | wc -l)"
-# every "no data" chart carries its own title: seven different files
-expect_eq "distinct empty charts" 7 "$(cd $T/e && cksum $pngs | cut -d' ' -f1 | sort -u | wc -l)"
+expect_eq "empty window images" 10 "$(grep -o '<img ' $T/e/index.html | wc -l)"
+# every "no data" chart carries its own title: nine different files
+expect_eq "distinct empty charts" 9 "$(cd $T/e && cksum $pngs | cut -d' ' -f1 | sort -u | wc -l)"
 exit 0

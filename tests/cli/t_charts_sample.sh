@@ -29,7 +29,8 @@ expect_eq "script kernel stored" 6 \
 # receipt's run totals of 2025-11-16, which are no request; the vLLM and
 # BitNet-rs lines are placed at the files' mtimes, outside the window here)
 pngs="kernel_performance_timeline.png kernel_performance_distribution.png kernel_trends.png
-memory_usage_trend.png error_rate.png scopes.png baseline_comparison.png"
+memory_usage_trend.png error_rate.png scopes.png training_loss.png training_iteration.png
+baseline_comparison.png"
 for d in a b; do
 	"$REPORT" --db $T/db --until 2025-11-17 --days 7 --format json --output-dir $T/$d \
 		>$T/$d.out || fail "report $d"
@@ -41,13 +42,13 @@ for f in $pngs; do
 	cmp -s $T/a/$f $T/b/$f || fail "$f: not the same bytes for the same input"
 done
 
-expect_eq "files in the directory" 10 "$(ls $T/a | wc -l)"
+expect_eq "files in the directory" 12 "$(ls $T/a | wc -l)"
 
 # index.html: one page, the images that exist, inline and identical
 h=$T/a/index.html
 [ "$(head -c 15 $h)" = "<!DOCTYPE html>" ] || fail "doctype"
 expect_eq "html open/close" "1 1" "$(grep -c '<html' $h) $(grep -c '</html>' $h)"
-expect_eq "images" 8 "$(grep -o '<img ' $h | wc -l)"
+expect_eq "images" 10 "$(grep -o '<img ' $h | wc -l)"
 grep -q '<script' $h && fail "a <script> element in the page"
 grep -Eq '(src|href)="https?:' $h && fail "an external asset"
 grep -o '<figcaption class="muted">[^<]*</figcaption>' $h | sed 's/<[^>]*>//g' > $T/captions

@@ -4,7 +4,9 @@
 
 cp -r fixtures/sample-logs $T/logs
 touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/* $T/logs/inference/vllm_server.log \
-	$T/logs/inference/bitnet_metrics.jsonl $T/logs/profiler/nsys_cuda_gpu_trace.csv
+	$T/logs/inference/bitnet_metrics.jsonl $T/logs/profiler/nsys_cuda_gpu_trace.csv \
+	$T/logs/node/kern.log $T/logs/node/job/nccl.node1.653.log $T/logs/node/job/trainer_state.json \
+	$T/logs/node/job/checkpoint-50/trainer_state.json $T/logs/node/eval/lightning_logs/version_0/metrics.csv
 cfg=fixtures/sample-logs.ingest.json
 out=$("$INGEST" --config $cfg --db $T/db $T/logs 2>&1) || fail "ingest failed: $out"
 q $T/db "select substr(f.path, length('$T/logs/') + 1),

@@ -10,7 +10,9 @@
 cp -r fixtures/sample-logs $T/logs
 # files whose times count from their modification time (as t_ingest_sample.sh)
 touch -d '2025-11-16T23:00:00Z' $T/logs/rmm/* $T/logs/inference/vllm_server.log \
-	$T/logs/inference/bitnet_metrics.jsonl $T/logs/profiler/nsys_cuda_gpu_trace.csv
+	$T/logs/inference/bitnet_metrics.jsonl $T/logs/profiler/nsys_cuda_gpu_trace.csv \
+	$T/logs/node/kern.log $T/logs/node/job/nccl.node1.653.log $T/logs/node/job/trainer_state.json \
+	$T/logs/node/job/checkpoint-50/trainer_state.json $T/logs/node/eval/lightning_logs/version_0/metrics.csv
 "$INGEST" --quiet --config fixtures/sample-logs.ingest.json --db $T/db $T/logs ||
 	fail "ingest of the sample tree"
 # every trace format of the tree stored rows with a source

@@ -206,7 +206,7 @@ void gl_test_junk(const struct gl_format *fmt, struct gl_parse_ctx *ctx,
 		}
 		assert_int_equal(gl_ctx_begin_line(ctx, len), 0);
 		fmt->parse(ctx, line, len, &rec);
-		assert_true(rec.kind >= GL_REC_FOREIGN && rec.kind <= GL_REC_REJECT);
+		assert_true(rec.kind >= GL_REC_FOREIGN && rec.kind <= GL_REC_SPAN);
 		if (rec.kind == GL_REC_REJECT)
 			assert_non_null(rec.reason);
 		if (rec.kind == GL_REC_EVENT) {

@@ -1,0 +1,294 @@
+/*
+ * textts.c - finds a timestamp near the start of a text line (textts.h).
+ * In: a line. Out: where the stamp is and what it says, without a zone or
+ * a guessed year.
+ */
+#include "textts.h"
+
+#include <string.h>
+
+#include "../util/timeutil.h"
+
+static int dig(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int alnum(char c)
+{
+	return dig(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* n digits at s[i]: their value, or -1. */
+static long num(const char *s, size_t len, size_t i, size_t n)
+{
+	long v = 0;
+
+	if (i + n > len)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (!dig(s[i + k]))
+			return -1;
+		v = v * 10 + (s[i + k] - '0');
+	}
+	return v;
+}
+
+/* "HH:MM:SS" at s[i], then an optional [.,:]fraction; *end after it. µs of day or -1. */
+static int64_t hms(const char *s, size_t len, size_t i, size_t *end)
+{
+	long h = num(s, len, i, 2), m, sec;
+	int64_t us;
+	size_t k;
+
+	if (h < 0 || i + 8 > len || s[i + 2] != ':' || s[i + 5] != ':')
+		return -1;
+	m = num(s, len, i + 3, 2);
+	sec = num(s, len, i + 6, 2);
+	if (m < 0 || sec < 0 || h > 23 || m > 59 || sec > 60)
+		return -1;
+	us = ((int64_t)h * 3600 + m * 60 + sec) * GL_US_PER_S;
+	k = i + 8;
+	if (k + 1 < len && (s[k] == '.' || s[k] == ',') && dig(s[k + 1])) {
+		int64_t frac = 0, scale = 100000;
+
+		k++;
+		while (k < len && dig(s[k])) {
+			if (scale) {
+				frac += (s[k] - '0') * scale;
+				scale /= 10;
+			}
+			k++;
+		}
+		us += frac;
+	}
+	*end = k;
+	return us;
+}
+
+static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+static int month_of(const char *s, size_t len, size_t i)
+{
+	if (i + 3 > len)
+		return 0;
+	for (int m = 0; m < 12; m++)
+		if (memcmp(s + i, months + 3 * m, 3) == 0)
+			return m + 1;
+	return 0;
+}
+
+/* 2026-11-26[T _]14:02:09[.frac][Z|+hh:mm] */
+static int iso_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	long y = num(s, len, i, 4), mo, d;
+	size_t end;
+	int64_t tod;
+
+	if (y < 1970 || i + 19 > len || s[i + 4] != '-' || s[i + 7] != '-')
+		return 0;
+	mo = num(s, len, i + 5, 2);
+	d = num(s, len, i + 8, 2);
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return 0;
+	if (s[i + 10] != 'T' && s[i + 10] != ' ' && s[i + 10] != '_')
+		return 0;
+	if ((tod = hms(s, len, i + 11, &end)) < 0)
+		return 0;
+	t->kind = GL_TEXTTS_ISO;
+	t->naive_us = gl_days_from_civil(y, (unsigned)mo, (unsigned)d) * GL_US_PER_DAY + tod;
+	t->has_zone = 0;
+	if (end < len && (s[end] == 'Z' || s[end] == 'z')) {
+		t->has_zone = 1;
+		end++;
+	} else if (end + 5 <= len && (s[end] == '+' || s[end] == '-') && num(s, len, end + 1, 2) >= 0) {
+		long oh = num(s, len, end + 1, 2), om = -1;
+		size_t e2 = end + 3;
+
+		if (e2 < len && s[e2] == ':')
+			e2++;
+		om = num(s, len, e2, 2);
+		if (om >= 0) {
+			int64_t off = ((int64_t)oh * 60 + om) * 60 * GL_US_PER_S;
+
+			t->naive_us += s[end] == '+' ? -off : off;
+			t->has_zone = 1;
+			end = e2 + 2;
+		}
+	}
+	t->start = i;
+	t->end = end;
+	return 1;
+}
+
+/* 11/26/2026 14:02:09 */
+static int slash_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	long a = num(s, len, i, 2), b, y;
+	size_t end;
+	int64_t tod;
+
+	if (a < 1 || i + 19 > len || s[i + 2] != '/' || s[i + 5] != '/' || s[i + 10] != ' ')
+		return 0;
+	b = num(s, len, i + 3, 2);
+	y = num(s, len, i + 6, 4);
+	if (b < 1 || y < 1970 || a > 31 || b > 31 || (a > 12 && b > 12))
+		return 0;
+	if ((tod = hms(s, len, i + 11, &end)) < 0)
+		return 0;
+	t->kind = GL_TEXTTS_SLASH;
+	t->a = (unsigned)a;
+	t->b = (unsigned)b;
+	t->year = y;
+	t->naive_us = tod;
+	t->start = i;
+	t->end = end;
+	return 1;
+}
+
+static int noyear(struct gl_textts *t, unsigned mo, unsigned d, int64_t tod, size_t i, size_t end)
+{
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return 0;
+	t->kind = GL_TEXTTS_NOYEAR;
+	t->a = mo;
+	t->b = d;
+	t->naive_us = tod;
+	t->start = i;
+	t->end = end;
+	return 1;
+}
+
+/* Nov 26 14:01:04 (day may be space-padded) */
+static int syslog_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	int mo = month_of(s, len, i);
+	size_t k = i + 3, end;
+	long d;
+	int64_t tod;
+
+	if (!mo || k >= len || s[k] != ' ')
+		return 0;
+	k++;
+	if (k < len && s[k] == ' ')
+		k++;
+	if (k + 1 < len && dig(s[k]) && dig(s[k + 1])) {
+		d = num(s, len, k, 2);
+		k += 2;
+	} else if (k < len && dig(s[k])) {
+		d = s[k] - '0';
+		k++;
+	} else {
+		return 0;
+	}
+	if (k >= len || s[k] != ' ' || (tod = hms(s, len, k + 1, &end)) < 0)
+		return 0;
+	return noyear(t, (unsigned)mo, (unsigned)d, tod, i, end);
+}
+
+/* I1126 14:01:08.431698 */
+static int glog_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	long mo = num(s, len, i + 1, 2), d = num(s, len, i + 3, 2);
+	size_t end;
+	int64_t tod;
+
+	if (!strchr("IWEF", s[i]) || mo < 0 || d < 0 || i + 6 > len || s[i + 5] != ' ')
+		return 0;
+	if ((tod = hms(s, len, i + 6, &end)) < 0)
+		return 0;
+	if (!noyear(t, (unsigned)mo, (unsigned)d, tod, i, end))
+		return 0;
+	t->glog_level = s[i];
+	return 1;
+}
+
+/* 09-15 14:42:21 */
+static int md_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	long mo = num(s, len, i, 2), d = num(s, len, i + 3, 2);
+	size_t end;
+	int64_t tod;
+
+	if (mo < 0 || d < 0 || i + 6 > len || s[i + 2] != '-' || s[i + 5] != ' ')
+		return 0;
+	if ((tod = hms(s, len, i + 6, &end)) < 0)
+		return 0;
+	return noyear(t, (unsigned)mo, (unsigned)d, tod, i, end);
+}
+
+/* [ 1843.308145] or [Sun Apr 26 23:12:26 2026] */
+static int bracket_at(const char *s, size_t len, size_t i, struct gl_textts *t)
+{
+	size_t k = i + 1;
+
+	if (s[i] != '[')
+		return 0;
+	while (k < len && s[k] == ' ')
+		k++;
+	if (k < len && dig(s[k])) {
+		int64_t secs = 0, frac = 0;
+		size_t nd = 0;
+
+		while (k < len && dig(s[k]) && nd < 10) {
+			secs = secs * 10 + (s[k++] - '0');
+			nd++;
+		}
+		if (k >= len || s[k] != '.' || num(s, len, k + 1, 6) < 0 || k + 7 >= len || s[k + 7] != ']')
+			return 0;
+		frac = num(s, len, k + 1, 6);
+		t->kind = GL_TEXTTS_BOOT;
+		t->naive_us = secs * GL_US_PER_S + frac;
+		t->start = i;
+		t->end = k + 8;
+		return 1;
+	}
+	/* dmesg -T: "[Www Mmm dd hh:mm:ss yyyy]" */
+	if (k + 25 <= len && s[k + 3] == ' ') {
+		struct gl_textts m;
+		long y;
+
+		if (!syslog_at(s, len, k + 4, &m) || m.end + 6 > len || s[m.end] != ' ')
+			return 0;
+		y = num(s, len, m.end + 1, 4);
+		if (y < 1970 || s[m.end + 5] != ']')
+			return 0;
+		t->kind = GL_TEXTTS_ISO;
+		t->has_zone = 0;
+		t->naive_us = gl_days_from_civil(y, m.a, m.b) * GL_US_PER_DAY + m.naive_us;
+		t->start = i;
+		t->end = m.end + 6;
+		return 1;
+	}
+	return 0;
+}
+
+int gl_textts_scan(const char *s, size_t len, size_t max_start, struct gl_textts *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i <= max_start && i < len; i++) {
+		if (i && alnum(s[i - 1]))
+			continue;
+		if (bracket_at(s, len, i, t))
+			return 1;
+		if (dig(s[i]) && (iso_at(s, len, i, t) || slash_at(s, len, i, t) || md_at(s, len, i, t)))
+			return 1;
+		if (s[i] >= 'A' && s[i] <= 'Z' && (syslog_at(s, len, i, t) || glog_at(s, len, i, t)))
+			return 1;
+	}
+	return 0;
+}
+
+int64_t gl_textts_in_year(const struct gl_textts *t, int64_t y)
+{
+	return gl_days_from_civil(y, t->a, t->b) * GL_US_PER_DAY + t->naive_us;
+}
+
+int64_t gl_textts_slash(const struct gl_textts *t, int dmy)
+{
+	unsigned mo = dmy ? t->b : t->a, d = dmy ? t->a : t->b;
+
+	if (mo < 1 || mo > 12)
+		return -1;
+	return gl_days_from_civil(t->year, mo, d) * GL_US_PER_DAY + t->naive_us;
+}

@@ -1,0 +1,244 @@
+/*
+ * sec_devices.c - the devices section: the GPU inventory of the window, from
+ * the nvidia-smi -q reports the ingest read (fmt_nvsmiq.c: events whose
+ * metadata holds "inventory"). One row per GPU and host, its latest report:
+ * index, name, uuid, PCI bus, driver and CUDA version, VBIOS, ECC mode,
+ * memory. JSON: the key devices[].
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_util.h"
+#include "sec_devices.h"
+#include "section.h"
+
+struct devices {
+	struct gl_devices_result res;
+	struct gl_section_ctx *cx;
+};
+
+const struct gl_devices_result *gl_devices_result(const void *st)
+{
+	return st ? &((const struct devices *)st)->res : NULL;
+}
+
+static char *sdup(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+}
+
+static void dev_free(struct gl_device *d)
+{
+	free(d->name);
+	free(d->uuid);
+	free(d->pci);
+	free(d->driver);
+	free(d->cuda);
+	free(d->vbios);
+	free(d->ecc_mode);
+	free(d->host);
+}
+
+static int same(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static int on_inventory(void *arg, const struct gl_query_fact_event *e)
+{
+	struct devices *s = arg;
+	struct gl_devices_result *res = &s->res;
+	json_t *o = json_loads(e->metadata, 0, NULL);
+	struct gl_device d = {0}, *slot = NULL;
+	json_t *idx;
+
+	if (!o)
+		return GL_OK;
+	idx = json_object_get(o, "index");
+	d.index = json_is_integer(idx) ? (long)json_integer_value(idx) : -1;
+	d.name = sdup(o, "name");
+	d.uuid = sdup(o, "uuid");
+	d.pci = sdup(o, "pci");
+	d.driver = sdup(o, "driver");
+	d.cuda = sdup(o, "cuda");
+	d.vbios = sdup(o, "vbios");
+	d.ecc_mode = sdup(o, "ecc_mode");
+	d.memory_total_mib = json_is_number(json_object_get(o, "memory_total_mib"))
+				     ? json_number_value(json_object_get(o, "memory_total_mib")) : NAN;
+	d.ts_us = e->ts_us;
+	if (e->host_id > 0 && *gl_section_name(s->cx, e->host_id))
+		d.host = strdup(gl_section_name(s->cx, e->host_id));
+	json_decref(o);
+	for (size_t i = 0; i < res->n; i++)
+		if (same(res->dev[i].host, d.host) == (d.host != NULL) &&
+		    (same(res->dev[i].uuid, d.uuid) || (!d.uuid && same(res->dev[i].pci, d.pci))))
+			slot = &res->dev[i];
+	if (!slot) {
+		struct gl_device *p = realloc(res->dev, (res->n + 1) * sizeof(*p));
+
+		if (!p) {
+			dev_free(&d);
+			return GL_ENOMEM;
+		}
+		res->dev = p;
+		slot = &res->dev[res->n++];
+	} else {
+		dev_free(slot);
+	}
+	*slot = d;
+	return GL_OK;
+}
+
+static int cmp_dev(const void *pa, const void *pb)
+{
+	const struct gl_device *a = pa, *b = pb;
+	int c = strcmp(a->host ? a->host : "", b->host ? b->host : "");
+
+	if (c)
+		return c;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	static const char *const formats[] = {"nvsmiq", NULL};
+	struct devices *s = st;
+	int rc;
+
+	s->cx = cx;
+	rc = gl_query_fact_events(cx->q, cx->rep->window.since_us, cx->rep->window.until_us,
+				  "inventory", formats, on_inventory, s, cx->err);
+	s->cx = NULL;
+	if (rc == GL_ENOMEM)
+		return gl_section_oom(cx->err);
+	if (rc == GL_OK && s->res.n)
+		qsort(s->res.dev, s->res.n, sizeof(*s->res.dev), cmp_dev);
+	return rc;
+}
+
+static void release(void *st)
+{
+	struct devices *s = st;
+
+	for (size_t i = 0; i < s->res.n; i++)
+		dev_free(&s->res.dev[i]);
+	free(s->res.dev);
+}
+
+static json_t *emit_json(const struct gl_report *rep, const void *st)
+{
+	const struct gl_devices_result *res = gl_devices_result(st);
+	struct gl_jb jb = {0};
+	json_t *a = json_array();
+
+	(void)rep;
+	for (size_t i = 0; a && res && i < res->n; i++) {
+		const struct gl_device *d = &res->dev[i];
+		json_t *o = json_object();
+
+		gl_jb_set(&jb, o, "index", d->index >= 0 ? json_integer(d->index) : json_null());
+		gl_jb_set(&jb, o, "name", gl_json_str(d->name));
+		gl_jb_set(&jb, o, "uuid", gl_json_str(d->uuid));
+		gl_jb_set(&jb, o, "pci", gl_json_str(d->pci));
+		gl_jb_set(&jb, o, "driver", gl_json_str(d->driver));
+		gl_jb_set(&jb, o, "cuda", gl_json_str(d->cuda));
+		gl_jb_set(&jb, o, "vbios", gl_json_str(d->vbios));
+		gl_jb_set(&jb, o, "ecc_mode", gl_json_str(d->ecc_mode));
+		gl_jb_set(&jb, o, "memory_total_mib", gl_json_num(d->memory_total_mib));
+		gl_jb_set(&jb, o, "host", gl_json_str(d->host));
+		gl_jb_set(&jb, o, "seen", gl_json_ts(d->ts_us));
+		gl_jb_append(&jb, a, o);
+	}
+	return gl_jb_done(&jb, a);
+}
+
+static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_devices_result *res = gl_devices_result(st);
+
+	(void)rep;
+	fputs("host,index,name,uuid,pci,driver,cuda,vbios,ecc_mode,memory_total_mib", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; res && i < res->n; i++) {
+		const struct gl_device *d = &res->dev[i];
+		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
+
+		gl_csv_text(fp, d->host);
+		fprintf(fp, ",%ld", d->index);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			gl_csv_sep(fp);
+			gl_csv_text(fp, v[k]);
+		}
+		gl_csv_sep(fp);
+		gl_csv_num(fp, d->memory_total_mib);
+		gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_devices_result *res = gl_devices_result(st);
+	char a[40];
+
+	(void)rep;
+	if (!res || !res->n) {
+		fprintf(fp, "no nvidia-smi -q inventory\n");
+		return;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		const struct gl_device *d = &res->dev[i];
+
+		fprintf(fp, "GPU %ld%s%s: %s, %s, bus %s, driver %s, CUDA %s, VBIOS %s, %s MiB\n", d->index,
+			d->host ? " on " : "", d->host ? d->host : "", d->name ? d->name : "?",
+			d->uuid ? d->uuid : "-", d->pci ? d->pci : "-", d->driver ? d->driver : "-",
+			d->cuda ? d->cuda : "-", d->vbios ? d->vbios : "-",
+			gl_text_num(d->memory_total_mib, a, sizeof(a)));
+	}
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_devices_result *res = gl_devices_result(st);
+
+	(void)rep;
+	if (!res || !res->n) {
+		fputs("<p>No nvidia-smi -q inventory in this window.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>host</th><th>index</th><th>name</th><th>uuid</th><th>PCI bus</th>"
+	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th></tr>\n", f);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct gl_device *d = &res->dev[i];
+		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
+
+		fputs("<tr><td>", f);
+		gl_html_text(f, d->host ? d->host : "");
+		fprintf(f, "</td><td class=\"n\">%ld</td>", d->index);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			fputs("<td>", f);
+			gl_html_text(f, v[k] ? v[k] : "");
+			fputs("</td>", f);
+		}
+		fputs("<td class=\"n\">", f);
+		gl_html_num(f, d->memory_total_mib, GL_HTML_G4);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+const struct gl_section gl_sec_devices = {
+	.name = "devices",
+	.title = "Devices (nvidia-smi -q inventory)",
+	.state_size = sizeof(struct devices),
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};

@@ -1,0 +1,431 @@
+/*
+ * sec_gpu_health.c - the gpu_health section: the GPUs' own error reports
+ * in the window, from the facts the parsers stored:
+ * - NVRM Xid records of kernel logs (fmt_text.c: metadata "xid", "pci",
+ *   "process", "xid_meaning", "xid_critical"), one row per PCI bus and code
+ *   with the count, the first and last time, the processes named and the
+ *   meaning from NVIDIA's Xid catalogue ("GPU has fallen off the bus");
+ * - nvidia-smi -q inventories (fmt_nvsmiq.c: metadata "inventory"): per GPU
+ *   (by PCI bus) its latest ECC counts, retired pages and remapped rows, and
+ *   the clocks event (throttle) reasons that were active.
+ * No chart: a table is what an operator reads here.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_util.h"
+#include "sec_gpu_health.h"
+#include "section.h"
+
+struct health {
+	struct gl_gpu_health_result res;
+};
+
+const struct gl_gpu_health_result *gl_gpu_health_result(const void *st)
+{
+	return st ? &((const struct health *)st)->res : NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int on_xid(void *arg, const struct gl_query_fact_event *e)
+{
+	struct gl_gpu_health_result *res = arg;
+	json_t *o = json_loads(e->metadata, 0, NULL);
+	const char *pci, *proc;
+	int code;
+	struct gl_health_xid *x = NULL;
+
+	if (!o)
+		return GL_OK;
+	code = (int)num(o, "xid");
+	pci = str(o, "pci");
+	proc = str(o, "process");
+	if (!pci)
+		pci = "";
+	for (size_t i = 0; i < res->n_xid; i++)
+		if (res->xid[i].code == code && !strcmp(res->xid[i].pci, pci))
+			x = &res->xid[i];
+	if (!x) {
+		struct gl_health_xid *p = realloc(res->xid, (res->n_xid + 1) * sizeof(*p));
+
+		if (!p)
+			goto oom;
+		res->xid = p;
+		x = &res->xid[res->n_xid++];
+		memset(x, 0, sizeof(*x));
+		x->code = code;
+		x->first_us = e->ts_us;
+		if (!(x->pci = strdup(pci)))
+			goto oom;
+		x->meaning = dup_or_null(str(o, "xid_meaning"));
+		x->critical = json_is_true(json_object_get(o, "xid_critical"));
+	}
+	x->count++;
+	x->last_us = e->ts_us;
+	res->xid_records++;
+	res->xid_critical += x->critical;
+	if (proc && (!x->processes || (!strstr(x->processes, proc) && strlen(x->processes) < 200))) {
+		size_t n = x->processes ? strlen(x->processes) : 0;
+		char *p = realloc(x->processes, n + strlen(proc) + 2);
+
+		if (!p)
+			goto oom;
+		snprintf(p + n, strlen(proc) + 2, "%s%s", n ? "," : "", proc);
+		x->processes = p;
+	}
+	json_decref(o);
+	return GL_OK;
+oom:
+	json_decref(o);
+	return GL_ENOMEM;
+}
+
+static int add_reason(struct gl_gpu_health_result *res, const char *r, size_t n)
+{
+	char **p;
+
+	for (size_t i = 0; i < res->n_throttle; i++)
+		if (strlen(res->throttle[i]) == n && !memcmp(res->throttle[i], r, n))
+			return GL_OK;
+	p = realloc(res->throttle, (res->n_throttle + 1) * sizeof(*p));
+	if (!p)
+		return GL_ENOMEM;
+	res->throttle = p;
+	if (!(p[res->n_throttle] = strndup(r, n)))
+		return GL_ENOMEM;
+	res->n_throttle++;
+	return GL_OK;
+}
+
+static int on_inventory(void *arg, const struct gl_query_fact_event *e)
+{
+	struct gl_gpu_health_result *res = arg;
+	json_t *o = json_loads(e->metadata, 0, NULL);
+	const char *pci, *reasons;
+	struct gl_health_ecc *g = NULL;
+
+	if (!o)
+		return GL_OK;
+	pci = str(o, "pci");
+	if (!pci)
+		pci = "";
+	for (size_t i = 0; i < res->n_ecc; i++)
+		if (!strcmp(res->ecc[i].pci, pci))
+			g = &res->ecc[i];
+	if (!g) {
+		struct gl_health_ecc *p = realloc(res->ecc, (res->n_ecc + 1) * sizeof(*p));
+
+		if (!p)
+			goto oom;
+		res->ecc = p;
+		g = &res->ecc[res->n_ecc++];
+		memset(g, 0, sizeof(*g));
+		if (!(g->pci = strdup(pci)))
+			goto oom;
+	}
+	/* the latest inventory wins (events come in time order) */
+	free(g->uuid);
+	free(g->clocks_event_reasons);
+	g->uuid = dup_or_null(str(o, "uuid"));
+	g->volatile_uncorrected = num(o, "ecc_volatile_uncorrected");
+	g->volatile_corrected = num(o, "ecc_volatile_corrected");
+	g->aggregate_uncorrected = num(o, "ecc_aggregate_uncorrected");
+	g->aggregate_corrected = num(o, "ecc_aggregate_corrected");
+	g->retired_sbe = num(o, "retired_pages_sbe");
+	g->retired_dbe = num(o, "retired_pages_dbe");
+	g->retired_pending = num(o, "retired_pages_pending");
+	g->remapped_correctable = num(o, "remapped_rows_correctable");
+	g->remapped_uncorrectable = num(o, "remapped_rows_uncorrectable");
+	g->remapped_pending = num(o, "remapped_rows_pending");
+	g->remapped_failure = num(o, "remapped_rows_failure");
+	reasons = str(o, "clocks_event_reasons");
+	g->clocks_event_reasons = strdup(reasons ? reasons : "");
+	if (!g->clocks_event_reasons)
+		goto oom;
+	for (const char *p = g->clocks_event_reasons; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n && add_reason(res, p, n) != GL_OK)
+			goto oom;
+		p += n + (p[n] == ',');
+	}
+	json_decref(o);
+	return GL_OK;
+oom:
+	json_decref(o);
+	return GL_ENOMEM;
+}
+
+static int cmp_xid(const void *pa, const void *pb)
+{
+	const struct gl_health_xid *a = pa, *b = pb;
+	int c;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if ((c = strcmp(a->pci, b->pci)))
+		return c;
+	return a->code - b->code;
+}
+
+static int cmp_ecc(const void *pa, const void *pb)
+{
+	return strcmp(((const struct gl_health_ecc *)pa)->pci, ((const struct gl_health_ecc *)pb)->pci);
+}
+
+static int finish(struct gl_section_ctx *cx, void *st)
+{
+	static const char *const kernel_formats[] = {"text", NULL};
+	static const char *const inv_formats[] = {"nvsmiq", NULL};
+	struct gl_gpu_health_result *res = &((struct health *)st)->res;
+	int64_t t0 = cx->rep->window.since_us, t1 = cx->rep->window.until_us;
+	int rc = gl_query_fact_events(cx->q, t0, t1, "xid", kernel_formats, on_xid, res, cx->err);
+
+	if (rc == GL_OK)
+		rc = gl_query_fact_events(cx->q, t0, t1, "inventory", inv_formats, on_inventory, res,
+					  cx->err);
+	if (rc == GL_ENOMEM)
+		return gl_section_oom(cx->err);
+	if (rc != GL_OK)
+		return rc;
+	if (res->n_xid)
+		qsort(res->xid, res->n_xid, sizeof(*res->xid), cmp_xid);
+	if (res->n_ecc)
+		qsort(res->ecc, res->n_ecc, sizeof(*res->ecc), cmp_ecc);
+	return GL_OK;
+}
+
+static void release(void *st)
+{
+	struct gl_gpu_health_result *res = &((struct health *)st)->res;
+
+	for (size_t i = 0; i < res->n_xid; i++) {
+		free(res->xid[i].pci);
+		free(res->xid[i].meaning);
+		free(res->xid[i].processes);
+	}
+	free(res->xid);
+	for (size_t i = 0; i < res->n_ecc; i++) {
+		free(res->ecc[i].pci);
+		free(res->ecc[i].uuid);
+		free(res->ecc[i].clocks_event_reasons);
+	}
+	free(res->ecc);
+	for (size_t i = 0; i < res->n_throttle; i++)
+		free(res->throttle[i]);
+	free(res->throttle);
+}
+
+static const char *const ecc_keys[] = {
+	"ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
+	"ecc_aggregate_corrected", "retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending",
+	"remapped_rows_correctable", "remapped_rows_uncorrectable", "remapped_rows_pending",
+	"remapped_rows_failure",
+};
+
+static void ecc_values(const struct gl_health_ecc *g, double v[11])
+{
+	const double x[11] = {g->volatile_uncorrected, g->volatile_corrected, g->aggregate_uncorrected,
+			      g->aggregate_corrected, g->retired_sbe, g->retired_dbe, g->retired_pending,
+			      g->remapped_correctable, g->remapped_uncorrectable, g->remapped_pending,
+			      g->remapped_failure};
+
+	memcpy(v, x, sizeof(x));
+}
+
+static json_t *emit_json(const struct gl_report *rep, const void *st)
+{
+	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
+	struct gl_jb jb = {0};
+	json_t *o = json_object(), *xa = json_array(), *ea = json_array(), *ta = json_array();
+
+	(void)rep;
+	for (size_t i = 0; xa && res && i < res->n_xid; i++) {
+		const struct gl_health_xid *x = &res->xid[i];
+		json_t *j = json_object();
+
+		gl_jb_set(&jb, j, "pci", gl_json_str(x->pci));
+		gl_jb_set(&jb, j, "code", json_integer(x->code));
+		gl_jb_set(&jb, j, "count", gl_json_u64(x->count));
+		gl_jb_set(&jb, j, "meaning", gl_json_str(x->meaning));
+		gl_jb_set(&jb, j, "critical", json_boolean(x->critical));
+		gl_jb_set(&jb, j, "first", gl_json_ts(x->first_us));
+		gl_jb_set(&jb, j, "last", gl_json_ts(x->last_us));
+		gl_jb_set(&jb, j, "processes", gl_json_str(x->processes));
+		gl_jb_append(&jb, xa, j);
+	}
+	for (size_t i = 0; ea && res && i < res->n_ecc; i++) {
+		const struct gl_health_ecc *g = &res->ecc[i];
+		json_t *j = json_object();
+		double v[11];
+
+		ecc_values(g, v);
+		gl_jb_set(&jb, j, "pci", gl_json_str(g->pci));
+		gl_jb_set(&jb, j, "uuid", gl_json_str(g->uuid));
+		for (size_t k = 0; k < 11; k++)
+			gl_jb_set(&jb, j, ecc_keys[k], gl_json_num(v[k]));
+		gl_jb_set(&jb, j, "clocks_event_reasons", gl_json_str(g->clocks_event_reasons));
+		gl_jb_append(&jb, ea, j);
+	}
+	for (size_t i = 0; ta && res && i < res->n_throttle; i++)
+		gl_jb_append(&jb, ta, gl_json_str(res->throttle[i]));
+	gl_jb_set(&jb, o, "xid", xa);
+	gl_jb_set(&jb, o, "xid_records", gl_json_u64(res ? res->xid_records : 0));
+	gl_jb_set(&jb, o, "xid_critical", gl_json_u64(res ? res->xid_critical : 0));
+	gl_jb_set(&jb, o, "ecc", ea);
+	gl_jb_set(&jb, o, "throttle_reasons", ta);
+	return gl_jb_done(&jb, o);
+}
+
+static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
+
+	(void)rep;
+	fputs("pci,code,count,meaning,critical,first,last,processes", fp);
+	gl_csv_eol(fp);
+	for (size_t i = 0; res && i < res->n_xid; i++) {
+		const struct gl_health_xid *x = &res->xid[i];
+
+		gl_csv_text(fp, x->pci);
+		fprintf(fp, ",%d,", x->code);
+		gl_csv_u64(fp, x->count);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, x->meaning);
+		fprintf(fp, ",%d,", x->critical);
+		gl_csv_ts(fp, x->first_us);
+		gl_csv_sep(fp);
+		gl_csv_ts(fp, x->last_us);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, x->processes);
+		gl_csv_eol(fp);
+	}
+}
+
+static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
+{
+	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
+	char a[40], b[40];
+
+	if (!res || (!res->n_xid && !res->n_ecc)) {
+		fprintf(fp, "no Xid errors and no nvidia-smi -q inventory\n");
+		return;
+	}
+	if (res->n_xid) {
+		fprintf(fp, "%-14s %5s %7s  %-26s %s\n", "PCI bus", "Xid", "count", "last", "meaning");
+		for (size_t i = 0; i < res->n_xid && i < rep->top; i++) {
+			const struct gl_health_xid *x = &res->xid[i];
+
+			fprintf(fp, "%-14s %5d %7llu  %-26s %s%s\n", x->pci, x->code,
+				(unsigned long long)x->count, gl_text_ts(x->last_us, a),
+				x->meaning ? x->meaning : "(not in the Xid catalogue)",
+				x->critical ? " [critical]" : "");
+		}
+	} else {
+		fprintf(fp, "no Xid errors\n");
+	}
+	for (size_t i = 0; i < res->n_ecc; i++) {
+		const struct gl_health_ecc *g = &res->ecc[i];
+
+		fprintf(fp, "GPU %s: ECC uncorrected %s (aggregate), retired pages %s, clocks event reasons: %s\n",
+			g->pci, gl_text_num(g->aggregate_uncorrected, a, sizeof(a)),
+			gl_text_num(isnan(g->retired_sbe) && isnan(g->retired_dbe) ? NAN
+				    : (isnan(g->retired_sbe) ? 0 : g->retired_sbe) +
+				      (isnan(g->retired_dbe) ? 0 : g->retired_dbe), b, sizeof(b)),
+			g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons : "none");
+	}
+}
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
+	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
+
+	(void)rep;
+	if (!res || !res->n_xid) {
+		fputs("<p>No Xid errors of the NVIDIA driver in this window.</p>\n", f);
+	} else {
+		fputs("<table><tr><th>PCI bus</th><th>Xid</th><th>count</th><th>meaning (NVIDIA Xid catalogue)</th>"
+		      "<th>first</th><th>last</th><th>processes</th></tr>\n", f);
+		for (size_t i = 0; i < res->n_xid; i++) {
+			const struct gl_health_xid *x = &res->xid[i];
+
+			fputs(x->critical ? "<tr class=\"crit\"><td class=\"k\">" : "<tr><td class=\"k\">", f);
+			gl_html_text(f, x->pci);
+			fprintf(f, "</td><td class=\"n\">%d</td><td class=\"n\">%llu</td><td>", x->code,
+				(unsigned long long)x->count);
+			gl_html_text(f, x->meaning ? x->meaning : "(not in the catalogue)");
+			if (x->critical)
+				fputs(" <b>critical</b>", f);
+			fputs("</td><td>", f);
+			gl_html_when(f, x->first_us);
+			fputs("</td><td>", f);
+			gl_html_when(f, x->last_us);
+			fputs("</td><td>", f);
+			gl_html_text(f, x->processes ? x->processes : "");
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	if (!res || !res->n_ecc) {
+		fputs("<p>No nvidia-smi -q inventory in this window (ECC, retired pages, throttle reasons).</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>GPU (PCI bus)</th><th>ECC uncorrected (volatile / aggregate)</th>"
+	      "<th>ECC corrected (volatile / aggregate)</th><th>retired pages SBE / DBE</th>"
+	      "<th>remapped rows corr. / uncorr.</th><th>active clocks event reasons</th></tr>\n", f);
+	for (size_t i = 0; i < res->n_ecc; i++) {
+		const struct gl_health_ecc *g = &res->ecc[i];
+		const double pairs[4][2] = {{g->volatile_uncorrected, g->aggregate_uncorrected},
+					    {g->volatile_corrected, g->aggregate_corrected},
+					    {g->retired_sbe, g->retired_dbe},
+					    {g->remapped_correctable, g->remapped_uncorrectable}};
+
+		fputs("<tr><td class=\"k\">", f);
+		gl_html_text(f, g->pci);
+		fputs("</td>", f);
+		for (size_t k = 0; k < 4; k++) {
+			fputs("<td class=\"n\">", f);
+			gl_html_num(f, pairs[k][0], GL_HTML_G4);
+			fputs(" / ", f);
+			gl_html_num(f, pairs[k][1], GL_HTML_G4);
+			fputs("</td>", f);
+		}
+		fputs("<td>", f);
+		gl_html_text(f, g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons : "none");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+const struct gl_section gl_sec_gpu_health = {
+	.name = "gpu_health",
+	.title = "GPU health (driver Xid errors, ECC, retired pages, throttle reasons)",
+	.state_size = sizeof(struct health),
+	.finish = finish,
+	.release = release,
+	.emit_json = emit_json,
+	.emit_csv = emit_csv,
+	.emit_text = emit_text,
+	.emit_html = emit_html,
+};
