@@ -244,6 +244,6 @@ struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,
 	gl_sec_baseline, gl_sec_metrics, gl_sec_scopes, gl_sec_inference, gl_sec_training,
-	gl_sec_gpu_health, gl_sec_devices;
+	gl_sec_gpu_health, gl_sec_devices, gl_sec_findings;
 
 #endif
