@@ -12,6 +12,7 @@
 #include "alert_group.h"
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_findings.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
@@ -300,6 +301,23 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		rc = add_alert(cx, r, "inference", rep->inference.failed_pct, "failed requests",
 			       "%");
 		break;
+	case GL_RULE_FINDING: {
+		const struct gl_findings_result *fr = gl_findings_result(rep);
+
+		for (size_t i = 0; fr && i < fr->n && rc == GL_OK; i++) {
+			const struct gl_finding *fd = &fr->items[i];
+			char what[200], t0[40], t1[40];
+
+			if (!fd->worse)
+				continue;
+			gl_text_ts(fd->start_us, t0);
+			gl_text_ts(fd->end_us, t1);
+			snprintf(what, sizeof(what), "finding (%s %s .. %s%s%s), changed by", fd->kind, t0,
+				 t1, fd->device ? ", GPU " : "", fd->device ? fd->device : "");
+			rc = add_alert(cx, r, fd->series, fabs(fd->change_pct), what, "%");
+		}
+		break;
+	}
 	case GL_RULE_COUNT:
 		break;
 	}
