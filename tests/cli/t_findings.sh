@@ -66,6 +66,38 @@ check_run node2 7
 check_run stable 33 stable
 check_run stable2 34 stable
 
+# the real run (fixtures/realrun/README.md): a second process loaded GPU 1 for the
+# interval in truth.json (its own clock); the service ran on GPU 1
+"$INGEST" -q --db "$T/real.db" fixtures/realrun 2>/dev/null || fail "ingest realrun"
+"$REPORT" --db "$T/real.db" --since 2026-11-26T15:45:00Z --until 2026-11-26T15:50:00Z \
+	--format json --no-charts --output-dir "$T/real" >/dev/null 2>&1 || fail "report realrun"
+python3 - "$T/real/report.json" fixtures/realrun/truth.json <<'PY' || fail "realrun findings"
+import json, sys, datetime as dt
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+def s_of(ts): return dt.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+bad = []
+got = {f["series"]: f for f in r["findings"]}
+f = got.get("compact_frontier_kernel")
+if not f:
+    sys.exit("no finding for compact_frontier_kernel: %r" % list(got))
+a0, a1, b0, b1 = s_of(f["start_ts"]), s_of(f["end_ts"]), t["load_start"], t["load_end"]
+iou = max(0.0, min(a1, b1) - max(a0, b0)) / (max(a1, b1) - min(a0, b0))
+print("realrun compact_frontier_kernel %s IoU %.3f device %s change %+.0f%% %s" % (
+    f["kind"], iou, f["device"], f["change_pct"], f["confidence"]))
+if iou < 0.6: bad.append("IoU %.3f" % iou)
+if f["kind"] != "window": bad.append("kind " + f["kind"])
+if f["device"] != "1": bad.append("device %r" % f["device"])
+imp = {(e.get("metric") or e.get("event")) for e in f["evidence"] if e["implicated"]}
+for m in ("gpu.power_w", "gpu.utilization_pct", "process"):
+    if m not in imp: bad.append("no evidence " + m)
+if any(e["device"] == "0" for e in f["evidence"]): bad.append("idle GPU 0 as evidence")
+for k in ("force_pass_kernel", "integrate_kernel", "spring_kernel", "reduce_sum_kernel",
+          "constraint_kernel", "scatter_kernel"):
+    if k in got: bad.append("a finding on " + k)
+for b in bad: print("FAIL", b)
+sys.exit(1 if bad else 0)
+PY
+
 # first in the text report and on the page (right after the verdict)
 first=$(grep -n -m1 '^Findings$' $T/node/r/report.txt | cut -d: -f1)
 kern=$(grep -n -m1 '^Kernels' $T/node/r/report.txt | cut -d: -f1)

@@ -61,7 +61,7 @@ static void test_csv(void **state)
 	fclose(fp);
 	out.dir = dir;
 	assert_int_equal(gl_emit_csv(&r, &out, &err), GL_OK);
-	assert_int_equal(out.n_paths, 12);
+	assert_int_equal(out.n_paths, 16);
 	char *s = slurp(path);
 	assert_string_equal(s,
 		"kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
@@ -71,8 +71,9 @@ static void test_csv(void **state)
 		"\"'=cmd|' /C calc'!A0\",2,-1.5,2,0.25,0,0.25,1,1,2,0.5,0,0,3,,,,,,,,\r\n");
 	free(s);
 	const char *names[] = {"summary", "operations", "trends", "anomalies", "memory", "errors",
-			       "metrics", "inference", "scopes", "alerts", "baseline"};
-	for (size_t i = 0; i < 11; i++) {
+			       "metrics", "inference", "scopes", "training", "gpu_health", "devices",
+			       "alerts", "baseline", "findings"};
+	for (size_t i = 0; i < 15; i++) {
 		snprintf(path, sizeof(path), "%s/%s.csv", dir, names[i]);
 		s = slurp(path);
 		assert_true(strchr(s, '\n') != NULL);	/* a header row at least */

@@ -56,9 +56,9 @@ static void test_json(void **state)
 	assert_non_null(doc);
 	const char *keys[] = {"generator", "window",	"summary", "kernels", "operations", "trends",
 			      "anomalies", "memory", "errors",	"alerts",  "baseline", "metrics",
-			      "scopes", "inference"};
-	assert_int_equal(json_object_size(doc), 14);
-	for (size_t i = 0; i < 14; i++)
+			      "scopes", "inference", "training", "gpu_health", "devices", "findings"};
+	assert_int_equal(json_object_size(doc), 18);
+	for (size_t i = 0; i < 18; i++)
 		assert_non_null(json_object_get(doc, keys[i]));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "window"),
 							      "since")),

@@ -126,7 +126,7 @@ static void test_six_charts_deterministic(void **state)
 	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "a", &a, 1), GL_OK);
 	/* 6 PNGs, gpu_telemetry.png and scopes.png (no samples, no spans: "no data") and
 	 * index.html, recorded in out. */
-	assert_int_equal(a.n_paths, 9);
+	assert_int_equal(a.n_paths, 12);
 	check_dir(a.dir, 1);
 	/* The sections' chart data hold what the fixture holds (counted by hand). */
 	const struct gl_kernels_chart *kc = gl_kernels_chart(&kept);
@@ -204,8 +204,8 @@ static void test_one_or_two_processes(void **state)
 		o[i] = (struct gl_output){.dir = d[i]};
 		assert_int_equal(gl_emit_png_with(&kept, &o[i], &opts, &err), GL_OK);
 	}
-	/* the 8 charts of the sections (index.html is written by gl_emit_html) */
-	assert_int_equal(o[0].n_paths, 8);
+	/* the 11 charts of the sections (index.html is written by gl_emit_html) */
+	assert_int_equal(o[0].n_paths, 11);
 	assert_int_equal(o[1].n_paths, o[0].n_paths);
 	for (size_t k = 0; k < o[0].n_paths; k++) {
 		const char *n0 = o[0].paths[k] + strlen(d[0]), *n1 = o[1].paths[k] + strlen(d[1]);

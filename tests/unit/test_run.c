@@ -78,15 +78,15 @@ static void test_run(void **state)
 	/* p95 of 500, 700 = 690 >= 600: one warning */
 	assert_int_equal(res.alerts[1], 1);
 	assert_int_equal(res.alerts[2], 0);
-	/* report.json, then the eight charts in the order of the sections, and index.html */
-	static const char *const files[10] = {
+	/* report.json, then the ten charts in the order of the sections, and index.html */
+	static const char *const files[12] = {
 		"report.json", "kernel_performance_timeline.png",
 		"kernel_performance_distribution.png", "kernel_trends.png", "memory_usage_trend.png",
-		"error_rate.png", "gpu_telemetry.png", "scopes.png", "baseline_comparison.png",
-		"index.html",
+		"error_rate.png", "gpu_telemetry.png", "scopes.png", "training_loss.png",
+		"training_iteration.png", "baseline_comparison.png", "index.html",
 	};
-	assert_int_equal(res.n_paths, 10);
-	for (int i = 0; i < 10; i++) {
+	assert_int_equal(res.n_paths, 12);
+	for (int i = 0; i < 12; i++) {
 		snprintf(want, sizeof(want), "%s/2025-01-02/%s", dir, files[i]);
 		assert_string_equal(res.paths[i], want);
 		assert_int_equal(unlink(want), 0);
