@@ -1191,8 +1191,22 @@ static int draw_finding(const struct findings *f, size_t which, const char *path
 	snprintf(tit[0], sizeof(tit[0]), "%s (%s)", fd->series, fd->kind);
 	pan[np++] = (struct gl_chart_panel){tit[0], ylab, &ser[0], 1, NULL, 0, 1, 0, 0, 0,
 					     fd->start_us, fd->end_us};
-	for (size_t m = 0; m < sizeof(t_chart) / sizeof(t_chart[0]) && np < 6; m++) {
+	/* the metrics that moved on the implicated GPU, else power and utilisation: three
+	 * panels at most under the series (a stacked panel needs its height) */
+	int want[T_COUNT] = {0}, n_want = 0;
+
+	for (size_t m = 0; m < sizeof(t_chart) / sizeof(t_chart[0]); m++)
+		if (ev_of(fd, t_metrics[t_chart[m]]) && n_want < 3) {
+			want[t_chart[m]] = 1;
+			n_want++;
+		}
+	if (!n_want)
+		want[T_POWER] = want[T_UTIL] = 1;
+	for (size_t m = 0; m < sizeof(t_chart) / sizeof(t_chart[0]) && np < 4; m++) {
 		size_t first = nc, k = 0;
+
+		if (!want[t_chart[m]])
+			continue;
 
 		for (size_t i = 0; i < f->n_t && nc < sizeof(cols) / sizeof(cols[0]); i++) {
 			const struct tser *t = &f->t[i];
@@ -1206,9 +1220,8 @@ static int draw_finding(const struct findings *f, size_t which, const char *path
 			for (size_t b = 0; b < FB_N; b++)
 				if (t->n[b])
 					gl_chart_cols_add(&cols[nc], bucket_start(f, b), t->sum[b] / t->n[b], 0);
-			snprintf(names[nc - 1], sizeof(names[0]), "GPU %s%s", t->device,
-				 mine ? " (this finding's)" : "");
-			/* the implicated GPU in orange; the others grey (palette: 0 black-ish) */
+			snprintf(names[nc - 1], sizeof(names[0]), "GPU %s", t->device);
+			/* the implicated GPU in orange (palette 1), the others black (7) */
 			ser[nc] = (struct gl_chart_series){names[nc - 1], &cols[nc],
 							    mine ? GL_CHART_LINE : GL_CHART_MAXLINE,
 							    mine ? 1 : 7};
@@ -1217,7 +1230,9 @@ static int draw_finding(const struct findings *f, size_t which, const char *path
 		}
 		if (!k)
 			continue;
-		snprintf(tit[np], sizeof(tit[0]), "GPU %s", t_label[t_chart[m]]);
+		snprintf(tit[np], sizeof(tit[0]), "%s%s%s%s", t_label[t_chart[m]],
+			 fd->device ? " \xC2\xB7 GPU " : "", fd->device ? fd->device : "",
+			 fd->device ? " in orange" : "");
 		pan[np] = (struct gl_chart_panel){tit[np], t_label[t_chart[m]], &ser[first], k,
 						   NULL, 0, 1, 1, 0, 0, fd->start_us, fd->end_us};
 		np++;
@@ -1228,7 +1243,7 @@ static int draw_finding(const struct findings *f, size_t which, const char *path
 
 		co.stacked = 1;
 		if (!co.height_px)
-			co.height_px = 300 + 220 * (int)np;
+			co.height_px = 500 + 300 * (int)np;
 		rc = gl_chart_timeline(path, title, f->t0_us, f->t1_us + 1, pan, np, &co, err);
 	}
 out:
