@@ -229,8 +229,15 @@ static struct fser *series_of(struct findings *f, int src, int64_t name_id, cons
 		goto oom;
 	}
 	f->n_s++;
-	if (f->n_s * 2 >= f->n_hash && rehash(f) != GL_OK)
-		goto oom;
+	if (f->n_s * 2 >= f->n_hash) {
+		if (rehash(f) != GL_OK)
+			goto oom;
+	} else {
+		j = key_hash(src, name_id, name, host_id, device, rank) & (f->n_hash - 1);
+		while (f->hash[j])
+			j = (j + 1) & (f->n_hash - 1);
+		f->hash[j] = (uint32_t)f->n_s;
+	}
 	return s;
 oom:
 	*rc = GL_ENOMEM;
