@@ -1158,8 +1158,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fprintf(f, "<li><span class=\"%s\">%s</span> ", fd->worse ? "warning" : "info",
 			fd->kind);
 		gl_html_text(f, fd->sentence);
-		fprintf(f, " <span class=\"muted\">(p %.2g, %s confidence, attributed by %s)</span>",
-			fd->p_value, fd->confidence, fd->attributed_by);
+		/* p below 1e-12 is "p < 1e-12": the test's assumptions are not that exact */
+		if (fd->p_value < 1e-12)
+			fprintf(f, " <span class=\"muted\">(p &lt; 1e-12, %s confidence, attributed "
+				"by %s)</span>", fd->confidence, fd->attributed_by);
+		else
+			fprintf(f, " <span class=\"muted\">(p %.2g, %s confidence, attributed by "
+				"%s)</span>", fd->p_value, fd->confidence, fd->attributed_by);
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n", f);
