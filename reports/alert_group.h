@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "report.h"
+#include "sec_alerts.h"
 
 /*
  * Sorts al[0..*n) (critical first, then source, rule, subject, time) and

@@ -55,7 +55,11 @@ const char *gl_metric_stat_name(enum gl_metric_stat s)
  */
 static const struct {
 	const char *key, *metric;
+	bool below;		/* the alert fires below the threshold (a throughput) */
 } seed_keys[] = {
+	/* the monitor's own metric (metrics_history.json's "token_throughput"):
+	 * "token_throughput below minimum" */
+	{"token_throughput", "token_throughput", true},
 	{"cpu_usage", "host.cpu_pct"},
 	{"memory_usage", "host.memory*_pct"},
 	{"gpu_utilization", "gpu.utilization_pct"},
@@ -89,7 +93,7 @@ static int get_number(json_t *v, const char *sect, const char *key, double lo, d
 {
 	char where[128];
 
-	snprintf(where, sizeof(where), "%s.%s", sect, key);
+	snprintf(where, sizeof(where), "%s%s%s", sect, *sect ? "." : "", key);
 	if (!json_is_number(v) || (want_int && !json_is_integer(v)))
 		return bad(err, name, "%s must be %s", where, want_int ? "an integer" : "a number");
 	double d = json_number_value(v);
@@ -297,29 +301,33 @@ static int parse_seed_thresholds(json_t *obj, struct gl_report_config *cfg, cons
 		return bad(err, name, "alert_thresholds must be an object%s%s", "", "");
 	json_object_foreach(obj, key, v) {
 		const char *metric = NULL;
+		bool below = false;
 		struct gl_alert_rule *r;
 		char origin[160];
 		double d = 0;
 		int rc;
 
 		for (size_t k = 0; k < sizeof(seed_keys) / sizeof(seed_keys[0]); k++)
-			if (!strcmp(key, seed_keys[k].key))
+			if (!strcmp(key, seed_keys[k].key)) {
 				metric = seed_keys[k].metric;
+				below = seed_keys[k].below;
+			}
 		if (!metric && strchr(key, '.'))
 			metric = key;
 		if (!metric)
 			return bad(err, name,
 				   "unknown key '%s' in alert_thresholds (known: cpu_usage, memory_usage,"
 				   " gpu_utilization, gpu_memory_utilization, gpu_temperature, gpu_power,"
-				   " or a metric name such as gpu.power_w)", key);
+				   " token_throughput, or a metric name such as gpu.power_w)", key);
 		if ((rc = get_number(v, "alert_thresholds", key, -1e300, 1e300, false, &d, name,
 				     err)) != GL_OK)
 			return rc;
 		if (!(r = add_rule(cfg, err)))
 			return GL_ENOMEM;
 		snprintf(origin, sizeof(origin), "alert_thresholds.%s", key);
-		r->kind = GL_RULE_METRIC_ABOVE;
-		r->stat = GL_METRIC_MAX;
+		/* the seed compared every reading: the series' extreme */
+		r->kind = below ? GL_RULE_METRIC_BELOW : GL_RULE_METRIC_ABOVE;
+		r->stat = below ? GL_METRIC_MIN : GL_METRIC_MAX;
 		r->has[GL_SEVERITY_WARNING] = true;
 		r->threshold[GL_SEVERITY_WARNING] = d;
 		r->match = strdup(metric);
@@ -341,7 +349,7 @@ static int parse_seed_degradation(json_t *obj, struct gl_report_config *cfg, con
 	const char *key;
 	json_t *v;
 	double d = 0;
-	bool have_thr = false;
+	bool have_thr = false, enabled = true;
 	int rc;
 
 	if (!json_is_object(obj))
@@ -355,11 +363,21 @@ static int parse_seed_degradation(json_t *obj, struct gl_report_config *cfg, con
 			rc = get_number(v, "degradation_detection", key, 1e-9, 1e9, false,
 					&cfg->degrade_threshold, name, err);
 			have_thr = true;
+		} else if (!strcmp(key, "enabled")) {
+			if (!json_is_boolean(v))
+				rc = bad(err, name, "degradation_detection.enabled must be true or"
+					 " false%s%s", "", "");
+			else
+				enabled = json_is_true(v);
 		} else {
 			rc = bad(err, name, "unknown key '%s' in degradation_detection", key);
 		}
 		if (rc != GL_OK)
 			return rc;
+	}
+	if (!enabled) {		/* the monitor's switch: off, no degradation rule */
+		cfg->degrade_threshold = 0;
+		return GL_OK;
 	}
 	if (!have_thr)
 		return bad(err, name, "degradation_detection has no threshold%s%s", "", "");
@@ -383,6 +401,7 @@ static int parse_into(const char *text, const char *name, struct gl_report_confi
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	const char *key;
 	json_t *v;
+	double ignored;
 	int rc = GL_OK;
 
 	if (!root)
@@ -401,6 +420,16 @@ static int parse_into(const char *text, const char *name, struct gl_report_confi
 		else if (!strcmp(key, "trends") || !strcmp(key, "anomalies") ||
 			 !strcmp(key, "baseline") || !strcmp(key, "errors"))
 			rc = parse_section(v, key, cfg, name, err);
+		/*
+		 * The monitor's own settings, in its configuration file next to
+		 * alert_thresholds: how often it sampled and how many entries its
+		 * history keeps. They say how the files were written, not how to
+		 * judge them: checked and accepted.
+		 */
+		else if (!strcmp(key, "monitoring_interval"))
+			rc = get_number(v, "", key, 1e-9, 1e9, false, &ignored, name, err);
+		else if (!strcmp(key, "max_metrics_history"))
+			rc = get_number(v, "", key, 1, 1e15, true, &ignored, name, err);
 		else
 			rc = bad(err, name, "unknown key '%s'%s", key, "");
 		if (rc != GL_OK)

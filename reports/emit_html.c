@@ -22,6 +22,10 @@
 #include "chart.h"
 #include "emit_util.h"
 #include "report.h"
+#include "sec_alerts.h"
+#include "sec_errors.h"
+#include "sec_memory.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "status.h"
 #include "util/timeutil.h"
@@ -94,8 +98,8 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	size_t n[3] = {0, 0, 0};
 	char w[96], d1[40], d2[40], span[40];
 
-	for (size_t i = 0; i < rep->n_alerts; i++)
-		n[rep->alerts[i].severity]++;
+	for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts; i++)
+		n[gl_alerts_result(rep)->alerts[i].severity]++;
 	enum gl_status status = gl_status_of(rep);
 	static const char *const cls_of[] = {"nodata", "ok", "warn", "crit"};
 	const char *cls = cls_of[status];
@@ -135,20 +139,20 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	if (n[GL_SEVERITY_INFO])
 		fprintf(f, " <span class=\"muted\">(%zu info)</span>", n[GL_SEVERITY_INFO]);
 	fputs("</h2>\n", f);
-	if (rep->n_alerts) {
+	if (gl_alerts_result(rep)->n_alerts) {
 		fputs("<ul>\n", f);
-		for (size_t i = 0; i < rep->n_alerts && i < 12; i++) {
-			const char *sev = gl_severity_name(rep->alerts[i].severity);
+		for (size_t i = 0; i < gl_alerts_result(rep)->n_alerts && i < 12; i++) {
+			const char *sev = gl_severity_name(gl_alerts_result(rep)->alerts[i].severity);
 
 			fprintf(f, "<li><span class=\"%s\">%s</span> ", sev, sev);
-			gl_html_text(f, rep->alerts[i].message);
-			if (rep->alerts[i].count > 1)
+			gl_html_text(f, gl_alerts_result(rep)->alerts[i].message);
+			if (gl_alerts_result(rep)->alerts[i].count > 1)
 				fprintf(f, " <span class=\"muted\">(%llu times)</span>",
-					(unsigned long long)rep->alerts[i].count);
+					(unsigned long long)gl_alerts_result(rep)->alerts[i].count);
 			fputs("</li>\n", f);
 		}
-		if (rep->n_alerts > 12)
-			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", rep->n_alerts - 12);
+		if (gl_alerts_result(rep)->n_alerts > 12)
+			fprintf(f, "<li><a href=\"#alerts\">%zu more</a></li>\n", gl_alerts_result(rep)->n_alerts - 12);
 		fputs("</ul>\n", f);
 	} else if (status == GL_STATUS_NO_DATA) {
 		fputs("<p>The window holds no event, no metric sample and no RMM row: the service"
@@ -160,18 +164,18 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	fputs("</div>\n<div class=\"figs\">\n", f);
 
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->summary.events);
+	fprintf(f, "%llu", (unsigned long long)gl_summary_result(rep)->events);
 	fig_end(f, "events");
 	fig_begin(f);
-	fprintf(f, "%llu", (unsigned long long)rep->errors.errors);
+	fprintf(f, "%llu", (unsigned long long)gl_errors_result(rep)->errors);
 	fig_end(f, "errors (ERROR and CRITICAL)");
 	fig_begin(f);
-	gl_html_num(f, rep->errors.per_hour, GL_HTML_G3);
+	gl_html_num(f, gl_errors_result(rep)->per_hour, GL_HTML_G3);
 	fig_end(f, "errors per hour of the data");
 	/* the kernel whose duration grows fastest, among the degrading ones */
 	const struct gl_report_trend *worst = NULL;
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(rep); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(rep, i);
 
 		if (t->series == GL_TREND_KERNEL && t->verdict == GL_VERDICT_DEGRADING &&
 		    isfinite(t->change_pct) && (!worst || t->change_pct > worst->change_pct))
@@ -188,14 +192,14 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	}
 	fig_end(f, "slowest-growing kernel");
 	fig_begin(f);
-	gl_html_num(f, rep->memory.peak_mib, GL_HTML_F1);
-	fprintf(f, " MiB, %s", gl_verdict_name(rep->memory.verdict));
+	gl_html_num(f, gl_memory_result(rep)->peak_mib, GL_HTML_F1);
+	fprintf(f, " MiB, %s", gl_verdict_name(gl_memory_result(rep)->verdict));
 	fig_end(f, "memory in use: peak and trend");
-	if (rep->memory.rmm.events) {
+	if (gl_memory_result(rep)->rmm.events) {
 		fig_begin(f);
 		char b[40];
 
-		fputs(gl_text_bytes((double)rep->memory.rmm.leaked_bytes, b, sizeof(b)), f);
+		fputs(gl_text_bytes((double)gl_memory_result(rep)->rmm.leaked_bytes, b, sizeof(b)), f);
 		fig_end(f, "RMM bytes still allocated at the end");
 	}
 	fputs("</div>\n", f);

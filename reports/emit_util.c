@@ -93,6 +93,26 @@ json_t *gl_json_levels(struct gl_jb *jb, const uint64_t *by_level, int from)
 	return o;
 }
 
+/*
+ * A character of log text that would act on a terminal or a viewer instead
+ * of being shown: a C0 control other than tab, CR and LF, DEL (ESC starts
+ * a terminal's escape sequence, BS erases), or a bidirectional override or
+ * isolate (U+202A..U+202E, U+2066..U+2069: "U+202E" turns the rest of a
+ * line around, a kernel name can hide what follows it). Its length in
+ * bytes at p, else 0; such characters are written as '?' (issue 28).
+ */
+static size_t unsafe_len(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	if ((u[0] < 0x20 && u[0] != '\t' && u[0] != '\r' && u[0] != '\n' && u[0]) || u[0] == 0x7f)
+		return 1;
+	if (u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0xAA && u[2] <= 0xAE) ||
+			     (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9)))
+		return 3;
+	return 0;
+}
+
 /* ---- CSV ---- */
 
 void gl_csv_text(FILE *fp, const char *s)
@@ -113,6 +133,11 @@ void gl_csv_text(FILE *fp, const char *s)
 		if (!n) {
 			fputs(GL_UTF8_REPLACEMENT, fp);
 			p++;
+			continue;
+		}
+		if (unsafe_len(p)) {
+			fputc('?', fp);
+			p += unsafe_len(p);
 			continue;
 		}
 		if (*p == '"')
@@ -215,7 +240,8 @@ static size_t cols_of(const char *s)
 	return c;
 }
 
-/* Writes s left-aligned in exactly w columns; control characters become '?'. */
+/* Writes s left-aligned in exactly w columns; control characters and
+ * bidirectional overrides become '?'. */
 void gl_text_cell(FILE *fp, const char *str, size_t w)
 {
 	size_t cols, n;
@@ -230,8 +256,12 @@ void gl_text_cell(FILE *fp, const char *str, size_t w)
 	} else {
 		n = fit_utf8(s, w, &cols);
 	}
-	for (size_t i = 0; i < n; i++)
-		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], fp);
+	for (size_t i = 0; i < n; i++) {
+		size_t u = unsafe_len(s + i);
+
+		fputc(u || (unsigned char)s[i] < 0x20 ? '?' : s[i], fp);
+		i += u ? u - 1 : 0;
+	}
 	if (n < strlen(s))
 		fputc('~', fp);
 	for (; cols < w; cols++)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "report.h"
+#include "sec_kernels.h"
 #include "section.h"
 
 #define GL_KTRACE_DEVICES 8

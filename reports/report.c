@@ -6,101 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_counts(struct gl_report_count *c, size_t n)
+void gl_report_counts_free(struct gl_report_count *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(c[i].name);
 	free(c);
 }
 
-static void free_strings(char **s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(s[i]);
-	free(s);
-}
-
 void gl_report_release(struct gl_report *rep)
 {
 	if (!rep)
 		return;
-	free_counts(rep->summary.by_component, rep->summary.n_by_component);
-	for (size_t i = 0; i < rep->n_kernels; i++) {
-		free(rep->kernels[i].kernel);
-		free(rep->kernels[i].device);
-		free(rep->kernels[i].source);
-		free(rep->kernels[i].hot_stack);
-		free(rep->kernels[i].hot_scope);
-	}
-	free(rep->kernels);
-	for (size_t i = 0; i < rep->n_operations; i++) {
-		free(rep->operations[i].operation);
-		free(rep->operations[i].component);
-	}
-	free(rep->operations);
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		free(rep->trends[i].kernel);
-		free(rep->trends[i].device);
-		free(rep->trends[i].host);
-	}
-	free(rep->trends);
-	free(rep->memory.rmm.leaks);
-	free(rep->memory.rmm.histogram);
-	free_counts(rep->errors.by_component, rep->errors.n_by_component);
-	for (size_t i = 0; i < rep->errors.n_top_messages; i++) {
-		free(rep->errors.top_messages[i].shape);
-		free(rep->errors.top_messages[i].sample);
-	}
-	free(rep->errors.top_messages);
-	for (size_t i = 0; i < rep->n_alerts; i++) {
-		free(rep->alerts[i].rule);
-		free(rep->alerts[i].subject);
-		free(rep->alerts[i].message);
-	}
-	free(rep->alerts);
-	for (size_t i = 0; i < rep->baseline.n_kernels; i++)
-		free(rep->baseline.kernels[i].kernel);
-	free(rep->baseline.kernels);
-	free_strings(rep->baseline.new_kernels, rep->baseline.n_new_kernels);
-	free_strings(rep->baseline.vanished_kernels, rep->baseline.n_vanished_kernels);
-	for (size_t i = 0; i < rep->n_metrics; i++) {
-		struct gl_report_metric *m = &rep->metrics[i];
-
-		free(m->metric);
-		free(m->device);
-		free(m->device_name);
-		free(m->host);
-		free(m->source);
-		free(m->labels);
-	}
-	free(rep->metrics);
-	for (size_t i = 0; i < rep->inference.n_counters; i++) {
-		free(rep->inference.counters[i].metric);
-		free(rep->inference.counters[i].host);
-		free(rep->inference.counters[i].labels);
-	}
-	free(rep->inference.counters);
-	for (size_t i = 0; i < rep->inference.n_histograms; i++) {
-		free(rep->inference.histograms[i].metric);
-		free(rep->inference.histograms[i].host);
-		free(rep->inference.histograms[i].labels);
-	}
-	free(rep->inference.histograms);
 	if (rep->free_states)
 		rep->free_states(rep);
 	memset(rep, 0, sizeof(*rep));
-}
-
-const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
-						 enum gl_trend_series series, const char *name)
-{
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
-
-		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
-			return t;
-	}
-	return NULL;
 }
 
 const char *gl_verdict_name(enum gl_verdict v)

@@ -17,6 +17,9 @@
 #include "config.h"
 #include "emit_events.h"
 #include "report.h"
+#include "sec_alerts.h"
+#include "sec_metrics.h"
+#include "sec_summary.h"
 #include "status.h"
 #include "sections.h"
 #include "store/query.h"
@@ -116,10 +119,10 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
-	res->events = rep.summary.events;
-	res->samples = rep.metric_samples;
-	for (size_t i = 0; i < rep.n_alerts; i++)
-		res->alerts[rep.alerts[i].severity]++;
+	res->events = gl_summary_result(&rep)->events;
+	res->samples = gl_metrics_result(&rep)->samples;
+	for (size_t i = 0; i < gl_alerts_result(&rep)->n_alerts; i++)
+		res->alerts[gl_alerts_result(&rep)->alerts[i].severity]++;
 	res->status = (int)gl_status_of(&rep);
 	if (out.dir && (rc = make_dirs(out.dir, err)) != GL_OK)
 		goto out;

@@ -11,8 +11,15 @@
 
 #include "alert_group.h"
 #include "emit_util.h"
+#include "sec_alerts.h"
 #include "sec_anomalies.h"
+#include "sec_baseline.h"
+#include "sec_errors.h"
 #include "sec_findings.h"
+#include "sec_inference.h"
+#include "sec_kernels.h"
+#include "sec_memory.h"
+#include "sec_metrics.h"
 #include "section.h"
 #include "sections.h"
 #include "util/timeutil.h"
@@ -22,6 +29,7 @@
 
 /* What the per-component rule needs: events and ERROR+ events per component id. */
 struct alerts {
+	struct gl_alerts_result res;	/* first: see sec_alerts.h */
 	uint64_t *comp_events, *comp_errors;
 	size_t n_ids;
 };
@@ -82,10 +90,10 @@ static bool is_metric_rule(const struct gl_alert_rule *r)
 	       r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT;
 }
 
-static int add_alert(struct gl_section_ctx *cx, const struct gl_alert_rule *rule, const char *subject,
-		     double value, const char *what, const char *unit)
+static int add_alert(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *rule,
+		     const char *subject, double value, const char *what, const char *unit)
 {
-	struct gl_report *rep = cx->rep;
+	struct gl_alerts_result *rep = &a->res;
 	int sev = -1;
 	char msg[512];
 
@@ -148,28 +156,28 @@ static double metric_stat(const struct gl_report_metric *m, enum gl_metric_stat 
 }
 
 /* metric_above / metric_below: one alert per matching series; trends: per degrading series. */
-static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
+static int eval_metric(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
 {
 	struct gl_report *rep = cx->rep;
 	char subject[512], what[96], unit[24];
 	int rc = GL_OK;
 
 	if (r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT) {
-		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++) {
-			const struct gl_report_trend *t = &rep->trends[i];
+		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++) {
+			const struct gl_report_trend *t = gl_report_trend_at(rep, i);
 
 			if (t->series != GL_TREND_METRIC || t->verdict != GL_VERDICT_DEGRADING ||
 			    fnmatch(r->match, t->kernel, 0) != 0)
 				continue;
 			metric_subject(t->kernel, t->host, t->device, subject, sizeof(subject));
-			rc = add_alert(cx, r, subject, t->change_pct, "rose over the data's span by",
+			rc = add_alert(cx, a, r, subject, t->change_pct, "rose over the data's span by",
 				       "%");
 		}
 		return rc;
 	}
 	snprintf(what, sizeof(what), "%s", gl_metric_stat_name(r->stat));
-	for (size_t i = 0; i < rep->n_metrics && rc == GL_OK; i++) {
-		const struct gl_report_metric *m = &rep->metrics[i];
+	for (size_t i = 0; i < gl_metrics_result(rep)->n_metrics && rc == GL_OK; i++) {
+		const struct gl_report_metric *m = &gl_metrics_result(rep)->metrics[i];
 
 		if (fnmatch(r->match, m->metric, 0) != 0)
 			continue;
@@ -178,7 +186,7 @@ static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
 			snprintf(unit, sizeof(unit), "%%");
 		else
 			snprintf(unit, sizeof(unit), "%s%s", *m->unit ? " " : "", m->unit);
-		rc = add_alert(cx, r, subject, metric_stat(m, r->stat), what, unit);
+		rc = add_alert(cx, a, r, subject, metric_stat(m, r->stat), what, unit);
 	}
 	return rc;
 }
@@ -188,14 +196,14 @@ static int eval_metric(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
  * of each Prometheus time-to-first-token histogram in seconds
  * (vllm:time_to_first_token_seconds), subject "<family> <labels>".
  */
-static int eval_ttft(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
+static int eval_ttft(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
 {
-	const struct gl_report_inference *ri = &cx->rep->inference;
+	const struct gl_report_inference *ri = gl_inference_result(cx->rep);
 	char subject[512];
 	int rc = GL_OK;
 
 	if (ri->ttft_ms.count)
-		rc = add_alert(cx, r, "inference", ri->ttft_ms.p95, "p95 time to first token",
+		rc = add_alert(cx, a, r, "inference", ri->ttft_ms.p95, "p95 time to first token",
 			       " ms");
 	for (size_t i = 0; i < ri->n_histograms && rc == GL_OK; i++) {
 		const struct gl_report_prom_histogram *h = &ri->histograms[i];
@@ -205,34 +213,37 @@ static int eval_ttft(struct gl_section_ctx *cx, const struct gl_alert_rule *r)
 		    strcmp(h->metric + len - 8, "_seconds"))
 			continue;
 		snprintf(subject, sizeof(subject), "%s %s", h->metric, h->labels);
-		rc = add_alert(cx, r, subject, h->p95 * 1000, "p95 time to first token", " ms");
+		rc = add_alert(cx, a, r, subject, h->p95 * 1000, "p95 time to first token", " ms");
 	}
 	return rc;
 }
 
-static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const struct gl_alert_rule *r)
+static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
 {
 	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *ks = gl_kernels_result(rep);
+	const struct gl_report_baseline *bl = gl_baseline_result(rep);
 	int rc = GL_OK;
 
 	switch (r->kind) {
 	case GL_RULE_KERNEL_P95_US:
-		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
-			rc = add_alert(cx, r, rep->kernels[i].kernel, rep->kernels[i].p95_us,
+		for (size_t i = 0; i < ks->n_kernels && rc == GL_OK; i++)
+			rc = add_alert(cx, a, r, ks->kernels[i].kernel, ks->kernels[i].p95_us,
 				       "p95 duration", " us");
 		break;
 	case GL_RULE_KERNEL_MEAN_CHANGE_PCT:
-		for (size_t i = 0; i < rep->baseline.n_kernels && rc == GL_OK; i++)
-			if (rep->baseline.kernels[i].verdict == GL_BASELINE_REGRESSION)
-				rc = add_alert(cx, r, rep->baseline.kernels[i].kernel,
-					       rep->baseline.kernels[i].mean_change_pct,
+		for (size_t i = 0; i < bl->n_kernels && rc == GL_OK; i++)
+			if (bl->kernels[i].verdict == GL_BASELINE_REGRESSION)
+				rc = add_alert(cx, a, r, bl->kernels[i].kernel,
+					       bl->kernels[i].mean_change_pct,
 					       "mean duration against the preceding window", "%");
 		break;
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
-		for (size_t i = 0; i < rep->n_trends && rc == GL_OK; i++)
-			if (rep->trends[i].series == GL_TREND_KERNEL &&
-			    rep->trends[i].verdict == GL_VERDICT_DEGRADING)
-				rc = add_alert(cx, r, rep->trends[i].kernel, rep->trends[i].change_pct,
+		for (size_t i = 0; i < gl_report_n_trends(rep) && rc == GL_OK; i++)
+			if (gl_report_trend_at(rep, i)->series == GL_TREND_KERNEL &&
+			    gl_report_trend_at(rep, i)->verdict == GL_VERDICT_DEGRADING)
+				rc = add_alert(cx, a, r, gl_report_trend_at(rep, i)->kernel,
+					       gl_report_trend_at(rep, i)->change_pct,
 					       "duration trend over the data's span", "%");
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
@@ -240,12 +251,12 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 		 * A rate of anomalies needs samples: below 100 timings a single
 		 * anomaly is more than 1%, and 3 of a fill kernel's 60 fire critical.
 		 */
-		for (size_t i = 0; i < rep->n_kernels && rc == GL_OK; i++)
-			if (rep->kernels[i].count >= KERNEL_ANOMALY_MIN_SAMPLES)
-				rc = add_alert(cx, r, rep->kernels[i].kernel,
-				       (double)gl_anomalies_of_kernel(rep, rep->kernels[i].kernel_id) * 100.0 /
-					       (double)rep->kernels[i].count,
-				       "anomalous samples", "%");
+		for (size_t i = 0; i < ks->n_kernels && rc == GL_OK; i++)
+			if (ks->kernels[i].count >= KERNEL_ANOMALY_MIN_SAMPLES)
+				rc = add_alert(cx, a, r, ks->kernels[i].kernel,
+					       (double)gl_anomalies_of_kernel(rep, ks->kernels[i].kernel_id) *
+						       100.0 / (double)ks->kernels[i].count,
+					       "anomalous samples", "%");
 		break;
 	case GL_RULE_ERROR_RATE_PER_1000:
 		for (size_t i = 0; i < a->n_ids && rc == GL_OK; i++) {
@@ -258,47 +269,47 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 			 */
 			if (a->comp_events[i] && a->comp_events[i] >= cx->cfg->min_events_for_rate &&
 			    a->comp_errors[i] < a->comp_events[i])
-				rc = add_alert(cx, r, gl_section_name(cx, (int64_t)i),
+				rc = add_alert(cx, a, r, gl_section_name(cx, (int64_t)i),
 					       (double)a->comp_errors[i] * 1000.0 /
 						       (double)a->comp_events[i],
 					       "errors per 1,000 events", "");
 		}
 		break;
 	case GL_RULE_ERRORS_PER_HOUR:
-		rc = add_alert(cx, r, "errors", rep->errors.per_hour, "errors per hour", "");
+		rc = add_alert(cx, a, r, "errors", gl_errors_result(rep)->per_hour, "errors per hour", "");
 		break;
 	case GL_RULE_MEMORY_TREND_CHANGE_PCT:
-		if (rep->memory.verdict == GL_VERDICT_LEAK ||
-		    rep->memory.verdict == GL_VERDICT_DEGRADING)
-			rc = add_alert(cx, r, "memory",
+		if (gl_memory_result(rep)->verdict == GL_VERDICT_LEAK ||
+		    gl_memory_result(rep)->verdict == GL_VERDICT_DEGRADING)
+			rc = add_alert(cx, a, r, "memory",
 				       gl_report_trend_of(rep, GL_TREND_MEMORY, NULL)->change_pct,
 				       "memory in use rose over the data's span by", "%");
 		break;
 	case GL_RULE_RMM_LEAKED_BYTES:
-		if (rep->memory.rmm.events)
-			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.leaked_bytes,
+		if (gl_memory_result(rep)->rmm.events)
+			rc = add_alert(cx, a, r, "rmm", (double)gl_memory_result(rep)->rmm.leaked_bytes,
 				       "still allocated at the window's end:", "bytes");
 		break;
 	case GL_RULE_RMM_ALLOCATION_FAILURES:
-		if (rep->memory.rmm.events)
-			rc = add_alert(cx, r, "rmm", (double)rep->memory.rmm.allocation_failures,
+		if (gl_memory_result(rep)->rmm.events)
+			rc = add_alert(cx, a, r, "rmm", (double)gl_memory_result(rep)->rmm.allocation_failures,
 				       "allocation failures", "");
 		break;
 	case GL_RULE_METRIC_ABOVE:
 	case GL_RULE_METRIC_BELOW:
 	case GL_RULE_METRIC_TREND_CHANGE_PCT:
-		rc = eval_metric(cx, r);
+		rc = eval_metric(cx, a, r);
 		break;
 	case GL_RULE_TOKENS_PER_SECOND_BELOW:
-		if (rep->inference.tokens_per_second.count)
-			rc = add_alert(cx, r, "inference", rep->inference.tokens_per_second.mean,
+		if (gl_inference_result(rep)->tokens_per_second.count)
+			rc = add_alert(cx, a, r, "inference", gl_inference_result(rep)->tokens_per_second.mean,
 				       "mean tokens per second", " tokens/s");
 		break;
 	case GL_RULE_TTFT_P95_ABOVE:
-		rc = eval_ttft(cx, r);
+		rc = eval_ttft(cx, a, r);
 		break;
 	case GL_RULE_FAILED_REQUESTS_PCT_ABOVE:
-		rc = add_alert(cx, r, "inference", rep->inference.failed_pct, "failed requests",
+		rc = add_alert(cx, a, r, "inference", gl_inference_result(rep)->failed_pct, "failed requests",
 			       "%");
 		break;
 	case GL_RULE_FINDING: {
@@ -314,7 +325,7 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
 			gl_text_ts(fd->end_us, t1);
 			snprintf(what, sizeof(what), "finding (%s %s .. %s%s%s), changed by", fd->kind, t0,
 				 t1, fd->device ? ", GPU " : "", fd->device ? fd->device : "");
-			rc = add_alert(cx, r, fd->series, fabs(fd->change_pct), what, "%");
+			rc = add_alert(cx, a, r, fd->series, fabs(fd->change_pct), what, "%");
 		}
 		break;
 	}
@@ -329,10 +340,15 @@ static int eval_rule(struct gl_section_ctx *cx, const struct alerts *a, const st
  * --host: its level as the severity (CRITICAL and ERROR critical, WARN
  * warning, else info), its message after its component.
  */
+struct log_arg {
+	struct gl_section_ctx *cx;
+	struct alerts *a;
+};
+
 static int on_log_alert(void *arg, const struct gl_query_log_alert *la)
 {
-	struct gl_section_ctx *cx = arg;
-	struct gl_report *rep = cx->rep;
+	struct gl_section_ctx *cx = ((struct log_arg *)arg)->cx;
+	struct gl_alerts_result *rep = &((struct log_arg *)arg)->a->res;
 	struct gl_query_event ev = {.component_id = la->component_id, .host_id = la->host_id};
 	const char *comp = gl_section_name(cx, la->component_id);
 	struct gl_report_alert *al;
@@ -364,13 +380,14 @@ static int on_log_alert(void *arg, const struct gl_query_log_alert *la)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	struct gl_report *rep = cx->rep;
+	struct gl_alerts_result *rep = &((struct alerts *)st)->res;
+	struct log_arg la = {cx, st};
 	int rc = GL_OK;
 
 	for (size_t i = 0; i < cx->cfg->n_rules && rc == GL_OK; i++)
 		rc = eval_rule(cx, st, &cx->cfg->rules[i]);
 	if (rc == GL_OK)
-		rc = gl_query_log_alerts(cx->q, cx->p->since_us, cx->p->until_us, on_log_alert, cx,
+		rc = gl_query_log_alerts(cx->q, cx->p->since_us, cx->p->until_us, on_log_alert, &la,
 					 cx->err);
 	/* one entry per (source, rule, subject, severity), critical first */
 	if (rc == GL_OK)
@@ -384,6 +401,25 @@ static void release(void *st)
 
 	free(a->comp_events);
 	free(a->comp_errors);
+	for (size_t i = 0; i < a->res.n_alerts; i++) {
+		free(a->res.alerts[i].rule);
+		free(a->res.alerts[i].subject);
+		free(a->res.alerts[i].message);
+	}
+	free(a->res.alerts);
+}
+
+/* The results in st; none for a report without the section's state. */
+static const struct gl_alerts_result *res_of(const void *st)
+{
+	static const struct gl_alerts_result none;
+
+	return st ? &((const struct alerts *)st)->res : &none;
+}
+
+const struct gl_alerts_result *gl_alerts_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_alerts));
 }
 
 static bool is_log(const struct gl_report_alert *a)
@@ -396,10 +432,12 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 	json_t *a = json_array();
 
-	(void)st;
+	(void)r;
+	const struct gl_alerts_result *res = res_of(st);
 
-	for (size_t i = 0; a && i < r->n_alerts; i++) {
-		const struct gl_report_alert *al = &r->alerts[i];
+
+	for (size_t i = 0; a && i < res->n_alerts; i++) {
+		const struct gl_report_alert *al = &res->alerts[i];
 		json_t *o = json_object();
 
 		gl_jb_set(jb, o, "severity", gl_json_str(gl_severity_name(al->severity)));
@@ -421,16 +459,19 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	fputs("severity,rule,subject,value,threshold,message,source,count,first_ts,last_ts", fp);
+	const struct gl_alerts_result *res = res_of(st);
+
+	(void)r;
+	fputs("severity,rule,subject,value,threshold,message,source,time,count,first_ts,last_ts", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_alerts; i++) {
-		const struct gl_report_alert *a = &r->alerts[i];
+	for (size_t i = 0; i < res->n_alerts; i++) {
+		const struct gl_report_alert *a = &res->alerts[i];
 
 		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
 		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
 		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
 		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_sep(fp);
+		gl_csv_ts(fp, is_log(a) ? a->ts_us : GL_TS_NONE), gl_csv_sep(fp);
 		gl_csv_u64(fp, a->count ? a->count : 1), gl_csv_sep(fp);
 		gl_csv_ts(fp, is_log(a) ? a->first_ts_us : GL_TS_NONE), gl_csv_sep(fp);
 		gl_csv_ts(fp, is_log(a) ? a->last_ts_us : GL_TS_NONE), gl_csv_eol(fp);
@@ -439,40 +480,44 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	if (!r->n_alerts)
+	const struct gl_alerts_result *res = res_of(st);
+
+	if (!res->n_alerts)
 		fprintf(fp, "none\n");
-	for (size_t i = 0; i < r->n_alerts && i < r->top; i++) {
+	for (size_t i = 0; i < res->n_alerts && i < r->top; i++) {
 		char times[32] = "";
 		int tw;
 
-		gl_text_cell(fp, gl_severity_name(r->alerts[i].severity), 9);
-		if (is_log(&r->alerts[i]))
+		gl_text_cell(fp, gl_severity_name(res->alerts[i].severity), 9);
+		if (is_log(&res->alerts[i]))
 			fputs("[log] ", fp);
-		if (r->alerts[i].count > 1)
+		if (res->alerts[i].count > 1)
 			snprintf(times, sizeof(times), "(x%llu) ",
-				 (unsigned long long)r->alerts[i].count);
+				 (unsigned long long)res->alerts[i].count);
 		fputs(times, fp);
-		tw = GL_TEXT_WIDTH - 9 - (is_log(&r->alerts[i]) ? 6 : 0) - (int)strlen(times);
-		gl_text_last(fp, r->alerts[i].message, tw);
+		tw = GL_TEXT_WIDTH - 9 - (is_log(&res->alerts[i]) ? 6 : 0) - (int)strlen(times);
+		gl_text_last(fp, res->alerts[i].message, tw);
 		fputc('\n', fp);
 	}
-	if (r->n_alerts > r->top)
-		fprintf(fp, "(%zu more alerts)\n", r->n_alerts - r->top);
+	if (res->n_alerts > r->top)
+		fprintf(fp, "(%zu more alerts)\n", res->n_alerts - r->top);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	(void)st;
-	if (rep->n_alerts == 0) {
+	const struct gl_alerts_result *res = res_of(st);
+
+	(void)rep;
+	if (res->n_alerts == 0) {
 		fputs("<p>No alert fired.</p>\n", f);
 		return;
 	}
+	/* time: the first firing, as in JSON; last: the last one */
 	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>times</th>"
-	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>source</th>"
-	      "<th>first</th><th>last</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_alerts; i++) {
-		const struct gl_report_alert *a = &rep->alerts[i];
+	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>last</th>"
+	      "<th>source</th><th>time</th></tr>\n", f);
+	for (size_t i = 0; i < res->n_alerts; i++) {
+		const struct gl_report_alert *a = &res->alerts[i];
 		const char *sev = gl_severity_name(a->severity);
 
 		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", sev, sev);
@@ -487,13 +532,11 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</td><td>", f);
 		gl_html_text(f, a->message);
 		fputs("</td><td>", f);
+		gl_html_when(f, is_log(a) ? a->last_ts_us : GL_TS_NONE);
+		fputs("</td><td>", f);
 		gl_html_text(f, is_log(a) ? "log" : "gpulog");
 		fputs("</td><td>", f);
-		if (is_log(a))
-			gl_html_when(f, a->first_ts_us);
-		fputs("</td><td>", f);
-		if (is_log(a))
-			gl_html_when(f, a->last_ts_us);
+		gl_html_when(f, is_log(a) ? a->first_ts_us : GL_TS_NONE);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

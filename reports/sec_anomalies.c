@@ -9,12 +9,15 @@
  * detector's memory, however many kernels there are.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit_util.h"
 #include "sec_anomalies.h"
+#include "sec_kernels.h"
 #include "section.h"
+#include "table.h"
 #include "sections.h"
 #include "stats/stats.h"
 
@@ -129,7 +132,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct anomalies *a = st;
-	struct gl_report *rep = cx->rep;
+	const struct gl_kernels_result *ks = gl_kernels_result(cx->rep);
 	struct gl_report_anomaly *items;
 
 	gl_anomaly_free(a->det);
@@ -142,15 +145,15 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		return gl_section_oom(cx->err);
 	}
 	/*
-	 * items point at the names of rep->kernels, which outlive them; a
+	 * items point at the names of the kernels section's list, which outlive them; a
 	 * kernel not listed there gets a copy in this state, which stays with
 	 * the report as long
 	 */
 	for (size_t i = 0; i < a->n_top; i++) {
 		items[i] = a->top[i].a;
-		for (size_t j = 0; j < rep->n_kernels && !items[i].kernel; j++)
-			if (rep->kernels[j].kernel_id == a->top[i].kernel_id)
-				items[i].kernel = rep->kernels[j].kernel;
+		for (size_t j = 0; j < ks->n_kernels && !items[i].kernel; j++)
+			if (ks->kernels[j].kernel_id == a->top[i].kernel_id)
+				items[i].kernel = ks->kernels[j].kernel;
 		if (!items[i].kernel &&
 		    !(items[i].kernel = a->names[i] = strdup(gl_section_name(cx, a->top[i].kernel_id)))) {
 			free(items);
@@ -196,11 +199,27 @@ static const struct gl_report_anomalies *res_of(const void *st)
 	return st ? &((const struct anomalies *)st)->res : &none;
 }
 
+#define AN(f) offsetof(struct gl_report_anomaly, f)
+
+/* The listed anomalies: JSON items, CSV and HTML (the text block lists the first five its
+ * own way). */
+static const struct gl_col cols[] = {
+	{"ts", GL_COL_TS, AN(ts_us), 0, 0, NULL, 0, 1, "when", 0},
+	{"kernel", GL_COL_TEXT, AN(kernel), GL_COL_NAME, 0, NULL, 0, 2, "kernel", 0},
+	{"value_us", GL_COL_NUM, AN(value_us), 0, 0, NULL, 0, 3, "µs", 0},
+	{"mean_us", GL_COL_NUM, AN(mean_us), 0, 0, NULL, 0, 4, "centre µs", 0},
+	{"stddev_us", GL_COL_NUM, AN(stddev_us), 0, 0, NULL, 0, 5, "spread µs", 0},
+	{"z", GL_COL_NUM, AN(z), 0, 0, NULL, 0, 6, "z", 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_anomaly)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_anomalies *an = res_of(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *by = json_object(), *items = json_array();
+	json_t *o = json_object(), *by = json_object();
 
 	gl_jb_set(&jb, o, "method", gl_json_str(gl_anomaly_method_name(an->method)));
 	gl_jb_set(&jb, o, "k", gl_json_num(an->k));
@@ -209,24 +228,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "judged", gl_json_u64(an->judged));
 	gl_jb_set(&jb, o, "total", gl_json_u64(an->total));
 	gl_jb_set(&jb, o, "flagged_by_logs", gl_json_u64(an->flagged_by_logs));
-	for (size_t i = 0; by && i < r->n_kernels; i++)
-		if (gl_anomalies_of_kernel(r, r->kernels[i].kernel_id))
-			gl_jb_set(&jb, by, r->kernels[i].kernel,
-				  gl_json_u64(gl_anomalies_of_kernel(r, r->kernels[i].kernel_id)));
-	for (size_t i = 0; items && i < an->n_items; i++) {
-		const struct gl_report_anomaly *x = &an->items[i];
-		json_t *it = json_object();
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
 
-		gl_jb_set(&jb, it, "ts", gl_json_ts(x->ts_us));
-		gl_jb_set(&jb, it, "kernel", gl_json_str(x->kernel));
-		gl_jb_set(&jb, it, "value_us", gl_json_num(x->value_us));
-		gl_jb_set(&jb, it, "mean_us", gl_json_num(x->mean_us));
-		gl_jb_set(&jb, it, "stddev_us", gl_json_num(x->stddev_us));
-		gl_jb_set(&jb, it, "z", gl_json_num(x->z));
-		gl_jb_append(&jb, items, it);
-	}
+	for (size_t i = 0; by && i < ks->n_kernels; i++)
+		if (gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id))
+			gl_jb_set(&jb, by, ks->kernels[i].kernel,
+				  gl_json_u64(gl_anomalies_of_kernel(r, ks->kernels[i].kernel_id)));
 	gl_jb_set(&jb, o, "by_kernel", by);
-	gl_jb_set(&jb, o, "items", items);
+	gl_jb_set(&jb, o, "items", gl_table_json(&table, an->items, an->n_items));
 	return gl_jb_done(&jb, o);
 }
 
@@ -235,24 +244,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	const struct gl_report_anomalies *an = res_of(st);
 
 	(void)r;
-	fputs("ts,kernel,value_us,mean_us,stddev_us,z", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < an->n_items; i++) {
-		const struct gl_report_anomaly *a = &an->items[i];
-
-		gl_csv_ts(fp, a->ts_us);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, a->kernel);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->value_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->mean_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->stddev_us);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, a->z);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, an->items, an->n_items, fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
@@ -283,25 +275,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		(unsigned long long)an->total, (unsigned long long)an->judged,
 		gl_anomaly_method_name(an->method), an->k, an->window,
 		(unsigned long long)an->flagged_by_logs);
-	if (an->n_items == 0)
-		return;
-	fputs("<table><tr><th>when</th><th>kernel</th><th>µs</th><th>centre µs</th>"
-	      "<th>spread µs</th><th>z</th></tr>\n", f);
-	for (size_t i = 0; i < an->n_items; i++) {
-		const struct gl_report_anomaly *x = &an->items[i];
-
-		fputs("<tr><td>", f);
-		gl_html_when(f, x->ts_us);
-		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, x->kernel);
-		const double v[4] = {x->value_us, x->mean_us, x->stddev_us, x->z};
-		for (int j = 0; j < 4; j++) {
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-		}
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	if (an->n_items)
+		gl_table_html(&table, an->items, an->n_items, f);
 }
 
 const struct gl_section gl_sec_anomalies = {

@@ -15,6 +15,7 @@
 #include "counter.h"
 #include "emit_util.h"
 #include "sec_errors.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "sections.h"
 #include "util/hash.h"
@@ -50,6 +51,7 @@ struct counter {
 };
 
 struct errors {
+	struct gl_report_errors res;	/* first: see sec_errors.h */
 	uint64_t *comp_warn, *comp_events, *comp_errors;	/* per component id */
 	size_t n_ids;
 	struct shape *shapes;
@@ -237,7 +239,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 	struct shape *sh = &b->shapes[i];
 	if (!sh->hash) {
 		if (b->n_shapes >= cx->cfg->max_shapes) {
-			cx->rep->errors.shapes_overflow++;
+			b->res.shapes_overflow++;
 			return 0;
 		}
 		size_t sl = ev->message_len < SAMPLE_MAX ? ev->message_len : SAMPLE_MAX;
@@ -427,7 +429,7 @@ static int begin(struct gl_section_ctx *cx, void *st)
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct errors *b = st;
-	struct gl_report_errors *e = &cx->rep->errors;
+	struct gl_report_errors *e = &b->res;
 	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < b->n_ids
 			    ? (size_t)ev->component_id : 0;
 
@@ -487,7 +489,7 @@ static int cmp_shape(const void *pa, const void *pb)
 
 static int finish_shapes(struct gl_section_ctx *cx, struct errors *b)
 {
-	struct gl_report_errors *e = &cx->rep->errors;
+	struct gl_report_errors *e = &b->res;
 	size_t n = 0;
 
 	for (size_t i = 0; i < b->shape_cap; i++)
@@ -520,15 +522,15 @@ static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct errors *b = st;
 	struct gl_report *rep = cx->rep;
-	struct gl_report_errors *e = &rep->errors;
+	struct gl_report_errors *e = &b->res;
 	const struct gl_report_window *w = &rep->window;
 	double hours = w->data_first_ts_us == GL_TS_NONE
 			       ? 0 : (double)(w->data_last_ts_us - w->data_first_ts_us) / US_PER_HOUR;
 
 	/* per hour of the data's own span: 234 errors in 5 minutes are 2,808/h, not 9.8/h */
 	e->per_hour = hours > 0 ? (double)e->errors / hours : NAN;
-	e->per_1000_events = rep->summary.events
-		? (double)e->errors * 1000.0 / (double)rep->summary.events : NAN;
+	e->per_1000_events = gl_summary_result(rep)->events
+		? (double)e->errors * 1000.0 / (double)gl_summary_result(rep)->events : NAN;
 	/* a series counts from zero when its process started in the window */
 	for (size_t i = 0; i < b->src_cap; i++) {
 		if (!b->src[i].used)
@@ -577,15 +579,43 @@ static void release(void *st)
 	free(b->comp_errors);
 	free(b->src);
 	gl_errors_chart_release(&b->chart);
+	gl_report_counts_free(b->res.by_component, b->res.n_by_component);
+	for (size_t i = 0; i < b->res.n_top_messages; i++) {
+		free(b->res.top_messages[i].shape);
+		free(b->res.top_messages[i].sample);
+	}
+	free(b->res.top_messages);
+}
+
+/* A mirrored record of ERROR or worse: counted here, left out of every other count. */
+static int collect_mirrored(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	(void)cx;
+	if (ev->level >= GL_LEVEL_ERROR)
+		((struct errors *)st)->res.mirrored++;
+	return GL_OK;
+}
+
+/* The results in st; none (no events) for a report without the section's state. */
+static const struct gl_report_errors *res_of(const void *st)
+{
+	static const struct gl_report_errors none = {.per_1000_events = NAN, .per_hour = NAN};
+
+	return st ? &((const struct errors *)st)->res : &none;
+}
+
+const struct gl_report_errors *gl_errors_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_errors));
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_errors *e = &r->errors;
+	const struct gl_report_errors *e = res_of(st);
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 	json_t *o = json_object(), *top = json_array();
 
-	(void)st;
+	(void)r;
 
 	gl_jb_set(jb, o, "errors", gl_json_u64(e->errors));
 	gl_jb_set(jb, o, "warnings", gl_json_u64(e->warnings));
@@ -621,9 +651,9 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_errors *e = &r->errors;
+	const struct gl_report_errors *e = res_of(st);
 
-	(void)st;
+	(void)r;
 
 	fputs("key,name,value,first_ts,last_ts,sample,level", fp);
 	gl_csv_eol(fp);
@@ -672,8 +702,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40];
 
-	(void)st;
-	const struct gl_report_errors *er = &r->errors;
+	(void)r;
+	const struct gl_report_errors *er = res_of(st);
 	fprintf(fp, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour\n",
 		(unsigned long long)er->errors, (unsigned long long)er->warnings,
 		gl_text_num(er->per_1000_events, a, sizeof(a)), gl_text_num(er->per_hour, b, sizeof(b)));
@@ -697,9 +727,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_errors *e = &rep->errors;
+	const struct gl_report_errors *e = res_of(st);
 
-	(void)st;
+	(void)rep;
 
 	fprintf(f, "<p>%llu errors (ERROR and CRITICAL), %llu warnings; ",
 		(unsigned long long)e->errors, (unsigned long long)e->warnings);
@@ -787,6 +817,7 @@ const struct gl_section gl_sec_errors = {
 	.state_size = sizeof(struct errors),
 	.begin = begin,
 	.collect = collect,
+	.collect_mirrored = collect_mirrored,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

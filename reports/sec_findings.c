@@ -25,6 +25,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "table.h"
 #include "util/timeutil.h"
 
 #define FB_N 240		/* buckets over the data's span */
@@ -829,7 +831,8 @@ static void sentence(struct gl_finding *fd, size_t others_changed, char *buf, si
 	else if (fd->unchanged == 1)
 		snprintf(rest, sizeof(rest), "; the other %s did not change", fd->source);
 	else if (fd->unchanged)
-		snprintf(rest, sizeof(rest), "; the other %zu %ss did not change", fd->unchanged,
+		snprintf(rest, sizeof(rest), "; the other %llu %ss did not change",
+			 (unsigned long long)fd->unchanged,
 			 fd->source);
 	if (!strcmp(fd->kind, "trend"))
 		snprintf(buf, n, "%s %s steadily (%s \xE2\x86\x92 %s) from %s to %s%s%s%s.", fd->series,
@@ -1018,42 +1021,52 @@ static void release(void *st)
 
 /* ---- output ---------------------------------------------------------- */
 
+#define FD(f) offsetof(struct gl_finding, f)
+/* One description of a finding's columns: JSON (with its rank and evidence added) and
+ * CSV show them all; the page's table the main ones under the sentences. */
+static const struct gl_col finding_cols[] = {
+	{"series", GL_COL_TEXT, FD(series), GL_COL_NAME, 0, NULL, 0, 1, "series", 0, NULL},
+	{"source", GL_COL_TEXT, FD(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"kind", GL_COL_TEXT, FD(kind), 0, 0, NULL, 0, 2, "kind", 0, NULL},
+	{"host", GL_COL_TEXT, FD(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"device", GL_COL_TEXT, FD(device), 0, 0, NULL, 0, 3, "GPU", 0, NULL},
+	{"start_ts", GL_COL_TS, FD(start_us), 0, 0, NULL, 0, 4, "from", 0, NULL},
+	{"end_ts", GL_COL_TS, FD(end_us), 0, 0, NULL, 0, 5, "to", 0, NULL},
+	{"unit", GL_COL_TEXT, FD(unit), 0, 0, NULL, 0, 6, "unit", 0, NULL},
+	{"before", GL_COL_NUM, FD(before), 0, 0, NULL, 0, 7, "before", 0, NULL},
+	{"during", GL_COL_NUM, FD(during), 0, 0, NULL, 0, 8, "during", 0, NULL},
+	{"change_pct", GL_COL_NUM, FD(change_pct), 0, 0, NULL, 0, 9, "change %", 0, NULL},
+	{"p_value", GL_COL_NUM, FD(p_value), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"score", GL_COL_NUM, FD(score), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"attributed_by", GL_COL_TEXT, FD(attributed_by), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"confidence", GL_COL_TEXT, FD(confidence), 0, 0, NULL, 0, 10, "confidence", 0, NULL},
+	{"changed_together", GL_COL_TEXT, FD(together), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"unchanged", GL_COL_U64, FD(unchanged), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"sentence", GL_COL_TEXT, FD(sentence), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+static const struct gl_table table = {finding_cols,
+				      sizeof(finding_cols) / sizeof(finding_cols[0]),
+				      sizeof(struct gl_finding)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct findings *f = st;
 	struct gl_jb jb = {0};
-	json_t *arr = json_array();
+	json_t *arr = gl_table_json(&table, f ? f->res.items : NULL, f ? f->res.n : 0);
 
 	(void)rep;
 	if (!arr)
 		return NULL;
 	for (size_t i = 0; f && i < f->res.n; i++) {
 		const struct gl_finding *fd = &f->res.items[i];
-		json_t *o = json_object(), *ev = json_array();
+		json_t *o = json_array_get(arr, i), *ev = json_array();
 
-		if (!o || !ev) {
-			json_decref(o);
-			json_decref(ev);
+		if (!ev) {
 			json_decref(arr);
 			return NULL;
 		}
-		gl_jb_set(&jb, o, "series", gl_json_str(fd->series));
-		gl_jb_set(&jb, o, "source", gl_json_str(fd->source));
-		gl_jb_set(&jb, o, "kind", gl_json_str(fd->kind));
-		gl_jb_set(&jb, o, "host", gl_json_str(fd->host[0] ? fd->host : NULL));
-		gl_jb_set(&jb, o, "device", gl_json_str(fd->device));
 		gl_jb_set(&jb, o, "rank", fd->rank >= 0 ? json_integer(fd->rank) : json_null());
-		gl_jb_set(&jb, o, "start_ts", gl_json_ts(fd->start_us));
-		gl_jb_set(&jb, o, "end_ts", gl_json_ts(fd->end_us));
-		gl_jb_set(&jb, o, "unit", gl_json_str(fd->unit));
-		gl_jb_set(&jb, o, "before", gl_json_num(fd->before));
-		gl_jb_set(&jb, o, "during", gl_json_num(fd->during));
-		gl_jb_set(&jb, o, "change_pct", gl_json_num(fd->change_pct));
-		gl_jb_set(&jb, o, "p_value", gl_json_num(fd->p_value));
 		gl_jb_set(&jb, o, "worse", json_boolean(fd->worse));
-		gl_jb_set(&jb, o, "score", gl_json_num(fd->score));
-		gl_jb_set(&jb, o, "attributed_by", gl_json_str(fd->attributed_by));
-		gl_jb_set(&jb, o, "confidence", gl_json_str(fd->confidence));
 		for (size_t k = 0; k < fd->n_evidence; k++) {
 			const struct gl_finding_evidence *e = &fd->evidence[k];
 			json_t *eo = json_object();
@@ -1073,10 +1086,6 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 			gl_jb_append(&jb, ev, eo);
 		}
 		gl_jb_set(&jb, o, "evidence", ev);
-		gl_jb_set(&jb, o, "changed_together", gl_json_str(fd->together));
-		gl_jb_set(&jb, o, "unchanged", gl_json_u64(fd->unchanged));
-		gl_jb_set(&jb, o, "sentence", gl_json_str(fd->sentence));
-		gl_jb_append(&jb, arr, o);
 	}
 	return gl_jb_done(&jb, arr);
 }
@@ -1086,42 +1095,7 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	const struct findings *f = st;
 
 	(void)rep;
-	fputs("rank,series,source,kind,host,device,start_ts,end_ts,unit,before,during,change_pct,"
-	      "p_value,confidence,sentence\r\n", fp);
-	for (size_t i = 0; f && i < f->res.n; i++) {
-		const struct gl_finding *fd = &f->res.items[i];
-
-		gl_csv_u64(fp, i + 1);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->series);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->source);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->kind);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->host);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->device ? fd->device : "");
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, fd->start_us);
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, fd->end_us);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->unit);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, fd->before);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, fd->during);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, fd->change_pct);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, fd->p_value);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->confidence);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, fd->sentence);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, f ? f->res.items : NULL, f ? f->res.n : 0, fp);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
@@ -1168,6 +1142,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n", f);
+	gl_table_html(&table, fs->res.items, fs->res.n, f);
 }
 
 /* ---- charts: one per top finding --------------------------------------- */

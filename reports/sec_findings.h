@@ -48,7 +48,7 @@ struct gl_finding {
 	struct gl_finding_evidence *evidence;
 	size_t n_evidence;
 	char *together;			/* other series that changed at the same moment, ", "-joined */
-	size_t unchanged;		/* series of the same source and host that did not change */
+	uint64_t unchanged;		/* series of the same source and host that did not change */
 	char *sentence;			/* one plain sentence */
 	size_t ser;			/* index of its series in the section's state (charts) */
 };

@@ -4,7 +4,7 @@
  *
  * In: each sample of the window (collect_samples), its series from the
  * series table (gl_section_series_load, as the metrics section reads it).
- * Out: rep->inference (report.h) and one trend per quantity (series
+ * Out: its results (sec_inference.h) and one trend per quantity (series
  * "inference"). The quantities and where they come from:
  *
  *   tokens_per_second  inference.tokens_per_second (BitNet-rs, one per
@@ -57,6 +57,7 @@
 #include "emit_png.h"
 #include "counter.h"
 #include "emit_util.h"
+#include "sec_inference.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -109,6 +110,16 @@ struct row {
 	double le;			/* ROW_BUCKET: upper bound */
 	uint64_t n;			/* samples in the window */
 	struct gl_counter ctr;		/* ROW_COUNTER, ROW_BUCKET: the running total */
+	/*
+	 * ROW_COUNTER: its rate between consecutive scrapes (a fall a restart
+	 * from zero), per second, trended: a counter's raw running total rises
+	 * whatever happens ("degrading +4463%") and is never trended itself.
+	 */
+	int64_t prev_ts_us;
+	double *rate;
+	size_t n_rate, cap_rate;
+	struct gl_fit_acc rate_fit;
+	int64_t rate_first_us, rate_last_us;
 };
 
 struct qacc {
@@ -126,6 +137,8 @@ struct hgroup {
 };
 
 struct inference {
+	struct gl_report_inference res;	/* first: see sec_inference.h */
+	struct gl_trend_list trends;	/* one per quantity with samples */
 	struct gl_section_series ss;
 	struct row *rows;		/* one per ss.qs row */
 	struct qacc acc[Q_COUNT];
@@ -355,9 +368,33 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 	}
 	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
 		/* a counter that falls was restarted: it counted from zero since */
-		if (r->n == 0)
+		if (r->n == 0) {
 			gl_counter_init(&r->ctr);
+			gl_fit_acc_init(&r->rate_fit);
+			r->rate_first_us = GL_TS_NONE;
+		}
+		if (r->kind == ROW_COUNTER && r->n > 0 && smp->ts_us > r->prev_ts_us &&
+		    smp->value >= 0) {
+			double inc = smp->value >= r->ctr.prev ? smp->value - r->ctr.prev : smp->value;
+			double rate = inc / ((double)(smp->ts_us - r->prev_ts_us) / GL_US_PER_S);
+
+			if (r->n_rate == r->cap_rate) {
+				size_t cap = r->cap_rate ? r->cap_rate * 2 : 16;
+				double *v = realloc(r->rate, cap * sizeof(*v));
+
+				if (!v)
+					return gl_section_oom(cx->err);
+				r->rate = v;
+				r->cap_rate = cap;
+			}
+			r->rate[r->n_rate++] = rate;
+			gl_fit_acc_add(&r->rate_fit, gl_section_days(cx, smp->ts_us), rate);
+			if (r->rate_first_us == GL_TS_NONE)
+				r->rate_first_us = smp->ts_us;
+			r->rate_last_us = smp->ts_us;
+		}
 		gl_counter_add(&r->ctr, smp->value);
+		r->prev_ts_us = smp->ts_us;
 		r->n++;
 	}
 	return GL_OK;
@@ -499,7 +536,7 @@ static double add(double a, double b)
 
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &in->res;
 	double all_s[SRV_COUNT] = {NAN, NAN, NAN}, ok_s[SRV_COUNT] = {NAN, NAN, NAN};
 	double fail_s[SRV_COUNT] = {0, 0, 0}, failed = NAN;
 	const char *from_s[SRV_COUNT] = {NULL, NULL, NULL};
@@ -626,7 +663,7 @@ static int cmp_bucket(const void *pa, const void *pb)
 
 static int finish_histograms(struct gl_section_ctx *cx, struct inference *in)
 {
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &in->res;
 	struct bucket *b = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*b));
 	double *le = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*le));
 	double *cum = malloc((in->ss.n_qs ? in->ss.n_qs : 1) * sizeof(*cum));
@@ -687,7 +724,7 @@ out:
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
-	struct gl_report_inference *ri = &cx->rep->inference;
+	struct gl_report_inference *ri = &((struct inference *)st)->res;
 	int rc;
 
 	for (int q = 0; q < Q_COUNT; q++) {
@@ -702,7 +739,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (q == Q_TOKENS || !a->n)
 			continue;
-		if (!(t = gl_section_add_trends(cx->rep, 1)))
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
 			return gl_section_oom(cx->err);
 		/*
 		 * BitNet-rs records carry no time: a run's records share one
@@ -719,6 +756,27 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		/* the direction (tokens/s up is good) and the change from the data's ends */
 		gl_trend_judge(t, &a->ends, cx->cfg->trend_min_change_pct);
 	}
+	/* each counter as its rate per second ("<metric> <labels> rate") */
+	for (size_t i = 0; i < in->ss.n_qs; i++) {
+		struct row *r = &in->rows[i];
+		struct gl_trend_ends e;
+		struct gl_report_trend *t;
+		char name[640];
+
+		if (r->kind != ROW_COUNTER || r->n_rate < 3)
+			continue;
+		if (!(t = gl_trend_list_add(&in->trends, 1)))
+			return gl_section_oom(cx->err);
+		gl_section_trend(cx, &r->rate_fit, r->rate_first_us, r->rate_last_us, t);
+		t->series = GL_TREND_INFERENCE;
+		t->unit = "/s";
+		snprintf(name, sizeof(name), "%s%s%s rate", in->ss.metric[i],
+			 in->ss.qs[i].labels ? " " : "", in->ss.qs[i].labels ? in->ss.qs[i].labels : "");
+		if (!(t->kernel = strdup(name)))
+			return gl_section_oom(cx->err);
+		gl_trend_ends_of(r->rate, r->n_rate, &e);
+		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
+	}
 	return GL_OK;
 }
 
@@ -733,10 +791,43 @@ static void release(void *st)
 		free(in->groups[i].labels);
 	}
 	free(in->groups);
+	for (size_t i = 0; in->rows && i < in->ss.n_qs; i++)
+		free(in->rows[i].rate);
 	free(in->rows);
 	for (int c = 0; c < C_COUNT; c++)
 		gl_chart_cols_release(&in->cols[c]);
 	gl_section_series_release(&in->ss);
+	for (size_t i = 0; i < in->res.n_counters; i++) {
+		free(in->res.counters[i].metric);
+		free(in->res.counters[i].host);
+		free(in->res.counters[i].labels);
+	}
+	free(in->res.counters);
+	for (size_t i = 0; i < in->res.n_histograms; i++) {
+		free(in->res.histograms[i].metric);
+		free(in->res.histograms[i].host);
+		free(in->res.histograms[i].labels);
+	}
+	free(in->res.histograms);
+	gl_trend_list_release(&in->trends);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct inference *)st)->trends;
+}
+
+/* The results in st; none (zero) for a report without the section's state. */
+static const struct gl_report_inference *res_of(const void *st)
+{
+	static const struct gl_report_inference none;
+
+	return st ? &((const struct inference *)st)->res : &none;
+}
+
+const struct gl_report_inference *gl_inference_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_inference));
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -758,11 +849,11 @@ static json_t *labels_json(const char *text)
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
 	json_t *o = json_object(), *ca = json_array(), *ha = json_array();
 
-	(void)st;
+	(void)r;
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
 	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
 	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
@@ -838,10 +929,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
  */
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	const double none = NAN;
 
-	(void)st;
+	(void)r;
 	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
 	gl_csv_eol(fp);
 	fputs("requests,requests,requests,,{},", fp);
@@ -914,10 +1005,9 @@ static bool empty(const struct gl_report_inference *ri)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_inference *ri = &r->inference;
+	const struct gl_report_inference *ri = res_of(st);
 	char b[8][40];
 
-	(void)st;
 	if (empty(ri)) {
 		fprintf(fp, "no inference data\n");
 		return;
@@ -972,9 +1062,9 @@ static void html_row(FILE *f, const char *name, const char *labels, const double
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_inference *ri = &rep->inference;
+	const struct gl_report_inference *ri = res_of(st);
 
-	(void)st;
+	(void)rep;
 	if (empty(ri)) {
 		fputs("<p>No inference data in this window.</p>\n", f);
 		return;
@@ -1112,6 +1202,7 @@ const struct gl_section gl_sec_inference = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -44,11 +44,12 @@ struct kstate {
 	uint64_t n, flagged, mem_n;
 	double sum_us;		/* summed in time order, as gl_stats_describe sums */
 	double mem_sum;
-	size_t rank;		/* listed: index into rep->kernels; else SIZE_MAX */
+	size_t rank;		/* listed: index into res.kernels; else SIZE_MAX */
 	struct gl_ktrace tr;	/* profiler-trace fields (kernel_trace.h) */
 };
 
 struct kernels {
+	struct gl_kernels_result res;	/* first: see sec_kernels.h */
 	struct kstate **by_id;	/* per name id */
 	int64_t *ids;		/* ids in order of first sight */
 	size_t n, n_ids;
@@ -125,7 +126,7 @@ static int cmp_kstate_total(const void *pa, const void *pb)
 static int plan(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
-	struct gl_report *rep = cx->rep;
+	struct gl_kernels_result *rep = &ks->res;
 	size_t want = cx->p->top;
 	struct kstate **order;
 
@@ -141,9 +142,9 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	ks->cur = SIZE_MAX;
 	ks->described = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->described));
 	rep->kernels = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*rep->kernels));
-	if (rep->axis.charts)
+	if (cx->rep->axis.charts)
 		ks->cols = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->cols));
-	if (!ks->described || !rep->kernels || (rep->axis.charts && !ks->cols)) {
+	if (!ks->described || !rep->kernels || (cx->rep->axis.charts && !ks->cols)) {
 		free(order);
 		return gl_section_oom(cx->err);
 	}
@@ -199,7 +200,7 @@ static int chart_top_kernel(struct kernels *ks, size_t r, const struct gl_report
 static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r,
 			 const struct gl_stats_desc *d, const double *dur, size_t n)
 {
-	struct gl_report_kernel *rk = &cx->rep->kernels[r];
+	struct gl_report_kernel *rk = &ks->res.kernels[r];
 	int rc;
 
 	rk->count = n;
@@ -331,7 +332,8 @@ static void free_buffers(struct kernels *ks)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
-	struct gl_report *rep = cx->rep;
+	struct gl_kernels_result *rep = &ks->res;
+	const struct gl_report_axis *axis = &cx->rep->axis;
 	int rc = end_kernel(cx, ks), rc2 = settle(cx, ks);
 
 	if (rc == GL_OK)
@@ -349,7 +351,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	/* a charted kernel none of whose timings came: empty columns */
 	for (size_t r = 0; ks->cols && r < ks->chart.n_top && rc == GL_OK; r++) {
 		if (!ks->cols[r].col)
-			rc = gl_chart_cols_init(&ks->cols[r], rep->axis.t0_us, rep->axis.t1_us,
+			rc = gl_chart_cols_init(&ks->cols[r], axis->t0_us, axis->t1_us,
 						GL_CHART_COLUMNS, cx->err);
 		ks->chart.top_cols[r] = &ks->cols[r];
 	}
@@ -376,16 +378,37 @@ static void release(void *st)
 	free(ks->described);
 	free(ks->by_id);
 	free(ks->ids);
+	for (size_t i = 0; i < ks->res.n_kernels; i++) {
+		free(ks->res.kernels[i].kernel);
+		free(ks->res.kernels[i].device);
+		free(ks->res.kernels[i].source);
+		free(ks->res.kernels[i].hot_stack);
+		free(ks->res.kernels[i].hot_scope);
+	}
+	free(ks->res.kernels);
 }
 
-/* Kernels listed: at most top (the model may hold more for the charts). */
-static size_t n_listed(const struct gl_report *r)
+/* The results in st; none for a report without the section's state. */
+static const struct gl_kernels_result *res_of(const void *st)
 {
-	return r->n_kernels < r->top ? r->n_kernels : r->top;
+	static const struct gl_kernels_result none;
+
+	return st ? &((const struct kernels *)st)->res : &none;
+}
+
+const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_kernels));
+}
+
+/* Kernels listed: at most top (the result may hold more for the charts). */
+static size_t n_listed(const struct gl_kernels_result *r, size_t top)
+{
+	return r->n_kernels < top ? r->n_kernels : top;
 }
 
 /* Kernels in the window; a hand-made model states only what it lists. */
-static size_t n_total(const struct gl_report *r)
+static size_t n_total(const struct gl_kernels_result *r)
 {
 	return r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels;
 }
@@ -395,9 +418,10 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	struct gl_jb jb = {0};
 	json_t *a = json_array();
 
-	(void)st;
-	for (size_t i = 0; a && i < n_listed(r); i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	const struct gl_kernels_result *res = res_of(st);
+
+	for (size_t i = 0; a && i < n_listed(res, r->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "kernel", gl_json_str(k->kernel));
@@ -436,13 +460,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
+	const struct gl_kernels_result *res = res_of(st);
+
 	fputs("kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
 	      "total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
 	      "occupancy,device,source,hot_stack,hot_scope,hot_count", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < n_listed(r); i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < n_listed(res, r->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		double v[] = {k->min_us, k->max_us, k->mean_us, k->stddev_us, k->p50_us,
 			      k->p90_us, k->p95_us, k->p99_us, k->total_us};
 
@@ -486,16 +511,17 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	char a[40], b[40], c[40], d[40], e[40], f[40], nm[256];
 	size_t n_hot = 0;
 
-	(void)st;
-	if (!r->n_kernels) {
+	const struct gl_kernels_result *res = res_of(st);
+
+	if (!res->n_kernels) {
 		fprintf(fp, "no kernel timings\n");
 		return;
 	}
 	gl_text_cell(fp, "kernel", 26);
 	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s %5s\n", "count", "mean", "stddev", "p50", "p95",
 		"p99", "total", "anom");
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
 		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n", (unsigned long long)k->count,
@@ -504,18 +530,18 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
 			(unsigned long long)gl_anomalies_of_kernel(r, k->kernel_id));
 	}
-	if (n_total(r) > n_listed(r))
-		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(r), n_listed(r));
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++)
-		n_hot += r->kernels[i].source != NULL;
+	if (n_total(res) > n_listed(res, r->top))
+		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(res), n_listed(res, r->top));
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++)
+		n_hot += res->kernels[i].source != NULL;
 	if (!n_hot)
 		return;
 	fprintf(fp, "\nhotspots (trace kernels by total time; launch, queue in us; most frequent stack)\n");
 	gl_text_cell(fp, "kernel", 26);
 	fprintf(fp, "%9s %7s %7s %4s %-6s %s\n", "total", "launch", "queue", "occ", "device",
 		"stack [scope] (timings)");
-	for (size_t i = 0; i < r->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &r->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		if (!k->source)
 			continue;
@@ -539,13 +565,13 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 }
 
 /* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
-static void html_hotspots(const struct gl_report *rep, FILE *f)
+static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
 {
 	char nm[256];
 	size_t n = 0;
 
-	for (size_t i = 0; i < rep->n_kernels && i < rep->top; i++) {
-		const struct gl_report_kernel *k = &rep->kernels[i];
+	for (size_t i = 0; i < res->n_kernels && i < top; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 
 		if (!k->source)
 			continue;
@@ -585,18 +611,19 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	char nm[256];
 
-	(void)st;
-	if (rep->n_kernels == 0) {
+	const struct gl_kernels_result *res = res_of(st);
+
+	if (res->n_kernels == 0) {
 		fputs("<p>No kernel timings in this window.</p>\n", f);
 		return;
 	}
-	if (n_total(rep) > n_listed(rep))
-		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(rep), n_listed(rep));
+	if (n_total(res) > n_listed(res, rep->top))
+		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(res), n_listed(res, rep->top));
 	fputs("<table><tr><th>kernel</th><th>count</th><th>mean µs</th><th>p50 µs</th>"
 	      "<th>p95 µs</th><th>p99 µs</th><th>max µs</th><th>total s</th>"
 	      "<th>anomalies</th><th>flagged by logs</th></tr>\n", f);
-	for (size_t i = 0; i < n_listed(rep); i++) {
-		const struct gl_report_kernel *k = &rep->kernels[i];
+	for (size_t i = 0; i < n_listed(res, rep->top); i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
 		const double v[5] = {k->mean_us, k->p50_us, k->p95_us, k->p99_us, k->max_us};
 
 		fputs("<tr><td class=\"k\" title=\"", f);
@@ -616,7 +643,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			(unsigned long long)k->flagged);
 	}
 	fputs("</table>\n", f);
-	html_hotspots(rep, f);
+	html_hotspots(res, rep->top, f);
 }
 
 static int chart_timeline(const struct gl_report *rep, const void *st, const char *path,
@@ -668,8 +695,8 @@ const struct gl_chart_cols *gl_kernels_columns(const struct gl_report *rep, cons
 {
 	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
 
-	for (size_t r = 0; ks && ks->cols && r < ks->n_listed && r < rep->n_kernels; r++)
-		if (!strcmp(rep->kernels[r].kernel, kernel))
+	for (size_t r = 0; ks && ks->cols && r < ks->n_listed && r < ks->res.n_kernels; r++)
+		if (!strcmp(ks->res.kernels[r].kernel, kernel))
 			return &ks->cols[r];
 	return NULL;
 }

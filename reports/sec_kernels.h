@@ -1,7 +1,9 @@
 /*
  * sec_kernels.h - what the kernels section (sec_kernels.c) keeps in its own
- * state for its charts, read by its chart functions and by the sections
- * that chart kernels too (trends), through the getters below.
+ * state: its results (the listed kernels' durations), read by the sections
+ * that follow it (anomalies, trends, baseline, alerts, summary) and tests
+ * through gl_kernels_result; and its charts' data, read by its chart
+ * functions and by the sections that chart kernels too (trends).
  *
  * Memory is bounded, not by the number of timings: when charts are asked
  * for, every listed kernel keeps GL_CHART_COLUMNS columns of its timings
@@ -18,6 +20,40 @@
 #define GL_PNG_TIMELINE "kernel_performance_timeline.png"
 #define GL_PNG_DISTRIBUTION "kernel_performance_distribution.png"
 #define GL_KERNELS_HIST_BINS 48
+
+/* One kernel's durations in the window (events.dur_us). */
+struct gl_report_kernel {
+	char *kernel;
+	int64_t kernel_id;		/* names.id; 0 in a hand-made model */
+	uint64_t count;
+	double min_us, max_us, mean_us;
+	double stddev_us;		/* sample (n - 1); NAN for one sample */
+	double p50_us, p90_us, p95_us, p99_us;	/* linear interpolation */
+	double total_us;
+	uint64_t flagged;		/* samples the logs flagged performance_anomaly */
+	double mean_mem_mib;		/* mean events.mem_mb of its events; NAN: none */
+	/* From profiler traces (kernel_trace.h); NAN / NULL when no timing carried them. */
+	double launch_overhead_us, queue_us, occupancy;	/* means */
+	char *device;			/* devices seen, comma-separated ("0,1") */
+	char *source;			/* sources seen: "gpufl", "kineto", "gpufl,kineto" */
+	char *hot_stack;		/* most frequent call stack ("train.py:88|model.py:41") */
+	char *hot_scope;		/* the scope of that (stack, scope) pair */
+	uint64_t hot_count;		/* timings with that pair; 0: no stack or scope */
+};
+
+struct gl_kernels_result {
+	/*
+	 * By total_us, largest first: the first max(--top, --chart-top) kernels
+	 * of n_kernels_total (emitters list at most top of them).
+	 */
+	struct gl_report_kernel *kernels;
+	size_t n_kernels;
+	size_t n_kernels_total;		/* kernels with timings in the window */
+};
+
+/* The section's results in rep; none when rep holds no kernels state. The result comes
+ * first in the state (a hand-made model's to fill). Valid while rep lives. */
+const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep);
 
 /* The charted kernels: the first rep->axis.chart_top of rep->kernels. */
 struct gl_kernels_chart {

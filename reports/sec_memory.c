@@ -28,6 +28,7 @@ struct rmm_slot {
 };
 
 struct memory {
+	struct gl_report_memory res;	/* first: see sec_memory.h */
 	struct rmm_slot *rmm;
 	size_t rmm_cap, rmm_used;
 	double *sizes;
@@ -91,8 +92,8 @@ const struct gl_memory_chart *gl_memory_chart(const struct gl_report *rep)
 
 static int begin(struct gl_section_ctx *cx, void *st)
 {
-	struct gl_report_memory *m = &cx->rep->memory;
 	struct memory *b = st;
+	struct gl_report_memory *m = &b->res;
 
 	m->peak_mib = m->last_mib = NAN;
 	m->peak_ts_us = m->last_ts_us = GL_TS_NONE;
@@ -108,9 +109,10 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
-	struct gl_report_memory *m = &cx->rep->memory;
 	struct memory *b = st;
+	struct gl_report_memory *m = &b->res;
 
+	(void)cx;
 	if (isnan(ev->mem_mb))
 		return GL_OK;
 	if (b->charts)
@@ -174,7 +176,7 @@ static int rmm_grow(struct memory *b)
 
 static int rmm_row(struct gl_section_ctx *cx, struct memory *b, const struct gl_query_mem *m)
 {
-	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+	struct gl_report_rmm *r = &b->res.rmm;
 
 	r->events++;
 	if (m->action == 2) {
@@ -246,7 +248,7 @@ static int cmp_leak(const void *pa, const void *pb)
 
 static int rmm_finish(struct gl_section_ctx *cx, struct memory *b)
 {
-	struct gl_report_rmm *r = &cx->rep->memory.rmm;
+	struct gl_report_rmm *r = &b->res.rmm;
 	struct gl_report_bucket *all = r->histogram;
 	struct gl_stats_desc d;
 	size_t nl = 0, nh = 0;
@@ -285,7 +287,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 {
 	const struct gl_report_trend *t = gl_report_trend_of(cx->rep, GL_TREND_MEMORY, NULL);
 
-	cx->rep->memory.verdict = t ? t->verdict : GL_VERDICT_STABLE;
+	((struct memory *)st)->res.verdict = t ? t->verdict : GL_VERDICT_STABLE;
 	return rmm_finish(cx, st);
 }
 
@@ -296,18 +298,35 @@ static void release(void *st)
 	free(b->rmm);
 	free(b->sizes);
 	gl_memory_chart_release(&b->chart);
+	free(b->res.rmm.leaks);
+	free(b->res.rmm.histogram);
+}
+
+/* The results in st; none (no samples) for a report without the section's state. */
+static const struct gl_report_memory *res_of(const void *st)
+{
+	static const struct gl_report_memory none = {
+		.peak_mib = NAN, .peak_ts_us = GL_TS_NONE, .last_mib = NAN,
+		.last_ts_us = GL_TS_NONE, .rmm = {.peak_ts_us = GL_TS_NONE}};
+
+	return st ? &((const struct memory *)st)->res : &none;
+}
+
+const struct gl_report_memory *gl_memory_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_memory));
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *rm = &m->rmm;
 	json_t *o = json_object(), *ro = json_object(), *leaks = json_array(),
 	       *q = json_object(), *hist = json_array();
 	char ptr[32];
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 
-	(void)st;
+	(void)r;
 
 	gl_jb_set(jb, o, "samples", gl_json_u64(m->samples));
 	gl_jb_set(jb, o, "peak_mib", gl_json_num(m->peak_mib));
@@ -354,11 +373,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_memory *m = &r->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *rm = &m->rmm;
 	char ptr[32], lo[32];
 
-	(void)st;
+	(void)r;
 
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
@@ -399,8 +418,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char a[40], b[40], c[40], d[40];
 
-	(void)st;
-	const struct gl_report_memory *m = &r->memory;
+	(void)r;
+	const struct gl_report_memory *m = res_of(st);
 	if (m->samples)
 		fprintf(fp, "in use: peak %s MiB at %s, last %s MiB at %s, %s\n",
 			gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
@@ -427,10 +446,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_memory *m = &rep->memory;
+	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *r = &m->rmm;
 
-	(void)st;
+	(void)rep;
 
 	fputs("<table>\n", f);
 	fprintf(f, "<tr><th>samples</th><td class=\"n\">%llu</td></tr>\n<tr><th>peak MiB</th>"

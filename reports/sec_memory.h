@@ -1,8 +1,10 @@
 /*
- * sec_memory.h - the chart data the memory section (sec_memory.c) keeps in
- * its own state when charts are asked for: memory in use from the log
- * events and the RMM outstanding bytes, reduced at once into time columns
- * over the report's time axis (rep->axis). For its chart and for tests.
+ * sec_memory.h - what the memory section (sec_memory.c) keeps in its own
+ * state: its results (memory in use from the log events, the RMM
+ * allocations replayed), read by the other sections (alerts), the HTML
+ * page and tests through gl_memory_result; and, when charts are asked for,
+ * its chart data: memory in use and the RMM outstanding bytes, reduced at
+ * once into time columns over the report's time axis (rep->axis).
  */
 #ifndef GL_SEC_MEMORY_H
 #define GL_SEC_MEMORY_H
@@ -11,6 +13,53 @@
 #include "report.h"
 
 #define GL_PNG_MEMORY "memory_usage_trend.png"
+
+/* An RMM allocation still outstanding at the window's end. */
+struct gl_report_leak {
+	int64_t ts_us;			/* when it was allocated */
+	uint64_t ptr;
+	uint64_t size_bytes;
+};
+
+/* Power-of-two bucket: sizes in [lo_bytes, 2 * lo_bytes); lo_bytes 0 holds size 0. */
+struct gl_report_bucket {
+	uint64_t lo_bytes;
+	uint64_t count;
+};
+
+#define GL_REPORT_SIZE_BUCKETS 65
+
+/* RAPIDS RMM allocations replayed over the window (table mem_events). */
+struct gl_report_rmm {
+	uint64_t events;		/* mem_events rows in the window */
+	uint64_t allocations;
+	uint64_t frees;
+	uint64_t allocation_failures;
+	uint64_t unmatched_frees;	/* frees of a pointer not allocated in the window */
+	uint64_t peak_outstanding_bytes;
+	int64_t peak_ts_us;		/* GL_TS_NONE when nothing was allocated */
+	uint64_t leaked_allocations;	/* outstanding at the window's end */
+	uint64_t leaked_bytes;
+	struct gl_report_leak *leaks;	/* largest first, at most top */
+	size_t n_leaks;
+	double size_min_bytes, size_p50_bytes, size_p90_bytes, size_p99_bytes, size_max_bytes;
+	struct gl_report_bucket *histogram;	/* non-empty buckets, ascending */
+	size_t n_histogram;
+};
+
+struct gl_report_memory {
+	uint64_t samples;		/* events with mem_mb in the window */
+	double peak_mib;		/* NAN when no samples */
+	int64_t peak_ts_us;
+	double last_mib;
+	int64_t last_ts_us;
+	enum gl_verdict verdict;	/* from the memory trend */
+	struct gl_report_rmm rmm;
+};
+
+/* The section's results in rep; with nothing in them (no samples) when rep holds no
+ * memory state. The result comes first in the state (a hand-made model's to fill). */
+const struct gl_report_memory *gl_memory_result(const struct gl_report *rep);
 
 struct gl_memory_chart {
 	struct gl_chart_cols mem;	/* events.mem_mb, MiB */

@@ -18,6 +18,7 @@
  * same steps whichever, so the figures do not depend on it.
  */
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_metrics.h"
+#include "table.h"
 #include "ingest/vocab.h"
 #include "section.h"
 #include "trend_rules.h"
@@ -48,11 +51,13 @@ struct mseries {
 };
 
 struct metrics {
+	struct gl_metrics_result res;	/* first: see sec_metrics.h */
 	struct gl_section_series ss;	/* the series table and its index */
 	struct mseries *ser;		/* one per ss.qs row, same order */
 	struct gl_telemetry tel;	/* the chart's reduced series */
 	int64_t days_ts_us;		/* the last sample's time, and it in days for the trends */
 	double days;
+	struct gl_trend_list trends;	/* one per series */
 };
 
 /* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
@@ -155,7 +160,7 @@ static inline int collect_one(struct gl_section_ctx *cx, struct metrics *m,
 		m->days = gl_section_days(cx, smp->ts_us);
 	}
 	gl_fit_acc_add(&s->fit, m->days, smp->value);
-	cx->rep->metric_samples++;
+	m->res.samples++;
 	if (s->panel >= 0)
 		gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
 	return GL_OK;
@@ -345,15 +350,14 @@ static void degrade_verdict(const struct gl_report_config *cfg, struct gl_report
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
-	struct gl_report *rep = cx->rep;
 	struct gl_stats_desc *desc;
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
 		n += m->ser[i].v.n > 0;
-	rep->metrics = calloc(n ? n : 1, sizeof(*rep->metrics));
+	m->res.metrics = calloc(n ? n : 1, sizeof(*m->res.metrics));
 	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
-	if (!rep->metrics || !desc) {
+	if (!m->res.metrics || !desc) {
 		free(desc);
 		return gl_section_oom(cx->err);
 	}
@@ -361,12 +365,12 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		goto oom;
 	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
-		struct gl_report_metric *rm = &rep->metrics[rep->n_metrics];
+		struct gl_report_metric *rm = &m->res.metrics[m->res.n_metrics];
 		const struct gl_stats_desc *d = &desc[i];
 
 		if (!d->n)
 			continue;
-		rep->n_metrics++;
+		m->res.n_metrics++;
 		rm->metric = strdup(s->metric);
 		rm->unit = unit_of(s->metric);
 		rm->device = strdup(s->qs->device ? s->qs->device : "");
@@ -390,7 +394,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		/* a counter's running total, a histogram's parts, _created: no trend */
 		if (gl_trend_hidden_metric(rm->metric))
 			continue;
-		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+		struct gl_report_trend *t = gl_trend_list_add(&m->trends, 1);
 		if (!t)
 			goto oom;
 		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
@@ -419,7 +423,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
 	}
 	free(desc);
-	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);
+	qsort(m->res.metrics, m->res.n_metrics, sizeof(*m->res.metrics), cmp_metric);
 	return GL_OK;
 oom:
 	free(desc);
@@ -435,84 +439,92 @@ static void release(void *st)
 	free(m->ser);
 	gl_section_series_release(&m->ss);
 	gl_telemetry_release(&m->tel);
+	for (size_t i = 0; i < m->res.n_metrics; i++) {
+		struct gl_report_metric *x = &m->res.metrics[i];
+
+		free(x->metric);
+		free(x->device);
+		free(x->device_name);
+		free(x->host);
+		free(x->source);
+		free(x->labels);
+	}
+	free(m->res.metrics);
+	gl_trend_list_release(&m->trends);
 }
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct metrics *)st)->trends;
+}
+
+/* The results in st; none for a report without the section's state. */
+static const struct gl_metrics_result *res_of(const void *st)
+{
+	static const struct gl_metrics_result none;
+
+	return st ? &((const struct metrics *)st)->res : &none;
+}
+
+const struct gl_metrics_result *gl_metrics_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_metrics));
+}
+
+#define M(f) offsetof(struct gl_report_metric, f)
+
+/* The series in JSON and CSV (the text and HTML tables group them per GPU). */
+static const struct gl_col cols[] = {
+	{"metric", GL_COL_TEXT, M(metric), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"unit", GL_COL_TEXT, M(unit), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"device", GL_COL_TEXT, M(device), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"device_name", GL_COL_TEXT, M(device_name), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"host", GL_COL_TEXT, M(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"source", GL_COL_TEXT, M(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"labels", GL_COL_JSON, M(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"count", GL_COL_U64, M(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"min", GL_COL_NUM, M(min), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"max", GL_COL_NUM, M(max), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean", GL_COL_NUM, M(mean), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p50", GL_COL_NUM, M(p50), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p95", GL_COL_NUM, M(p95), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"p99", GL_COL_NUM, M(p99), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"last", GL_COL_NUM, M(last), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"first_ts", GL_COL_TS, M(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"last_ts", GL_COL_TS, M(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_metric)};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	const struct gl_metrics_result *res = res_of(st);
 
-	(void)st;
-	for (size_t i = 0; a && i < r->n_metrics; i++) {
-		const struct gl_report_metric *m = &r->metrics[i];
-		json_t *o = json_object();
-		json_t *labels = json_loads(m->labels, 0, NULL);
-
-		gl_jb_set(&jb, o, "metric", gl_json_str(m->metric));
-		gl_jb_set(&jb, o, "unit", gl_json_str(m->unit));
-		gl_jb_set(&jb, o, "device", gl_json_str(m->device));
-		gl_jb_set(&jb, o, "device_name", gl_json_str(m->device_name));
-		gl_jb_set(&jb, o, "host", gl_json_str(m->host));
-		gl_jb_set(&jb, o, "source", gl_json_str(m->source));
-		gl_jb_set(&jb, o, "labels", json_is_object(labels) ? labels : json_object());
-		if (labels && !json_is_object(labels))
-			json_decref(labels);
-		gl_jb_set(&jb, o, "count", gl_json_u64(m->count));
-		gl_jb_set(&jb, o, "min", gl_json_num(m->min));
-		gl_jb_set(&jb, o, "max", gl_json_num(m->max));
-		gl_jb_set(&jb, o, "mean", gl_json_num(m->mean));
-		gl_jb_set(&jb, o, "p50", gl_json_num(m->p50));
-		gl_jb_set(&jb, o, "p95", gl_json_num(m->p95));
-		gl_jb_set(&jb, o, "p99", gl_json_num(m->p99));
-		gl_jb_set(&jb, o, "last", gl_json_num(m->last));
-		gl_jb_set(&jb, o, "first_ts", gl_json_ts(m->first_ts_us));
-		gl_jb_set(&jb, o, "last_ts", gl_json_ts(m->last_ts_us));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	(void)r;
+	return gl_table_json(&table, res->metrics, res->n_metrics);
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	fputs("metric,unit,device,device_name,host,source,labels,count,min,max,mean,p50,p95,p99,"
-	      "last,first_ts,last_ts", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_metrics; i++) {
-		const struct gl_report_metric *m = &r->metrics[i];
-		const char *t[] = {m->metric, m->unit, m->device, m->device_name, m->host,
-				   m->source, m->labels};
-		const double v[] = {m->min, m->max, m->mean, m->p50, m->p95, m->p99, m->last};
+	const struct gl_metrics_result *res = res_of(st);
 
-		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
-			gl_csv_text(fp, t[j]);
-			gl_csv_sep(fp);
-		}
-		gl_csv_u64(fp, m->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, m->first_ts_us);
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, m->last_ts_us);
-		gl_csv_eol(fp);
-	}
+	(void)r;
+	gl_table_csv(&table, res->metrics, res->n_metrics, fp);
 }
 
 /*
  * The series of metric on host/device with the most samples (two sources
  * may measure the same quantity), or NULL.
  */
-static const struct gl_report_metric *pick(const struct gl_report *r, size_t from, size_t to,
+static const struct gl_report_metric *pick(const struct gl_metrics_result *res, size_t from, size_t to,
 					   const char *metric)
 {
 	const struct gl_report_metric *best = NULL;
 
 	for (size_t i = from; i < to; i++)
-		if (!strcmp(r->metrics[i].metric, metric) && (!best || r->metrics[i].count > best->count))
-			best = &r->metrics[i];
+		if (!strcmp(res->metrics[i].metric, metric) && (!best || res->metrics[i].count > best->count))
+			best = &res->metrics[i];
 	return best;
 }
 
@@ -529,25 +541,26 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	char b[7][40];
 	size_t gpus = 0, shown = 0;
 
-	(void)st;
-	if (!r->n_metrics) {
+	const struct gl_metrics_result *res = res_of(st);
+
+	if (!res->n_metrics) {
 		fprintf(fp, "no metric samples\n");
 		return;
 	}
-	for (size_t i = 0; i < r->n_metrics;) {
+	for (size_t i = 0; i < res->n_metrics;) {
 		size_t j = i;
 		bool gpu = false;
 
-		while (j < r->n_metrics && !strcmp(r->metrics[j].host, r->metrics[i].host) &&
-		       !strcmp(r->metrics[j].device, r->metrics[i].device)) {
-			gpu |= !strncmp(r->metrics[j].metric, "gpu.", 4);
+		while (j < res->n_metrics && !strcmp(res->metrics[j].host, res->metrics[i].host) &&
+		       !strcmp(res->metrics[j].device, res->metrics[i].device)) {
+			gpu |= !strncmp(res->metrics[j].metric, "gpu.", 4);
 			j++;
 		}
-		if (gpu && *r->metrics[i].device) {
-			const struct gl_report_metric *u = pick(r, i, j, "gpu.utilization_pct"),
-						      *mu = pick(r, i, j, "gpu.memory_used_mib"),
-						      *p = pick(r, i, j, "gpu.power_w"),
-						      *t = pick(r, i, j, "gpu.temperature_c");
+		if (gpu && *res->metrics[i].device) {
+			const struct gl_report_metric *u = pick(res, i, j, "gpu.utilization_pct"),
+						      *mu = pick(res, i, j, "gpu.memory_used_mib"),
+						      *p = pick(res, i, j, "gpu.power_w"),
+						      *t = pick(res, i, j, "gpu.temperature_c");
 			char who[128];
 
 			if (gpus++ == 0) {
@@ -560,8 +573,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			}
 			if (shown < r->top) {
 				shown++;
-				snprintf(who, sizeof(who), "%s%s%s", r->metrics[i].host,
-					 *r->metrics[i].host ? "/" : "", r->metrics[i].device);
+				snprintf(who, sizeof(who), "%s%s%s", res->metrics[i].host,
+					 *res->metrics[i].host ? "/" : "", res->metrics[i].device);
 				gl_text_cell(fp, who, 28);
 				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n",
 					gl_text_num(stat_or_nan(u, 0), b[0], sizeof(b[0])),
@@ -576,22 +589,24 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 	if (gpus > shown)
 		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
-	fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", r->n_metrics,
-		(unsigned long long)r->metric_samples);
+	fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", res->n_metrics,
+		(unsigned long long)res->samples);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	(void)st;
-	if (rep->n_metrics == 0) {
+	const struct gl_metrics_result *res = res_of(st);
+
+	(void)rep;
+	if (res->n_metrics == 0) {
 		fputs("<p>No metric samples in this window.</p>\n", f);
 		return;
 	}
 	fputs("<table><tr><th>metric</th><th>unit</th><th>host</th><th>device</th><th>name</th>"
 	      "<th>source</th><th>count</th><th>min</th><th>mean</th><th>p50</th><th>p95</th>"
 	      "<th>p99</th><th>max</th><th>last</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_metrics; i++) {
-		const struct gl_report_metric *m = &rep->metrics[i];
+	for (size_t i = 0; i < res->n_metrics; i++) {
+		const struct gl_report_metric *m = &res->metrics[i];
 		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
 		const double v[] = {m->min, m->mean, m->p50, m->p95, m->p99, m->max, m->last};
 
@@ -638,6 +653,7 @@ const struct gl_section gl_sec_metrics = {
 	.collect_samples = collect_samples,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

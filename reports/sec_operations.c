@@ -16,12 +16,15 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "emit_util.h"
+#include "sec_operations.h"
+#include "table.h"
 #include "section.h"
 #include "trend_rules.h"
 #include "sections.h"
@@ -43,8 +46,10 @@ struct op {
 };
 
 struct operations {
+	struct gl_operations_result res;	/* first: see sec_operations.h */
 	struct op *ops;		/* open addressing by name; name NULL: empty */
 	size_t cap, n;
+	struct gl_trend_list trends;	/* one per operation, by name */
 };
 
 bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms)
@@ -110,7 +115,8 @@ static struct op *find(struct operations *o, const char *name)
 
 static int grow(struct operations *o)
 {
-	struct operations g = {calloc(o->cap * 2, sizeof(*o->ops)), o->cap * 2, o->n};
+	struct operations g = {.ops = calloc(o->cap * 2, sizeof(*o->ops)), .cap = o->cap * 2,
+			       .n = o->n};
 
 	if (!g.ops)
 		return -1;
@@ -118,7 +124,8 @@ static int grow(struct operations *o)
 		if (o->ops[i].name)
 			*find(&g, o->ops[i].name) = o->ops[i];
 	free(o->ops);
-	*o = g;
+	o->ops = g.ops;
+	o->cap = g.cap;
 	return 0;
 }
 
@@ -203,13 +210,12 @@ static int cmp_op_name(const void *pa, const void *pb)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct operations *o = st;
-	struct gl_report *rep = cx->rep;
 	struct op **by_name = malloc((o->n ? o->n : 1) * sizeof(*by_name));
 	struct gl_report_trend *t;
 	size_t k = 0;
 
-	rep->operations = calloc(o->n ? o->n : 1, sizeof(*rep->operations));
-	if (!by_name || !rep->operations) {
+	o->res.operations = calloc(o->n ? o->n : 1, sizeof(*o->res.operations));
+	if (!by_name || !o->res.operations) {
 		free(by_name);
 		return gl_section_oom(cx->err);
 	}
@@ -217,10 +223,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (o->ops[i].name)
 			by_name[k++] = &o->ops[i];
 	qsort(by_name, k, sizeof(*by_name), cmp_op_name);
-	t = gl_section_add_trends(rep, k);
+	t = gl_trend_list_add(&o->trends, k);
 	for (size_t i = 0; t && i < k; i++) {
 		struct op *p = by_name[i];
-		struct gl_report_operation *r = &rep->operations[rep->n_operations++];
+		struct gl_report_operation *r = &o->res.operations[o->res.n_operations++];
 		struct gl_stats_desc d;
 
 		gl_section_trend(cx, &p->fit, p->first_ts_us, p->last_ts_us, &t[i]);
@@ -255,7 +261,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	free(by_name);
 	if (!t)
 		return gl_section_oom(cx->err);
-	qsort(rep->operations, rep->n_operations, sizeof(*rep->operations), cmp_total);
+	qsort(o->res.operations, o->res.n_operations, sizeof(*o->res.operations), cmp_total);
 	return GL_OK;
 }
 
@@ -269,115 +275,94 @@ static void release(void *st)
 		free(o->ops[i].ms);
 	}
 	free(o->ops);
+	for (size_t i = 0; i < o->res.n_operations; i++) {
+		free(o->res.operations[i].operation);
+		free(o->res.operations[i].component);
+	}
+	free(o->res.operations);
+	gl_trend_list_release(&o->trends);
 }
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct operations *)st)->trends;
+}
+
+/* The results in st; none for a report without the section's state. */
+static const struct gl_operations_result *res_of(const void *st)
+{
+	static const struct gl_operations_result none;
+
+	return st ? &((const struct operations *)st)->res : &none;
+}
+
+const struct gl_operations_result *gl_operations_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_operations));
+}
+
+#define OP(f) offsetof(struct gl_report_operation, f)
+
+/* The rows: every column in JSON and CSV; text and HTML show some, in their order. */
+static const struct gl_col cols[] = {
+	{"operation", GL_COL_TEXT, OP(operation), GL_COL_NAME, 1, "operation (ms)", 26, 1,
+	 "operation", 0},
+	{"component", GL_COL_TEXT, OP(component), 0, 0, NULL, 0, 2, "component", 0},
+	{"count", GL_COL_U64, OP(count), 0, 2, "count", 8, 3, "count", 0},
+	{"min_ms", GL_COL_NUM, OP(min_ms), 0, 4, "min", 9, 5, "min ms", 0},
+	{"max_ms", GL_COL_NUM, OP(max_ms), 0, 5, "max", 9, 6, "max ms", 0},
+	{"mean_ms", GL_COL_NUM, OP(mean_ms), 0, 3, "mean", 9, 4, "mean ms", 0},
+	{"stddev_ms", GL_COL_NUM, OP(stddev_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p50_ms", GL_COL_NUM, OP(p50_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p95_ms", GL_COL_NUM, OP(p95_ms), 0, 6, "p95", 9, 7, "p95 ms", 0},
+	{"p99_ms", GL_COL_NUM, OP(p99_ms), 0, 7, "p99", 9, 8, "p99 ms", 0},
+	{"total_ms", GL_COL_NUM, OP(total_ms), 0, 8, "total", 9, 9, "total s", 1e3},
+	{"mean_throughput", GL_COL_NUM, OP(mean_throughput), 0, 0, NULL, 0, 10, "throughput", 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_operation)};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	const struct gl_operations_result *res = res_of(st);
 
-	(void)st;
-	for (size_t i = 0; a && i < r->n_operations; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "operation", gl_json_str(x->operation));
-		gl_jb_set(&jb, o, "component", gl_json_str(x->component));
-		gl_jb_set(&jb, o, "count", gl_json_u64(x->count));
-		gl_jb_set(&jb, o, "min_ms", gl_json_num(x->min_ms));
-		gl_jb_set(&jb, o, "max_ms", gl_json_num(x->max_ms));
-		gl_jb_set(&jb, o, "mean_ms", gl_json_num(x->mean_ms));
-		gl_jb_set(&jb, o, "stddev_ms", gl_json_num(x->stddev_ms));
-		gl_jb_set(&jb, o, "p50_ms", gl_json_num(x->p50_ms));
-		gl_jb_set(&jb, o, "p95_ms", gl_json_num(x->p95_ms));
-		gl_jb_set(&jb, o, "p99_ms", gl_json_num(x->p99_ms));
-		gl_jb_set(&jb, o, "total_ms", gl_json_num(x->total_ms));
-		gl_jb_set(&jb, o, "mean_throughput", gl_json_num(x->mean_throughput));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	(void)r;
+	return gl_table_json(&table, res->operations, res->n_operations);
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	fputs("operation,component,count,min_ms,max_ms,mean_ms,stddev_ms,p50_ms,p95_ms,p99_ms,"
-	      "total_ms,mean_throughput", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_operations; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
-		const double v[] = {x->min_ms, x->max_ms, x->mean_ms, x->stddev_ms, x->p50_ms,
-				    x->p95_ms, x->p99_ms, x->total_ms, x->mean_throughput};
+	const struct gl_operations_result *res = res_of(st);
 
-		gl_csv_text(fp, x->operation);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, x->component);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, x->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_eol(fp);
-	}
+	(void)r;
+	gl_table_csv(&table, res->operations, res->n_operations, fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40], e[40], f[40];
+	const struct gl_operations_result *res = res_of(st);
 
-	(void)st;
-	if (!r->n_operations) {
+	if (!res->n_operations) {
 		fprintf(fp, "no operations\n");
 		return;
 	}
-	gl_text_cell(fp, "operation (ms)", 26);
-	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s\n", "count", "mean", "min", "max", "p95", "p99",
-		"total");
-	for (size_t i = 0; i < r->n_operations && i < r->top; i++) {
-		const struct gl_report_operation *x = &r->operations[i];
-
-		gl_text_cell(fp, x->operation, 26);
-		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s\n", (unsigned long long)x->count,
-			gl_text_num(x->mean_ms, a, sizeof(a)), gl_text_num(x->min_ms, b, sizeof(b)),
-			gl_text_num(x->max_ms, c, sizeof(c)), gl_text_num(x->p95_ms, d, sizeof(d)),
-			gl_text_num(x->p99_ms, e, sizeof(e)), gl_text_num(x->total_ms, f, sizeof(f)));
-	}
-	if (r->n_operations > r->top)
-		fprintf(fp, "(%zu more operations)\n", r->n_operations - r->top);
+	gl_table_text(&table, res->operations, res->n_operations < r->top ? res->n_operations : r->top,
+		      fp);
+	if (res->n_operations > r->top)
+		fprintf(fp, "(%zu more operations)\n", res->n_operations - r->top);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	(void)st;
-	if (rep->n_operations == 0) {
+	const struct gl_operations_result *res = res_of(st);
+
+	(void)rep;
+	if (res->n_operations == 0) {
 		fputs("<p>No operation timings in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>operation</th><th>component</th><th>count</th><th>mean ms</th>"
-	      "<th>min ms</th><th>max ms</th><th>p95 ms</th><th>p99 ms</th><th>total s</th>"
-	      "<th>throughput</th></tr>\n", f);
-	for (size_t i = 0; i < rep->n_operations; i++) {
-		const struct gl_report_operation *x = &rep->operations[i];
-		const double v[5] = {x->mean_ms, x->min_ms, x->max_ms, x->p95_ms, x->p99_ms};
-
-		fputs("<tr><td class=\"k\">", f);
-		gl_html_text(f, x->operation);
-		fputs("</td><td>", f);
-		gl_html_text(f, x->component);
-		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)x->count);
-		for (int j = 0; j < 5; j++) {
-			fputs("<td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-			fputs("</td>", f);
-		}
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, x->total_ms / 1e3, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, x->mean_throughput, GL_HTML_G4);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&table, res->operations, res->n_operations, f);
 }
 
 const struct gl_section gl_sec_operations = {
@@ -388,6 +373,7 @@ const struct gl_section gl_sec_operations = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

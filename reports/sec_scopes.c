@@ -29,6 +29,7 @@
  * events (section.h); only spans starting in the window count.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,9 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
-#include "scopes.h"
+#include "sec_scopes.h"
 #include "section.h"
+#include "table.h"
 #include "trend_rules.h"
 #include "stats/stats.h"
 #include "util/timeutil.h"
@@ -47,6 +49,7 @@
 
 struct srow {
 	int64_t scope_id;
+	char *canon;		/* the grouped path ("ProfilerStep#*|forward"); NULL: the path */
 	char *device;		/* NULL: none */
 	double *dur_ms;
 	size_t n, cap;
@@ -81,6 +84,7 @@ struct kscope {
 };
 
 struct scopes {
+	struct gl_scopes_result res;	/* first: see sec_scopes.h */
 	struct srow *rows;
 	size_t n_rows, cap_rows;
 	int32_t *row_of;	/* per name id: first row, -1: none */
@@ -90,12 +94,20 @@ struct scopes {
 	size_t n_ks, cap_ks;
 	int32_t *ks_of;		/* per name id: index in ks, -1: none */
 	size_t n_ids;
-	struct gl_scopes_result res;
+	struct gl_trend_list trends;	/* one per row */
 };
 
-const struct gl_scopes_result *gl_scopes_result(const void *st)
+/* The results in st; none for a report without the section's state. */
+static const struct gl_scopes_result *res_of(const void *st)
 {
-	return st ? &((const struct scopes *)st)->res : NULL;
+	static const struct gl_scopes_result none;
+
+	return st ? &((const struct scopes *)st)->res : &none;
+}
+
+const struct gl_scopes_result *gl_scopes_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_scopes));
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -133,17 +145,63 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/*
+ * The PyTorch profiler numbers its steps, "ProfilerStep#12"; one row per
+ * step drowns the scopes that matter (44 of 54 rows on a DDP run). As HTA
+ * does, every step is one row: each "ProfilerStep#<digits>" of a path
+ * becomes "ProfilerStep#*". A new string, or NULL when the path has none
+ * (or out of memory: the path stays as it is).
+ */
+static char *group_path(const char *path)
+{
+	static const char tag[] = "ProfilerStep#";
+	const char *p = strstr(path, tag);
+	char *out, *o;
+
+	if (!p || !(out = malloc(strlen(path) + 1)))
+		return NULL;
+	o = out;
+	for (p = path; *p;) {
+		if (!strncmp(p, tag, sizeof(tag) - 1) && p[sizeof(tag) - 1] >= '0' &&
+		    p[sizeof(tag) - 1] <= '9') {
+			memcpy(o, tag, sizeof(tag) - 1);
+			o += sizeof(tag) - 1;
+			*o++ = '*';
+			p += sizeof(tag) - 1;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 static struct srow *row_for(struct gl_section_ctx *cx, struct scopes *s, int64_t scope_id,
 			    const char *device, uint32_t *idx)
 {
 	int32_t i = s->row_of[scope_id];
+	char *canon;
 
 	for (; i >= 0; i = s->rows[i].next)
 		if (same_str(s->rows[i].device, device)) {
 			*idx = (uint32_t)i;
 			return &s->rows[i];
 		}
+	/* another step of a grouped path: the group's row (rows of one group share a chain) */
+	canon = group_path(gl_section_name(cx, scope_id));
+	for (size_t k = 0; canon && k < s->n_rows; k++)
+		if (s->rows[k].canon && !strcmp(s->rows[k].canon, canon) &&
+		    same_str(s->rows[k].device, device)) {
+			free(canon);
+			if (s->row_of[scope_id] < 0)
+				s->row_of[scope_id] = (int32_t)k;
+			*idx = (uint32_t)k;
+			return &s->rows[k];
+		}
 	if (grow((void **)&s->rows, &s->cap_rows, s->n_rows + 1, sizeof(*s->rows)) < 0) {
+		free(canon);
 		gl_section_oom(cx->err);
 		return NULL;
 	}
@@ -151,7 +209,10 @@ static struct srow *row_for(struct gl_section_ctx *cx, struct scopes *s, int64_t
 
 	memset(r, 0, sizeof(*r));
 	r->scope_id = scope_id;
+	r->canon = canon;
 	if (device && !(r->device = strdup(device))) {
+		free(canon);
+		r->canon = NULL;
 		gl_section_oom(cx->err);
 		return NULL;
 	}
@@ -302,7 +363,6 @@ static int cmp_row(const void *pa, const void *pb)
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct scopes *s = st;
-	struct gl_report *rep = cx->rep;
 
 	s->res.rows = calloc(s->n_rows ? s->n_rows : 1, sizeof(*s->res.rows));
 	if (!s->res.rows)
@@ -312,7 +372,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		struct gl_report_scope *o = &s->res.rows[s->res.n++];
 		struct gl_stats_desc d;
 
-		o->scope = gl_section_name(cx, r->scope_id);
+		o->scope = r->canon ? r->canon : gl_section_name(cx, r->scope_id);
 		o->device = r->device;
 		r->device = NULL;
 		if (!o->device)	/* kernels that carried their path */
@@ -336,7 +396,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		free(r->dur_ms);
 		r->dur_ms = NULL;
 
-		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
+		struct gl_report_trend *t = gl_trend_list_add(&s->trends, 1);
 
 		if (!t)
 			return gl_section_oom(cx->err);
@@ -359,6 +419,7 @@ static void release(void *st)
 	for (size_t i = 0; i < s->n_rows; i++) {
 		free(s->rows[i].dur_ms);
 		free(s->rows[i].device);
+		free(s->rows[i].canon);
 	}
 	for (size_t i = 0; i < s->n_grp; i++) {
 		free(s->grp[i].source);
@@ -373,60 +434,47 @@ static void release(void *st)
 	free(s->grp);
 	free(s->ks);
 	free(s->ks_of);
+	gl_trend_list_release(&s->trends);
 }
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct scopes *)st)->trends;
+}
+
+#define SC(f) offsetof(struct gl_report_scope, f)
+
+/* The rows in JSON and CSV (the text and HTML tables label and format them their own way). */
+static const struct gl_col cols[] = {
+	{"scope", GL_COL_TEXT, SC(scope), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0},
+	{"device", GL_COL_TEXT, SC(device), 0, 0, NULL, 0, 0, NULL, 0},
+	{"count", GL_COL_U64, SC(count), 0, 0, NULL, 0, 0, NULL, 0},
+	{"total_ms", GL_COL_NUM, SC(total_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"mean_ms", GL_COL_NUM, SC(mean_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p50_ms", GL_COL_NUM, SC(p50_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p95_ms", GL_COL_NUM, SC(p95_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"max_ms", GL_COL_NUM, SC(max_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"kernels", GL_COL_U64, SC(kernels), 0, 0, NULL, 0, 0, NULL, 0},
+	{"gpu_ms", GL_COL_NUM, SC(gpu_ms), 0, 0, NULL, 0, 0, NULL, 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_report_scope)};
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "scope", gl_json_str(r->scope));
-		gl_jb_set(&jb, o, "device", gl_json_str(r->device));
-		gl_jb_set(&jb, o, "count", gl_json_u64(r->count));
-		gl_jb_set(&jb, o, "total_ms", gl_json_num(r->total_ms));
-		gl_jb_set(&jb, o, "mean_ms", gl_json_num(r->mean_ms));
-		gl_jb_set(&jb, o, "p50_ms", gl_json_num(r->p50_ms));
-		gl_jb_set(&jb, o, "p95_ms", gl_json_num(r->p95_ms));
-		gl_jb_set(&jb, o, "max_ms", gl_json_num(r->max_ms));
-		gl_jb_set(&jb, o, "kernels", gl_json_u64(r->kernels));
-		gl_jb_set(&jb, o, "gpu_ms", gl_json_num(r->gpu_ms));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	return gl_table_json(&table, res ? res->rows : NULL, res ? res->n : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
-	fputs("scope,device,count,total_ms,mean_ms,p50_ms,p95_ms,max_ms,kernels,gpu_ms", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
-
-		gl_csv_text(fp, r->scope);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, r->device);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, r->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, r->kernels);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, r->gpu_ms);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, res ? res->rows : NULL, res ? res->n : 0, fp);
 }
 
 /* "step|forward" or "step|forward @0" (the spans' device). */
@@ -438,7 +486,7 @@ static const char *row_label(const struct gl_report_scope *r, char *buf, size_t 
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	char a[40], b[40], c[40], d[40], e[40], f[40], label[512];
 
 	if (!res || !res->n) {
@@ -470,7 +518,7 @@ static void html_ms(FILE *f, double v)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 
 	(void)rep;
 	if (!res || !res->n) {
@@ -504,7 +552,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 static int chart(const struct gl_report *rep, const void *st, const char *path,
 		 const struct gl_chart_opts *co, struct gl_err *err)
 {
-	const struct gl_scopes_result *res = gl_scopes_result(st);
+	const struct gl_scopes_result *res = res_of(st);
 	struct gl_chart_bar_row rows[SCOPE_CHART_ROWS];
 	char labels[SCOPE_CHART_ROWS][256], win[64], title[160];
 	const char *vn[2] = {"time in the scope", "GPU time inside"};
@@ -543,6 +591,7 @@ const struct gl_section gl_sec_scopes = {
 	.collect = collect,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -7,12 +7,15 @@
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_kernels.h"
+#include "sec_summary.h"
 #include "section.h"
 #include "sections.h"
 #include "status.h"
 #include "util/timeutil.h"
 
 struct summary {
+	struct gl_report_summary res;	/* first: see sec_summary.h */
 	uint64_t *by_comp;	/* events per component id */
 	size_t n_ids;
 };
@@ -23,16 +26,17 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	s->n_ids = cx->n_ids;
 	s->by_comp = calloc(cx->n_ids, sizeof(uint64_t));
-	cx->rep->summary.first_ts_us = cx->rep->summary.last_ts_us = GL_TS_NONE;
+	s->res.first_ts_us = s->res.last_ts_us = GL_TS_NONE;
 	return s->by_comp ? GL_OK : gl_section_oom(cx->err);
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct summary *s = st;
-	struct gl_report_summary *r = &cx->rep->summary;
+	struct gl_report_summary *r = &s->res;
 
 	r->events++;
+	r->launch_copies += cx->launch_copy;
 	r->by_level[ev->level]++;
 	s->by_comp[ev->component_id > 0 && (uint64_t)ev->component_id < s->n_ids
 			   ? ev->component_id : 0]++;
@@ -75,7 +79,7 @@ int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *count
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct summary *s = st;
-	struct gl_report_summary *r = &cx->rep->summary;
+	struct gl_report_summary *r = &s->res;
 	int rc = gl_query_table_counts(cx->q, cx->p->since_us, cx->p->until_us, &r->rejected_lines,
 				       &r->files, cx->err);
 
@@ -84,61 +88,90 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	return gl_section_component_counts(cx, s->by_comp, &r->by_component, &r->n_by_component);
 }
 
-static void release(void *st)
+/* A mirrored record: counted here, left out of every other count. */
+static int collect_mirrored(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
-	free(((struct summary *)st)->by_comp);
+	(void)cx;
+	(void)ev;
+	((struct summary *)st)->res.duplicates++;
+	return GL_OK;
 }
 
-static json_t *emit_json(const struct gl_report *r, const void *st)
+static void release(void *st)
 {
+	struct summary *s = st;
+
+	free(s->by_comp);
+	gl_report_counts_free(s->res.by_component, s->res.n_by_component);
+}
+
+/* The results in st; none (no events) for a report without the section's state. */
+static const struct gl_report_summary *res_of(const void *st)
+{
+	static const struct gl_report_summary none = {.first_ts_us = GL_TS_NONE,
+						      .last_ts_us = GL_TS_NONE};
+
+	return st ? &((const struct summary *)st)->res : &none;
+}
+
+const struct gl_report_summary *gl_summary_result(const struct gl_report *rep)
+{
+	return res_of(gl_report_state_of(rep, &gl_sec_summary));
+}
+
+static json_t *emit_json(const struct gl_report *rep, const void *st)
+{
+	const struct gl_report_summary *r = res_of(st);
 	struct gl_jb jb = {0};
 	json_t *o = json_object();
 
-	(void)st;
-	gl_jb_set(&jb, o, "status", json_string(gl_status_name(gl_status_of(r))));
-	gl_jb_set(&jb, o, "events", gl_json_u64(r->summary.events));
+	gl_jb_set(&jb, o, "status", json_string(gl_status_name(gl_status_of(rep))));
+	gl_jb_set(&jb, o, "events", gl_json_u64(r->events));
 	gl_jb_set(&jb, o, "by_component",
-		  gl_json_counts(&jb, r->summary.by_component, r->summary.n_by_component));
-	gl_jb_set(&jb, o, "by_level", gl_json_levels(&jb, r->summary.by_level, GL_LEVEL_NONE));
-	gl_jb_set(&jb, o, "first_ts", gl_json_ts(r->summary.first_ts_us));
-	gl_jb_set(&jb, o, "last_ts", gl_json_ts(r->summary.last_ts_us));
-	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->summary.rejected_lines));
-	gl_jb_set(&jb, o, "files", gl_json_u64(r->summary.files));
-	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->summary.duplicates));
-	gl_jb_set(&jb, o, "launch_copies", gl_json_u64(r->summary.launch_copies));
+		  gl_json_counts(&jb, r->by_component, r->n_by_component));
+	gl_jb_set(&jb, o, "by_level", gl_json_levels(&jb, r->by_level, GL_LEVEL_NONE));
+	gl_jb_set(&jb, o, "first_ts", gl_json_ts(r->first_ts_us));
+	gl_jb_set(&jb, o, "last_ts", gl_json_ts(r->last_ts_us));
+	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->rejected_lines));
+	gl_jb_set(&jb, o, "files", gl_json_u64(r->files));
+	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->duplicates));
+	gl_jb_set(&jb, o, "launch_copies", gl_json_u64(r->launch_copies));
+	const struct gl_kernels_result *ks = gl_kernels_result(rep);
+
 	gl_jb_set(&jb, o, "kernels_total",
-		  gl_json_u64(r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels));
+		  gl_json_u64(ks->n_kernels_total > ks->n_kernels ? ks->n_kernels_total : ks->n_kernels));
 	return gl_jb_done(&jb, o);
 }
 
-static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	(void)st;
+	const struct gl_report_summary *r = res_of(st);
+
+	(void)rep;
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
-	fprintf(fp, "status,,%s", gl_status_name(gl_status_of(r)));
+	fprintf(fp, "status,,%s", gl_status_name(gl_status_of(rep)));
 	gl_csv_eol(fp);
-	gl_csv_kv_u64(fp, "events", "", r->summary.events);
-	for (size_t i = 0; i < r->summary.n_by_component; i++)
-		gl_csv_kv_u64(fp, "by_component", r->summary.by_component[i].name,
-			      r->summary.by_component[i].count);
+	gl_csv_kv_u64(fp, "events", "", r->events);
+	for (size_t i = 0; i < r->n_by_component; i++)
+		gl_csv_kv_u64(fp, "by_component", r->by_component[i].name,
+			      r->by_component[i].count);
 	for (int l = 0; l <= GL_LEVEL_CRITICAL; l++)
 		gl_csv_kv_u64(fp, "by_level", l ? gl_level_name((enum gl_level)l) : "NONE",
-			      r->summary.by_level[l]);
-	gl_csv_kv_ts(fp, "first_ts", r->summary.first_ts_us);
-	gl_csv_kv_ts(fp, "last_ts", r->summary.last_ts_us);
-	gl_csv_kv_u64(fp, "rejected_lines", "", r->summary.rejected_lines);
-	gl_csv_kv_u64(fp, "files", "", r->summary.files);
-	gl_csv_kv_u64(fp, "duplicates", "", r->summary.duplicates);
-	gl_csv_kv_u64(fp, "launch_copies", "", r->summary.launch_copies);
+			      r->by_level[l]);
+	gl_csv_kv_ts(fp, "first_ts", r->first_ts_us);
+	gl_csv_kv_ts(fp, "last_ts", r->last_ts_us);
+	gl_csv_kv_u64(fp, "rejected_lines", "", r->rejected_lines);
+	gl_csv_kv_u64(fp, "files", "", r->files);
+	gl_csv_kv_u64(fp, "duplicates", "", r->duplicates);
+	gl_csv_kv_u64(fp, "launch_copies", "", r->launch_copies);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_summary *s = &r->summary;
+	const struct gl_report_summary *s = res_of(st);
 	char a[40], b[40];
 
-	(void)st;
 	fprintf(fp, "Status   %s\n", gl_status_name(gl_status_of(r)));
 	fprintf(fp, "Events   %llu", (unsigned long long)s->events);
 	if (s->events)
@@ -165,9 +198,9 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_summary *s = &rep->summary;
+	const struct gl_report_summary *s = res_of(st);
 
-	(void)st;
+	(void)rep;
 	if (s->events == 0)
 		fputs("<p><b>No events in this window.</b></p>\n", f);
 	fprintf(f, "<table><tr><th>events</th><td class=\"n\">%llu</td></tr>\n",
@@ -198,6 +231,7 @@ const struct gl_section gl_sec_summary = {
 	.state_size = sizeof(struct summary),
 	.begin = begin,
 	.collect = collect,
+	.collect_mirrored = collect_mirrored,
 	.finish = finish,
 	.release = release,
 	.emit_json = emit_json,

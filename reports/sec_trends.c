@@ -47,6 +47,7 @@ struct trends {
 	double *kv;		/* the kernel pass: the current kernel's durations */
 	size_t n_kv, cap_kv;
 	int64_t kv_id;		/* its id; 0: none */
+	struct gl_trend_list own;	/* the listed kernels (by name), memory, errors */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -183,31 +184,26 @@ static void error_trend(struct gl_section_ctx *cx, struct trends *t, struct gl_r
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct trends *t = st;
-	struct gl_report *rep = cx->rep;
-	struct gl_report_trend *ops = rep->trends, *all;
-	size_t n_ops = rep->n_trends, nk = 0, n;
-	struct kfit **ks = malloc((rep->n_kernels ? rep->n_kernels : 1) * sizeof(*ks));
+	struct gl_report_trend *all;
+	size_t nk = 0;
+	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
+	struct kfit **ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
 
 	if (!ks)
 		return gl_section_oom(cx->err);
 	kernel_ends_done(t);
-	for (size_t i = 0; i < rep->n_kernels; i++) {
-		int64_t id = rep->kernels[i].kernel_id;
+	for (size_t i = 0; i < listed->n_kernels; i++) {
+		int64_t id = listed->kernels[i].kernel_id;
 
 		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id])
 			ks[nk++] = t->by_id[id];
 	}
 	qsort(ks, nk, sizeof(*ks), cmp_kfit);
-	/* listed kernels (by name), memory, errors, then what other sections added */
-	n = nk + 2 + n_ops;
-	if (!(all = calloc(n, sizeof(*all)))) {
+	/* listed kernels (by name), memory, errors; the other sections' follow (section.h) */
+	if (!(all = gl_trend_list_add(&t->own, nk + 2))) {
 		free(ks);
 		return gl_section_oom(cx->err);
 	}
-	memcpy(all + nk + 2, ops, n_ops * sizeof(*ops));
-	free(ops);
-	rep->trends = all;
-	rep->n_trends = n;
 	for (size_t i = 0; i < nk; i++) {
 		struct gl_report_trend *k = &all[i];
 
@@ -256,6 +252,12 @@ static void release(void *st)
 	free(t->err_bins);
 	free(t->mem_v);
 	free(t->kv);
+	gl_trend_list_release(&t->own);
+}
+
+static const struct gl_trend_list *trend_list(const void *st)
+{
+	return &((const struct trends *)st)->own;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
@@ -264,8 +266,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
-	for (size_t i = 0; a && i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; a && i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
@@ -301,8 +303,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
 	      "first_ts,last_ts,verdict,device,host", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
@@ -337,8 +339,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	size_t shown = 0;
 
 	(void)st;
-	for (size_t i = 0; i < r->n_trends; i++) {
-		const struct gl_report_trend *t = &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(r, i);
 		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
 			     t->series == GL_TREND_SCOPE;
 
@@ -365,18 +367,23 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "(%zu more)\n", shown - r->top);
 }
 
-/* by the size of the change, largest first; no change last; then in table order */
+/* A trend and its place in the report's list (the tie-break). */
+struct ranked {
+	const struct gl_report_trend *t;
+	size_t i;
+};
+
+/* by the size of the change, largest first; no change last; then in list order */
 static int cmp_by_change(const void *pa, const void *pb)
 {
-	const struct gl_report_trend *a = *(const struct gl_report_trend *const *)pa;
-	const struct gl_report_trend *b = *(const struct gl_report_trend *const *)pb;
-	double ca = fabs(a->change_pct), cb = fabs(b->change_pct);
+	const struct ranked *a = pa, *b = pb;
+	double ca = fabs(a->t->change_pct), cb = fabs(b->t->change_pct);
 
 	if (isnan(ca) != isnan(cb))
 		return isnan(ca) ? 1 : -1;
 	if (!isnan(ca) && ca != cb)
 		return ca < cb ? 1 : -1;
-	return a < b ? -1 : a > b;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -384,7 +391,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	char span[40];
 
 	(void)st;
-	if (rep->n_trends == 0) {
+	if (gl_report_n_trends(rep) == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
 		return;
 	}
@@ -392,24 +399,24 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	const struct gl_report_trend **order = malloc(rep->n_trends * sizeof(*order));
-	size_t n_order = 0, hidden = 0;
+	size_t n_all = gl_report_n_trends(rep), n_order = 0, hidden = 0;
+	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
 
 	if (!order)
 		return;
-	for (size_t i = 0; i < rep->n_trends; i++) {
-		const struct gl_report_trend *t = &rep->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(rep); i++) {
+		const struct gl_report_trend *t = gl_report_trend_at(rep, i);
 
 		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
 		else
-			order[n_order++] = t;
+			order[n_order++] = (struct ranked){t, i};
 	}
 	qsort(order, n_order, sizeof(*order), cmp_by_change);
 	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope</th>"
 	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
 	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
-		const struct gl_report_trend *t = order[oi];
+		const struct gl_report_trend *t = order[oi].t;
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
@@ -437,10 +444,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			gl_verdict_name(t->verdict));
 	}
 	fputs("</table>\n", f);
-	if (n_order > rep->top || hidden)
-		fprintf(f, "<p class=\"note\">%zu more trends not shown (by change); %zu flat series"
-			" left out. All are in report.json.</p>\n",
-			n_order > rep->top ? n_order - rep->top : 0, hidden);
+	if (n_order > rep->top)
+		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
+			" report.json.</p>\n", rep->top, n_order - rep->top);
+	if (hidden)
+		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
+			hidden);
 	free(order);
 }
 
@@ -497,9 +506,9 @@ static int chart_trends(const struct gl_report *rep, const void *st, const char 
 
 	(void)st;
 	memset(cols, 0, sizeof(cols));
-	for (size_t i = 0; gl_kernels_chart(rep) && i < rep->n_trends && n_trend < CHART_KERNELS &&
-			   rc == GL_OK; i++) {
-		const struct gl_report_trend *tr = &rep->trends[i];
+	for (size_t i = 0; gl_kernels_chart(rep) && i < gl_report_n_trends(rep) &&
+			   n_trend < CHART_KERNELS && rc == GL_OK; i++) {
+		const struct gl_report_trend *tr = gl_report_trend_at(rep, i);
 		const struct gl_chart_cols *c;
 
 		if (tr->series != GL_TREND_KERNEL || !tr->kernel ||
@@ -564,6 +573,7 @@ const struct gl_section gl_sec_trends = {
 	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
+	.trend_list = trend_list,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -5,7 +5,8 @@
  * (gl_report_build) and every emitter loop over that table:
  *
  *   build    begin -> collect_span (each trace span, one ordered pass)
- *            -> collect (each event of the window, one ordered pass)
+ *            -> collect (each event of the window, one ordered pass; a
+ *               mirrored record goes to collect_mirrored instead)
  *            -> collect_mem (each RMM row, one ordered pass)
  *            -> collect_samples (the metric samples in blocks, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
@@ -14,8 +15,11 @@
  *            html: <section id="<name>"> with the section's charts next to its
  *            table; png: each entry of charts[] drawn by its draw()
  *
- * Adding a section is one file defining a `const struct gl_section
- * gl_sec_<name>` and one entry in the table.
+ * Adding a section is its file pair: sec_<name>.c defining a `const struct
+ * gl_section gl_sec_<name>`, sec_<name>.h declaring its results and their
+ * getter, and one entry in the table (sections.c). Adding a chart is one
+ * draw function and its line in the section's charts[]. Rows are best
+ * described once (table.h), so that the four renderings follow.
  *
  * Row sources. The driver makes one ordered pass per row source and hands
  * each row to every section that has the hook for that source: events
@@ -37,14 +41,17 @@
  * and a section keeps the samples of the kernels it needs, or none.
  * Memory: O(kernels x small constant) + O(samples of the listed kernels).
  *
- * Where results live. The core sections fill their part of struct gl_report
- * (report.h), which tests and the charts read directly. A section may also
- * keep its results in its own state (state_size bytes, zeroed by the
- * driver): that state stays with the report until gl_report_release() and is
- * handed to the section's emitters as st. Emitters never see another
- * section's state. Emitters get st == NULL when the report was not built by
- * gl_report_build (a hand-made model in a test); the core sections read only
- * rep.
+ * Where results live. Each section keeps its results, and its charts' data,
+ * in its own state (state_size bytes, zeroed by the driver), the result
+ * first; struct gl_report holds only what they share (the window, the
+ * options, the charts' time axis). The state stays with the report until
+ * gl_report_release() and is handed to the section's emitters and charts as
+ * st. No section writes another's results: one that needs another's figures
+ * reads them through that section's getter (sec_<name>.h:
+ * gl_<name>_result(rep)). A getter of a report without that state (a
+ * hand-made model, a table without the section) gives a result with nothing
+ * in it; a test makes a hand-made model with gl_report_model_init
+ * (sections.h) and fills the states through the getters.
  *
  * Order. finish() runs in table order, so a section may read what earlier
  * sections finished (trends reads the kernels); finish_last sections run
@@ -109,6 +116,8 @@ struct gl_section_ctx {
 	 * it out: no rule fires on the monitor's own alerts.
 	 */
 	bool log_alert;
+	/* The current event's kernel timing repeats its kernel's previous one (launch_once.h). */
+	bool launch_copy;
 	int64_t *alert_streams;		/* jsondoc stream ids, ascending */
 	size_t n_alert_streams;
 };
@@ -127,6 +136,10 @@ struct gl_section {
 	/* Build; each hook optional; returns GL_OK or an enum gl_code with cx->err set. */
 	int (*begin)(struct gl_section_ctx *cx, void *st);
 	int (*collect)(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev);
+	/* Each mirrored record of the window (events.dup_of set, after the filters), which
+	 * collect never sees: for the sections that count them. */
+	int (*collect_mirrored)(struct gl_section_ctx *cx, void *st,
+				const struct gl_query_event *ev);
 	int (*collect_mem)(struct gl_section_ctx *cx, void *st, const struct gl_query_mem *m);
 	/* The metric samples of the window (table samples), in time order, s[0..n) a block of
 	 * them (a call per block, not per sample: there are tens of millions); after
@@ -145,6 +158,9 @@ struct gl_section {
 			      bool first);
 	int (*finish)(struct gl_section_ctx *cx, void *st);
 	void (*release)(void *st);	/* frees what st points to (the driver frees st) */
+	/* Optional: the trend lines the section found (st's own list), which the trends
+	 * section shows after its own, in table order; valid after its finish. */
+	const struct gl_trend_list *(*trend_list)(const void *st);
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
 	struct json_t *(*emit_json)(const struct gl_report *rep, const void *st);
 	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
@@ -238,8 +254,27 @@ static inline long gl_section_series_row(const struct gl_section_series *ss, int
 
 void gl_section_series_release(struct gl_section_series *ss);
 
-/* Appends n zeroed trends to rep->trends; returns the first, NULL when out of memory. */
-struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n);
+/* A section's own trend lines (section.h: trend_list). */
+struct gl_trend_list {
+	struct gl_report_trend *items;	/* owned, and their strings */
+	size_t n;
+};
+
+/* Appends n zeroed trends to l; returns the first, NULL when out of memory. */
+struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n);
+void gl_trend_list_release(struct gl_trend_list *l);
+
+/*
+ * Every trend line of rep: the trends section's own (kernels, memory,
+ * errors), then those of each other section with a trend_list, in table
+ * order. gl_report_trend_at(rep, i) is the i-th of gl_report_n_trends(rep).
+ */
+size_t gl_report_n_trends(const struct gl_report *rep);
+const struct gl_report_trend *gl_report_trend_at(const struct gl_report *rep, size_t i);
+
+/* The first trend of series (and name for kernels and operations), or NULL. */
+const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
+						 enum gl_trend_series series, const char *name);
 
 extern const struct gl_section gl_sec_summary, gl_sec_kernels, gl_sec_operations,
 	gl_sec_trends, gl_sec_anomalies, gl_sec_memory, gl_sec_errors, gl_sec_alerts,

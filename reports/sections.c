@@ -234,16 +234,78 @@ void gl_section_series_release(struct gl_section_series *ss)
 	memset(ss, 0, sizeof(*ss));
 }
 
-struct gl_report_trend *gl_section_add_trends(struct gl_report *rep, size_t n)
+struct gl_report_trend *gl_trend_list_add(struct gl_trend_list *l, size_t n)
 {
-	struct gl_report_trend *t = realloc(rep->trends, (rep->n_trends + n + 1) * sizeof(*t));
+	struct gl_report_trend *t = realloc(l->items, (l->n + n + 1) * sizeof(*t));
 
 	if (!t)
 		return NULL;
-	rep->trends = t;
-	memset(&t[rep->n_trends], 0, n * sizeof(*t));
-	rep->n_trends += n;
-	return &t[rep->n_trends - n];
+	l->items = t;
+	memset(&t[l->n], 0, n * sizeof(*t));
+	l->n += n;
+	return &t[l->n - n];
+}
+
+void gl_trend_list_release(struct gl_trend_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].kernel);
+		free(l->items[i].device);
+		free(l->items[i].host);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The k-th list of trends of rep: the trends section's first, then table order. */
+static const struct gl_trend_list *trend_list(const struct gl_report *rep, size_t k)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+	size_t seen = 0;
+
+	for (int own = 1; own >= 0; own--)
+		for (size_t i = 0; rep->sec_state && i < l->n; i++) {
+			const struct gl_section *s = l->items[i];
+
+			if (!s->trend_list || (s == &gl_sec_trends) != own || !rep->sec_state[i])
+				continue;
+			if (seen++ == k)
+				return s->trend_list(rep->sec_state[i]);
+		}
+	return NULL;
+}
+
+size_t gl_report_n_trends(const struct gl_report *rep)
+{
+	const struct gl_trend_list *t;
+	size_t n = 0;
+
+	for (size_t k = 0; (t = trend_list(rep, k)) != NULL; k++)
+		n += t->n;
+	return n;
+}
+
+const struct gl_report_trend *gl_report_trend_at(const struct gl_report *rep, size_t i)
+{
+	const struct gl_trend_list *t;
+
+	for (size_t k = 0; (t = trend_list(rep, k)) != NULL; k++) {
+		if (i < t->n)
+			return &t->items[i];
+		i -= t->n;
+	}
+	return NULL;
+}
+
+const struct gl_report_trend *gl_report_trend_of(const struct gl_report *rep,
+						 enum gl_trend_series series, const char *name)
+{
+	const struct gl_report_trend *t;
+
+	for (size_t i = 0; (t = gl_report_trend_at(rep, i)) != NULL; i++)
+		if (t->series == series && (!name || (t->kernel && !strcmp(t->kernel, name))))
+			return t;
+	return NULL;
 }
 
 void gl_report_axis_init(struct gl_report_axis *a, int64_t since_us, int64_t until_us,
@@ -314,10 +376,10 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 	if (!gl_section_event_ok(cx, ev))
 		return 0;
 	if (ev->dup_of) {
-		rep->summary.duplicates++;
-		if (ev->level >= GL_LEVEL_ERROR)
-			rep->errors.mirrored++;
-		return 0;
+		for (size_t i = 0; i < b->list->n && rc == GL_OK; i++)
+			if (b->list->items[i]->collect_mirrored)
+				rc = b->list->items[i]->collect_mirrored(cx, rep->sec_state[i], ev);
+		return rc;
 	}
 	if (rep->window.data_first_ts_us == GL_TS_NONE)
 		rep->window.data_first_ts_us = ev->ts_us;
@@ -326,10 +388,10 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 			bsearch(&ev->stream_id, cx->alert_streams, cx->n_alert_streams,
 				sizeof(int64_t), cmp_i64);
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
-	if (cx->kernel_sample && gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us)) {
+	cx->launch_copy = cx->kernel_sample &&
+			  gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us);
+	if (cx->launch_copy)
 		cx->kernel_sample = false;
-		rep->summary.launch_copies++;
-	}
 	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
 		cx->kernel_n[ev->kernel_id]++;
 	if (cx->kernel_sample && b->kcache && (uint64_t)ev->kernel_id < cx->n_ids)

@@ -4,19 +4,24 @@
  */
 #include <stdbool.h>
 
+#include "sec_alerts.h"
+#include "sec_memory.h"
+#include "sec_metrics.h"
+#include "sec_summary.h"
 #include "status.h"
 
 enum gl_status gl_status_of(const struct gl_report *rep)
 {
+	const struct gl_alerts_result *al = gl_alerts_result(rep);
 	enum gl_status s = GL_STATUS_OK;
 
-	if (rep->summary.events == 0 && rep->metric_samples == 0 &&
-	    rep->memory.rmm.events == 0)
+	if (gl_summary_result(rep)->events == 0 && gl_metrics_result(rep)->samples == 0 &&
+	    gl_memory_result(rep)->rmm.events == 0)
 		return GL_STATUS_NO_DATA;
-	for (size_t i = 0; i < rep->n_alerts; i++) {
-		if (rep->alerts[i].severity == GL_SEVERITY_CRITICAL)
+	for (size_t i = 0; i < al->n_alerts; i++) {
+		if (al->alerts[i].severity == GL_SEVERITY_CRITICAL)
 			return GL_STATUS_CRITICAL;
-		if (rep->alerts[i].severity == GL_SEVERITY_WARNING)
+		if (al->alerts[i].severity == GL_SEVERITY_WARNING)
 			s = GL_STATUS_WARNING;
 	}
 	return s;

@@ -54,6 +54,11 @@ static const struct {
 	const char *glob;
 	enum gl_trend_dir dir;
 } dir_table[] = {
+	/* counters as rates ("<metric> <labels> rate", sec_inference.c) */
+	{"*fail*_total* rate", GL_DIR_UP_BAD},
+	{"*error*_total* rate", GL_DIR_UP_BAD},
+	{"*token*_total* rate", GL_DIR_UP_GOOD},
+	{"*_total* rate", GL_DIR_NEUTRAL},
 	{"*tokens_per_second*", GL_DIR_UP_GOOD},
 	{"*throughput*", GL_DIR_UP_GOOD},
 	{"*_tps", GL_DIR_UP_GOOD},

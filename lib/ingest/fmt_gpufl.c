@@ -31,11 +31,13 @@
  * - init, shutdown: an event (component "gpufl"); the client repeats init
  *   and shutdown in every channel file.
  * - device readings ("devices", "host" of any line; system_sample,
- *   scope_sample, profile_sample hold nothing else) become metric samples:
+ *   system_start, system_stop, scope_sample, profile_sample hold nothing
+ *   else) become metric samples:
  *   util_gpu, util_mem -> gpu.utilization_pct, gpu.memory_utilization_pct;
  *   used_mib, total_mib -> gpu.memory_used_mib, gpu.memory_total_mib;
  *   temp_c; power_mw / 1000 -> gpu.power_w; clk_sm, clk_mem (MHz);
- *   pcie_rx_bw, pcie_tx_bw (KiB/s, NVML's unit); host cpu_pct and
+ *   pcie_rx_bw, pcie_tx_bw (bytes/s, / 1024 -> gpu.pcie_rx_kib_s,
+ *   gpu.pcie_tx_kib_s; stored unscaled before issue 28); host cpu_pct and
  *   ram_used_mib -> host.cpu_pct, host.memory_used_mib. Quirks: a
  *   system_sample's host block is {"cpu_pct":0.0,"ram_used_mib":0,
  *   "ram_total_mib":0} (not measured: left out when ram_total_mib is 0);
@@ -253,7 +255,9 @@ static void device_samples(struct gl_parse_ctx *ctx, const struct gl_json_val *o
 		{"used_mib", "gpu.memory_used_mib", 1}, {"total_mib", "gpu.memory_total_mib", 1},
 		{"temp_c", "gpu.temperature_c", 1}, {"power_mw", "gpu.power_w", 0.001},
 		{"clk_sm", "gpu.sm_clock_mhz", 1}, {"clk_mem", "gpu.memory_clock_mhz", 1},
-		{"pcie_rx_bw", "gpu.pcie_rx_kib_s", 1}, {"pcie_tx_bw", "gpu.pcie_tx_kib_s", 1},
+		/* bytes/s as the client writes them (3.6e9 on a PCIe 4 link) */
+		{"pcie_rx_bw", "gpu.pcie_rx_kib_s", 1.0 / 1024},
+		{"pcie_tx_bw", "gpu.pcie_tx_kib_s", 1.0 / 1024},
 	};
 	double val[sizeof(map) / sizeof(map[0])];
 	int has[sizeof(map) / sizeof(map[0])] = {0};
@@ -617,7 +621,8 @@ static void gpufl_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 			}
 	static const char *const types[] = {
 		"kernel_event", "kernel", "kernel_start", "kernel_end", "scope_begin", "scope_end",
-		"scope_sample", "profile_sample", "system_sample", "init", "shutdown", NULL,
+		"scope_sample", "profile_sample", "system_sample", "init", "shutdown",
+		"system_start", "system_stop", NULL,
 	};
 	int t = -1;
 
@@ -700,18 +705,26 @@ static void parse_record(struct gl_parse_ctx *ctx, struct gf_state *st, struct g
 
 /* --- prepare: the last record's time, to place a monotonic clock ------------ */
 
+/* The last record's "ts_ns" (else "end_ns"), written "ts_ns":1 or, by
+ * Python's json.dumps, "ts_ns": 1. */
 static void last_ts(void *arg, const char *line, size_t len)
 {
 	struct gf_state *st = arg;
-	const char *k = memmem(line, len, "\"ts_ns\":", 8);
+	const char *k = memmem(line, len, "\"ts_ns\"", 7);
 	int64_t v = 0;
 	size_t i;
 
 	if (!k)
-		k = memmem(line, len, "\"end_ns\":", 9);
+		k = memmem(line, len, "\"end_ns\"", 8);
 	if (!k)
 		return;
-	i = (size_t)(k - line) + (k[1] == 't' ? 8 : 9);
+	i = (size_t)(k - line) + (k[1] == 't' ? 7 : 8);
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i >= len || line[i] != ':')
+		return;
+	for (i++; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
 	if (i >= len || line[i] < '0' || line[i] > '9')
 		return;
 	while (i < len && line[i] >= '0' && line[i] <= '9' && v < INT64_MAX / 10)

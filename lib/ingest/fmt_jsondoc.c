@@ -33,11 +33,17 @@
  *   is "timestamp", seconds since the epoch (an RFC 3339 text works too).
  * - its performance_metrics.json snapshot, one entry
  *       {"timestamp": ..., "component_id": "echo_core", "cpu_usage": 41.5, ...}
- *   and metrics_history.json, {"metrics": [entry, ...], "alerts": [alert, ...]}:
+ *   or, as the monitor really writes it, nested (is_snapshot):
+ *       {"timestamp": ..., "team_member": "echo", "uptime": 300, "system": {...},
+ *        "process": {"pid": 4242, "performance": {...}}, "alerts": {"total": 3}}
+ *   and metrics_history.json, {"metrics": [entry, ...], "alerts": [alert, ...]},
+ *   also with its own "timestamp" first, {"timestamp": ..., "metrics": [...], ...}:
  *   every entry -> one event (component = component_id, level INFO,
  *   "metrics of <component_id>") whose samples are its numeric fields, each
- *   under its own name ("cpu_usage", "token_throughput", ...), labelled
- *   {"component_id": ...}; every alert -> an event as above.
+ *   under its own name ("cpu_usage", "token_throughput", ...), nested ones
+ *   under dotted names (metadata.gpu.utilization -> "gpu.utilization",
+ *   flatten()), labelled {"component_id": ...}; every alert -> an event as
+ *   above.
  *
  * These files are rewritten in place: each rewrite is a new stream of the
  * same path (stream.c), read from its start. An entry already stored from
@@ -234,6 +240,21 @@ static int is_entry(json_t *o)
 	return json_is_string(json_object_get(o, "component_id")) && has(o, "timestamp");
 }
 
+/*
+ * The monitor's performance_metrics.json as it writes it:
+ *     {"timestamp": ..., "team_member": "echo", "uptime": 300,
+ *      "system": {"cpu_usage": 41.5, ...}, "process": {"pid": 4242,
+ *      "performance": {"token_throughput": 71.2}}, "alerts": {"total": 3, ...}}
+ * read as an entry of the component team_member (else
+ * "performance_monitor").
+ */
+static int is_snapshot(json_t *o)
+{
+	return has(o, "timestamp") && !has(o, "component_id") &&
+	       (json_is_object(json_object_get(o, "system")) ||
+		json_is_object(json_object_get(o, "process")));
+}
+
 static void receipt(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_rec *rec)
 {
 	struct gl_event *ev = &rec->ev;
@@ -328,6 +349,38 @@ static void alert(struct jd *d, json_t *o, struct gl_rec *rec)
 	rec->kind = GL_REC_EVENT;
 }
 
+/*
+ * The numbers of nested objects, flat under dotted names, into flat: the
+ * monitor's history entry
+ *     {"timestamp": ..., "component_id": "echo_core", "cpu_usage": 41.5,
+ *      "metadata": {"gpu": {"utilization": 71.0, "temperature_c": 64}}}
+ * gives gpu.utilization and gpu.temperature_c ("metadata." is no part of a
+ * name); its performance_metrics.json gives system.cpu_usage,
+ * process.performance.token_throughput, alerts.total. A pid is no metric.
+ */
+static void flatten(json_t *o, const char *prefix, json_t *flat, int depth)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		char name[256];
+
+		if (!strcmp(k, "timestamp") || !strcmp(k, "pid"))
+			continue;
+		if (!*prefix && !strcmp(k, "metadata") && json_is_object(v)) {
+			if (depth < 4)
+				flatten(v, "", flat, depth + 1);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", k);
+		if (json_is_object(v) && depth < 4)
+			flatten(v, name, flat, depth + 1);
+		else if (json_is_number(v) && isfinite(json_number_value(v)) && *prefix)
+			json_object_set_new(flat, name, json_real(json_number_value(v)));
+	}
+}
+
 static void entry(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_rec *rec)
 {
 	struct gl_event *ev = &rec->ev;
@@ -344,10 +397,18 @@ static void entry(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_r
 		rec->reason = "monitor metrics: timestamp is not epoch seconds or RFC 3339 text";
 		return;
 	}
+	/* nested numbers, under names that live as long as the entry (in o) */
+	json_t *flat = json_object();
+
+	if (flat) {
+		flatten(o, "", flat, 0);
+		json_object_set_new(o, "\x01flat", flat);
+	}
 	json_object_foreach(o, k, v) {
 		if (json_is_number(v) && strcmp(k, "timestamp"))
 			n++;
 	}
+	n += flat ? json_object_size(flat) : 0;
 	if (!(s = gl_ctx_samples(ctx, n ? n : 1))) {
 		rec->kind = GL_REC_REJECT;
 		rec->reason = "out of memory";
@@ -364,12 +425,23 @@ static void entry(struct gl_parse_ctx *ctx, struct jd *d, json_t *o, struct gl_r
 		s[n++] = (struct gl_sample){ts, {k, strlen(k)}, json_number_value(v), {NULL, 0},
 					    labels, 0};
 	}
+	if (flat)
+		json_object_foreach(flat, k, v)
+			s[n++] = (struct gl_sample){ts, {k, strlen(k)}, json_number_value(v),
+						    {NULL, 0}, labels, 0};
 	gl_event_init(ev);
 	ev->ts_us = ts;
 	ev->level = GL_LEVEL_INFO;
 	ev->component = keep(d, strdup(cid));
 	ev->message = strf(d, "metrics of %s", cid);
+	/* metadata without flat, whose keys the samples' names point into: held, put back */
+	if (flat) {
+		json_incref(flat);
+		json_object_del(o, "\x01flat");
+	}
 	ev->metadata = keep(d, json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS));
+	if (flat)
+		json_object_set_new(o, "\x01flat", flat);
 	rec->samples = s;
 	rec->n_samples = n;
 	rec->kind = GL_REC_EVENT;
@@ -472,7 +544,14 @@ static void doc_end(struct gl_parse_ctx *ctx, struct jd *d, struct gl_rec *rec, 
 		alert(d, doc, rec);
 	else if (is_entry(doc))
 		entry(ctx, d, doc, rec);
-	else
+	else if (is_snapshot(doc)) {
+		json_t *tm = json_object_get(doc, "team_member");
+
+		json_object_set_new(doc, "component_id",
+				    json_string(json_is_string(tm) && json_string_length(tm)
+							? json_string_value(tm) : "performance_monitor"));
+		entry(ctx, d, doc, rec);
+	} else
 		o->foreign = 1;	/* another JSON document: detection must not take it */
 }
 
@@ -584,6 +663,20 @@ static void jsondoc_parse(struct gl_parse_ctx *ctx, const char *line, size_t len
 			else
 				d->too_big = 1;
 			continue;
+		}
+		/*
+		 * The history as the monitor writes it opens with its own time,
+		 *     {"timestamp": 1763633100.0, "metrics": [...], "alerts": [...]}
+		 * so its first key does not tell: the "metrics" or "alerts" array does.
+		 */
+		if (!d->st.history && d->js.in_array && !d->too_big &&
+		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts")) &&
+		    (!d->doc || json_object_size(d->doc) == json_is_number(
+						json_object_get(d->doc, "timestamp")))) {
+			d->st.history = 1;
+			if (d->doc)
+				json_decref(d->doc);
+			d->doc = NULL;
 		}
 		if (d->st.history && d->js.in_array &&
 		    (!strcmp(d->js.key, "metrics") || !strcmp(d->js.key, "alerts"))) {

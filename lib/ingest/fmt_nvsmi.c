@@ -160,7 +160,7 @@ static int parse_ts(struct gl_str s, int64_t *us)
 
 	if (s.len < 19 || s.p[4] != '/' || s.p[7] != '/' || s.p[10] != ' ' || two_digits(s.p, &y1) < 0 ||
 	    two_digits(s.p + 2, &y2) < 0 || two_digits(s.p + 5, &mo) < 0 || two_digits(s.p + 8, &d) < 0 ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31 || gl_textfmt_tod(s.p + 11, s.len - 11, '.', &tod) < 0)
+	    !gl_civil_valid(y1 * 100 + y2, mo, d) || gl_textfmt_tod(s.p + 11, s.len - 11, '.', &tod) < 0)
 		return -1;
 	*us = gl_days_from_civil(y1 * 100 + y2, mo, d) * GL_US_PER_DAY + tod;
 	return 0;
@@ -177,7 +177,7 @@ static int parse_echo_date(struct gl_str s, int64_t *us)
 	}
 	if (s.len != 10 || s.p[2] != '/' || s.p[5] != '/' || two_digits(s.p, &mo) < 0 ||
 	    two_digits(s.p + 3, &d) < 0 || two_digits(s.p + 6, &y1) < 0 || two_digits(s.p + 8, &y2) < 0 ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31)
+	    !gl_civil_valid(y1 * 100 + y2, mo, d))
 		return -1;
 	*us = gl_days_from_civil(y1 * 100 + y2, mo, d) * GL_US_PER_DAY;
 	return 0;

@@ -57,6 +57,7 @@ struct prom_state {
 	uint32_t type;			/* enum prom_type */
 	uint32_t family_len;		/* 0: none (a name longer than PROM_FAMILY_MAX is forgotten) */
 	char family[PROM_FAMILY_MAX];
+	uint32_t at_mtime;		/* a sample took the file's modification time */
 };
 
 struct label {
@@ -210,6 +211,12 @@ static int scan_labels(struct gl_parse_ctx *ctx, const char *s, size_t len, size
 			if (s[j] == '\\') {
 				esc = 1;
 				j++;
+				/* as Prometheus' parser: \\, \" and \n only; another
+				 * (\x) would be altered silently */
+				if (j < len && s[j] != '\\' && s[j] != '"' && s[j] != 'n') {
+					*why = "labels: an escape other than \\\\, \\\" or \\n in a value";
+					return -1;
+				}
 			}
 		}
 		if (j >= len) {
@@ -359,11 +366,23 @@ static void reject(struct gl_rec *rec, const char *why)
 	rec->n_samples = 0;
 }
 
+static int all_digits(struct gl_str s)
+{
+	size_t k = s.len && (s.p[0] == '-' || s.p[0] == '+');
+
+	if (k == s.len)
+		return 0;
+	for (; k < s.len; k++)
+		if (s.p[k] < '0' || s.p[k] > '9')
+			return 0;
+	return 1;
+}
+
 static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
 {
 	struct label lab[PROM_LABELS_MAX];
 	const struct label *gpu = NULL;
-	const struct prom_state *st;
+	struct prom_state *st;
 	struct gl_str name, val, tss = {NULL, 0}, labels;
 	struct gl_sample *s;
 	const char *why = NULL, *canon = NULL;
@@ -416,7 +435,9 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		return;
 	}
 	if (i < len || (tss.p && parse_ts_ms(tss, &ms) < 0)) {
-		if (n == 0)
+		/* a word then text is no sample; a number then digits is one
+		 * whose timestamp is out of reach (20 digits) */
+		if (n == 0 && (i < len || !all_digits(tss)))
 			return;
 		reject(rec, "timestamp: not integer milliseconds");
 		return;
@@ -475,9 +496,20 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	s->labels = labels;
 	s->ts_us = own_ts ? ms * 1000 : ctx->file_mtime_us;
 	s->ts_estimated = !own_ts;
+	st->at_mtime |= !own_ts;
 	rec->samples = s;
 	rec->n_samples = 1;
 	rec->kind = GL_REC_SAMPLES;
+}
+
+static int prom_at_mtime(const unsigned char *state, size_t len)
+{
+	struct prom_state st;
+
+	if (len != sizeof(st))
+		return 0;
+	memcpy(&st, state, sizeof(st));
+	return st.magic == PROM_MAGIC && st.at_mtime;
 }
 
 const struct gl_format gl_fmt_prom = {
@@ -485,4 +517,5 @@ const struct gl_format gl_fmt_prom = {
 	.summary = "Prometheus text exposition (/metrics scrape: vLLM, DCGM exporter, ...)",
 	.flags = 0,
 	.parse = prom_parse,
+	.at_mtime = prom_at_mtime,
 };

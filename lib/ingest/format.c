@@ -109,50 +109,31 @@ void gl_parse_ctx_release(struct gl_parse_ctx *ctx)
 	free(ctx->spill);
 	free(ctx->scratch);
 	free(ctx->samples);
+	gl_tz_free(ctx->tz);
 	gl_parse_ctx_init(ctx);
 }
 
 /*
- * The C library converts local times only through the process's TZ: the
- * switch to ctx's zone and back is serialised, and rare (callers convert
- * once per distinct second at most, see the formats).
+ * The zone is read from its TZif file (lib/util/tzfile.c), never through
+ * the process's TZ: setenv() on this thread while SQLite's writer thread
+ * reads the environment (localtime) is a data race (issue 28).
  */
-static pthread_mutex_t tz_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int64_t naive_to_utc(const char *zone, int64_t naive_us)
+static int64_t naive_to_utc(struct gl_parse_ctx *ctx, const char *zone, int64_t naive_us)
 {
 	int64_t secs = naive_us / GL_US_PER_S, frac = naive_us % GL_US_PER_S;
-	char *old = NULL;
-	struct tm tm;
-	time_t t = 0, utc;
 
-	if (!zone || !*zone || !strcmp(zone, "UTC") || !strcmp(zone, "Etc/UTC"))
+	if (ctx->tz_loaded != zone) {
+		gl_tz_free(ctx->tz);
+		ctx->tz = gl_tz_open(GL_ZONEINFO, zone);
+		ctx->tz_loaded = zone;
+	}
+	if (!ctx->tz)
 		return naive_us;
 	if (frac < 0) {
 		frac += GL_US_PER_S;
 		secs--;
 	}
-	t = (time_t)secs;
-	if (!gmtime_r(&t, &tm))
-		return naive_us;
-	tm.tm_isdst = -1;
-	pthread_mutex_lock(&tz_lock);
-	if (getenv("TZ"))
-		old = strdup(getenv("TZ"));
-	setenv("TZ", zone, 1);
-	tzset();
-	utc = mktime(&tm);
-	if (old) {
-		setenv("TZ", old, 1);
-		free(old);
-	} else {
-		unsetenv("TZ");
-	}
-	tzset();
-	pthread_mutex_unlock(&tz_lock);
-	if (utc == (time_t)-1)
-		return naive_us;
-	return (int64_t)utc * GL_US_PER_S + frac;
+	return gl_tz_naive_to_utc_s(ctx->tz, secs) * GL_US_PER_S + frac;
 }
 
 int64_t gl_ctx_naive_to_utc(struct gl_parse_ctx *ctx, int64_t naive_us)
@@ -165,7 +146,7 @@ int64_t gl_ctx_naive_to_utc(struct gl_parse_ctx *ctx, int64_t naive_us)
 		return naive_us;
 	if (ctx->tz_cached != zone || ctx->tz_minute != minute) {
 		start = minute * 60 * GL_US_PER_S;
-		ctx->tz_offset_us = naive_to_utc(zone, start) - start;
+		ctx->tz_offset_us = naive_to_utc(ctx, zone, start) - start;
 		ctx->tz_minute = minute;
 		ctx->tz_cached = zone;
 	}
@@ -342,6 +323,12 @@ const char *gl_format_sniff(const char *p, size_t n)
 
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, const char **why)
 {
+	return gl_format_detect_hint(lines, n, NULL, why);
+}
+
+const struct gl_format *gl_format_detect_hint(const struct gl_str *lines, size_t n,
+					      const struct gl_input_hint *hint, const char **why)
+{
 	const struct gl_format *best = NULL;
 	long best_score = 0;
 	size_t nonblank = 0, first = n;
@@ -363,6 +350,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 		return NULL;
 	}
 	gl_parse_ctx_init(&ctx);
+	ctx.hint = hint;
 	const struct gl_format *broken = NULL, *fallback = NULL;
 	long broken_bad = 0, fallback_good = 0, best_good = 0;
 
@@ -388,6 +376,7 @@ const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n, c
 			case GL_REC_EVENT:
 			case GL_REC_MEM:
 			case GL_REC_SAMPLES:
+			case GL_REC_SPAN:	/* a gpufl scope channel holds only spans */
 				good++;
 				break;
 			case GL_REC_REJECT:

@@ -16,6 +16,10 @@
 
 #include "../gpulog.h"
 #include "../util/timeutil.h"
+#include "../util/tzfile.h"
+
+/* Where the TZif files of time zones are (Debian's tzdata). */
+#define GL_ZONEINFO "/usr/share/zoneinfo"
 
 /* A slice of bytes, not NUL-terminated. p == NULL means absent. */
 struct gl_str {
@@ -267,6 +271,8 @@ struct gl_parse_ctx {
 	int64_t tz_minute;		/* naive µs / 60 s of the cached minute */
 	int64_t tz_offset_us;		/* UTC - naive in that minute */
 	const char *tz_cached;		/* the zone it was computed for; NULL: none yet */
+	struct gl_tz *tz;		/* tz_loaded's TZif data; NULL: none or unreadable */
+	const char *tz_loaded;		/* the zone tz was read for */
 };
 
 void gl_parse_ctx_init(struct gl_parse_ctx *ctx);
@@ -380,7 +386,9 @@ struct gl_format {
 	 * is written after the events (Kineto's baseTimeNanoseconds) reads what
 	 * it needs from the file (plain or gzip) and keeps it in ctx->state.
 	 * Returns 0, or -1 when the file cannot be read (the lines are then
-	 * parsed without it).
+	 * parsed without it), or 1 when what it needs is not written yet (a
+	 * trace being written, whose time base comes at its end): a file that
+	 * has not settled is then left for a later run, read whole then.
 	 */
 	int (*prepare)(struct gl_parse_ctx *ctx, const char *path);
 	/*
@@ -397,13 +405,37 @@ struct gl_format {
 	 * still being assembled at the end of the file) and the file has
 	 * settled (unchanged for GL_SETTLE_US: its writer is not in the middle
 	 * of the record). Returns a short static reason when the format knows
-	 * the record is cut there for good (a JSON document without its
-	 * closing brace), having forgotten it (ctx->state as after a record);
-	 * ingest then stores the reason as a reject of the last line and
-	 * claims the held lines, so it is said once. NULL: the lines stay held
-	 * and are read again when the file grows.
+	 * the record is cut there (a JSON document without its closing brace),
+	 * having forgotten it (ctx->state as after a record). Ingest stores
+	 * the reason as a reject of the last line: for a plain file as part of
+	 * an open record (gl_sstream.open_end), with ctx->state as it was
+	 * before the call, so that a file that grows later (its writer had
+	 * paused) is read on from before the record and the reject goes; for
+	 * gzip, claiming the held lines. Said once either way. NULL: the lines
+	 * stay held and are read again when the file grows.
 	 */
 	const char *(*end)(struct gl_parse_ctx *ctx);
+	/*
+	 * Optional (NULL: none). Given a stream's stored parse state, says
+	 * whether records of the stream were placed at its file's modification
+	 * time (a Prometheus scrape without timestamps: one scrape per file).
+	 * The same lines then mean new records when the time differs: such a
+	 * stream is continued, copied or branched only by a file with the
+	 * modification time of a file that holds it (`curl > m.prom` every
+	 * minute, the textfile collector's write-temp-and-rename).
+	 */
+	int (*at_mtime)(const unsigned char *state, size_t len);
+	/*
+	 * Optional (NULL: none). Called by ingest after the last line a run
+	 * reads of a file that has settled while a run of held lines is open
+	 * (a trace whose writer stopped before its closing "]}"): hands out,
+	 * one per call, a record the format still holds back (a kernel waiting
+	 * for its launch call) and returns 1; returns 0 when none is left.
+	 * ctx->state is not changed: the rows of the held run are stored as an
+	 * open record (gl_sstream.open_end), replaced when a later run reads
+	 * the run again because the file grew.
+	 */
+	int (*settle)(struct gl_parse_ctx *ctx, struct gl_rec *rec);
 };
 
 /* All formats, in detection priority order; NULL-terminated. */
@@ -419,6 +451,13 @@ const struct gl_format *gl_format_find(const char *name);
  */
 const struct gl_format *gl_format_detect(const struct gl_str *lines, size_t n,
 					 const char **why);
+/*
+ * The same, with the config's entry for the file (NULL: none): lines that
+ * are records only with the entry's start and interval_s (dmon, dcgmi dmon
+ * without time columns) count as records (issue 28, D9).
+ */
+const struct gl_format *gl_format_detect_hint(const struct gl_str *lines, size_t n,
+					      const struct gl_input_hint *hint, const char **why);
 
 /*
  * Looks at the first raw bytes of a file: returns a short static reason

@@ -11,35 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "identify.h"
 #include "../util/hash.h"
-
-uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok)
-{
-	char buf[GL_HEAD_BYTES];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got;
-
-	*ok = 0;
-	if (fd < 0 || n > sizeof(buf)) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	got = pread(fd, buf, (size_t)n, (off_t)off);
-	close(fd);
-	if (got != (ssize_t)n)
-		return 0;
-	*ok = 1;
-	return gl_hash64(buf, (size_t)n, 11);
-}
-
-void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln)
-{
-	pos->bytes += ln->full_len;
-	pos->lines++;
-	pos->hash = gl_hash_chain(pos->hash, ln->hash);
-}
 
 /* Does a known row describe this same file, unchanged? */
 int gl_file_same(const struct gl_sfile *k, const struct gl_found *f)
@@ -66,6 +39,29 @@ int gl_file_complete(const struct gl_sfile *k)
 	return k->gzip || strcmp(k->status, "read") != 0 || k->consumed == (uint64_t)k->size;
 }
 
+/*
+ * Stream st's records were placed at its file's modification time
+ * (format.h: at_mtime), and no file that holds it has mtime_ns (the file
+ * row `self`, whose stat data is being replaced, counts with its previous
+ * time self_mtime_ns): a file with the same lines is another scrape.
+ */
+int gl_stream_other_time(const struct gl_state *s, const struct gl_sstream *st, int64_t mtime_ns,
+			 int32_t self, int64_t self_mtime_ns)
+{
+	const struct gl_format *f = gl_format_find(st->format);
+
+	if (!f || !f->at_mtime || !f->at_mtime(st->parse_state, st->parse_state_len))
+		return 0;
+	for (size_t fi = 0; fi < s->nfile; fi++) {
+		const struct gl_sfile *k = &s->file[fi];
+
+		if (k->stream_id == st->id &&
+		    ((int32_t)fi == self ? self_mtime_ns : k->mtime_ns) == mtime_ns)
+			return 0;
+	}
+	return 1;
+}
+
 /* A plain file that grew in place: same inode, same first bytes, and the
  * 4 KiB before the stored end unchanged. */
 int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
@@ -79,7 +75,9 @@ int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
 	    k->ino != f->ino || (uint64_t)f->size < k->consumed)
 		return 0;
 	si = gl_state_stream_by_id(s, k->stream_id);
-	if (si < 0 || s->stream[si].pos.bytes != k->consumed)
+	if (si < 0 || s->stream[si].pos.bytes != k->consumed ||
+	    (k->mtime_ns != f->mtime_ns &&
+	     gl_stream_other_time(s, &s->stream[si], f->mtime_ns, -1, 0)))
 		return 0;
 	n = min_u64((uint64_t)k->size, GL_HEAD_BYTES);
 	h = gl_fp_raw(f->path, 0, n, &ok);
@@ -92,12 +90,25 @@ int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k,
 	return ok && h == k->tail_hash;
 }
 
+/* A stream of a document format (format.h: GL_FMT_DOCUMENT). */
+static int is_document(const struct gl_sstream *st)
+{
+	const struct gl_format *f = gl_format_find(st->format);
+
+	return f && (f->flags & GL_FMT_DOCUMENT);
+}
+
 /*
  * Does stream si pass through pos (a line boundary of the file being
  * identified)? Known when a checkpoint sits at pos; otherwise read a file
  * that holds the stream, unchanged since it was stored, up to pos. When no
- * such file is left on disk the answer is yes: all checkpoints on the way
- * agreed, and the residual doubt is confined to the last MiB.
+ * such file is left on disk the answer is yes for a stream of lines from
+ * before line hashes (all checkpoints on the way agreed, the residual doubt
+ * is confined to the last MiB) -- and no for a document: every Kineto
+ * trace opens with the same lines, so a new, shorter trace would pass as a
+ * copy of any larger one stored before (issue 28, D2). It is read whole
+ * instead, and what it shares with stored documents is found again by
+ * record (events.dup_of).
  */
 static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
 {
@@ -131,7 +142,7 @@ static int tail_matches(struct job *j, int32_t si, struct gl_pos pos)
 		gl_reader_close(r);
 		return at.bytes == pos.bytes && at.hash == pos.hash;
 	}
-	return 1;
+	return !is_document(st);
 }
 
 /*
@@ -232,6 +243,8 @@ enum identity gl_job_identify(struct job *j, int32_t *si_out)
 				size_t k = 0;
 				const struct gl_sstream *st = &s->stream[si];
 
+				if (gl_stream_other_time(s, st, j->f->mtime_ns, j->fi, j->prev_mtime_ns))
+					continue;
 				if (nc == cap) {
 					size_t ncap = cap ? cap * 2 : 16;
 					struct cand *v = realloc(c, ncap * sizeof(*v));

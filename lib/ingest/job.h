@@ -1,7 +1,9 @@
 /*
- * job.h - internal to lib/ingest: one file being read (struct job) and the
- * functions that stream.c (the file as a whole), identify.c (which stream
- * does it continue?) and records.c (its lines as batch rows) share.
+ * job.h - internal to lib/ingest: one file being read (struct job) and
+ * job.c, the functions below stream.c (the file as a whole), identify.c
+ * (which stream does it continue? identify.h) and records.c (its lines as
+ * batch rows, records.h). Those three include this file; only stream.c
+ * includes the other two, so they form no circle.
  */
 #ifndef GL_JOB_H
 #define GL_JOB_H
@@ -10,13 +12,6 @@
 
 #include "ingest.h"
 #include "reader.h"
-
-/*
- * ID_BRANCH: the file starts with lines of a stream it was attached to (the
- * same inode) and then departs from it (truncated in place and written
- * again): a new stream whose first j->branch_lines lines are stored already.
- */
-enum identity { ID_NEW, ID_CONTINUE, ID_COPY, ID_BRANCH };
 
 /* A metric sample held with a pending record: strings as offsets into its buf. */
 struct pend_sample {
@@ -60,6 +55,9 @@ struct held {
 	char *buf;
 	size_t len, bcap;
 };
+
+/* Line hashes held before a batch is sent anyway (512 KiB). */
+#define LH_SEND 65536
 
 /* A run this long is stored without waiting (see records.c). */
 #define HELD_ROWS_MAX 1024
@@ -123,6 +121,8 @@ struct job {
 	/* the stream's open record from an earlier run still has its rows:
 	 * they are dropped before this file stores anything after pos */
 	int drop_pending;
+	/* the modification time the file's row held before this run (-1: a new row) */
+	int64_t prev_mtime_ns;
 };
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -134,37 +134,19 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
  * component, note, parse state, and the rows' copy of the path. */
 #define GL_STATE_ROOM (4 * 4096 + 2048 + GL_PARSE_STATE_MAX)
 
-/* records.c: lines into batch rows, and the state that makes them final */
-/* Makes sure the batch can take a file's state ops (sending it if not). */
-int gl_job_room_for_state(struct job *j);
-/* Drops the rows of the stream's open record (job.drop_pending) in this batch. */
-void gl_job_drop_open(struct job *j);
-void gl_job_notice(struct job *j, int code, const char *what, const char *cause,
-		   const char *more);
-void gl_job_put_state(struct job *j, struct gl_pos at, int checkpoint, const char *status);
-struct gl_pos gl_job_committed(const struct job *j);
-int gl_job_reject(struct job *j, uint64_t line, uint64_t offset, uint64_t length,
-		  const char *p, size_t len, const char *reason);
-int gl_job_flush(struct job *j);
-void gl_job_release(struct job *j);
-/* Sends the batch mid-file, with the state that makes its rows final. */
-int gl_job_send(struct job *j);
-int gl_job_line(struct job *j, const struct gl_line *ln, uint64_t lineno);
-int gl_line_blank(const char *p, size_t len);
-
-/* identify.c: fingerprints and stream identity */
-uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok);
-void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln);
-int gl_file_same(const struct gl_sfile *k, const struct gl_found *f);
-int gl_file_complete(const struct gl_sfile *k);
-int gl_file_grew(const struct gl_state *s, const struct gl_sfile *k, const struct gl_found *f);
-enum identity gl_job_identify(struct job *j, int32_t *si_out);
-
-/* stream.c */
+/* job.c: the file's lines, their hashes and fingerprints */
+/* Has the file changed within GL_SETTLE_US (its writer may be at it)? */
+int gl_job_fresh(const struct job *j);
+/* Next line, or 0 at the end (a held-back unfinished line is the end), -1 damaged. */
 int gl_job_next_line(struct job *j, struct gl_line *ln);
+/* Keeps the hash of the next line read, while the stream keeps line hashes. */
+int gl_job_hash_line(struct job *j, uint64_t h);
 /* Puts the hashes of the stream's lines up to `at` into the batch. */
 void gl_job_put_lines(struct job *j, struct gl_pos at);
 /* Arena bytes the line hashes held by the job take in a batch. */
 size_t gl_job_lines_room(const struct job *j);
+int gl_line_blank(const char *p, size_t len);
+uint64_t gl_fp_raw(const char *path, uint64_t off, uint64_t n, int *ok);
+void gl_pos_advance(struct gl_pos *pos, const struct gl_line *ln);
 
 #endif

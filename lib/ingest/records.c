@@ -13,7 +13,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "job.h"
+#include "records.h"
 #include "../store/store.h"
 
 /* Returns the offset of the first invalid UTF-8 byte, or len when valid. */
@@ -71,14 +71,6 @@ static size_t utf8_check(const unsigned char *s, size_t len)
 		i += n + 1;
 	}
 	return len;
-}
-
-int gl_line_blank(const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
 }
 
 static struct gl_str cstr(const char *s)
@@ -621,6 +613,50 @@ static int held_release(struct job *j, const struct gl_rec *rec, size_t line_len
 	return GL_OK;
 }
 
+/*
+ * The file settled inside a run of held lines (format.h: end, settle):
+ * the records the format holds back and the held rows are stored, and the
+ * reason the format gives for the cut a reject of the last line, all as an
+ * open record from the run's first line to the end read, claimed no further
+ * than before the run, with the format's state as it was there.
+ */
+int gl_job_settle(struct job *j, uint64_t last_offset)
+{
+	unsigned char saved[GL_PARSE_STATE_MAX];
+	size_t saved_len = j->ctx.state_len;
+	const char *cut = NULL;
+	struct gl_rec rec;
+	int rc;
+
+	while (j->fmt->settle && j->fmt->settle(&j->ctx, &rec) == 1)
+		if ((rec.kind == GL_REC_EVENT || rec.kind == GL_REC_SPAN) &&
+		    (rc = held_add(j, &rec, j->pos.lines)) != GL_OK)
+			return rc;
+	if (!j->held.n && j->fmt->end) {
+		memcpy(saved, j->ctx.state, saved_len);
+		cut = j->fmt->end(&j->ctx);
+		memcpy(j->ctx.state, saved, saved_len);
+		j->ctx.state_len = saved_len;
+	}
+	if (!j->held.n && !cut)
+		return GL_OK;
+	if (j->held.n) {
+		rec.kind = GL_REC_NONE;
+		rec.samples = NULL;
+		rec.n_samples = 0;
+		if ((rc = held_release(j, &rec, 0)) != GL_OK)
+			return rc;
+	}
+	if (cut && (rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
+		return rc;
+	if (!j->last_cut) {
+		j->last_cut = 1;
+		j->cut_end = j->pos.bytes;
+		j->rec_start = j->hold_start;
+	}
+	return GL_OK;
+}
+
 /* A span and its samples, with one room check for both. */
 static int add_span(struct job *j, const struct gl_span *sp, const struct gl_sample *v, size_t n,
 		    uint64_t line)
@@ -823,6 +859,39 @@ static void classify(struct job *j, const char *p, size_t len, struct gl_rec *re
 	}
 }
 
+static int ts_out(int64_t ts_us)
+{
+	return ts_us != GL_TS_NONE && (ts_us < 0 || ts_us >= GL_TS_END);
+}
+
+/*
+ * A record placed before 1970 or after 9999 (a year 0 or 1900 written, a
+ * ns count read as µs: year 33658) is a reject that says so, never stored
+ * where no report would look for it.
+ */
+static void out_of_range(struct gl_rec *rec, char *reason, size_t n)
+{
+	int64_t bad = GL_TS_NONE;
+
+	if (rec->kind == GL_REC_EVENT && ts_out(rec->ev.ts_us))
+		bad = rec->ev.ts_us;
+	else if (rec->kind == GL_REC_SPAN && ts_out(rec->span.start_us))
+		bad = rec->span.start_us;
+	else if (rec->kind == GL_REC_MEM && ts_out(rec->mem.ts_us))
+		bad = rec->mem.ts_us;
+	if (bad == GL_TS_NONE && (rec->kind == GL_REC_EVENT || rec->kind == GL_REC_SAMPLES ||
+				  rec->kind == GL_REC_SPAN))
+		for (size_t i = 0; i < rec->n_samples && bad == GL_TS_NONE; i++)
+			if (ts_out(rec->samples[i].ts_us))
+				bad = rec->samples[i].ts_us;
+	if (bad == GL_TS_NONE)
+		return;
+	snprintf(reason, n, "time out of range (before 1970 or after 9999): %lld us",
+		 (long long)bad);
+	rec->kind = GL_REC_REJECT;
+	rec->reason = reason;
+}
+
 /*
  * Stores one line. j->pos is still the position before the line, so a
  * batch sent from in here never claims this line before its row is in.
@@ -881,6 +950,7 @@ static int line_record(struct job *j, const struct gl_line *ln, uint64_t lineno)
 	int rc;
 
 	classify(j, ln->p, ln->len, &rec);
+	out_of_range(&rec, reason, sizeof(reason));
 	if (j->ctx.hold && !j->hold_active) {
 		j->hold_active = 1;
 		j->hold_start = j->pos;

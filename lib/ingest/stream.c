@@ -36,7 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identify.h"
 #include "job.h"
+#include "records.h"
 
 /* --- small helpers -------------------------------------------------- */
 
@@ -150,29 +152,6 @@ static int file_complete(const struct gl_state *s, const struct gl_sfile *k)
 	       s->stream[si].open_end == (uint64_t)k->size && s->stream[si].pos.bytes == k->consumed;
 }
 
-static int fresh(const struct job *j)
-{
-	return j->p->now_us - j->f->mtime_ns / 1000 < GL_SETTLE_US;
-}
-
-/* Next line, or 0 at the end (a held-back unfinished line is the end). */
-int gl_job_next_line(struct job *j, struct gl_line *ln)
-{
-	struct gl_err e;
-	int rc = gl_reader_next(j->r, ln, &e);
-
-	if (rc == 1 && !ln->terminated && !j->gzip && fresh(j))
-		return 0;
-	if (rc < 0 && !j->damaged) {
-		j->damaged = 1;
-		snprintf(j->note, sizeof(j->note), "%.80s at compressed byte %llu: %.180s",
-			 e.msg[0] ? e.msg : "damaged", (unsigned long long)e.line,
-			 e.cause[0] ? e.cause : "unreadable");
-		return -1;
-	}
-	return rc < 0 ? -1 : rc;
-}
-
 /*
  * Time-of-day formats: the date of the first record. The file's
  * modification time is the time of its last record; count the midnights
@@ -206,57 +185,6 @@ static int prescan_day(struct job *j)
 	return gl_reader_rewind(j->r, &e) == GL_OK ? GL_OK : GL_EIO;
 }
 
-/* --- line hashes ---------------------------------------------------- */
-
-/* Line hashes held before a batch is sent anyway (512 KiB). */
-#define LH_SEND 65536
-
-size_t gl_job_lines_room(const struct job *j)
-{
-	return j->lh_n * 8;
-}
-
-void gl_job_put_lines(struct job *j, struct gl_pos at)
-{
-	struct gl_batch *b = j->p->b;
-	struct gl_bop *op;
-	size_t n;
-	struct gl_str h;
-
-	if (!j->lh_on || !j->lh_n || at.lines < j->lh_first)
-		return;
-	n = (size_t)min_u64(at.lines - j->lh_first + 1, j->lh_n);
-	h = gl_batch_str(b, (struct gl_str){(const char *)j->lh, n * 8});
-	if (!h.p)
-		return;	/* never: room() keeps the arena space for them */
-	op = &b->op[b->nop++];
-	op->kind = GL_BOP_LINES;
-	op->u.lines.stream_id = j->p->state->stream[j->si].id;
-	op->u.lines.first = j->lh_first;
-	op->u.lines.n = n;
-	op->u.lines.hashes = h.p;
-	memmove(j->lh, j->lh + n, (j->lh_n - n) * sizeof(*j->lh));
-	j->lh_n -= n;
-	j->lh_first += n;
-}
-
-static int lh_add(struct job *j, uint64_t h)
-{
-	if (!j->lh_on)
-		return GL_OK;
-	if (j->lh_n == j->lh_cap) {
-		size_t cap = j->lh_cap ? j->lh_cap * 2 : 1024;
-		uint64_t *v = realloc(j->lh, cap * sizeof(*v));
-
-		if (!v)
-			return GL_ENOMEM;
-		j->lh = v;
-		j->lh_cap = cap;
-	}
-	j->lh[j->lh_n++] = h;
-	return GL_OK;
-}
-
 /* A line of a branch stored already (in the stream the file departed
  * from): parsed only for the format's state (a CSV header's columns). */
 static void skip_line(struct job *j, const struct gl_line *ln)
@@ -269,6 +197,33 @@ static void skip_line(struct job *j, const struct gl_line *ln)
 	rec.samples = NULL;
 	rec.n_samples = 0;
 	j->fmt->parse(&j->ctx, ln->p, ln->len, &rec);
+}
+
+/*
+ * A writer that kept its offset when its file was truncated under it
+ * (logrotate's copytruncate without O_APPEND) leaves a hole of NUL bytes
+ * that ends in its next record, with no newline between them: the hole is
+ * a reject of the line, and what follows it is the line (issue 28, D7).
+ */
+static int strip_hole(struct job *j, struct gl_line *ln, uint64_t lineno)
+{
+	size_t lead = 0;
+	char reason[96];
+	int rc;
+
+	while (lead < ln->len && ln->p[lead] == '\0')
+		lead++;
+	if (!lead || lead == ln->len || ln->truncated || memchr(ln->p + lead, '\0', ln->len - lead))
+		return GL_OK;
+	snprintf(reason, sizeof(reason), "NUL run of %zu bytes before the line's text (a hole)",
+		 lead);
+	if ((rc = gl_job_flush(j)) != GL_OK ||
+	    (rc = gl_job_reject(j, lineno, ln->offset, lead, NULL, 0, reason)) != GL_OK)
+		return rc;
+	ln->p += lead;
+	ln->len -= lead;
+	ln->offset += lead;
+	return GL_OK;
 }
 
 /* Reads new lines from the reader's position to the end. */
@@ -304,7 +259,7 @@ static int read_lines(struct job *j)
 		/* the head is a final first line: not one stored cut (open_end) */
 		if (!st->head.bytes && (ln.terminated || j->gzip))
 			gl_state_set_head(j->p->state, j->si, after);
-		if ((rc = lh_add(j, ln.hash)) != GL_OK)
+		if ((rc = gl_job_hash_line(j, ln.hash)) != GL_OK)
 			return rc;
 		if (after.lines <= j->branch_lines) {
 			skip_line(j, &ln);
@@ -323,8 +278,14 @@ static int read_lines(struct job *j)
 				j->cut_end = after.bytes;
 				j->rec_start = j->pend.active ? j->pend.start : before;
 			}
+			/* a run of held lines (a trace element) the cut line seems to
+			 * end is not ended: the claim stays before the run */
+			const int was_hold = j->hold_active;
+			const struct gl_pos was_start = j->hold_start;
+
 			j->ctx.more = 0;
-			if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
+			if ((rc = strip_hole(j, &ln, after.lines)) != GL_OK ||
+			    (rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 				return rc;
 			/* the line's further records (format.h: more); each call moves
 			 * the format on in the line, so at most one per byte */
@@ -334,8 +295,18 @@ static int read_lines(struct job *j)
 				if ((rc = gl_job_line(j, &ln, after.lines)) != GL_OK)
 					return rc;
 			}
-			if (j->last_cut)
+			if (j->last_cut) {
 				j->rec_start = j->pend.active ? j->pend.start : before;
+				/* the stream is stored as of rec_start: the format's state
+				 * too, not as a cut line left it (a trace's scanner inside a
+				 * string its writer had not finished, issue 28 D5) */
+				memcpy(j->ctx.state, j->prev_state, j->prev_state_len);
+				j->ctx.state_len = j->prev_state_len;
+				if (was_hold) {
+					j->hold_active = 1;
+					j->hold_start = was_start;
+				}
+			}
 		}
 		j->pos = after;
 		if ((after.lines & 1023) == 0)
@@ -349,20 +320,32 @@ static int read_lines(struct job *j)
 	if ((rc = gl_job_flush(j)) != GL_OK)
 		return rc;
 	/*
-	 * A record the format knows is cut at the end of a file that has
-	 * settled (format.h: end): a reject of the last line, and the held
-	 * lines are claimed, so that it is said once. A fresh file is left
-	 * held: its writer may be in the middle of the record.
+	 * The file has settled inside a record (format.h: end, settle): a
+	 * trace or a document whose writer stopped -- or paused, and goes on
+	 * later. What the format holds back is stored, and the reason it gives
+	 * for the cut (a JSON document without its closing brace) is a reject
+	 * of the last line, as an open record: the file claims no further than
+	 * before the record and keeps the format's state there, so that a file
+	 * that grows is read on from there, the open record's rows replaced
+	 * (issue 28, D5, D6, D8). A gzip file does not grow: its cut record is
+	 * forgotten and its lines claimed. A fresh file is left held: its
+	 * writer may be in the middle of the record.
 	 */
-	const char *cut = r == 0 && j->ctx.hold && j->hold_active && !j->held.n && j->new_lines &&
-				  j->fmt->end && !fresh(j)
-				  ? j->fmt->end(&j->ctx) : NULL;
+	if (r == 0 && j->ctx.hold && j->hold_active && j->new_lines && !gl_job_fresh(j)) {
+		if (!j->gzip) {
+			if ((rc = gl_job_settle(j, last_offset)) != GL_OK)
+				return rc;
+		} else if (!j->held.n && j->fmt->end) {
+			const char *cut = j->fmt->end(&j->ctx);
 
-	if (cut) {
-		if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0, cut)) != GL_OK)
-			return rc;
-		j->hold_active = 0;
-		j->ctx.hold = 0;
+			if (cut) {
+				if ((rc = gl_job_reject(j, j->pos.lines, last_offset, 0, NULL, 0,
+							cut)) != GL_OK)
+					return rc;
+				j->hold_active = 0;
+				j->ctx.hold = 0;
+			}
+		}
 	}
 	if (r < 0) {
 		j->status = "damaged";
@@ -399,13 +382,25 @@ static int deciding(const struct gl_line *ln)
 	return 1;
 }
 
+/* A line of nothing but the opening brackets of a JSON document ("{"). */
+static int opens_only(const struct gl_line *ln)
+{
+	for (size_t i = 0; i < ln->len; i++)
+		if (!strchr(" \t\r{[", ln->p[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * Detects the format from the first DETECT_LINES lines that can decide it,
  * looking past NUL runs and junk lines however long (one JSON line, a
  * 64 KiB junk line, then JSON lines: JSON). When no line can decide, the
- * first bytes say why the file is skipped.
+ * first bytes say why the file is skipped. *said: bit 0, a complete
+ * deciding line held more than opens_only(); bit 1, an unfinished last
+ * line was left to its writer; bit 2, a complete line opens_only(); bit 3,
+ * a last line without its newline (its writer paused) held more.
  */
-static const struct gl_format *detect(struct job *j, const char **why)
+static const struct gl_format *detect(struct job *j, const char **why, int *said)
 {
 	struct gl_str lines[DETECT_LINES];
 	char *buf = malloc(DETECT_COPY_BYTES);
@@ -421,6 +416,11 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		return NULL;
 	while (n < DETECT_LINES && scanned < DETECT_SCAN_LINES && bytes < DETECT_SCAN_BYTES &&
 	       gl_reader_next(j->r, &ln, &e) == 1) {
+		/* an unfinished last line its writer is still at: the end */
+		if (!ln.terminated && !j->gzip && gl_job_fresh(j)) {
+			*said |= 2;
+			break;
+		}
 		scanned++;
 		bytes += ln.full_len;
 		if (!first_len && ln.len) {
@@ -429,6 +429,10 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		}
 		if (!deciding(&ln) || ln.len > DETECT_COPY_BYTES - used)
 			continue;
+		if (ln.terminated)
+			*said |= opens_only(&ln) ? 4 : 1;
+		else if (!opens_only(&ln))
+			*said |= 8;
 		memcpy(buf + used, ln.p, ln.len);
 		lines[n].p = buf + used;
 		lines[n].len = ln.len;
@@ -436,7 +440,7 @@ static const struct gl_format *detect(struct job *j, const char **why)
 		n++;
 	}
 	if (n) {
-		fmt = gl_format_detect(lines, n, why);
+		fmt = gl_format_detect_hint(lines, n, j->ctx.hint, why);
 	} else if (first_len) {
 		*why = gl_format_sniff(head, first_len);
 		if (!*why)
@@ -564,12 +568,292 @@ static int finish(struct job *j, int rc)
 	return rc;
 }
 
+/* A file this run does not read: counted as done. */
+static void count_done(struct gl_producer *p, const struct gl_found *f)
+{
+	atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
+	atomic_fetch_add(&p->files_done, 1);
+	p->b->files_done++;
+}
+
+/* 1. Unchanged: same path, same stat, same first bytes. 1 when so. */
+static int unchanged(struct job *j, int32_t fi)
+{
+	struct gl_producer *p = j->p;
+	const struct gl_sfile *k = fi >= 0 ? &p->state->file[fi] : NULL;
+
+	if (!k || !gl_file_same(k, j->f) || !file_complete(p->state, k))
+		return 0;
+	if (strcmp(k->status, "skipped") == 0) {
+		p->b->files_skipped++;
+		j->fi = fi;
+		gl_job_notice(j, GL_OK, "skipped", "not a log of a known format: ", k->note);
+	} else {
+		p->b->files_unchanged++;
+	}
+	count_done(p, j->f);
+	return 1;
+}
+
+/*
+ * 2. The same file under another name: a rename or move. Nothing to read;
+ * the row follows the file to its new path. 1 when so (*rc: the result);
+ * else 0, and *known is the first row of the file's inode.
+ */
+static int renamed(struct job *j, int32_t *known, int *rc)
+{
+	struct gl_state *s = j->p->state;
+	const struct gl_found *f = j->f;
+
+	for (int32_t k = gl_state_file_by_ino(s, f->dev, f->ino, -1); k >= 0;
+	     k = gl_state_file_by_ino(s, f->dev, f->ino, k)) {
+		struct stat sb;
+
+		if (!gl_file_same(&s->file[k], f) || !file_complete(s, &s->file[k])) {
+			if (*known < 0)
+				*known = k;
+			continue;
+		}
+		/* Still there under its old name too (a link): an alias of a
+		 * file already known, not a rename. */
+		if (s->file[k].path && stat(s->file[k].path, &sb) == 0 &&
+		    (int64_t)sb.st_dev == f->dev && (int64_t)sb.st_ino == f->ino) {
+			j->p->b->files_unchanged++;
+			count_done(j->p, f);
+			*rc = GL_OK;
+			return 1;
+		}
+		j->gzip = s->file[k].gzip;
+		j->status = static_status(s->file[k].status);
+		j->pos.bytes = s->file[k].consumed;
+		if ((*rc = claim_file(j, k)) == GL_OK)
+			j->p->b->files_rotated++;
+		*rc = finish(j, *rc);
+		return 1;
+	}
+	return 0;
+}
+
+/* 3. Opens the file: 1; or 0 when it cannot be (a notice, counted). */
+static int open_file(struct job *j)
+{
+	struct gl_producer *p = j->p;
+	struct gl_err e;
+
+	if (gl_reader_open(&j->r, j->f->path, &e) == GL_OK) {
+		j->gzip = gl_reader_is_gzip(j->r);
+		return 1;
+	}
+	p->b->files_failed++;
+	if (p->b->nnotice < GL_BATCH_NOTICES)
+		p->b->notice[p->b->nnotice++] = e;
+	count_done(p, j->f);
+	return 0;
+}
+
+/*
+ * A plain file of no stream yet whose first bytes are not text: skipped (a
+ * binary file may have no newline at all: it is looked at before a "line"
+ * the size of the file is read). 1 when so (*rc: the result).
+ */
+static int binary(struct job *j, int32_t known, int *rc)
+{
+	const struct gl_state *s = j->p->state;
+	const char *why;
+
+	if (j->gzip || (known >= 0 && s->file[known].stream_id) || !(why = sniff(j->f->path)))
+		return 0;
+	if ((*rc = claim_file(j, known)) == GL_OK && (*rc = set_note(j, why)) == GL_OK) {
+		j->status = "skipped";
+		gl_job_notice(j, GL_OK, "skipped", "not a log of a known format: ", why);
+		j->p->b->files_skipped++;
+	}
+	*rc = finish(j, *rc);
+	return 1;
+}
+
+/* A plain file that grew in place: read on from its stored end. 1 when so. */
+static int grown(struct job *j, int32_t known, int *rc)
+{
+	struct gl_state *s = j->p->state;
+	struct gl_err e;
+	int32_t si;
+
+	if (known < 0 || !gl_file_grew(s, &s->file[known], j->f))
+		return 0;
+	si = gl_state_stream_by_id(s, s->file[known].stream_id);
+	if (gl_reader_seek(j->r, s->file[known].consumed, &e) != GL_OK) {
+		gl_reader_rewind(j->r, &e);
+		return 0;
+	}
+	if ((*rc = claim_file(j, known)) == GL_OK && (*rc = set_note(j, NULL)) == GL_OK) {
+		j->si = si;
+		j->pos = s->stream[si].pos;
+		j->last_cp = j->pos.bytes;
+		s->file[j->fi].stream_id = s->stream[si].id;
+		j->fmt = stream_format(&s->stream[si]);
+		restore_stream(j, &s->stream[si]);
+		*rc = read_lines(j);
+		if (j->new_lines)
+			j->p->b->files_grown++;
+		else
+			j->p->b->files_unchanged++;
+	}
+	*rc = finish(j, *rc);
+	return 1;
+}
+
+/* The file continues stream si from j->pos (ID_CONTINUE); fi: its path's row. */
+static int read_on(struct job *j, int32_t si, int32_t fi)
+{
+	struct gl_state *s = j->p->state;
+	struct gl_sstream *st = &s->stream[si];
+	int rc;
+
+	j->si = si;
+	j->last_cp = st->pos.bytes;
+	s->file[j->fi].stream_id = st->id;
+	j->fmt = stream_format(st);
+	restore_stream(j, st);
+	j->damaged = 0;
+	rc = read_lines(j);
+	if (j->new_lines)
+		j->p->b->files_grown++;
+	else if (fi >= 0 && fi == j->fi)
+		j->p->b->files_unchanged++;
+	else
+		j->p->b->files_rotated++;
+	return finish(j, rc);
+}
+
+/* A shorter copy of stream si, or one as long (ID_COPY): nothing to read. */
+static int copy_of(struct job *j, int32_t si)
+{
+	struct gl_state *s = j->p->state;
+	int rc = GL_OK;
+
+	j->si = -1;
+	j->status = j->damaged ? "damaged" : "copy";
+	if (j->damaged && (rc = set_note(j, j->note)) == GL_OK)
+		gl_job_notice(j, GL_EFORMAT, "damaged", j->note, " (a copy of lines already stored)");
+	if (rc == GL_OK) {
+		s->file[j->fi].stream_id = s->stream[si].id;
+		j->p->b->files_rotated++;
+	}
+	return finish(j, rc);
+}
+
+/*
+ * Truncated in place and written again (ID_BRANCH): the lines it still
+ * shares with its old stream si are stored; a new stream holds the file,
+ * and only what follows them is read into it.
+ */
+static int branch(struct job *j, int32_t si)
+{
+	struct gl_producer *p = j->p;
+	const struct gl_format *bf = p->forced ? p->forced : stream_format(&p->state->stream[si]);
+	int rc;
+
+	j->branch_lines = j->pos.lines;
+	if ((rc = new_stream(j, bf)) != GL_OK)
+		return finish(j, rc);
+	j->fmt = bf;
+	p->state->file[j->fi].stream_id = p->state->stream[j->si].id;
+	if ((bf->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(j)) != GL_OK)
+		return finish(j, rc);
+	/* a new document in the old one's place (the next nsys session's
+	 * export over the last one, issue 28 D13) is placed by itself */
+	if (bf->prepare)
+		bf->prepare(&j->ctx, j->f->path);
+	j->pos = (struct gl_pos){0, 0, 0};
+	j->damaged = 0;
+	rc = read_lines(j);
+	p->b->files_new++;
+	return finish(j, rc);
+}
+
+/* Left for a later run: nothing stored, the file not attached to a stream. */
+static int later(struct job *j)
+{
+	j->p->state->file[j->fi].stream_id = 0;
+	j->status = "partial";
+	return finish(j, GL_OK);
+}
+
+/* No format fits: skipped with the reason (or empty). */
+static int unknown(struct job *j, const char *why)
+{
+	char note[200];
+	int rc = GL_OK;
+
+	j->status = j->f->size ? "skipped" : "empty";
+	if (j->f->size) {
+		snprintf(note, sizeof(note), "%s", why);
+		if ((rc = set_note(j, note)) == GL_OK) {
+			gl_job_notice(j, GL_OK, "skipped", "not a log of a known format: ", why);
+			j->p->b->files_skipped++;
+		}
+	}
+	return finish(j, rc);
+}
+
+/*
+ * A new stream (ID_NEW): which format? prev_stream: the stream this file
+ * held before (truncated in place, see GL_FMT_HEADER_ONCE), or 0.
+ */
+static int read_new(struct job *j, int64_t prev_stream)
+{
+	struct gl_producer *p = j->p;
+	struct gl_state *s = p->state;
+	const char *why = NULL;
+	int said = 0, rc;
+	const struct gl_format *fmt = p->forced ? p->forced : detect(j, &why, &said);
+
+	/* Only "{" so far, its writer at it (or paused in its second line): a
+	 * trace, a JSON document or JSON lines? Left for a later run (issue
+	 * 28, D4, D5). */
+	if ((fmt || (said & 2)) && !p->forced && !(said & 1) &&
+	    (gl_job_fresh(j) || (said & 12) == 12))
+		return later(j);
+	if (!fmt)
+		return unknown(j, why);
+	/* A trace whose clock is relative, or whose time base is written
+	 * after its events, reads what it needs first (-1: the lines are
+	 * parsed without it; 1: not written yet, the file is left for a later
+	 * run while its writer is at it). */
+	if (fmt->prepare && fmt->prepare(&j->ctx, j->f->path) == 1 && gl_job_fresh(j))
+		return later(j);
+	if ((rc = new_stream(j, fmt)) != GL_OK)
+		return finish(j, rc);
+	j->fmt = fmt;
+	s->file[j->fi].stream_id = s->stream[j->si].id;
+	if ((fmt->flags & GL_FMT_HEADER_ONCE) && prev_stream) {
+		int32_t ps = gl_state_stream_by_id(s, prev_stream);
+
+		if (ps >= 0 && strcmp(s->stream[ps].format, fmt->name) == 0 &&
+		    s->stream[ps].parse_state_len <= GL_PARSE_STATE_MAX) {
+			j->ctx.state_len = s->stream[ps].parse_state_len;
+			if (j->ctx.state_len)
+				memcpy(j->ctx.state, s->stream[ps].parse_state, j->ctx.state_len);
+		}
+	}
+	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(j)) != GL_OK)
+		return finish(j, rc);
+	j->pos = (struct gl_pos){0, 0, 0};
+	j->damaged = 0;
+	rc = read_lines(j);
+	if (!j->new_lines)
+		j->status = "empty";	/* nothing complete to store yet (an unfinished first line) */
+	p->b->files_new++;
+	return finish(j, rc);
+}
+
 int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 {
 	struct gl_state *s = p->state;
 	struct job j;
-	struct gl_err e;
 	int32_t fi, known = -1, si = -1;
+	int64_t prev_stream;
 	int rc;
 
 	memset(&j, 0, sizeof(j));
@@ -586,206 +870,29 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	/* Make sure a whole file's state ops fit in this batch. */
 	if (gl_batch_full(p->b) && (rc = p->send(p)) != GL_OK)
 		return rc;
-
-	/* 1. Unchanged: same path, same stat, same first bytes. */
 	fi = gl_state_file_by_path(s, f->path);
-	if (fi >= 0 && gl_file_same(&s->file[fi], f) && file_complete(s, &s->file[fi])) {
-		const struct gl_sfile *k = &s->file[fi];
-
-		if (strcmp(k->status, "skipped") == 0) {
-			p->b->files_skipped++;
-			j.fi = fi;
-			gl_job_notice(&j, GL_OK, "skipped", "not a log of a known format: ", k->note);
-		} else {
-			p->b->files_unchanged++;
-		}
-		atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
-		atomic_fetch_add(&p->files_done, 1);
-		p->b->files_done++;
+	if (unchanged(&j, fi))
 		return GL_OK;
-	}
-	/* 2. The same file under another name: a rename or move. Nothing to
-	 * read; the row follows the file to its new path. */
-	for (int32_t k = gl_state_file_by_ino(s, f->dev, f->ino, -1); k >= 0;
-	     k = gl_state_file_by_ino(s, f->dev, f->ino, k)) {
-		if (gl_file_same(&s->file[k], f) && file_complete(s, &s->file[k])) {
-			struct stat sb;
-
-			/* Still there under its old name too (a link): an alias of a
-			 * file already known, not a rename. */
-			if (s->file[k].path && stat(s->file[k].path, &sb) == 0 &&
-			    (int64_t)sb.st_dev == f->dev && (int64_t)sb.st_ino == f->ino) {
-				p->b->files_unchanged++;
-				atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
-				atomic_fetch_add(&p->files_done, 1);
-				p->b->files_done++;
-				gl_parse_ctx_release(&j.ctx);
-				return GL_OK;
-			}
-			j.gzip = s->file[k].gzip;
-			j.status = static_status(s->file[k].status);
-			j.pos.bytes = s->file[k].consumed;
-			if ((rc = claim_file(&j, k)) != GL_OK)
-				return finish(&j, rc);
-			p->b->files_rotated++;
-			return finish(&j, GL_OK);
-		}
-		if (known < 0)
-			known = k;
-	}
+	if (renamed(&j, &known, &rc))
+		return rc;
 	if (fi >= 0 && s->file[fi].dev == f->dev && s->file[fi].ino == f->ino)
 		known = fi;
-
-	/* 3. Read it. */
-	if ((rc = gl_reader_open(&j.r, f->path, &e)) != GL_OK) {
-		p->b->files_failed++;
-		if (p->b->nnotice < GL_BATCH_NOTICES)
-			p->b->notice[p->b->nnotice++] = e;
-		atomic_fetch_add(&p->bytes_done, (uint64_t)f->size);
-		atomic_fetch_add(&p->files_done, 1);
-		p->b->files_done++;
-		gl_parse_ctx_release(&j.ctx);
+	if (!open_file(&j))
 		return GL_OK;
-	}
-	j.gzip = gl_reader_is_gzip(j.r);
-	if (!j.gzip && !(known >= 0 && s->file[known].stream_id)) {
-		/* A binary file may have no newline at all: look at its first
-		 * bytes before reading a "line" the size of the file. */
-		const char *why = sniff(f->path);
-
-		if (why) {
-			if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, why)) != GL_OK)
-				return finish(&j, rc);
-			j.status = "skipped";
-			gl_job_notice(&j, GL_OK, "skipped", "not a log of a known format: ", why);
-			p->b->files_skipped++;
-			return finish(&j, GL_OK);
-		}
-	}
-	if (known >= 0 && gl_file_grew(s, &s->file[known], f)) {
-		si = gl_state_stream_by_id(s, s->file[known].stream_id);
-		if (gl_reader_seek(j.r, s->file[known].consumed, &e) == GL_OK) {
-			if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, NULL)) != GL_OK)
-				return finish(&j, rc);
-			j.si = si;
-			j.pos = s->stream[si].pos;
-			j.last_cp = j.pos.bytes;
-			s->file[j.fi].stream_id = s->stream[si].id;
-			j.fmt = stream_format(&s->stream[si]);
-			restore_stream(&j, &s->stream[si]);
-			rc = read_lines(&j);
-			if (j.new_lines)
-				p->b->files_grown++;
-			else
-				p->b->files_unchanged++;
-			return finish(&j, rc);
-		}
-		gl_reader_rewind(j.r, &e);
-	}
-	/* the stream this file held before (truncated in place, see
-	 * GL_FMT_HEADER_ONCE) */
-	int64_t prev_stream = known >= 0 ? s->file[known].stream_id : 0;
-
+	if (binary(&j, known, &rc) || grown(&j, known, &rc))
+		return rc;
+	prev_stream = known >= 0 ? s->file[known].stream_id : 0;
+	j.prev_mtime_ns = known >= 0 ? s->file[known].mtime_ns : -1;
 	if ((rc = claim_file(&j, known)) != GL_OK || (rc = set_note(&j, NULL)) != GL_OK)
 		return finish(&j, rc);
-
 	switch (gl_job_identify(&j, &si)) {
-	case ID_CONTINUE: {
-		struct gl_sstream *st = &s->stream[si];
-
-		j.si = si;
-		j.last_cp = st->pos.bytes;
-		s->file[j.fi].stream_id = st->id;
-		j.fmt = stream_format(st);
-		restore_stream(&j, st);
-		j.damaged = 0;
-		rc = read_lines(&j);
-		if (j.new_lines)
-			p->b->files_grown++;
-		else if (fi >= 0 && fi == j.fi)
-			p->b->files_unchanged++;
-		else
-			p->b->files_rotated++;
-		return finish(&j, rc);
-	}
+	case ID_CONTINUE:
+		return read_on(&j, si, fi);
 	case ID_COPY:
-		j.si = -1;
-		j.status = j.damaged ? "damaged" : "copy";
-		if (j.damaged && ((rc = set_note(&j, j.note)) != GL_OK))
-			return finish(&j, rc);
-		if (j.damaged)
-			gl_job_notice(&j, GL_EFORMAT, "damaged", j.note, " (a copy of lines already stored)");
-		s->file[j.fi].stream_id = s->stream[si].id;
-		p->b->files_rotated++;
-		return finish(&j, GL_OK);
-	case ID_BRANCH: {
-		/* Truncated in place and written again: the lines it still shares
-		 * with its old stream are stored; a new stream holds the file, and
-		 * only what follows them is read into it. */
-		const struct gl_format *bf = p->forced ? p->forced : stream_format(&s->stream[si]);
-
-		j.branch_lines = j.pos.lines;
-		if ((rc = new_stream(&j, bf)) != GL_OK)
-			return finish(&j, rc);
-		j.fmt = bf;
-		s->file[j.fi].stream_id = s->stream[j.si].id;
-		if ((bf->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
-			return finish(&j, rc);
-		j.pos = (struct gl_pos){0, 0, 0};
-		j.damaged = 0;
-		rc = read_lines(&j);
-		p->b->files_new++;
-		return finish(&j, rc);
+		return copy_of(&j, si);
+	case ID_BRANCH:
+		return branch(&j, si);
+	default:
+		return read_new(&j, prev_stream);
 	}
-	case ID_NEW:
-		break;
-	}
-
-	/* A new stream: which format? */
-	const char *why = NULL;
-	const struct gl_format *fmt = p->forced ? p->forced : detect(&j, &why);
-
-	if (!fmt) {
-		char note[200];
-
-		j.status = f->size ? "skipped" : "empty";
-		if (f->size) {
-			snprintf(note, sizeof(note), "%s", why);
-			if ((rc = set_note(&j, note)) != GL_OK)
-				return finish(&j, rc);
-			gl_job_notice(&j, GL_OK, "skipped", "not a log of a known format: ", why);
-			p->b->files_skipped++;
-		}
-		return finish(&j, GL_OK);
-	}
-	if ((rc = new_stream(&j, fmt)) != GL_OK)
-		return finish(&j, rc);
-	j.fmt = fmt;
-	s->file[j.fi].stream_id = s->stream[j.si].id;
-	if ((fmt->flags & GL_FMT_HEADER_ONCE) && prev_stream) {
-		int32_t ps = gl_state_stream_by_id(s, prev_stream);
-
-		if (ps >= 0 && strcmp(s->stream[ps].format, fmt->name) == 0 &&
-		    s->stream[ps].parse_state_len <= GL_PARSE_STATE_MAX) {
-			j.ctx.state_len = s->stream[ps].parse_state_len;
-			if (j.ctx.state_len)
-				memcpy(j.ctx.state, s->stream[ps].parse_state, j.ctx.state_len);
-		}
-	}
-	if ((fmt->flags & GL_FMT_TIME_OF_DAY) && (rc = prescan_day(&j)) != GL_OK)
-		return finish(&j, rc);
-	/* A trace whose clock is relative, or whose time base is written
-	 * after its events, reads what it needs first (-1: the lines are
-	 * parsed without it). */
-	if (fmt->prepare)
-		fmt->prepare(&j.ctx, f->path);
-	j.pos = (struct gl_pos){0, 0, 0};
-	j.damaged = 0;
-	rc = read_lines(&j);
-	if (!j.new_lines) {
-		/* Nothing complete to store yet (an unfinished first line). */
-		j.status = "empty";
-	}
-	p->b->files_new++;
-	return finish(&j, rc);
 }

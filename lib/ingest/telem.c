@@ -238,7 +238,7 @@ static int parse_yyyymmdd(struct gl_str s, int64_t *us)
 	}
 	unsigned y = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3], m = v[4] * 10 + v[5], d = v[6] * 10 + v[7];
 
-	if (m < 1 || m > 12 || d < 1 || d > 31)
+	if (!gl_civil_valid(y, m, d))
 		return -1;
 	*us = gl_days_from_civil(y, m, d) * GL_US_PER_DAY;
 	return 0;

@@ -803,9 +803,16 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 	    (rc = prepare(st, &st->set_lines,
 			  "INSERT OR REPLACE INTO stream_lines (stream_id, first_line, hashes)"
 			  " VALUES (?,?,?)", err)) != GL_OK ||
+	    /* A span stored from another stream already (the same scope at
+	     * the same µs, as long, on the same device and host: a trace
+	     * rewritten and read whole again) is not stored twice. */
 	    (rc = prepare(st, &st->ins_span,
 			  "INSERT INTO spans (start_us, dur_us, name_id, scope_id, depth, device, source,"
-			  " host_id, stream_id, line, file_id, path_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+			  " host_id, stream_id, line, file_id, path_id)"
+			  " SELECT ?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12 WHERE NOT EXISTS"
+			  " (SELECT 1 FROM spans INDEXED BY spans_start WHERE start_us = ?1"
+			  " AND dur_us = ?2 AND name_id IS ?3 AND scope_id IS ?4 AND device IS ?6"
+			  " AND source = ?7 AND host_id IS ?8 AND stream_id <> ?9)",
 			  err)) != GL_OK)
 		return rc;
 	return prepare(st, &st->ins_name, "INSERT INTO names (name) VALUES (?)", err);

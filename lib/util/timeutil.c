@@ -56,6 +56,11 @@ static int days_in_month(int64_t y, unsigned m)
 	return m == 2 ? 28 + leap : dm[m - 1];
 }
 
+int gl_civil_valid(int64_t y, unsigned m, unsigned d)
+{
+	return y >= 0 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && (int)d <= days_in_month(y, m);
+}
+
 static int parse_date(const char *s, size_t len, int64_t *days)
 {
 	int y, mo, d;

@@ -17,6 +17,12 @@
 /* Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1..12). */
 int64_t gl_days_from_civil(int64_t y, unsigned m, unsigned d);
 
+/* 1 when y-m-d is a date of the calendar (2026-02-31 is not), else 0. */
+int gl_civil_valid(int64_t y, unsigned m, unsigned d);
+
+/* The first µs of year 10000: times of records lie in [0, GL_TS_END). */
+#define GL_TS_END 253402300800000000LL
+
 /* Inverse of gl_days_from_civil. */
 void gl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 

@@ -91,7 +91,13 @@ assert o["rule"] == "tokens_per_second_below" and o["severity"] == "warning", o
 assert abs(o["value"] - 40) < 1e-9 and o["time"] is None, o
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert sorted(r["source"] for r in rows) == ["gpulog", "log", "log", "log"], rows
+# the time as in the JSON: the log's own, none for gpulog's (an empty cell)
+assert [r["time"] for r in rows] == [a["time"] or "" for a in al], rows
 PY
+# the page's alerts table has the time too
+"$REPORT" --db "$T/db" $W --format json --output-dir "$T/h" >/dev/null 2>&1 || fail "report html"
+grep -q '<th>source</th><th>time</th></tr>' "$T/h/index.html" || fail "html: no time column"
+grep -q '<td>log</td><td>2025-01-01T00:00:30' "$T/h/index.html" || fail "html: the log alert's time"
 grep -q '^critical *\[log\] echo_gpu: GPU memory exhausted' "$T/r/report.txt" ||
 	fail "text: the log's alert"
 "$REPORT" --db "$T/db" $W --component 'echo_c*' --format json --no-charts --output-dir "$T/c" \

@@ -53,6 +53,21 @@ check("requests_from", inf["requests_from"], e["requests_from"])
 # the receipt's run totals are in no per-request distribution
 check("tokens_generated max", inf["tokens_generated"]["max"], e["tokens_generated_max"])
 check("tokens_per_second count", inf["tokens_per_second"]["count"], e["tokens_per_second_count"])
+# the monitor's real files: metrics_history.json (its own timestamp first,
+# nested metadata.gpu) entry by entry, performance_metrics.json (nested)
+mt = {}
+for x in r["metrics"]:
+    mt.setdefault(x["metric"], []).append(x)
+check("history token_throughput samples", [x["count"] for x in mt.get("token_throughput", [])],
+      [e["monitor_entries"]])
+check("history metadata.gpu.utilization samples", [x["count"] for x in mt.get("gpu.utilization", [])],
+      [e["monitor_entries"]])
+check("history metadata.gpu.utilization max", [x["max"] for x in mt.get("gpu.utilization", [])],
+      [e["monitor_gpu_util_max"]])
+check("snapshot process.performance.token_throughput",
+      [x["last"] for x in mt.get("process.performance.token_throughput", [])], [e["monitor_throughput_last"]])
+check("token_throughput trend", [t["verdict"] for t in r["trends"] if t["kernel"] == "token_throughput"],
+      ["degrading"])
 # alerts grouped: the monitor's alert files are one entry per (source, rule,
 # subject, severity); no rule fires on the monitor's own alert records
 m = e["monitor_alerts"]
@@ -65,6 +80,9 @@ if g:
     check("monitor alert first_ts", g[0]["first_ts"][:23], m["first_ts"][:23])
     check("monitor alert last_ts", g[0]["last_ts"][:23], m["last_ts"][:23])
     check("monitor alert worst", g[0]["worst"], m["worst"], 1e-9)
+# no anomaly rate on a kernel of 60 timings (3 spikes would read 5%, critical)
+check("kernel_anomaly_pct on tiny_fill", [a["severity"] for a in r["alerts"]
+      if a["rule"] == "kernel_anomaly_pct" and a["subject"] == "tiny_fill"], [])
 keys = [(a["source"], a["rule"], a["subject"], a["severity"]) for a in r["alerts"]]
 check("one entry per key", len(keys), len(set(keys)))
 check("no rule on the monitor's alerts",
@@ -82,10 +100,21 @@ tps = [t for t in tr if t["series"] == "inference" and t["kernel"] == "tokens_pe
 check("tokens/s trend", [t["verdict"] for t in tps], ["degrading"])
 check("raw counters trended", [t["kernel"] for t in tr if t["series"] == "metric" and
       (t["kernel"].endswith("_total") or t["kernel"].endswith("_created"))], [])
+# a counter trended as its rate per second between scrapes (10 scrapes: 9 rates)
+rt = [t for t in tr if (t["kernel"] or "").startswith("bitnet_requests_total") and t["kernel"].endswith(" rate")]
+check("counter rate trends", sorted((t["unit"], t["n"]) for t in rt), [("/s", 9), ("/s", 9)])
 check("changes below -100%", [t["kernel"] for t in tr if t["change_pct"] is not None and t["change_pct"] < -100], [])
 check("significant without change", [t["kernel"] for t in tr if t["verdict"] != "stable" and t["change_pct"] is None], [])
 check("utilisation judged neutral", [t["verdict"] for t in tr if t["kernel"] == "gpu.utilization_pct"
       and t["verdict"] in ("degrading", "improving")], [])
+# Kineto scopes: ProfilerStep#N grouped as HTA does, one row per path and
+# device (the CPU range and its GPU copy apart), the step's kernels inside
+import re
+sc = r["scopes"]
+check("per-step rows", [s["scope"] for s in sc if re.search(r"ProfilerStep#[0-9]", s["scope"])], [])
+steps = sorted((s["device"] or "", s["count"], s["kernels"]) for s in sc if s["scope"] == "ProfilerStep#*")
+check("ProfilerStep#* rows", steps, [("", e["profiler_steps"], e["trace_kernels"]),
+                                     ("0", e["profiler_steps"], e["trace_kernels"])])
 # the status: alerts fired (warning or critical), not ok and not no_data
 if r["summary"]["status"] not in ("warning", "critical"):
     bad.append("status %r" % r["summary"]["status"])
@@ -93,6 +122,10 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+# the monitor's configuration file, as the seed documents it
+"$REPORT" --db "$T/db" --since "$since" --until "$until" --format json --no-charts \
+	--config "$T/node/logs/monitor/monitor_config.json" --output-dir "$T/rc" >/dev/null 2>"$T/rc.err" ||
+	fail "--config monitor_config.json: $(cat "$T/rc.err")"
 # an empty window after the run: no_data, and --fail-on exits 3
 "$REPORT" --db "$T/db" --since 2025-11-21 --days 1 --format json --no-charts \
 	--output-dir "$T/empty" --fail-on critical >/dev/null 2>&1

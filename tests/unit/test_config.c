@@ -107,6 +107,46 @@ static void test_bad(void **state)
 	expect_bad("{\"trends\": {", "");
 }
 
+/*
+ * The performance monitor's configuration file as the seed documents it:
+ * its own settings accepted, token_throughput a below-threshold rule on the
+ * monitor's token_throughput metric (judged on its minimum), the
+ * degradation switch.
+ */
+static void test_monitor_config(void **state)
+{
+	(void)state;
+	struct gl_report_config c;
+	struct gl_err err;
+	const char *text = "{\"monitoring_interval\": 1.0, \"max_metrics_history\": 1000,"
+			   " \"alert_thresholds\": {\"cpu_usage\": 80.0, \"token_throughput\": 50.0},"
+			   " \"degradation_detection\": {\"enabled\": true, \"window_size\": 60,"
+			   " \"threshold\": 0.2}}";
+	const struct gl_alert_rule *tt = NULL;
+
+	assert_int_equal(gl_config_parse(text, "monitor.json", &c, &err), GL_OK);
+	for (size_t i = 0; i < c.n_rules; i++)
+		if (c.rules[i].origin && !strcmp(c.rules[i].origin, "alert_thresholds.token_throughput"))
+			tt = &c.rules[i];
+	assert_non_null(tt);
+	assert_int_equal(tt->kind, GL_RULE_METRIC_BELOW);
+	assert_int_equal(tt->stat, GL_METRIC_MIN);
+	assert_string_equal(tt->match, "token_throughput");
+	assert_true(tt->has[GL_SEVERITY_WARNING] && tt->threshold[GL_SEVERITY_WARNING] == 50.0);
+	assert_true(c.degrade_threshold == 0.2);
+	assert_int_equal(c.degrade_window, 60);
+	gl_config_release(&c);
+	/* detection switched off: no degradation rule, no degradation verdicts */
+	assert_int_equal(gl_config_parse("{\"degradation_detection\": {\"enabled\": false}}", "m",
+					 &c, &err), GL_OK);
+	assert_true(c.degrade_threshold == 0);
+	for (size_t i = 0; i < c.n_rules; i++)
+		assert_false(c.rules[i].origin && !strcmp(c.rules[i].origin, "degradation_detection"));
+	gl_config_release(&c);
+	expect_bad("{\"monitoring_interval\": \"1s\"}", "monitoring_interval must be a number");
+	expect_bad("{\"max_metrics_history\": 0}", "max_metrics_history must be between");
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -125,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_monitor_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,11 @@
 #include <jansson.h>
 
 #include "../../reports/report.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_kernels.h"
+#include "../../reports/sec_memory.h"
+#include "../../reports/sec_summary.h"
+#include "../../reports/sections.h"
 #include "util/timeutil.h"
 
 static void test_json(void **state)
@@ -29,9 +34,8 @@ static void test_json(void **state)
 		 .total_us = 5, .mean_mem_mib = INFINITY},
 		{.kernel = bad, .count = 1},
 	};
-	struct gl_report_bucket hist[1] = {{0, 0}};
-	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
-			      .kernels = k, .n_kernels = 2, .top = 20};
+	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION, .top = 20};
+	const size_t n_k = 2;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
@@ -40,11 +44,21 @@ static void test_json(void **state)
 	json_error_t jerr;
 
 	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
-	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
-	r.memory.peak_mib = r.memory.last_mib = NAN;
-	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
-	r.memory.rmm.histogram = hist;
-	r.errors.per_1000_events = r.errors.per_hour = NAN;
+	/* a hand-made model: the kernels in the kernels section's state */
+	assert_int_equal(gl_report_model_init(&r, &err), GL_OK);
+	struct gl_kernels_result *kr = (struct gl_kernels_result *)gl_kernels_result(&r);
+
+	kr->kernels = k;
+	kr->n_kernels = n_k;
+	/* the figures of an empty window where "none" is not zero */
+	struct gl_report_summary *sr = (struct gl_report_summary *)gl_summary_result(&r);
+	struct gl_report_memory *mr = (struct gl_report_memory *)gl_memory_result(&r);
+	struct gl_report_errors *er = (struct gl_report_errors *)gl_errors_result(&r);
+
+	sr->first_ts_us = sr->last_ts_us = GL_TS_NONE;
+	mr->peak_mib = mr->last_mib = NAN;
+	mr->peak_ts_us = mr->last_ts_us = mr->rmm.peak_ts_us = GL_TS_NONE;
+	er->per_1000_events = er->per_hour = NAN;
 	assert_int_equal(gl_emit_json(&r, &out, &err), GL_OK);
 	fclose(fp);
 	assert_null(strstr(buf, "NaN"));
@@ -79,6 +93,7 @@ static void test_json(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(doc, "errors"), "per_hour")));
 	json_decref(doc);
 	free(buf);
+	gl_report_release(&r);
 }
 
 int main(void)

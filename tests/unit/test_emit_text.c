@@ -16,6 +16,12 @@
 
 #include "../../reports/emit_util.h"
 #include "../../reports/report.h"
+#include "../../reports/sec_alerts.h"
+#include "../../reports/sec_errors.h"
+#include "../../reports/sec_kernels.h"
+#include "../../reports/sec_memory.h"
+#include "../../reports/sec_summary.h"
+#include "../../reports/sections.h"
 #include "util/timeutil.h"
 
 static void test_text(void **state)
@@ -30,10 +36,8 @@ static void test_text(void **state)
 	};
 	struct gl_report_alert al = {.severity = GL_SEVERITY_CRITICAL, .rule = "r",
 				     .subject = "s", .message = msg};
-	struct gl_report_bucket hist[1] = {{0, 0}};
-	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION,
-			      .kernels = k, .n_kernels = 1, .alerts = &al, .n_alerts = 1,
-			      .top = 20};
+	struct gl_report r = {.generator = "gpulog-report", .version = GL_VERSION, .top = 20};
+	const size_t n_k = 1;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
@@ -43,11 +47,25 @@ static void test_text(void **state)
 	memset(msg, 'x', sizeof(msg) - 1);
 	msg[sizeof(msg) - 1] = '\0';
 	r.window = (struct gl_report_window){1735689600000000LL, 1735776000000000LL, 1};
-	r.summary.first_ts_us = r.summary.last_ts_us = GL_TS_NONE;
-	r.memory.peak_mib = r.memory.last_mib = NAN;
-	r.memory.peak_ts_us = r.memory.last_ts_us = r.memory.rmm.peak_ts_us = GL_TS_NONE;
-	r.memory.rmm.histogram = hist;
-	r.errors.per_1000_events = r.errors.per_hour = NAN;
+	/* a hand-made model: the alert in the alerts section's state */
+	assert_int_equal(gl_report_model_init(&r, &err), GL_OK);
+	struct gl_alerts_result *ar = (struct gl_alerts_result *)gl_alerts_result(&r);
+	struct gl_kernels_result *kr = (struct gl_kernels_result *)gl_kernels_result(&r);
+
+	kr->kernels = k;
+	kr->n_kernels = n_k;
+	/* the figures of an empty window where "none" is not zero */
+	struct gl_report_summary *sr = (struct gl_report_summary *)gl_summary_result(&r);
+	struct gl_report_memory *mr = (struct gl_report_memory *)gl_memory_result(&r);
+	struct gl_report_errors *er = (struct gl_report_errors *)gl_errors_result(&r);
+
+	sr->first_ts_us = sr->last_ts_us = GL_TS_NONE;
+	mr->peak_mib = mr->last_mib = NAN;
+	mr->peak_ts_us = mr->last_ts_us = mr->rmm.peak_ts_us = GL_TS_NONE;
+	er->per_1000_events = er->per_hour = NAN;
+
+	ar->alerts = &al;
+	ar->n_alerts = 1;
 	assert_int_equal(gl_emit_text(&r, &out, &err), GL_OK);
 	fclose(fp);
 	size_t cols = 0, max = 0;
@@ -66,6 +84,7 @@ static void test_text(void **state)
 	assert_non_null(strstr(buf, "No events in this window."));
 	assert_null(strstr(buf, "nan"));
 	free(buf);
+	gl_report_release(&r);
 }
 
 /* Durations by hand: the unit is the largest of which there are 2 (days,

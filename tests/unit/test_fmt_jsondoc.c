@@ -210,6 +210,68 @@ static void test_history_rewritten(void **state)
 	assert_true(b[2].ts_us == 1718000120000000LL);
 }
 
+/*
+ * The monitor's files as it really writes them: the history opens with its
+ * own timestamp, an entry nests metadata.gpu; the snapshot nests system,
+ * process.performance and alerts counts. Expected by hand from the lines.
+ */
+static void test_real_shapes(void **state)
+{
+	static const char *const hist[] = {
+		"{", "  \"timestamp\": 1718000300.0,", "  \"metrics\": [", "    {",
+		"      \"timestamp\": 1718000000,", "      \"component_id\": \"echo_inference\",",
+		"      \"token_throughput\": 71.5,", "      \"metadata\": {",
+		"        \"gpu\": {", "          \"utilization\": 64.5,",
+		"          \"temperature_c\": 61", "        }", "      }", "    }", "  ],",
+		"  \"alerts\": [", "    {", "      \"timestamp\": 1718000010.25,",
+		"      \"severity\": \"warning\",", "      \"component\": \"echo_inference\",",
+		"      \"message\": \"token_throughput below minimum\"", "    }", "  ]", "}",
+	};
+	static const char *const snap[] = {
+		"{", "  \"timestamp\": 1718000300.0,", "  \"team_member\": \"echo\",",
+		"  \"uptime\": 300,", "  \"system\": {", "    \"cpu_usage\": 41.5", "  },",
+		"  \"process\": {", "    \"pid\": 4242,", "    \"performance\": {",
+		"      \"token_throughput\": 70.25", "    }", "  },",
+		"  \"alerts\": {", "    \"total\": 3,", "    \"warning\": 3", "  }", "}",
+	};
+	struct gl_rec rec;
+	int events = 0, alerts = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hist) / sizeof(hist[0]); i++) {
+		parse(hist[i], &rec);
+		if (rec.kind != GL_REC_EVENT)
+			continue;
+		if (rec.ev.level == GL_LEVEL_WARN) {
+			alerts++;
+			gl_test_assert_str(rec.ev.message, "token_throughput below minimum");
+			continue;
+		}
+		events++;
+		assert_true(rec.ev.ts_us == 1718000000000000LL);
+		gl_test_assert_str(rec.ev.component, "echo_inference");
+		assert_int_equal(rec.n_samples, 3);
+		assert_true(find(&rec, "token_throughput")->value == 71.5);
+		assert_true(find(&rec, "gpu.utilization")->value == 64.5);
+		assert_true(find(&rec, "gpu.temperature_c")->value == 61);
+	}
+	assert_int_equal(events, 1);
+	assert_int_equal(alerts, 1);
+	gl_parse_ctx_release(&ctx);
+	feed(snap, sizeof(snap) / sizeof(snap[0]), &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	gl_test_assert_str(rec.ev.component, "echo");
+	assert_true(rec.ev.ts_us == 1718000300000000LL);
+	/* uptime, system.cpu_usage, process.performance.token_throughput, alerts.total,
+	 * alerts.warning; the pid is no metric */
+	assert_int_equal(rec.n_samples, 5);
+	assert_true(find(&rec, "uptime")->value == 300);
+	assert_true(find(&rec, "system.cpu_usage")->value == 41.5);
+	assert_true(find(&rec, "process.performance.token_throughput")->value == 70.25);
+	assert_true(find(&rec, "alerts.total")->value == 3);
+	assert_null(find(&rec, "process.pid"));
+}
+
 static void test_cut_at_end(void **state)
 {
 	static const char *const history[] = {
@@ -345,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cut_at_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_line_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_shapes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

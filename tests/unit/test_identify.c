@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/job.h"
+#include "ingest/identify.h"
 #include "util/hash.h"
 #include "support/gz_write.h"
 #include "support/tmpdir.h"

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "ingest/job.h"
+#include "ingest/records.h"
 #include "util/hash.h"
 #include "support/tmpdir.h"
 

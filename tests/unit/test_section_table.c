@@ -21,6 +21,7 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/emit_png.h"
+#include "../../reports/sec_summary.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
 #include "store/query.h"
@@ -38,7 +39,7 @@ static int probe_collect(struct gl_section_ctx *cx, void *st, const struct gl_qu
 	struct probe *p = st;
 
 	/* the summary section comes first in the table: it has already counted ev */
-	p->seen_order += cx->rep->summary.events;
+	p->seen_order += gl_summary_result(cx->rep)->events;
 	p->warn_events += ev->level >= GL_LEVEL_WARN;
 	return GL_OK;
 }

@@ -22,9 +22,15 @@
 #include "schema_sql.h"
 #include "../../reports/config.h"
 #include "../../reports/sections.h"
+#include "../../reports/sec_alerts.h"
 #include "../../reports/sec_anomalies.h"
+#include "../../reports/sec_baseline.h"
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
+#include "../../reports/sec_memory.h"
+#include "../../reports/sec_operations.h"
+#include "../../reports/section.h"
+#include "../../reports/sec_summary.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -146,9 +152,11 @@ static void fx_close(struct fx *f)
 
 static const struct gl_report_kernel *kernel(const struct gl_report *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_kernels; i++)
-		if (!strcmp(r->kernels[i].kernel, name))
-			return &r->kernels[i];
+	const struct gl_kernels_result *ks = gl_kernels_result(r);
+
+	for (size_t i = 0; i < ks->n_kernels; i++)
+		if (!strcmp(ks->kernels[i].kernel, name))
+			return &ks->kernels[i];
 	fail_msg("no kernel %s", name);
 	return NULL;
 }
@@ -156,10 +164,11 @@ static const struct gl_report_kernel *kernel(const struct gl_report *r, const ch
 static const struct gl_report_trend *trend(const struct gl_report *r, int series,
 					   const char *name)
 {
-	for (size_t i = 0; i < r->n_trends; i++)
-		if ((int)r->trends[i].series == series &&
-		    (!name || (r->trends[i].kernel && !strcmp(r->trends[i].kernel, name))))
-			return &r->trends[i];
+	for (size_t i = 0; i < gl_report_n_trends(r); i++)
+		if ((int)gl_report_trend_at(r, i)->series == series &&
+		    (!name || (gl_report_trend_at(r, i)->kernel &&
+			       !strcmp(gl_report_trend_at(r, i)->kernel, name))))
+			return gl_report_trend_at(r, i);
 	fail_msg("no trend");
 	return NULL;
 }
@@ -181,19 +190,19 @@ static void test_hand_fixture_and_boundaries(void **state)
 	ev(&f, T0 - 1, 3, "trainer", "gemm", 99, NAN, NULL);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.summary.events, 5);
-	assert_int_equal(r.summary.by_level[3], 3);
-	assert_int_equal(r.summary.by_level[4], 1);
-	assert_int_equal(r.summary.by_level[5], 1);
-	assert_int_equal(r.summary.by_level[6], 0);
-	assert_true(r.summary.first_ts_us == T0);
-	assert_true(r.summary.last_ts_us == T0 + 4 * MIN_US);
+	assert_int_equal(gl_summary_result(&r)->events, 5);
+	assert_int_equal(gl_summary_result(&r)->by_level[3], 3);
+	assert_int_equal(gl_summary_result(&r)->by_level[4], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[5], 1);
+	assert_int_equal(gl_summary_result(&r)->by_level[6], 0);
+	assert_true(gl_summary_result(&r)->first_ts_us == T0);
+	assert_true(gl_summary_result(&r)->last_ts_us == T0 + 4 * MIN_US);
 	/* by_component sorted by name: "" (none), loader, trainer */
-	assert_int_equal(r.summary.n_by_component, 3);
-	assert_string_equal(r.summary.by_component[0].name, "");
-	assert_string_equal(r.summary.by_component[1].name, "loader");
-	assert_int_equal(r.summary.by_component[1].count, 2);
-	assert_int_equal(r.summary.by_component[2].count, 2);
+	assert_int_equal(gl_summary_result(&r)->n_by_component, 3);
+	assert_string_equal(gl_summary_result(&r)->by_component[0].name, "");
+	assert_string_equal(gl_summary_result(&r)->by_component[1].name, "loader");
+	assert_int_equal(gl_summary_result(&r)->by_component[1].count, 2);
+	assert_int_equal(gl_summary_result(&r)->by_component[2].count, 2);
 
 	/* 10 20 30 40: mean 25, var (225+25+25+225)/3, p50 25, p90 h=2.7 -> 37, p95 h=2.85 -> 38.5 */
 	const struct gl_report_kernel *k = kernel(&r, "gemm");
@@ -224,24 +233,24 @@ static void test_hand_fixture_and_boundaries(void **state)
 	assert_true(r.window.data_last_ts_us == T0 + 4 * MIN_US);
 
 	/* memory: 100 at t=0, 200 at 1 min; peak 200 */
-	near(r.memory.peak_mib, 200, 0);
-	assert_true(r.memory.peak_ts_us == T0 + MIN_US);
-	assert_int_equal(r.memory.samples, 2);
+	near(gl_memory_result(&r)->peak_mib, 200, 0);
+	assert_true(gl_memory_result(&r)->peak_ts_us == T0 + MIN_US);
+	assert_int_equal(gl_memory_result(&r)->samples, 2);
 
-	assert_int_equal(r.errors.errors, 1);
-	assert_int_equal(r.errors.warnings, 1);
-	near(r.errors.per_1000_events, 200, 0);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
+	assert_int_equal(gl_errors_result(&r)->warnings, 1);
+	near(gl_errors_result(&r)->per_1000_events, 200, 0);
 	/* one error in the data's span of 4 minutes: 15 per hour (not 1/24 of the day) */
-	near(r.errors.per_hour, 15, 1e-12);
-	assert_int_equal(r.errors.n_top_messages, 2);
+	near(gl_errors_result(&r)->per_hour, 15, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 2);
 
 	/* the baseline window holds one sample of gemm (99) */
-	assert_int_equal(r.baseline.samples, 1);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	near(r.baseline.kernels[0].mean_before_us, 99, 0);
-	near(r.baseline.kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
-	assert_true(isnan(r.baseline.kernels[0].p_value));	/* one sample before */
-	assert_int_equal(r.baseline.kernels[0].verdict, GL_BASELINE_UNCHANGED);
+	assert_int_equal(gl_baseline_result(&r)->samples, 1);
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	near(gl_baseline_result(&r)->kernels[0].mean_before_us, 99, 0);
+	near(gl_baseline_result(&r)->kernels[0].mean_change_pct, (25.0 - 99) / 99 * 100, 1e-12);
+	assert_true(isnan(gl_baseline_result(&r)->kernels[0].p_value));	/* one sample before */
+	assert_int_equal(gl_baseline_result(&r)->kernels[0].verdict, GL_BASELINE_UNCHANGED);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -276,12 +285,12 @@ static void test_edges(void **state)
 
 	/* an empty window: a valid, empty report */
 	fx_report(&f, T0 + 10 * GL_US_PER_DAY, T0 + 11 * GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 0);
-	assert_int_equal(r.n_kernels, 0);
-	assert_true(r.summary.first_ts_us == GL_TS_NONE);
-	assert_true(isnan(r.memory.peak_mib));
-	assert_true(isnan(r.errors.per_1000_events));
-	assert_int_equal(r.n_alerts, 0);
+	assert_int_equal(gl_summary_result(&r)->events, 0);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 0);
+	assert_true(gl_summary_result(&r)->first_ts_us == GL_TS_NONE);
+	assert_true(isnan(gl_memory_result(&r)->peak_mib));
+	assert_true(isnan(gl_errors_result(&r)->per_1000_events));
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 0);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -361,30 +370,30 @@ static void test_baseline_and_alerts(void **state)
 					 "t", &cfg, &err),
 			 GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.baseline.n_kernels, 1);
-	const struct gl_report_baseline_kernel *b = &r.baseline.kernels[0];
+	assert_int_equal(gl_baseline_result(&r)->n_kernels, 1);
+	const struct gl_report_baseline_kernel *b = &gl_baseline_result(&r)->kernels[0];
 	near(b->mean_before_us, 100, 1e-12);
 	near(b->mean_us, 150, 1e-12);
 	near(b->mean_change_pct, 50, 1e-12);
 	near(b->p95_change_pct, (151.0 - 101) / 101 * 100, 1e-12);	/* p95 101 -> 151 */
 	assert_true(b->p_value < 1e-10);
 	assert_int_equal(b->verdict, GL_BASELINE_REGRESSION);
-	assert_int_equal(r.baseline.n_new_kernels, 1);
-	assert_string_equal(r.baseline.new_kernels[0], "fresh");
-	assert_int_equal(r.baseline.n_vanished_kernels, 1);
-	assert_string_equal(r.baseline.vanished_kernels[0], "old");
+	assert_int_equal(gl_baseline_result(&r)->n_new_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->new_kernels[0], "fresh");
+	assert_int_equal(gl_baseline_result(&r)->n_vanished_kernels, 1);
+	assert_string_equal(gl_baseline_result(&r)->vanished_kernels[0], "old");
 	/* critical (mean change 50 >= 40) first, then warning p95 151 >= 140 */
-	assert_int_equal(r.n_alerts, 2);
-	assert_int_equal(r.alerts[0].severity, GL_SEVERITY_CRITICAL);
-	assert_string_equal(r.alerts[0].rule, "kernel_mean_change_pct");
-	near(r.alerts[0].threshold, 40, 0);
-	assert_int_equal(r.alerts[1].severity, GL_SEVERITY_WARNING);
-	assert_string_equal(r.alerts[1].subject, "k");
-	near(r.alerts[1].value, 151, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_int_equal(gl_alerts_result(&r)->alerts[0].severity, GL_SEVERITY_CRITICAL);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].rule, "kernel_mean_change_pct");
+	near(gl_alerts_result(&r)->alerts[0].threshold, 40, 0);
+	assert_int_equal(gl_alerts_result(&r)->alerts[1].severity, GL_SEVERITY_WARNING);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "k");
+	near(gl_alerts_result(&r)->alerts[1].value, 151, 1e-12);
 	/* messages a reader reads: one decimal for percentages, the unit after values */
-	assert_string_equal(r.alerts[0].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "k: mean duration against the preceding window 50.0% (critical at 40.0%)");
-	assert_string_equal(r.alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message, "k: p95 duration 151 us (warning at 140 us)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -417,12 +426,12 @@ static void test_alert_minimum_and_units(void **state)
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
 	/* warnings sorted by rule name: error_rate_per_1000, then rmm_leaked_bytes */
-	assert_int_equal(r.n_alerts, 2);
-	assert_string_equal(r.alerts[0].subject, "big");
-	near(r.alerts[0].value, 200, 1e-12);
-	assert_string_equal(r.alerts[0].message,
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 2);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "big");
+	near(gl_alerts_result(&r)->alerts[0].value, 200, 1e-12);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].message,
 			    "big: errors per 1,000 events 200 (warning at 10)");
-	assert_string_equal(r.alerts[1].message,
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].message,
 			    "rmm: still allocated at the window's end: 128.0 MiB (warning at 1 B)");
 	gl_report_release(&r);
 	gl_config_release(&cfg);
@@ -432,9 +441,9 @@ static void test_alert_minimum_and_units(void **state)
 #undef RULES
 	assert_int_equal(gl_config_parse(text, "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.n_alerts, 3);
-	assert_string_equal(r.alerts[1].subject, "tiny");
-	near(r.alerts[1].value, 750, 1e-12);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 3);
+	assert_string_equal(gl_alerts_result(&r)->alerts[1].subject, "tiny");
+	near(gl_alerts_result(&r)->alerts[1].value, 750, 1e-12);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -455,7 +464,7 @@ static void test_rmm_replay(void **state)
 	mem_ev(&f, T0 + 5, 1, 0xdead, 8);
 	mem_ev(&f, T0 + 6, 2, 0, 1 << 30);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	assert_int_equal(m->allocations, 3);
 	assert_int_equal(m->frees, 2);
 	assert_int_equal(m->unmatched_frees, 1);
@@ -509,7 +518,7 @@ static void test_rmm_real_sample(void **state)
 	fclose(fp);
 	assert_int_equal(rows, 2);
 	fx_report(&f, day_us, day_us + GL_US_PER_DAY, NULL, &r);
-	const struct gl_report_rmm *m = &r.memory.rmm;
+	const struct gl_report_rmm *m = &gl_memory_result(&r)->rmm;
 	/* by hand: peak 1024 bytes at 22:30:49.650739, nothing left */
 	assert_int_equal(m->allocations, 1);
 	assert_int_equal(m->frees, 1);
@@ -571,9 +580,9 @@ static void test_filters(void **state)
 	assert_int_equal(gl_query_open(f.path, &q, &err), GL_OK);
 	assert_int_equal(gl_report_build(q, &p, &cfg, &r, &err), GL_OK);
 	/* component filter: 3 trainer events; kernel filter: gemm_a and conv1 only */
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.errors.errors, 1);
-	assert_int_equal(r.n_kernels, 2);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 1);
+	assert_int_equal(gl_kernels_result(&r)->n_kernels, 2);
 	kernel(&r, "gemm_a");
 	kernel(&r, "conv1");
 	gl_report_release(&r);
@@ -693,9 +702,9 @@ static void test_launch_copies_once(void **state)
 	assert_int_equal(kernel(&r, "k")->count, 3);
 	near(kernel(&r, "k")->mean_us, 430.0 / 3, 1e-12);
 	near(kernel(&r, "k")->max_us, 400, 0);
-	assert_int_equal(r.summary.launch_copies, 1);
-	assert_int_equal(r.errors.warnings, 1);
-	assert_int_equal(r.summary.events, 4);
+	assert_int_equal(gl_summary_result(&r)->launch_copies, 1);
+	assert_int_equal(gl_errors_result(&r)->warnings, 1);
+	assert_int_equal(gl_summary_result(&r)->events, 4);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -719,16 +728,16 @@ static void test_error_shapes_by_level(void **state)
 	ev(&f, T0 + 12 * MIN_US, 4, "gpu", NULL, NAN, NAN, "CUDA out of memory 1.00 GiB");
 	ev(&f, T0 + 13 * MIN_US, 6, "gpu", NULL, NAN, NAN, "GPU has fallen off the bus");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.n_top_messages, 4);
-	assert_int_equal(r.errors.top_messages[0].level, GL_LEVEL_CRITICAL);
-	assert_int_equal(r.errors.top_messages[0].count, 1);
-	assert_int_equal(r.errors.top_messages[1].level, GL_LEVEL_ERROR);
-	assert_int_equal(r.errors.top_messages[1].count, 2);
-	assert_int_equal(r.errors.top_messages[2].level, GL_LEVEL_WARN);
-	assert_int_equal(r.errors.top_messages[2].count, 5);
-	assert_int_equal(r.errors.top_messages[3].level, GL_LEVEL_WARN);
-	assert_int_equal(r.errors.top_messages[3].count, 1);
-	assert_string_equal(r.errors.top_messages[3].shape, r.errors.top_messages[1].shape);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 4);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].level, GL_LEVEL_CRITICAL);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].count, 1);
+	assert_int_equal(gl_errors_result(&r)->top_messages[1].level, GL_LEVEL_ERROR);
+	assert_int_equal(gl_errors_result(&r)->top_messages[1].count, 2);
+	assert_int_equal(gl_errors_result(&r)->top_messages[2].level, GL_LEVEL_WARN);
+	assert_int_equal(gl_errors_result(&r)->top_messages[2].count, 5);
+	assert_int_equal(gl_errors_result(&r)->top_messages[3].level, GL_LEVEL_WARN);
+	assert_int_equal(gl_errors_result(&r)->top_messages[3].count, 1);
+	assert_string_equal(gl_errors_result(&r)->top_messages[3].shape, gl_errors_result(&r)->top_messages[1].shape);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -755,20 +764,20 @@ static void test_mirrored_records_once(void **state)
 	ev(&f, T0 + 1 * MIN_US, 3, "gpu", "k", 1000, NAN, NULL);
 	set_last(&f, "dup_of = 1");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.summary.events, 3);
-	assert_int_equal(r.summary.duplicates, 3);
-	assert_int_equal(r.errors.errors, 2);
-	assert_int_equal(r.errors.mirrored, 2);
-	assert_int_equal(r.errors.n_by_component, 1);
-	assert_int_equal(r.errors.by_component[0].count, 2);
-	assert_int_equal(r.errors.n_top_messages, 1);
-	assert_int_equal(r.errors.top_messages[0].count, 2);
+	assert_int_equal(gl_summary_result(&r)->events, 3);
+	assert_int_equal(gl_summary_result(&r)->duplicates, 3);
+	assert_int_equal(gl_errors_result(&r)->errors, 2);
+	assert_int_equal(gl_errors_result(&r)->mirrored, 2);
+	assert_int_equal(gl_errors_result(&r)->n_by_component, 1);
+	assert_int_equal(gl_errors_result(&r)->by_component[0].count, 2);
+	assert_int_equal(gl_errors_result(&r)->n_top_messages, 1);
+	assert_int_equal(gl_errors_result(&r)->top_messages[0].count, 2);
 	/* the mirrored kernel line (1000 us) is not a timing */
 	assert_int_equal(kernel(&r, "k")->count, 1);
 	near(kernel(&r, "k")->max_us, 10, 0);
 	/* 2 errors over the data's span of 2 minutes: 60 per hour */
-	near(r.errors.per_hour, 60, 1e-12);
-	near(r.errors.per_1000_events, 2000.0 / 3, 1e-12);
+	near(gl_errors_result(&r)->per_hour, 60, 1e-12);
+	near(gl_errors_result(&r)->per_1000_events, 2000.0 / 3, 1e-12);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -836,11 +845,11 @@ static void test_kernel_pass_cached_equals_db(void **state)
 
 		build_with_cache(&f, 0, comps, (size_t)filt, &a);
 		build_with_cache(&f, bounds[run / 2], comps, (size_t)filt, &b);
-		assert_int_equal(a.n_kernels, 3);
-		assert_int_equal(a.n_kernels, b.n_kernels);
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, 3);
+		assert_int_equal(gl_kernels_result(&a)->n_kernels, gl_kernels_result(&b)->n_kernels);
 		assert_true(gl_anomalies_result(&a)->total > 0);
-		for (size_t i = 0; i < a.n_kernels; i++) {
-			const struct gl_report_kernel *x = &a.kernels[i], *y = &b.kernels[i];
+		for (size_t i = 0; i < gl_kernels_result(&a)->n_kernels; i++) {
+			const struct gl_report_kernel *x = &gl_kernels_result(&a)->kernels[i], *y = &gl_kernels_result(&b)->kernels[i];
 
 			assert_string_equal(x->kernel, y->kernel);
 			assert_int_equal(x->count, y->count);
@@ -923,17 +932,17 @@ static void test_counters_with_restart(void **state)
 	ev(&f, T0 + 170 * 1000000LL, 4, "gpu", NULL, NAN, NAN, "ecc");
 	set_last(&f, "error_count = 8, stream_id = 2");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
-	assert_int_equal(r.errors.error_count, 11 + 41);
-	assert_int_equal(r.errors.error_count_max, 41);
-	assert_int_equal(r.errors.recovery_attempts, 102 + 8);
-	assert_int_equal(r.errors.recovery_attempts_max, 101);
-	assert_int_equal(r.errors.counter_sources, 2);
-	assert_int_equal(r.errors.counter_restarts, 2);	/* 9 -> 2 and 101 -> 1 */
+	assert_int_equal(gl_errors_result(&r)->error_count, 11 + 41);
+	assert_int_equal(gl_errors_result(&r)->error_count_max, 41);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts, 102 + 8);
+	assert_int_equal(gl_errors_result(&r)->recovery_attempts_max, 101);
+	assert_int_equal(gl_errors_result(&r)->counter_sources, 2);
+	assert_int_equal(gl_errors_result(&r)->counter_restarts, 2);	/* 9 -> 2 and 101 -> 1 */
 	gl_report_release(&r);
 	/* a window from 30 s on: data before it, so each first value is a base */
 	fx_report(&f, T0 + 30 * 1000000LL, T0 + GL_US_PER_DAY, NULL, &r);
 	/* gpu 6 6 7 8 9 2: 3 + 2 = 5; perf 40 41: 1 */
-	assert_int_equal(r.errors.error_count, 5 + 1);
+	assert_int_equal(gl_errors_result(&r)->error_count, 5 + 1);
 	gl_report_release(&r);
 	fx_close(&f);
 }
@@ -968,28 +977,28 @@ static void test_operations(void **state)
 	set_last(&f, "exec_ms = 0.58");
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
 
-	assert_int_equal(r.n_operations, 3);
+	assert_int_equal(gl_operations_result(&r)->n_operations, 3);
 	/* by total: server 9.8, layout_step 2.38 + 3.62 + 4 = 10, solve 1.5 */
-	assert_string_equal(r.operations[0].operation, "layout_step");
-	assert_string_equal(r.operations[0].component, "performance");
-	assert_int_equal(r.operations[0].count, 3);
-	near(r.operations[0].total_ms, 10, 1e-12);
-	near(r.operations[0].mean_ms, 10.0 / 3, 1e-12);
-	near(r.operations[0].min_ms, 2.38, 1e-12);
-	near(r.operations[0].max_ms, 4, 1e-12);
-	near(r.operations[0].p50_ms, 3.62, 1e-12);
+	assert_string_equal(gl_operations_result(&r)->operations[0].operation, "layout_step");
+	assert_string_equal(gl_operations_result(&r)->operations[0].component, "performance");
+	assert_int_equal(gl_operations_result(&r)->operations[0].count, 3);
+	near(gl_operations_result(&r)->operations[0].total_ms, 10, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_ms, 10.0 / 3, 1e-12);
+	near(gl_operations_result(&r)->operations[0].min_ms, 2.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].max_ms, 4, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p50_ms, 3.62, 1e-12);
 	/* sorted 2.38 3.62 4: p95 h = 1.9 -> 3.62 + 0.9 * 0.38 */
-	near(r.operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
+	near(gl_operations_result(&r)->operations[0].p95_ms, 3.62 + 0.9 * 0.38, 1e-12);
 	/* sd of 2.38 3.62 4: mean 3.3333, squares 0.9093 0.0821 0.4444 -> sqrt(1.43573/2) */
-	near(r.operations[0].stddev_ms,
+	near(gl_operations_result(&r)->operations[0].stddev_ms,
 	     sqrt((pow(2.38 - 10.0 / 3, 2) + pow(3.62 - 10.0 / 3, 2) + pow(4 - 10.0 / 3, 2)) / 2),
 	     1e-12);
-	near(r.operations[0].mean_throughput, 350, 0);
-	assert_string_equal(r.operations[1].operation, "server");
-	near(r.operations[1].total_ms, 9.8, 0);
-	assert_true(isnan(r.operations[1].mean_throughput));
-	assert_string_equal(r.operations[2].operation, "solve");
-	near(r.operations[2].total_ms, 1.5, 1e-12);
+	near(gl_operations_result(&r)->operations[0].mean_throughput, 350, 0);
+	assert_string_equal(gl_operations_result(&r)->operations[1].operation, "server");
+	near(gl_operations_result(&r)->operations[1].total_ms, 9.8, 0);
+	assert_true(isnan(gl_operations_result(&r)->operations[1].mean_throughput));
+	assert_string_equal(gl_operations_result(&r)->operations[2].operation, "solve");
+	near(gl_operations_result(&r)->operations[2].total_ms, 1.5, 1e-12);
 	/* one trend per operation; layout_step 2.38 -> 4 over 2 minutes is on no line */
 	const struct gl_report_trend *t = trend(&r, GL_TREND_OPERATION, "layout_step");
 	assert_int_equal(t->n, 3);
@@ -1033,12 +1042,12 @@ static void test_error_sink(void **state)
 					 " \"alerts\": [{\"rule\": \"error_rate_per_1000\","
 					 " \"warning\": 100}]}", "t", &cfg, &err), GL_OK);
 	fx_report(&f, T0, T0 + GL_US_PER_DAY, &cfg, &r);
-	assert_int_equal(r.errors.errors, 90);
-	assert_int_equal(r.errors.sink_components, 1);
+	assert_int_equal(gl_errors_result(&r)->errors, 90);
+	assert_int_equal(gl_errors_result(&r)->sink_components, 1);
 	/* worker: 30 of 60 -> 500 per 1,000: one alert, on worker only */
-	assert_int_equal(r.n_alerts, 1);
-	assert_string_equal(r.alerts[0].subject, "worker");
-	near(r.alerts[0].value, 500, 0);
+	assert_int_equal(gl_alerts_result(&r)->n_alerts, 1);
+	assert_string_equal(gl_alerts_result(&r)->alerts[0].subject, "worker");
+	near(gl_alerts_result(&r)->alerts[0].value, 500, 0);
 	gl_report_release(&r);
 	gl_config_release(&cfg);
 	fx_close(&f);
@@ -1063,8 +1072,8 @@ static void test_short_run_in_long_window(void **state)
 	assert_true(fabs(t->change_pct) < 2);
 	assert_int_equal(t->verdict, GL_VERDICT_STABLE);
 	/* 4 errors (i = 0, 10, 20, 30) in 300 s: 48 per hour */
-	assert_int_equal(r.errors.errors, 4);
-	near(r.errors.per_hour, 48, 1e-12);
+	assert_int_equal(gl_errors_result(&r)->errors, 4);
+	near(gl_errors_result(&r)->per_hour, 48, 1e-12);
 	near((double)(r.window.data_last_ts_us - r.window.data_first_ts_us), 300e6, 0);
 	gl_report_release(&r);
 	fx_close(&f);

@@ -11,28 +11,55 @@
 
 #include <cmocka.h>
 
+#include "../../reports/sec_alerts.h"
+#include "../../reports/sec_memory.h"
+#include "../../reports/sec_metrics.h"
+#include "../../reports/sec_summary.h"
+#include "../../reports/sections.h"
 #include "../../reports/status.h"
+
+/* A hand-made model whose sections' results the test writes. */
+static void model(struct gl_report *rep, struct gl_report_summary **sr,
+		  struct gl_metrics_result **mr, struct gl_report_memory **me,
+		  struct gl_alerts_result **ar)
+{
+	struct gl_err err;
+
+	memset(rep, 0, sizeof(*rep));
+	assert_int_equal(gl_report_model_init(rep, &err), GL_OK);
+	*sr = (struct gl_report_summary *)gl_summary_result(rep);
+	*mr = (struct gl_metrics_result *)gl_metrics_result(rep);
+	*me = (struct gl_report_memory *)gl_memory_result(rep);
+	*ar = (struct gl_alerts_result *)gl_alerts_result(rep);
+}
 
 static void test_no_data(void **state)
 {
 	(void)state;
 	struct gl_report rep;
 	struct gl_report_alert al = {.severity = GL_SEVERITY_CRITICAL};
+	struct gl_report_summary *sr;
+	struct gl_metrics_result *mr;
+	struct gl_report_memory *me;
+	struct gl_alerts_result *ar;
 
-	memset(&rep, 0, sizeof(rep));
+	model(&rep, &sr, &mr, &me, &ar);
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_NO_DATA);
 	/* an alert (a rule on zero events) does not turn an empty window into data */
-	rep.alerts = &al;
-	rep.n_alerts = 1;
+	ar->alerts = &al;
+	ar->n_alerts = 1;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_NO_DATA);
 	assert_string_equal(gl_status_name(GL_STATUS_NO_DATA), "no_data");
 	/* metric samples alone, or RMM rows alone, are data */
-	rep.n_alerts = 0;
-	rep.metric_samples = 3;
+	ar->n_alerts = 0;
+	ar->alerts = NULL;
+	mr->samples = 3;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_OK);
-	rep.metric_samples = 0;
-	rep.memory.rmm.events = 1;
+	mr->samples = 0;
+	me->rmm.events = 1;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_OK);
+	me->rmm.events = 0;
+	gl_report_release(&rep);
 }
 
 static void test_worst_alert(void **state)
@@ -44,18 +71,26 @@ static void test_worst_alert(void **state)
 		{.severity = GL_SEVERITY_WARNING},
 		{.severity = GL_SEVERITY_CRITICAL},
 	};
+	struct gl_report_summary *sr;
+	struct gl_metrics_result *mr;
+	struct gl_report_memory *me;
+	struct gl_alerts_result *ar;
 
-	memset(&rep, 0, sizeof(rep));
-	rep.summary.events = 10;
-	rep.alerts = al;
-	rep.n_alerts = 1;
+	model(&rep, &sr, &mr, &me, &ar);
+	sr->events = 10;
+	ar->alerts = al;
+	ar->n_alerts = 1;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_OK);
-	rep.n_alerts = 2;
+	ar->n_alerts = 2;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_WARNING);
 	assert_string_equal(gl_status_name(gl_status_of(&rep)), "warning");
-	rep.n_alerts = 3;
+	ar->n_alerts = 3;
 	assert_int_equal(gl_status_of(&rep), GL_STATUS_CRITICAL);
 	assert_string_equal(gl_status_name(gl_status_of(&rep)), "critical");
+	ar->alerts = NULL;
+	ar->n_alerts = 0;
+	sr->events = 0;
+	gl_report_release(&rep);
 }
 
 static void test_fails(void **state)

@@ -1,14 +1,15 @@
 /*
- * scopes.h - the results of the scopes section (sec_scopes.c), kept in the
- * section's state (section.h): one row per scope path and device of the
- * spans in the window. For the section's emitters and for tests (through
- * gl_report_section_state).
+ * sec_scopes.h - the results of the scopes section (sec_scopes.c), kept in
+ * its own state (section.h): one row per scope path and device of the
+ * spans in the window. For tests, through gl_scopes_result.
  */
-#ifndef GL_SCOPES_H
-#define GL_SCOPES_H
+#ifndef GL_SEC_SCOPES_H
+#define GL_SEC_SCOPES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "report.h"
 
 struct gl_report_scope {
 	const char *scope;		/* the path "timestep|solve", borrowed from the query's names */
@@ -26,8 +27,9 @@ struct gl_scopes_result {
 	uint64_t spans;			/* spans read (with a path) */
 };
 
-/* The results in st, the scopes section's state (NULL: none). */
-const struct gl_scopes_result *gl_scopes_result(const void *st);
+/* The section's results in rep; none when rep holds no scopes state. The result comes
+ * first in the state (a hand-made model's to fill). */
+const struct gl_scopes_result *gl_scopes_result(const struct gl_report *rep);
 
 #define GL_PNG_SCOPES "scopes.png"
 

@@ -1,0 +1,210 @@
+/*
+ * table.c - the four renderings of a section's rows from their one
+ * description (table.h), through the cell writers of emit_util.h.
+ */
+#include "table.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "emit_util.h"
+
+static const void *cell(const struct gl_col *c, const void *rows, size_t size, size_t i)
+{
+	return (const char *)rows + i * size + c->offset;
+}
+
+static const char *text_of(const void *v)
+{
+	return *(const char *const *)v;
+}
+
+static uint64_t u64_of(const void *v)
+{
+	uint64_t x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
+static double num_of(const void *v)
+{
+	double x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
+static const char *enum_of(const struct gl_col *c, const void *v)
+{
+	int x;
+
+	memcpy(&x, v, sizeof(x));
+	return c->name_of(x);
+}
+
+/* A JSON object's text as an object; {} when it is none. */
+static json_t *object_of(const char *text)
+{
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return json_object();
+}
+
+static int64_t ts_of(const void *v)
+{
+	int64_t x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
+json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
+{
+	struct gl_jb jb = {0};
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *o = json_object();
+
+		for (size_t k = 0; k < t->n_cols; k++) {
+			const struct gl_col *c = &t->cols[k];
+			const void *v = cell(c, rows, t->row_size, i);
+			json_t *j = c->kind == GL_COL_TEXT ? gl_json_str(text_of(v))
+				    : c->kind == GL_COL_JSON ? object_of(text_of(v))
+				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
+				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
+				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
+							    : gl_json_ts(ts_of(v));
+
+			gl_jb_set(&jb, o, c->name, j);
+		}
+		gl_jb_append(&jb, a, o);
+	}
+	return gl_jb_done(&jb, a);
+}
+
+void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
+{
+	for (size_t k = 0; k < t->n_cols; k++)
+		fprintf(fp, "%s%s", k ? "," : "", t->cols[k].name);
+	gl_csv_eol(fp);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < t->n_cols; k++) {
+			const struct gl_col *c = &t->cols[k];
+			const void *v = cell(c, rows, t->row_size, i);
+
+			if (k)
+				gl_csv_sep(fp);
+			switch (c->kind) {
+			case GL_COL_TEXT:
+			case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
+			case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
+			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
+			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
+			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
+			}
+		}
+		gl_csv_eol(fp);
+	}
+}
+
+/* The column shown at position pos (1, 2, ...) of the text (html false) or HTML table. */
+static const struct gl_col *at(const struct gl_table *t, unsigned pos, bool html)
+{
+	for (size_t k = 0; k < t->n_cols; k++)
+		if ((html ? t->cols[k].html_pos : t->cols[k].text_pos) == pos)
+			return &t->cols[k];
+	return NULL;
+}
+
+void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
+{
+	const struct gl_col *c;
+	char buf[64];
+
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+		if (p == 1)
+			gl_text_cell(fp, c->text_head, (size_t)c->text_w);
+		else
+			fprintf(fp, "%s%*s", p > 2 ? " " : "", c->text_w, c->text_head);
+	}
+	fputc('\n', fp);
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+			const void *v = cell(c, rows, t->row_size, i);
+
+			if (p == 1) {
+				gl_text_cell(fp, c->kind == GL_COL_TEXT ? text_of(v) : "",
+					     (size_t)c->text_w);
+				continue;
+			}
+			fputs(p > 2 ? " " : "", fp);
+			switch (c->kind) {
+			case GL_COL_TEXT:
+			case GL_COL_JSON:
+				fprintf(fp, "%*s", c->text_w, text_of(v) ? text_of(v) : "-");
+				break;
+			case GL_COL_U64:
+				fprintf(fp, "%*llu", c->text_w, (unsigned long long)u64_of(v));
+				break;
+			case GL_COL_NUM:
+				fprintf(fp, "%*s", c->text_w, gl_text_num(num_of(v), buf, sizeof(buf)));
+				break;
+			case GL_COL_TS:
+				fprintf(fp, "%*s", c->text_w, gl_text_ts(ts_of(v), buf));
+				break;
+			case GL_COL_ENUM:
+				fprintf(fp, "%*s", c->text_w, enum_of(c, v));
+				break;
+			}
+		}
+		fputc('\n', fp);
+	}
+}
+
+void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
+{
+	const struct gl_col *c;
+
+	fputs("<table><tr>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++)
+		fprintf(fp, "<th>%s</th>", c->html_head);
+	fputs("</tr>\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<tr>", fp);
+		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
+			const void *v = cell(c, rows, t->row_size, i);
+
+			switch (c->kind) {
+			case GL_COL_TEXT:
+			case GL_COL_JSON:
+				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\">" : "<td>", fp);
+				gl_html_text(fp, text_of(v) ? text_of(v) : "");
+				break;
+			case GL_COL_U64:
+				fprintf(fp, "<td class=\"n\">%llu", (unsigned long long)u64_of(v));
+				break;
+			case GL_COL_NUM:
+				fputs("<td class=\"n\">", fp);
+				gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v),
+					    GL_HTML_G4);
+				break;
+			case GL_COL_TS:
+				fputs("<td>", fp);
+				gl_html_when(fp, ts_of(v));
+				break;
+			case GL_COL_ENUM:
+				fputs("<td>", fp);
+				gl_html_text(fp, enum_of(c, v));
+				break;
+			}
+			fputs("</td>", fp);
+		}
+		fputs("</tr>\n", fp);
+	}
+	fputs("</table>\n", fp);
+}

@@ -1,0 +1,76 @@
+/*
+ * table.h - one description of a section's rows, four renderings (in the
+ * spirit of SQLite's result formatter). A section lists its columns once:
+ * the name (the JSON key and the CSV header), the kind of value and where it
+ * lies in the row struct, and how the text and HTML tables show it (their
+ * header, width, position, unit change); JSON, CSV, text and HTML are drawn from
+ * that list. A new statistic is one more line in the list.
+ *
+ * JSON and CSV show every column, in list order; text and HTML show the
+ * columns that have a position for them, in that order. Undefined numbers
+ * (NAN, infinities) are null in JSON, an empty cell in CSV, "-" in text and
+ * a dash in HTML (emit_util.h). Rows are borrowed for the call.
+ */
+#ifndef GL_TABLE_H
+#define GL_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+enum gl_col_kind {
+	GL_COL_TEXT,		/* const char * (NULL: null, empty cell) */
+	GL_COL_U64,		/* uint64_t */
+	GL_COL_NUM,		/* double */
+	GL_COL_TS,		/* int64_t µs, GL_TS_NONE: none */
+	GL_COL_ENUM,		/* an enum, shown as name_of(value) */
+	GL_COL_JSON,		/* const char *, a JSON object's text: an object in JSON
+				 * (anything else: {}), the text in the others */
+};
+
+#define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
+
+struct gl_col {
+	const char *name;		/* JSON key, CSV header: "mean_ms" */
+	enum gl_col_kind kind;
+	size_t offset;			/* of the value in the row struct (offsetof) */
+	unsigned flags;			/* GL_COL_NAME */
+	/* text table: position (1, 2, ...; 0: not shown), header, width in columns */
+	unsigned text_pos;
+	const char *text_head;
+	int text_w;
+	/* HTML table: position (0: not shown), header, divisor of a number (0: none; 1e3:
+	 * ms shown in s) */
+	unsigned html_pos;
+	const char *html_head;
+	double html_div;
+	const char *(*name_of)(int value);	/* GL_COL_ENUM: its name (static) */
+};
+
+struct gl_table {
+	const struct gl_col *cols;
+	size_t n_cols;
+	size_t row_size;		/* sizeof the row struct */
+};
+
+/* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */
+json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n);
+
+/* The CSV header line and rows[0..n). */
+void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
+
+/*
+ * The text table's header line and rows[0..n): the first column left-aligned
+ * and cut to its width, the others right-aligned, numbers as gl_text_num.
+ */
+void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
+
+/*
+ * The HTML table of rows[0..n): text cells escaped (class "k" for a name),
+ * numbers right-aligned (class "n", gl_html_num GL_HTML_G4), times as
+ * gl_html_when.
+ */
+void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
+
+#endif

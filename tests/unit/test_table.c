@@ -1,0 +1,212 @@
+/*
+ * test_table.c - reports/table.c: one description of rows, four renderings.
+ * Two rows (one with every value undefined) through JSON, CSV, text and
+ * HTML; the expected outputs are written by hand from table.h's rules and
+ * emit_util.h's cell formats (%.15g in CSV, gl_text_num, %.4g in HTML).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "../../reports/table.h"
+#include "gpulog.h"
+#include "util/timeutil.h"
+
+struct row {
+	const char *name;
+	uint64_t n;
+	double v;
+	double w_ms;
+	int64_t ts_us;
+};
+
+#define R(f) offsetof(struct row, f)
+
+/* JSON/CSV: name, n, v, w_ms, ts; text: name, v, n; HTML: name, n, w (in s), ts. */
+static const struct gl_col cols[] = {
+	{"name", GL_COL_TEXT, R(name), GL_COL_NAME, 1, "name", 6, 1, "name", 0},
+	{"n", GL_COL_U64, R(n), 0, 3, "n", 4, 2, "n", 0},
+	{"v", GL_COL_NUM, R(v), 0, 2, "v", 7, 0, NULL, 0},
+	{"w_ms", GL_COL_NUM, R(w_ms), 0, 0, NULL, 0, 3, "w s", 1e3},
+	{"ts", GL_COL_TS, R(ts_us), 0, 0, NULL, 0, 4, "when", 0},
+};
+
+static const struct gl_table table = {cols, 5, sizeof(struct row)};
+
+static struct row rows[2] = {
+	{"a,b", 3, 1.5, 2500, 1735689600000000LL},	/* 2025-01-01T00:00:00Z */
+	{"<x>", 0, NAN, NAN, GL_TS_NONE},
+};
+
+/* Runs fn into a memory stream; returns what it wrote (caller frees). */
+static char *render(void (*fn)(const struct gl_table *, const void *, size_t, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	fn(&table, rows, 2, fp);
+	fclose(fp);
+	return buf;
+}
+
+static void test_json(void **state)
+{
+	json_t *a = gl_table_json(&table, rows, 2), *o;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(json_array_size(a), 2);
+	o = json_array_get(a, 0);
+	assert_int_equal(json_object_size(o), 5);
+	assert_string_equal(json_string_value(json_object_get(o, "name")), "a,b");
+	assert_int_equal(json_integer_value(json_object_get(o, "n")), 3);
+	assert_true(json_real_value(json_object_get(o, "v")) == 1.5);
+	assert_true(json_real_value(json_object_get(o, "w_ms")) == 2500);
+	assert_string_equal(json_string_value(json_object_get(o, "ts")), "2025-01-01T00:00:00Z");
+	/* undefined: null, never NaN */
+	o = json_array_get(a, 1);
+	assert_true(json_is_null(json_object_get(o, "v")));
+	assert_true(json_is_null(json_object_get(o, "w_ms")));
+	assert_true(json_is_null(json_object_get(o, "ts")));
+	/* the object's keys in list order */
+	const char *want[5] = {"name", "n", "v", "w_ms", "ts"}, *key;
+	size_t i = 0;
+	json_t *v;
+
+	json_object_foreach(json_array_get(a, 0), key, v) {
+		assert_true(i < 5 && v != NULL);
+		assert_string_equal(key, want[i++]);
+	}
+	assert_int_equal(i, 5);
+	json_decref(a);
+}
+
+static void test_csv(void **state)
+{
+	char *s = render(gl_table_csv);
+
+	(void)state;
+	assert_string_equal(s, "name,n,v,w_ms,ts\r\n"
+			       "\"a,b\",3,1.5,2500,2025-01-01T00:00:00Z\r\n"
+			       "<x>,0,,,\r\n");
+	free(s);
+}
+
+static void test_text(void **state)
+{
+	char *s = render(gl_table_text);
+
+	(void)state;
+	/* name in 6 columns; v right-aligned in 7; one space; n in 4 */
+	assert_string_equal(s, "name        v    n\n"
+			       "a,b       1.5    3\n"
+			       "<x>         -    0\n");
+	free(s);
+}
+
+static void test_html(void **state)
+{
+	char *s = render(gl_table_html);
+
+	(void)state;
+	assert_string_equal(s, "<table><tr><th>name</th><th>n</th><th>w s</th><th>when</th></tr>\n"
+			       "<tr><td class=\"k\">a,b</td><td class=\"n\">3</td>"
+			       "<td class=\"n\">2.5</td><td>2025-01-01T00:00:00Z</td></tr>\n"
+			       "<tr><td class=\"k\">&lt;x&gt;</td><td class=\"n\">0</td>"
+			       "<td class=\"n\">&ndash;</td><td>&ndash;</td></tr>\n"
+			       "</table>\n");
+	free(s);
+}
+
+static const char *color_name(int v)
+{
+	return v == 0 ? "red" : v == 1 ? "green" : "";
+}
+
+/* An enum column: its name in every rendering. */
+static void test_enum(void **state)
+{
+	enum color { RED, GREEN };
+	struct crow {
+		const char *name;
+		enum color c;
+	} cr[2] = {{"a", GREEN}, {"b", RED}};
+	static const struct gl_col ccols[] = {
+		{"name", GL_COL_TEXT, offsetof(struct crow, name), GL_COL_NAME, 1, "name", 4, 1,
+		 "name", 0, NULL},
+		{"color", GL_COL_ENUM, offsetof(struct crow, c), 0, 2, "color", 6, 2, "color", 0,
+		 color_name},
+	};
+	const struct gl_table ct = {ccols, 2, sizeof(struct crow)};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	json_t *a = gl_table_json(&ct, cr, 2);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "color")),
+			    "green");
+	json_decref(a);
+	gl_table_csv(&ct, cr, 2, fp);
+	gl_table_text(&ct, cr, 2, fp);
+	gl_table_html(&ct, cr, 1, fp);
+	fclose(fp);
+	assert_string_equal(buf, "name,color\r\na,green\r\nb,red\r\n"
+				 "name color\na    green\nb      red\n"
+				 "<table><tr><th>name</th><th>color</th></tr>\n"
+				 "<tr><td class=\"k\">a</td><td>green</td></tr>\n</table>\n");
+	free(buf);
+}
+
+/* A JSON object's text: an object in JSON ({} for what is not one), the text in CSV. */
+static void test_json_column(void **state)
+{
+	struct lrow {
+		const char *labels;
+	} lr[2] = {{"{\"gpu\": \"0\"}"}, {"[1]"}};
+	static const struct gl_col lcols[] = {
+		{"labels", GL_COL_JSON, offsetof(struct lrow, labels), 0, 0, NULL, 0, 0, NULL, 0,
+		 NULL},
+	};
+	const struct gl_table lt = {lcols, 1, sizeof(struct lrow)};
+	json_t *a = gl_table_json(&lt, lr, 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(a, 0), "labels"), "gpu")),
+			    "0");
+	assert_true(json_is_object(json_object_get(json_array_get(a, 1), "labels")));
+	assert_int_equal(json_object_size(json_object_get(json_array_get(a, 1), "labels")), 0);
+	json_decref(a);
+	gl_table_csv(&lt, lr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "labels\r\n\"{\"\"gpu\"\": \"\"0\"\"}\"\r\n[1]\r\n");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_enum),
+		cmocka_unit_test(test_json_column),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
