@@ -9,11 +9,14 @@
  * (run, rank, step). The run is the output folder the parsers named; a
  * record without a rank (trainer_state.json, written by rank 0) joins rank
  * 0 where the run has ranked records. A console log dict has no step: it
- * takes the step of the record of the same run with the same loss and
- * epoch (the state file's entry), else the progress bar's count before it.
+ * takes the step of a record with the same loss and epoch (the state file's
+ * entry; its own run first, else any run, which it then joins: a console is
+ * often not in the Trainer's output folder), else the progress bar's count
+ * before it.
  * Of the records of one step the first with a real time gives the time
  * (the others are marked estimated); each value comes from the first record
- * that has it. The iteration time is the trainer's own (Megatron's elapsed
+ * that has it, except that trainer_state.json's full numbers replace a
+ * console dict's four digits. The iteration time is the trainer's own (Megatron's elapsed
  * time per iteration), else the time between two timed steps over the
  * steps between them.
  *
@@ -236,28 +239,55 @@ static void ends(const double *v, size_t n, double *first, double *last, double 
 		*pct = (*last - *first) / fabs(*first) * 100.0;
 }
 
-/* A console dict without a step: the step of the run's record with the same loss and epoch. */
-static void find_steps(struct training *t)
+/* Equal as far as a console prints them (transformers 5 writes 4 significant digits: '6.884'). */
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 6e-4 * fmax(fabs(a), fabs(b)) + 1e-12;
+}
+
+/*
+ * A console dict without a step: the step of a record with the same loss and
+ * epoch (the state file's entry), looked for in its own run first, then in
+ * any run (the console is often not in the Trainer's output folder: it then
+ * joins that run); else the progress bar's count before it.
+ */
+static int find_steps(struct training *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct rec *r = &t->recs[i];
+		const struct rec *hit = NULL;
 
 		if (!isnan(r->s.step))
 			continue;
-		for (size_t j = 0; j < t->n && isnan(r->s.step); j++) {
-			const struct rec *o = &t->recs[j];
-			double lr = !isnan(r->s.loss) ? r->s.loss : r->s.eval_loss;
-			double lo = !isnan(r->s.loss) ? o->s.loss : o->s.eval_loss;
+		for (int pass = 0; pass < 2 && !hit; pass++) {
+			for (size_t j = 0; j < t->n && !hit; j++) {
+				const struct rec *o = &t->recs[j];
+				double lr = !isnan(r->s.loss) ? r->s.loss : r->s.eval_loss;
+				double lo = !isnan(r->s.loss) ? o->s.loss : o->s.eval_loss;
 
-			if (isnan(o->s.step) || strcmp(o->run, r->run) || isnan(lr) || isnan(lo))
-				continue;
-			if (fabs(lr - lo) <= 1e-9 * fabs(lr) &&
-			    (isnan(r->s.epoch) || isnan(o->s.epoch) || fabs(r->s.epoch - o->s.epoch) < 0.02))
-				r->s.step = o->s.step;
+				if (isnan(o->s.step) || (pass == 0) != !strcmp(o->run, r->run) || isnan(lr) ||
+				    isnan(lo))
+					continue;
+				if (near(lr, lo) && (isnan(r->s.epoch) || isnan(o->s.epoch) ||
+						     fabs(r->s.epoch - o->s.epoch) <= 1e-3 * fmax(1, fabs(o->s.epoch))))
+					hit = o;
+			}
 		}
-		if (isnan(r->s.step) && !isnan(r->bar_step))
+		if (hit) {
+			r->s.step = hit->s.step;
+			if (strcmp(r->run, hit->run)) {
+				char *run = strdup(hit->run);
+
+				if (!run)
+					return GL_ENOMEM;
+				free(r->run);
+				r->run = run;
+			}
+		} else if (!isnan(r->bar_step)) {
 			r->s.step = r->bar_step;
+		}
 	}
+	return GL_OK;
 }
 
 static void fill(double *dst, double v)
@@ -342,8 +372,22 @@ static int build_runs(struct training *t)
 				break;
 			}
 	}
-	find_steps(t);
+	if (find_steps(t) != GL_OK)
+		return GL_ENOMEM;
+	/* a record without a rank joins rank 0 where its run has ranked records (again: a
+	 * console dict may have just joined the state file's run) */
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->recs[i].rank >= 0)
+			continue;
+		for (size_t j = 0; j < t->n; j++)
+			if (t->recs[j].rank >= 0 && !strcmp(t->recs[j].run, t->recs[i].run)) {
+				t->recs[i].rank = 0;
+				break;
+			}
+	}
 	qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+	const char *last_src = NULL;	/* the source of the last step's values */
+
 	for (size_t i = 0; i < t->n; i++) {
 		struct rec *r = &t->recs[i];
 		struct gl_training_run *run = res->n ? &res->runs[res->n - 1] : NULL;
@@ -368,6 +412,16 @@ static int build_runs(struct training *t)
 		last = run->n_steps ? &run->steps[run->n_steps - 1] : NULL;
 		if (last && last->step == r->s.step) {
 			run->duplicates++;
+			/* trainer_state.json holds the full numbers; a console dict 4 digits of them */
+			if (last_src && !strcmp(last_src, "hf") && !strcmp(r->source, "hf_state")) {
+				last->loss = !isnan(r->s.loss) ? r->s.loss : last->loss;
+				last->eval_loss = !isnan(r->s.eval_loss) ? r->s.eval_loss : last->eval_loss;
+				last->grad_norm = !isnan(r->s.grad_norm) ? r->s.grad_norm : last->grad_norm;
+				last->learning_rate = !isnan(r->s.learning_rate) ? r->s.learning_rate
+										 : last->learning_rate;
+				last->epoch = !isnan(r->s.epoch) ? r->s.epoch : last->epoch;
+				last_src = r->source;
+			}
 			fill(&last->loss, r->s.loss);
 			fill(&last->eval_loss, r->s.eval_loss);
 			fill(&last->grad_norm, r->s.grad_norm);
@@ -383,6 +437,7 @@ static int build_runs(struct training *t)
 			return GL_ENOMEM;
 		run->steps = last;
 		run->steps[run->n_steps++] = r->s;
+		last_src = r->source;
 	}
 	for (size_t i = 0; i < res->n; i++)
 		if (finish_run(&res->runs[i]) != GL_OK)

@@ -13,6 +13,8 @@
  *       192.168.11.119: kern: warning: [2026-04-22T21:27:51.291660856Z]: NVRM: ...
  * - a line of a known shape without a time:
  *       ljm:803564:803604 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct
+ *   (with NCCL_DEBUG_TIMESTAMP_FORMAT set, "[2026-11-26 14:02:09] ljm:803564:..."
+ *   is that record at that time)
  *       [rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation timeout
  *       WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3584288 closing signal SIGTERM
  *       {'loss': 1.1409, 'grad_norm': 2.757542133331299, 'learning_rate': 1.8e-05, 'epoch': 0.91}
@@ -74,6 +76,7 @@ enum {
 	F_DMY = 4,		/* dd/dd/yyyy is day/month */
 	F_DMY_KNOWN = 8,
 	F_IN_TB = 16,		/* inside a Python traceback: the first unindented line ends it */
+	F_AFTER_BAR = 32,	/* the line before was a progress bar alone: no record to continue */
 };
 
 struct text_state {
@@ -617,6 +620,25 @@ static int classify(struct gl_parse_ctx *ctx, struct text_state *st, const char 
 {
 	struct gl_textts t;
 
+	/* NCCL_DEBUG_TIMESTAMP_FORMAT's "[2026-11-26 14:02:09] host:pid:tid [0] NCCL INFO ..." */
+	if (gl_textts_scan(p, (size_t)(end - p), 1, &t)) {
+		const char *q = p + t.end;
+		int est;
+
+		while (q < end && (is_space(*q) || *q == ']'))
+			q++;
+		if (nccl_line(q, end, li)) {
+			int64_t ts = stamp_time(ctx, st, &t, &est);
+
+			if (ts != GL_TS_NONE) {
+				li->ts_us = ts;
+				li->ts_estimated = est;
+				if (!est)
+					st->flags |= F_TIMED;
+			}
+			return 1;
+		}
+	}
 	if (nccl_line(p, end, li))
 		return 1;
 	if (gl_textts_scan(p, (size_t)(end - p), TS_MAX_START, &t)) {
@@ -833,7 +855,7 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	const char *p = line, *end = line + len, *cr;
 	struct line_info li;
 	long rank = -1;
-	int starts_record;
+	int starts_record, after_bar = (st->flags & F_AFTER_BAR) != 0;
 
 	gl_event_init(&rec->ev);
 	rec->reason = NULL;
@@ -859,6 +881,17 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	while (launcher_prefix(&p, end, &rank))
 		;
 	li.rank = rank;
+	/* "[default0]:   " (tqdm clearing its line): nothing to store */
+	if (rank >= 0) {
+		const char *q = p;
+
+		while (q < end && is_space(*q))
+			q++;
+		if (q == end) {
+			rec->kind = GL_REC_NONE;
+			return;
+		}
+	}
 	if (gl_tqdm_parse(p, (size_t)(end - p), &li.bar) &&
 	    (!li.bar.has_desc || li.bar.start < 96)) {
 		const char *after = p + li.bar.end;
@@ -876,6 +909,9 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 			li.ts_estimated = 1;
 			put_samples(ctx, st, &li, rec);
 			rec->kind = rec->n_samples ? GL_REC_SAMPLES : GL_REC_NONE;
+			/* a samples line ends the record before it (ingest stores it) */
+			if (rec->kind == GL_REC_SAMPLES)
+				st->flags |= F_AFTER_BAR;
 			return;
 		}
 	}
@@ -914,11 +950,15 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		li.rank = rank;
 		li.ts_us = GL_TS_NONE;
 	}
+	st->flags &= ~(uint32_t)F_AFTER_BAR;
 	starts_record = classify(ctx, st, p, end, &li);
 	if (!starts_record && (li.rank >= 0 || li.has_bar) && p < end && !is_space(*p))
 		starts_record = 1;
 	if (!starts_record && !(st->flags & F_TIMED) && (st->flags & F_RECORD) && p < end &&
 	    !is_space(*p))
+		starts_record = 1;
+	/* what follows a bar alone has no record to continue: it is one */
+	if (!starts_record && after_bar && p < end)
 		starts_record = 1;
 	if (!starts_record) {
 		if (st->flags & F_RECORD) {

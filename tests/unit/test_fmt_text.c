@@ -206,6 +206,14 @@ static void test_nccl(void **state)
 	assert_true(meta_has(&rec, "\"transport\":\"P2P\""));
 	parse("node1:653:712 [0] NCCL WARN Cuda failure 'out of memory'", &rec);
 	assert_int_equal(rec.ev.level, GL_LEVEL_WARN);
+	/* NCCL_DEBUG_TIMESTAMP_FORMAT's default "[%F %T] " before the prefix: its time */
+	parse("[2026-11-26 14:02:09] node1:653:712 [1] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	gl_test_assert_str(rec.ev.component, "nccl");
+	assert_true(rec.ev.ts_us == D20261126 * DAY_US + US(14, 2, 9, 0));
+	assert_true(meta_has(&rec, "\"host\":\"node1\",\"pid\":653,\"device\":1"));
+	assert_true(meta_has(&rec, "\"init_complete\":true"));
+	assert_false(meta_has(&rec, "ts_estimated"));
 }
 
 static void test_xid(void **state)
@@ -253,6 +261,24 @@ static void test_continuation(void **state)
 	assert_int_equal(rec.kind, GL_REC_CONT);
 	parse("2026-11-26 14:02:10,000 - run - INFO - next", &rec);
 	assert_int_equal(rec.kind, GL_REC_EVENT);
+}
+
+static void test_after_bar(void **state)
+{
+	struct gl_rec rec;
+
+	(void)state;
+	parse("03/22/2024 09:51:20 - INFO - __main__ - Training", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	/* a bar alone ends the record before it (ingest stores its samples on their own) */
+	parse("100%|##########| 5490/5490 [17:52:38<00:00,  1.17s/it]", &rec);
+	assert_int_equal(rec.kind, GL_REC_SAMPLES);
+	/* so the untimed line after it is a record of its own, not an orphan continuation */
+	parse("Saving model checkpoint to output/adgen/6", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_true(rec.ev.ts_us == D20240322 * DAY_US + US(9, 51, 20, 0));
+	parse("Configuration saved in output/adgen/6/config.json", &rec);
+	assert_int_equal(rec.kind, GL_REC_CONT);
 }
 
 static void test_untimed_stderr(void **state)
@@ -316,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nccl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continuation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_after_bar, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untimed_stderr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
