@@ -984,7 +984,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		if (!(fd->sentence = strdup(sent)))
 			return gl_section_oom(cx->err);
 	}
-	qsort(f->res.items, f->res.n, sizeof(*f->res.items), cmp_finding);
+	if (f->res.n > 1)
+		qsort(f->res.items, f->res.n, sizeof(*f->res.items), cmp_finding);
 	return GL_OK;
 }
 
