@@ -216,6 +216,8 @@ struct gl_chart_panel {
 					   never clipped: an amount's peak is the point */
 	int64_t t0_us, t1_us;		/* the panel's own time range when t1_us > t0_us
 					   (say so in its title); else the chart's */
+	int64_t shade_t0_us, shade_t1_us;	/* an interval shaded behind the series when
+						   shade_t1_us > shade_t0_us (a finding's window) */
 };
 
 /* Values above GL_CHART_SPIKE_FACTOR x a panel's level are clipped (see below). */

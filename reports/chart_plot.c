@@ -701,6 +701,16 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 		plschr(0, TEXT_SCALE * 0.85);
 	time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
 		 &day_us);
+	if (p->shade_t1_us > p->shade_t0_us) {
+		double sx0 = (double)(p->shade_t0_us > t0_us ? p->shade_t0_us : t0_us) / 1e6;
+		double sx1 = (double)(p->shade_t1_us < t1_us ? p->shade_t1_us : t1_us) / 1e6;
+		PLFLT bx[4] = {sx0, sx1, sx1, sx0}, by[4] = {bottom, bottom, ax.top, ax.top};
+
+		plscol0a(COL_BAND, 0xE6, 0x9F, 0x00, 0.18);
+		set_color(COL_BAND);
+		if (sx1 > sx0)
+			plfill(4, bx, by);
+	}
 	/* Overlapping bands of many series turn grey: fainter the more there are. */
 	double alpha = p->nseries <= 2 ? 0.28 : p->nseries <= 4 ? 0.16 : 0.09;
 

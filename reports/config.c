@@ -28,7 +28,8 @@ static const char default_json[] =
 	"  {\"rule\": \"memory_trend_change_pct\", \"warning\": 10, \"critical\": 50},"
 	"  {\"rule\": \"rmm_leaked_bytes\", \"warning\": 1, \"critical\": 1073741824},"
 	"  {\"rule\": \"rmm_allocation_failures\", \"warning\": 1, \"critical\": 100},"
-	"  {\"rule\": \"failed_requests_pct_above\", \"warning\": 1, \"critical\": 5}"
+	"  {\"rule\": \"failed_requests_pct_above\", \"warning\": 1, \"critical\": 5},"
+	"  {\"rule\": \"finding\", \"match\": \"*\", \"warning\": 20, \"critical\": 100}"
 	" ]}";
 
 static const char *const rule_names[GL_RULE_COUNT] = {
@@ -36,7 +37,7 @@ static const char *const rule_names[GL_RULE_COUNT] = {
 	"kernel_anomaly_pct", "error_rate_per_1000", "errors_per_hour",
 	"memory_trend_change_pct", "rmm_leaked_bytes", "rmm_allocation_failures",
 	"metric_above", "metric_below", "metric_trend_change_pct",
-	"tokens_per_second_below", "ttft_p95_above", "failed_requests_pct_above",
+	"tokens_per_second_below", "ttft_p95_above", "failed_requests_pct_above", "finding",
 };
 
 static const char *const stat_names[] = {"mean", "max", "min", "p95", "last"};

@@ -32,6 +32,7 @@ enum gl_rule_kind {
 	GL_RULE_TOKENS_PER_SECOND_BELOW,	/* inference: mean tokens/s at or below */
 	GL_RULE_TTFT_P95_ABOVE,		/* inference: p95 time to first token, ms */
 	GL_RULE_FAILED_REQUESTS_PCT_ABOVE,	/* inference: failed per 100 requests */
+	GL_RULE_FINDING,		/* a finding that made a series worse: |change| in % */
 	GL_RULE_COUNT
 };
 

@@ -15,6 +15,7 @@
 #include "sec_anomalies.h"
 #include "sec_baseline.h"
 #include "sec_errors.h"
+#include "sec_findings.h"
 #include "sec_inference.h"
 #include "sec_kernels.h"
 #include "sec_memory.h"
@@ -312,6 +313,23 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 		rc = add_alert(cx, a, r, "inference", gl_inference_result(rep)->failed_pct, "failed requests",
 			       "%");
 		break;
+	case GL_RULE_FINDING: {
+		const struct gl_findings_result *fr = gl_findings_result(rep);
+
+		for (size_t i = 0; fr && i < fr->n && rc == GL_OK; i++) {
+			const struct gl_finding *fd = &fr->items[i];
+			char what[200], t0[40], t1[40];
+
+			if (!fd->worse)
+				continue;
+			gl_text_ts(fd->start_us, t0);
+			gl_text_ts(fd->end_us, t1);
+			snprintf(what, sizeof(what), "finding (%s %s .. %s%s%s), changed by", fd->kind, t0,
+				 t1, fd->device ? ", GPU " : "", fd->device ? fd->device : "");
+			rc = add_alert(cx, a, r, fd->series, fabs(fd->change_pct), what, "%");
+		}
+		break;
+	}
 	case GL_RULE_COUNT:
 		break;
 	}

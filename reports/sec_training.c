@@ -385,7 +385,8 @@ static int build_runs(struct training *t)
 				break;
 			}
 	}
-	qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
+	if (t->n > 1)
+		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
 	const char *last_src = NULL;	/* the source of the last step's values */
 
 	for (size_t i = 0; i < t->n; i++) {

@@ -20,6 +20,7 @@
 #include "sec_baseline.h"
 #include "sec_devices.h"
 #include "sec_errors.h"
+#include "sec_findings.h"
 #include "sec_gpu_health.h"
 #include "sec_inference.h"
 #include "sec_kernels.h"
@@ -36,7 +37,7 @@
 #include "util/timeutil.h"
 
 static const struct gl_section *const default_items[] = {
-	&gl_sec_summary, &gl_sec_kernels, &gl_sec_operations, &gl_sec_trends, &gl_sec_anomalies,
+	&gl_sec_findings, &gl_sec_summary, &gl_sec_kernels, &gl_sec_operations, &gl_sec_trends, &gl_sec_anomalies,
 	&gl_sec_memory,	 &gl_sec_errors,  &gl_sec_metrics,    &gl_sec_inference, &gl_sec_scopes, &gl_sec_training, &gl_sec_gpu_health, &gl_sec_devices, &gl_sec_alerts,
 	&gl_sec_baseline,
 };

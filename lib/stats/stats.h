@@ -136,4 +136,44 @@ void gl_anomaly_free(struct gl_anomaly *a);
 int gl_anomaly_push(struct gl_anomaly *a, double x, double *centre, double *spread,
 		    double *z);
 
+/* Change points (change.c). */
+enum gl_change_kind {
+	GL_CHANGE_NONE = 0,
+	GL_CHANGE_WINDOW,	/* went up (or down) and came back */
+	GL_CHANGE_STEP,		/* went up (or down) and stayed until the end */
+	GL_CHANGE_TREND,	/* moved steadily over the whole series */
+};
+
+struct gl_change_params {
+	double min_change_pct;	/* smallest change of the medians that counts (20) */
+	double p_value;		/* a split is kept below this p-value (0.001) */
+	size_t min_points;	/* fewest points either side of a split (3) */
+	double trend_r2;	/* a line must explain this share of the variance (0.6) */
+};
+
+void gl_stats_change_params_default(struct gl_change_params *p);
+
+/* The main change of a series; points [start, end) changed. */
+struct gl_change {
+	enum gl_change_kind kind;
+	size_t start, end;
+	double before;		/* median of the points outside [start, end) (step: before it;
+				   trend: of the first tenth) */
+	double during;		/* median of [start, end) (trend: of the last tenth) */
+	double change_pct;	/* during vs before */
+	double p_value;		/* Welch's t-test (log values when all > 0) inside vs outside;
+				   trend: the slope's t-test */
+};
+
+/*
+ * The main change of x[0..n), a series of medians over consecutive time
+ * buckets (empty buckets left out), by binary segmentation with a
+ * significance test and a minimum effect; a steady trend is told first by a
+ * line that fits better than any single step. kind GL_CHANGE_NONE: none
+ * (fewer than 3 x min_points points, no significant split as large as
+ * min_change_pct). Returns 0, or -1 when out of memory.
+ */
+int gl_stats_change_find(const double *x, size_t n, const struct gl_change_params *p,
+			 struct gl_change *c);
+
 #endif

@@ -18,7 +18,7 @@ mkdir "$T/logs" && echo '{"timestamp": "2025-01-01T00:00:00Z", "level": "INFO", 
 # json into a directory; the path is printed
 out=$("$R" --db "$T/g.db" --until 2025-01-02 --format json --output-dir "$T/j") || fail "json rc"
 [ "$(echo "$out" | head -n 1)" = "$T/j/report.json" ] || fail "printed path: $out"
-# then the ten charts and index.html (t_charts_*.sh check them)
+# then the ten charts and index.html (t_charts_*.sh check them; no finding on this data)
 [ "$(echo "$out" | wc -l)" -eq 12 ] || fail "printed paths: $out"
 [ "$(echo "$out" | tail -n 1)" = "$T/j/index.html" ] || fail "last path: $out"
 for k in generator window summary kernels trends anomalies memory errors metrics alerts baseline; do

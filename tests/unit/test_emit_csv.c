@@ -75,7 +75,7 @@ static void test_csv(void **state)
 	mr->peak_ts_us = mr->last_ts_us = mr->rmm.peak_ts_us = GL_TS_NONE;
 	er->per_1000_events = er->per_hour = NAN;
 	assert_int_equal(gl_emit_csv(&r, &out, &err), GL_OK);
-	assert_int_equal(out.n_paths, 15);
+	assert_int_equal(out.n_paths, 16);
 	char *s = slurp(path);
 	assert_string_equal(s,
 		"kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
@@ -86,8 +86,8 @@ static void test_csv(void **state)
 	free(s);
 	const char *names[] = {"summary", "operations", "trends", "anomalies", "memory", "errors",
 			       "metrics", "inference", "scopes", "training", "gpu_health", "devices",
-			       "alerts", "baseline"};
-	for (size_t i = 0; i < 14; i++) {
+			       "alerts", "baseline", "findings"};
+	for (size_t i = 0; i < 15; i++) {
 		snprintf(path, sizeof(path), "%s/%s.csv", dir, names[i]);
 		s = slurp(path);
 		assert_true(strchr(s, '\n') != NULL);	/* a header row at least */

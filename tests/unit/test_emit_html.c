@@ -165,20 +165,21 @@ static void test_page(void **state)
 	assert_non_null(strstr(h, "&lt;b&gt;data&lt;/b&gt;"));
 	assert_int_equal(count(h, "<b>data</b>"), 0);
 	assert_non_null(strstr(h, "softmax_\xC3\xBCnic\xC3\xB8" "de_\xE6\x97\xA5\xE6\x9C\xAC"));
-	/* Ten images, each a data: URI of the PNG next to the page, byte for byte. */
-	/* in the order of the sections, each next to its table */
-	static const char *const files[10] = {
-		GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, "kernel_trends.png", GL_PNG_MEMORY,
-		GL_PNG_ERRORS,	 GL_PNG_TELEMETRY,    "scopes.png",  "training_loss.png",
+	/* Eleven images, each a data: URI of the PNG next to the page, byte for byte. */
+	/* in the order of the sections, each next to its table; the finding (gemm's step
+	 * at noon) first */
+	static const char *const files[11] = {
+		"finding_1.png", GL_PNG_TIMELINE, GL_PNG_DISTRIBUTION, "kernel_trends.png",
+		GL_PNG_MEMORY, GL_PNG_ERRORS, GL_PNG_TELEMETRY, "scopes.png", "training_loss.png",
 		"training_iteration.png", "baseline_comparison.png",
 	};
 	const char *p = h;
 
-	assert_int_equal(count(h, "<img "), 10);
+	assert_int_equal(count(h, "<img "), 11);
 	/* scopes.png's figure is not given its section's id twice */
 	assert_int_equal(count(h, " id=\"scopes\""), 1);
 	assert_int_equal(count(h, "<figure id=\"chart-scopes\">"), 1);
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < 11; i++) {
 		const char *src = strstr(p, "src=\"data:image/png;base64,");
 		struct png_image img;
 		const char *why;

@@ -70,9 +70,9 @@ static void test_json(void **state)
 	assert_non_null(doc);
 	const char *keys[] = {"generator", "window",	"summary", "kernels", "operations", "trends",
 			      "anomalies", "memory", "errors",	"alerts",  "baseline", "metrics",
-			      "scopes", "inference", "training", "gpu_health", "devices"};
-	assert_int_equal(json_object_size(doc), 17);
-	for (size_t i = 0; i < 17; i++)
+			      "scopes", "inference", "training", "gpu_health", "devices", "findings"};
+	assert_int_equal(json_object_size(doc), 18);
+	for (size_t i = 0; i < 18; i++)
 		assert_non_null(json_object_get(doc, keys[i]));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "window"),
 							      "since")),

@@ -25,7 +25,6 @@
 #include "../../reports/sec_memory.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
-#include "../../reports/sec_trends.h"
 #include "support/chart_fixture.h"
 #include "support/png_read.h"
 
@@ -126,9 +125,9 @@ static void test_six_charts_deterministic(void **state)
 
 	(void)state;
 	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "a", &a, 1), GL_OK);
-	/* 6 PNGs, gpu_telemetry.png, scopes.png and the two training charts (no samples, no
-	 * spans, no train records: "no data") and index.html, recorded in out. */
-	assert_int_equal(a.n_paths, 11);
+	/* 6 PNGs, gpu_telemetry.png and scopes.png (no samples, no spans: "no data") and
+	 * index.html, recorded in out. */
+	assert_int_equal(a.n_paths, 12);
 	check_dir(a.dir, 1);
 	/* The sections' chart data hold what the fixture holds (counted by hand). */
 	const struct gl_kernels_chart *kc = gl_kernels_chart(&kept);
@@ -159,10 +158,10 @@ static void test_six_charts_deterministic(void **state)
 	/* gemm slows down at noon: a degrading trend kernel, with its columns. */
 	const struct gl_report_trend *gemm = NULL;
 
-	for (size_t i = 0; i < gl_trends_n(&kept); i++)
-		if (gl_trends_at(&kept, i)->series == GL_TREND_KERNEL &&
-		    gl_trends_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
-			gemm = gl_trends_at(&kept, i);
+	for (size_t i = 0; i < gl_report_n_trends(&kept); i++)
+		if (gl_report_trend_at(&kept, i)->series == GL_TREND_KERNEL &&
+		    gl_report_trend_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
+			gemm = gl_report_trend_at(&kept, i);
 	assert_non_null(gemm);
 	assert_non_null(gl_kernels_columns(&kept, gemm->kernel));
 	assert_int_equal(gl_kernels_columns(&kept, gemm->kernel)->n, 2400);
@@ -206,8 +205,8 @@ static void test_one_or_two_processes(void **state)
 		o[i] = (struct gl_output){.dir = d[i]};
 		assert_int_equal(gl_emit_png_with(&kept, &o[i], &opts, &err), GL_OK);
 	}
-	/* the 10 charts of the sections (index.html is written by gl_emit_html) */
-	assert_int_equal(o[0].n_paths, 10);
+	/* the 11 charts of the sections (index.html is written by gl_emit_html) */
+	assert_int_equal(o[0].n_paths, 11);
 	assert_int_equal(o[1].n_paths, o[0].n_paths);
 	for (size_t k = 0; k < o[0].n_paths; k++) {
 		const char *n0 = o[0].paths[k] + strlen(d[0]), *n1 = o[1].paths[k] + strlen(d[1]);

@@ -1,0 +1,127 @@
+#!/bin/sh
+# Findings against runs with a known cause (fixtures/findings.gen.py): the
+# right series, interval (intersection over union >= 0.6 with the truth),
+# kind, GPU and evidence; no finding on a series that did not change, none
+# at all on the same node without causes; findings first in the text
+# report and the page, feeding alerts (rule "finding") and --fail-on.
+. tests/cli/lib.sh
+
+check_run() {	# dir seed [stable]
+	python3 fixtures/findings.gen.py "$T/$1" "$2" ${3:-} || fail "generator"
+	"$INGEST" -q --db "$T/$1/db" "$T/$1/logs" 2>/dev/null || fail "ingest $1"
+	since=$(python3 -c "import json; print(json.load(open('$T/$1/truth.json'))['since'])")
+	until=$(python3 -c "import json; print(json.load(open('$T/$1/truth.json'))['until'])")
+	"$REPORT" --db "$T/$1/db" --since "$since" --until "$until" --format json \
+		--output-dir "$T/$1/r" >/dev/null 2>&1 || fail "report $1"
+	"$REPORT" --db "$T/$1/db" --since "$since" --until "$until" --format text --no-charts \
+		--output-dir "$T/$1/r" >/dev/null 2>&1 || fail "text report $1"
+	python3 - "$T/$1/r/report.json" "$T/$1/truth.json" <<'PY' || fail "findings of $1 differ from the truth"
+import json, sys, datetime as dt
+r = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))
+bad = []
+def s_of(ts):
+    return dt.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() - t["t0"]
+got = {f["series"]: f for f in r["findings"]}
+for w in t["findings"]:
+    f = got.get(w["series"])
+    if not f:
+        bad.append("no finding for " + w["series"]); continue
+    a0, a1 = s_of(f["start_ts"]), s_of(f["end_ts"])
+    b0, b1 = w["start_s"], w["end_s"]
+    inter = max(0.0, min(a1, b1) - max(a0, b0))
+    iou = inter / (max(a1, b1) - min(a0, b0))
+    print("%-26s %-6s IoU %.3f  device %s  change %+.0f%%  confidence %s" % (
+        w["series"], f["kind"], iou, f["device"], f["change_pct"], f["confidence"]))
+    if iou < 0.6: bad.append("%s: IoU %.3f" % (w["series"], iou))
+    if f["kind"] not in w["kinds"]: bad.append("%s: kind %s" % (w["series"], f["kind"]))
+    if f["device"] != w["device"]: bad.append("%s: device %r" % (w["series"], f["device"]))
+    if w["change_pct"] is not None and abs(f["change_pct"] - w["change_pct"]) > 0.15 * w["change_pct"]:
+        bad.append("%s: change %.1f" % (w["series"], f["change_pct"]))
+    names = {(e.get("metric") or e.get("event")) for e in f["evidence"] if e["implicated"]}
+    for m in w["evidence"]:
+        if m not in names: bad.append("%s: no evidence %s (%s)" % (w["series"], m, names))
+    if not f["sentence"].startswith(w["series"]): bad.append("sentence " + f["sentence"])
+for s in t["stable"]:
+    if s in got: bad.append("a finding on the stable series " + s)
+if len(r["findings"]) != len(t["findings"]):
+    bad.append("%d findings, the truth has %d" % (len(r["findings"]), len(t["findings"])))
+# the load: a new process on GPU 1 named as evidence
+if t["findings"]:
+    ev = got["compact_frontier_kernel"]["evidence"]
+    if not any(e.get("event") == "process" and "burn" in e.get("detail", "") and e["device"] == "1" for e in ev):
+        bad.append("no new process on GPU 1 in the evidence")
+    if "the other 6 kernels did not change" not in got["compact_frontier_kernel"]["sentence"]:
+        bad.append("sentence: " + got["compact_frontier_kernel"]["sentence"])
+    fa = [a for a in r["alerts"] if a["rule"] == "finding"]
+    if sorted(a["subject"] for a in fa) != sorted(w["series"] for w in t["findings"]):
+        bad.append("finding alerts %r" % [a["subject"] for a in fa])
+for b in bad: print("FAIL", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+check_run node 32
+check_run node2 7
+check_run stable 33 stable
+check_run stable2 34 stable
+
+# the real run (fixtures/realrun/README.md): a second process loaded GPU 1 for the
+# interval in truth.json (its own clock); the service ran on GPU 1
+"$INGEST" -q --db "$T/real.db" fixtures/realrun 2>/dev/null || fail "ingest realrun"
+"$REPORT" --db "$T/real.db" --since 2026-11-26T15:45:00Z --until 2026-11-26T15:50:00Z \
+	--format json --no-charts --output-dir "$T/real" >/dev/null 2>&1 || fail "report realrun"
+python3 - "$T/real/report.json" fixtures/realrun/truth.json <<'PY' || fail "realrun findings"
+import json, sys, datetime as dt
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+def s_of(ts): return dt.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+bad = []
+got = {f["series"]: f for f in r["findings"]}
+f = got.get("compact_frontier_kernel")
+if not f:
+    sys.exit("no finding for compact_frontier_kernel: %r" % list(got))
+a0, a1, b0, b1 = s_of(f["start_ts"]), s_of(f["end_ts"]), t["load_start"], t["load_end"]
+iou = max(0.0, min(a1, b1) - max(a0, b0)) / (max(a1, b1) - min(a0, b0))
+print("realrun compact_frontier_kernel %s IoU %.3f device %s change %+.0f%% %s" % (
+    f["kind"], iou, f["device"], f["change_pct"], f["confidence"]))
+if iou < 0.6: bad.append("IoU %.3f" % iou)
+if f["kind"] != "window": bad.append("kind " + f["kind"])
+if f["device"] != "1": bad.append("device %r" % f["device"])
+imp = {(e.get("metric") or e.get("event")) for e in f["evidence"] if e["implicated"]}
+for m in ("gpu.power_w", "gpu.utilization_pct", "process"):
+    if m not in imp: bad.append("no evidence " + m)
+if any(e["device"] == "0" for e in f["evidence"]): bad.append("idle GPU 0 as evidence")
+for k in ("force_pass_kernel", "integrate_kernel", "spring_kernel", "reduce_sum_kernel",
+          "constraint_kernel", "scatter_kernel"):
+    if k in got: bad.append("a finding on " + k)
+for b in bad: print("FAIL", b)
+sys.exit(1 if bad else 0)
+PY
+
+# first in the text report and on the page (right after the verdict)
+first=$(grep -n -m1 '^Findings$' $T/node/r/report.txt | cut -d: -f1)
+kern=$(grep -n -m1 '^Kernels' $T/node/r/report.txt | cut -d: -f1)
+[ -n "$first" ] && [ "$first" -lt "$kern" ] || fail "text: Findings not before Kernels"
+h=$T/node/r/index.html
+s1=$(grep -n -m1 '<section id="findings"' $h | cut -d: -f1)
+s2=$(grep -n '<section id="' $h | head -n 1 | cut -d: -f1)
+[ -n "$s1" ] && [ "$s1" = "$s2" ] || fail "html: findings is not the first section"
+for k in 1 2 3; do
+	[ -s $T/node/r/finding_$k.png ] || fail "finding_$k.png"
+done
+[ -e $T/stable/r/finding_1.png ] && fail "a finding chart without a finding"
+grep -q 'No series changed' $T/stable/r/report.txt || fail "stable: no 'No series changed'"
+
+# --fail-on: the findings alone (kernel_* rules off) make the exit status
+cat > $T/only.json <<'EOF'
+{"alerts": [{"rule": "finding", "match": "*", "warning": 20, "critical": 100}]}
+EOF
+for d in node stable; do
+	"$REPORT" --db "$T/$d/db" --config $T/only.json --since 2025-11-21T14:00:00Z \
+		--until 2025-11-21T14:05:01Z --format json --no-charts --fail-on warning \
+		--output-dir "$T/$d/f" >/dev/null 2>&1
+	eval rc_$d=$?
+done
+expect_eq "--fail-on warning with findings" 3 "$rc_node"
+expect_eq "--fail-on warning on the stable node" 0 "$rc_stable"
+exit 0

@@ -1,0 +1,154 @@
+/*
+ * test_change.c - lib/stats/change.c on series built with a known change:
+ * its kind, its points (intersection over union with the truth) and its
+ * medians, and no change on stable noisy series (false positives).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats/stats.h"
+
+#define N 200
+
+/* A small LCG and Box-Muller: the same noise on every platform. */
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+static double iou(size_t a0, size_t a1, size_t b0, size_t b1)
+{
+	size_t i0 = a0 > b0 ? a0 : b0, i1 = a1 < b1 ? a1 : b1;
+	size_t u0 = a0 < b0 ? a0 : b0, u1 = a1 > b1 ? a1 : b1;
+
+	return i1 > i0 ? (double)(i1 - i0) / (double)(u1 - u0) : 0;
+}
+
+static void test_window(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	rng_state = 1;
+	/* 1,910 us, 2.8x from point 80 to 120, 3% noise */
+	for (size_t i = 0; i < N; i++)
+		x[i] = (i >= 80 && i < 120 ? 5348.0 : 1910.0) * (1 + 0.03 * gauss());
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_WINDOW);
+	assert_true(iou(c.start, c.end, 80, 120) >= 0.9);
+	assert_true(fabs(c.before / 1910.0 - 1) < 0.03);
+	assert_true(fabs(c.during / 5348.0 - 1) < 0.03);
+	assert_true(fabs(c.change_pct - 180) < 10);
+	assert_true(c.p_value < 1e-6);
+}
+
+static void test_step_down(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	rng_state = 2;
+	/* tokens/s: 120, then 70 from point 150 to the end */
+	for (size_t i = 0; i < N; i++)
+		x[i] = (i >= 150 ? 70.0 : 120.0) * (1 + 0.05 * gauss());
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_STEP);
+	assert_true(iou(c.start, c.end, 150, N) >= 0.9);
+	assert_true(c.change_pct < -35 && c.change_pct > -48);
+}
+
+static void test_trend(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	rng_state = 3;
+	/* grows x35 over the series, linearly */
+	for (size_t i = 0; i < N; i++)
+		x[i] = (100.0 + 3400.0 * (double)i / (N - 1)) * (1 + 0.04 * gauss());
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_TREND);
+	assert_int_equal(c.start, 0);
+	assert_int_equal(c.end, N);
+	assert_true(c.change_pct > 1000);
+}
+
+/* Stable series with noise of several kinds: no change, 200 seeds each. */
+static void test_stable(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+	int found = 0;
+
+	(void)state;
+	gl_stats_change_params_default(&p);
+	for (uint64_t seed = 10; seed < 210; seed++) {
+		rng_state = seed;
+		for (size_t i = 0; i < N; i++)
+			x[i] = 800 * (1 + 0.06 * gauss());
+		assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+		found += c.kind != GL_CHANGE_NONE;
+		/* rare spikes (a median of a bucket caught by one) */
+		for (size_t i = 0; i < N; i++)
+			x[i] = 800 * (1 + 0.04 * gauss()) * (uniform() < 0.02 ? 3 : 1);
+		assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+		found += c.kind != GL_CHANGE_NONE;
+		/* a slow drift of 8%: under the minimum effect */
+		for (size_t i = 0; i < N; i++)
+			x[i] = 800 * (1 + 0.08 * (double)i / N) * (1 + 0.03 * gauss());
+		assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+		found += c.kind != GL_CHANGE_NONE;
+	}
+	assert_int_equal(found, 0);
+}
+
+static void test_short(void **state)
+{
+	double x[5] = {1, 1, 9, 9, 9};
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, 5, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_NONE);
+	assert_true(isnan(c.change_pct));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_step_down),
+		cmocka_unit_test(test_trend),
+		cmocka_unit_test(test_stable),
+		cmocka_unit_test(test_short),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
