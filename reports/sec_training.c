@@ -220,8 +220,10 @@ static double median_of(const double *v, size_t from, size_t to)
 	double tmp[512];
 	size_t n = to - from < 512 ? to - from : 512;
 
-	memcpy(tmp, v + from, n * sizeof(*tmp));
-	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	if (n) {
+		memcpy(tmp, v + from, n * sizeof(*tmp));
+		qsort(tmp, n, sizeof(*tmp), cmp_double);
+	}
 	return quantile(tmp, n, 0.5);
 }
 
@@ -385,7 +387,7 @@ static int build_runs(struct training *t)
 				break;
 			}
 	}
-	if (t->n > 1)
+	if (t->n)	/* recs is NULL when the window holds no train record */
 		qsort(t->recs, t->n, sizeof(*t->recs), cmp_rec);
 	const char *last_src = NULL;	/* the source of the last step's values */
 

@@ -25,6 +25,7 @@
 #include "../../reports/sec_memory.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
+#include "../../reports/sec_trends.h"
 #include "support/chart_fixture.h"
 #include "support/png_read.h"
 
@@ -125,8 +126,9 @@ static void test_six_charts_deterministic(void **state)
 
 	(void)state;
 	assert_int_equal(run(FIX_DAY0_US, FIX_DAY0_US + FIX_DAY_US, 0, "a", &a, 1), GL_OK);
-	/* 6 PNGs, gpu_telemetry.png and scopes.png (no samples, no spans: "no data") and
-	 * index.html, recorded in out. */
+	/* the finding's chart, 6 PNGs, gpu_telemetry.png, scopes.png and the two training
+	 * charts (no samples, no spans, no train records: "no data") and index.html,
+	 * recorded in out. */
 	assert_int_equal(a.n_paths, 12);
 	check_dir(a.dir, 1);
 	/* The sections' chart data hold what the fixture holds (counted by hand). */
@@ -158,10 +160,10 @@ static void test_six_charts_deterministic(void **state)
 	/* gemm slows down at noon: a degrading trend kernel, with its columns. */
 	const struct gl_report_trend *gemm = NULL;
 
-	for (size_t i = 0; i < gl_report_n_trends(&kept); i++)
-		if (gl_report_trend_at(&kept, i)->series == GL_TREND_KERNEL &&
-		    gl_report_trend_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
-			gemm = gl_report_trend_at(&kept, i);
+	for (size_t i = 0; i < gl_trends_n(&kept); i++)
+		if (gl_trends_at(&kept, i)->series == GL_TREND_KERNEL &&
+		    gl_trends_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
+			gemm = gl_trends_at(&kept, i);
 	assert_non_null(gemm);
 	assert_non_null(gl_kernels_columns(&kept, gemm->kernel));
 	assert_int_equal(gl_kernels_columns(&kept, gemm->kernel)->n, 2400);
