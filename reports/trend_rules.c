@@ -59,6 +59,13 @@ static const struct {
 	{"*error*_total* rate", GL_DIR_UP_BAD},
 	{"*token*_total* rate", GL_DIR_UP_GOOD},
 	{"*_total* rate", GL_DIR_NEUTRAL},
+	/* a training job: loss and iteration time up are bad (the default), its
+	 * speed up is good, its optimiser's own figures only move */
+	{"train.it_per_s", GL_DIR_UP_GOOD},
+	{"train.*tokens_per_s", GL_DIR_UP_GOOD},
+	{"train.*samples_per_s", GL_DIR_UP_GOOD},
+	{"train.learning_rate", GL_DIR_NEUTRAL},
+	{"train.grad_norm", GL_DIR_NEUTRAL},
 	{"*tokens_per_second*", GL_DIR_UP_GOOD},
 	{"*throughput*", GL_DIR_UP_GOOD},
 	{"*_tps", GL_DIR_UP_GOOD},
@@ -101,8 +108,11 @@ enum gl_trend_dir gl_trend_direction(enum gl_trend_series s, const char *name)
 
 bool gl_trend_hidden_metric(const char *metric)
 {
+	/* counters and histogram parts (trended as rates elsewhere), and a
+	 * training job's progress (step, epoch: they only count up) */
 	static const char *const globs[] = {"*_total", "*_bucket", "*_count", "*_sum", "*_created",
-					    "*_total{*"};
+					    "*_total{*", "train.step", "train.epoch",
+					    "train.progress_steps"};
 
 	for (size_t i = 0; i < sizeof(globs) / sizeof(globs[0]); i++)
 		if (!fnmatch(globs[i], metric, 0))

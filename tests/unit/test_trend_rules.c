@@ -84,6 +84,16 @@ static void test_direction(void **state)
 	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "vllm.generation_throughput_tps"),
 			 GL_DIR_UP_GOOD);
 	assert_int_equal(gl_trend_direction(GL_TREND_INFERENCE, "ttft_ms"), GL_DIR_UP_BAD);
+	/* a training job: loss and iteration time up bad, speed up good, the optimiser's
+	 * learning rate and gradient norm only rise or fall */
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.loss"), GL_DIR_UP_BAD);
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.iteration_ms"), GL_DIR_UP_BAD);
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.it_per_s"), GL_DIR_UP_GOOD);
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.tokens_per_s"),
+			 GL_DIR_UP_GOOD);
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.learning_rate"),
+			 GL_DIR_NEUTRAL);
+	assert_int_equal(gl_trend_direction(GL_TREND_METRIC, "train.grad_norm"), GL_DIR_NEUTRAL);
 	/* a change the robust ends find too small: stable */
 	struct gl_report_trend w = {.series = GL_TREND_KERNEL, .kernel = "k", .n = 10,
 				    .slope_per_day = 1, .change_pct = NAN, .fit_first = -1,
@@ -104,6 +114,10 @@ static void test_hidden(void **state)
 	assert_true(gl_trend_hidden_metric("vllm:e2e_request_latency_seconds_count"));
 	assert_true(gl_trend_hidden_metric("bitnet_requests_created"));
 	assert_false(gl_trend_hidden_metric("gpu.utilization_pct"));
+	assert_true(gl_trend_hidden_metric("train.step"));
+	assert_true(gl_trend_hidden_metric("train.epoch"));
+	assert_true(gl_trend_hidden_metric("train.progress_steps"));
+	assert_false(gl_trend_hidden_metric("train.loss"));
 	assert_false(gl_trend_hidden_metric("vllm:num_requests_running"));
 }
 
