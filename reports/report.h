@@ -383,6 +383,7 @@ struct gl_report {
 	struct gl_report_kernel *kernels;
 	size_t n_kernels;
 	size_t n_kernels_total;		/* kernels with timings in the window */
+	size_t n_scopes_total;		/* scope rows (scope, device) in the window; listed: at most top */
 	struct gl_report_operation *operations;	/* by total_ms, largest first */
 	size_t n_operations;
 	struct gl_report_trend *trends;	/* kernels (by name), memory, errors, operations (by name) */

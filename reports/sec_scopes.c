@@ -299,6 +299,17 @@ static int cmp_row(const void *pa, const void *pb)
 	return strcmp(a->device ? a->device : "", b->device ? b->device : "");
 }
 
+/* A row and its place in s->rows, sorted by cmp_row. */
+struct ord {
+	struct gl_report_scope row;
+	size_t i;
+};
+
+static int cmp_ord(const void *pa, const void *pb)
+{
+	return cmp_row(&((const struct ord *)pa)->row, &((const struct ord *)pb)->row);
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct scopes *s = st;
@@ -332,20 +343,38 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		o->gpu_ms = r->gpu_us / 1000;
 		free(r->dur_ms);
 		r->dur_ms = NULL;
+	}
+	/* by total time; a trend for the listed ones only, as the kernels'
+	 * (100,000 scopes made 100,000 trends, a 30 MB report.json) */
+	struct ord *ord = malloc((s->res.n ? s->res.n : 1) * sizeof(*ord));
+	int rc = GL_OK;
 
+	if (!ord)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < s->res.n; i++)
+		ord[i] = (struct ord){s->res.rows[i], i};
+	qsort(ord, s->res.n, sizeof(*ord), cmp_ord);
+	for (size_t i = 0; i < s->res.n; i++)
+		s->res.rows[i] = ord[i].row;
+	for (size_t i = 0; i < s->res.n && i < rep->top && rc == GL_OK; i++) {
+		const struct srow *r = &s->rows[ord[i].i];
+		const struct gl_report_scope *o = &s->res.rows[i];
 		struct gl_report_trend *t = gl_section_add_trends(rep, 1);
 
-		if (!t)
-			return gl_section_oom(cx->err);
+		if (!t) {
+			rc = gl_section_oom(cx->err);
+			break;
+		}
 		gl_section_trend(cx, &r->fit, r->first_us, r->last_us, t);
 		t->series = GL_TREND_SCOPE;
 		t->unit = "ms";
 		if (!(t->kernel = strdup(o->scope)) ||
 		    (o->device && !(t->device = strdup(o->device))))
-			return gl_section_oom(cx->err);
+			rc = gl_section_oom(cx->err);
 	}
-	qsort(s->res.rows, s->res.n, sizeof(*s->res.rows), cmp_row);
-	return GL_OK;
+	rep->n_scopes_total = s->res.n;
+	free(ord);
+	return rc;
 }
 
 static void release(void *st)
@@ -377,8 +406,8 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 	struct gl_jb jb = {0};
 	json_t *a = json_array();
 
-	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
+	/* the first --top by total time, as the kernels (summary: scopes_total) */
+	for (size_t i = 0; a && res && i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 		json_t *o = json_object();
 
@@ -401,10 +430,9 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_scopes_result *res = gl_scopes_result(st);
 
-	(void)rep;
 	fputs("scope,device,count,total_ms,mean_ms,p50_ms,p95_ms,max_ms,kernels,gpu_ms", fp);
 	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
+	for (size_t i = 0; res && i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
 
@@ -468,7 +496,6 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_scopes_result *res = gl_scopes_result(st);
 
-	(void)rep;
 	if (!res || !res->n) {
 		fputs("<p>No scopes (spans of profiler traces) in this window.</p>\n", f);
 		return;
@@ -476,7 +503,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("<table><tr><th>scope</th><th>device</th><th>count</th><th>total ms</th>"
 	      "<th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th><th>kernels</th>"
 	      "<th>GPU ms</th></tr>\n", f);
-	for (size_t i = 0; i < res->n; i++) {
+	for (size_t i = 0; i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
 
@@ -495,6 +522,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (res->n > rep->top)
+		fprintf(f, "<p>%zu more scopes (%zu in all).</p>\n", res->n - rep->top, res->n);
 }
 
 struct chart_arg {

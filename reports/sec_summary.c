@@ -105,6 +105,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->summary.duplicates));
 	gl_jb_set(&jb, o, "kernels_total",
 		  gl_json_u64(r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels));
+	gl_jb_set(&jb, o, "scopes_total", gl_json_u64(r->n_scopes_total));
 	return gl_jb_done(&jb, o);
 }
 
@@ -125,6 +126,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	gl_csv_kv_u64(fp, "rejected_lines", "", r->summary.rejected_lines);
 	gl_csv_kv_u64(fp, "files", "", r->summary.files);
 	gl_csv_kv_u64(fp, "duplicates", "", r->summary.duplicates);
+	gl_csv_kv_u64(fp, "scopes_total", "", r->n_scopes_total);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
