@@ -92,7 +92,7 @@ struct gl_store {
 	char *path;
 	struct gl_build build;	/* a new database built aside; build.path NULL: in place */
 	sqlite3_stmt *ins_ev, *ins_log, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
-		*ins_name, *ins_path, *ins_series, *dup_probe, *get_lines, *set_lines, *ins_span;
+		*ins_name, *ins_path, *ins_series, *dup_probe, *dup_probe_nots, *get_lines, *set_lines, *ins_span;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */
@@ -797,6 +797,15 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts_us = ?1"
 			  " AND rec_hash = ?2 AND stream_id <> ?3 AND dup_of IS NULL", err)) != GL_OK)
 		return rc;
+	/* The same for a profiler record without a time (a Kineto trace's
+	 * deviceProperties element): its content is all there is to know it
+	 * by, so a trace rewritten and read whole again does not store it
+	 * twice (D3). */
+	if ((rc = prepare(st, &st->dup_probe_nots,
+			  "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts_us IS NULL"
+			  " AND rec_hash = ?2 AND stream_id <> ?3 AND dup_of IS NULL",
+			  err)) != GL_OK)
+		return rc;
 	if ((rc = prepare(st, &st->get_lines,
 			  "SELECT hashes FROM stream_lines WHERE stream_id = ? AND first_line = ?",
 			  err)) != GL_OK ||
@@ -1450,11 +1459,12 @@ static int close_db(struct gl_store *st)
 	gl_sbw_close(st->sbw);
 	sqlite3_finalize(st->ins_span);
 	sqlite3_finalize(st->dup_probe);
+	sqlite3_finalize(st->dup_probe_nots);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
 	st->ins_ev = st->ins_log = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
 		st->unpath = st->ins_name = st->ins_path = st->ins_series = st->ins_span =
-			st->dup_probe = st->get_lines = st->set_lines = NULL;
+			st->dup_probe = st->dup_probe_nots = st->get_lines = st->set_lines = NULL;
 	st->sbw = NULL;
 	if (st->db) {
 		/* Fold the WAL back so that the file alone is the database. */
@@ -1812,7 +1822,22 @@ static int ev_row(void *arg, size_t i, struct gl_evrow *r)
 	/* a probe when the filter knew the hash (bloom_pass), or for an event
 	 * not after every one stored before this run (the filter only knows
 	 * this run's) */
-	if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
+	if (e->ts_us == GL_TS_NONE && e->source != GL_SRC_LOG) {
+		/* a profiler record without a time: rare (one per device of a
+		 * trace), always probed */
+		sqlite3_stmt *q = st->dup_probe_nots;
+
+		sqlite3_bind_int64(q, 2, (int64_t)h);
+		sqlite3_bind_int64(q, 3, b->stream_id);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW)
+			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
+		sqlite3_reset(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return st->put_rc = db_err(st, err, "cannot store");
+		if (dup)
+			st->duplicates++;
+	} else if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 		struct probe_hit *c = NULL;
 
