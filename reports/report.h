@@ -138,6 +138,7 @@ struct gl_report_trend {
 	double span_s;			/* last sample - first sample, seconds */
 	int64_t first_ts_us, last_ts_us;	/* first and last sample; GL_TS_NONE: none */
 	enum gl_verdict verdict;
+	bool unlisted;			/* GL_TREND_METRIC: its series is not listed (top_series) */
 };
 
 /* One anomalous sample. */
@@ -322,6 +323,7 @@ struct gl_report_metric {
 	double p50, p95, p99;
 	double last;			/* value of the last sample */
 	int64_t first_ts_us, last_ts_us;
+	bool unlisted;			/* beyond top_series by relevance: counted, not listed */
 };
 
 /* The samples of one inference quantity in the window; NAN figures when count is 0. */
@@ -375,6 +377,7 @@ struct gl_report {
 	const char *version;		/* GL_VERSION (static) */
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
+	size_t top_series;		/* cap on listed metric series and their trends */
 	struct gl_report_summary summary;
 	/*
 	 * By total_us, largest first: the first max(--top, --chart-top) kernels
@@ -395,7 +398,9 @@ struct gl_report {
 	size_t n_alerts;
 	struct gl_report_baseline baseline;
 	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
-	size_t n_metrics;
+	size_t n_metrics;		/* every series; listed: n_metrics_listed (top_series) */
+	size_t n_metrics_listed;
+	size_t n_metric_trends;		/* trends of metric series; listed as their series */
 	uint64_t metric_samples;	/* samples in the window (after --metric and --host) */
 	struct gl_report_inference inference;
 	/* The sections (section.h): NULL means the default table. */

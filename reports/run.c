@@ -113,6 +113,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.hosts = opts->hosts, .nhosts = opts->nhosts,
 		.metrics = opts->metrics, .nmetrics = opts->nmetrics,
 		.top = opts->top ? opts->top : 20,
+		.top_series = opts->top_series ? opts->top_series : 500,
 		.series = charts ? &series : NULL,
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)

@@ -341,12 +341,72 @@ static void degrade_verdict(const struct gl_report_config *cfg, struct gl_report
 		t->verdict = GL_VERDICT_STABLE;
 }
 
+/*
+ * Relevance of a series when there are more than top_series: one whose
+ * trend is degrading first, then one that is not stable, then a GPU's own
+ * figures (a gpu.* metric of a device), then the rest; within a rank the
+ * table's order (cmp_metric).
+ */
+struct ranked {
+	struct gl_report_metric *m;
+	struct gl_report_trend *t;
+	int rank;
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return cmp_metric(a->m, b->m);
+}
+
+static int rank_of(const struct gl_report_metric *m, const struct gl_report_trend *t)
+{
+	if (t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK)
+		return 0;
+	if (t->verdict != GL_VERDICT_STABLE)
+		return 1;
+	return *m->device && !strncmp(m->metric, "gpu.", 4) ? 2 : 3;
+}
+
+/*
+ * Marks the series beyond top_series by relevance (and their trends) as
+ * unlisted: a fleet's scrapes (5,000 GPUs x 6 fields) made 30,000 rows and
+ * as many trends, a 28 MB report.json. Every series stays counted and its
+ * trend feeds the alerts. The series i has the trend trends[t0 + i].
+ * 0, or -1 when out of memory.
+ */
+static int mark_listed(struct gl_report *rep, size_t t0)
+{
+	struct ranked *r;
+
+	rep->n_metrics_listed = rep->n_metrics;
+	rep->n_metric_trends = rep->n_metrics;
+	if (rep->n_metrics <= rep->top_series)
+		return 0;
+	if (!(r = malloc(rep->n_metrics * sizeof(*r))))
+		return -1;
+	for (size_t i = 0; i < rep->n_metrics; i++) {
+		r[i].m = &rep->metrics[i];
+		r[i].t = &rep->trends[t0 + i];
+		r[i].rank = rank_of(r[i].m, r[i].t);
+	}
+	qsort(r, rep->n_metrics, sizeof(*r), cmp_ranked);
+	for (size_t i = rep->top_series; i < rep->n_metrics; i++)
+		r[i].m->unlisted = r[i].t->unlisted = true;
+	rep->n_metrics_listed = rep->top_series;
+	free(r);
+	return 0;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
 	struct gl_report *rep = cx->rep;
 	struct gl_stats_desc *desc;
-	size_t n = 0;
+	size_t n = 0, t0 = rep->n_trends;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
 		n += m->ser[i].v.n > 0;
@@ -400,6 +460,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			goto oom;
 	}
 	free(desc);
+	if (mark_listed(rep, t0) != 0)
+		return gl_section_oom(cx->err);
 	qsort(rep->metrics, rep->n_metrics, sizeof(*rep->metrics), cmp_metric);
 	return GL_OK;
 oom:
@@ -424,10 +486,15 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
+	/* the listed series (top_series; summary: series_total) */
 	for (size_t i = 0; a && i < r->n_metrics; i++) {
 		const struct gl_report_metric *m = &r->metrics[i];
-		json_t *o = json_object();
-		json_t *labels = json_loads(m->labels, 0, NULL);
+		json_t *o, *labels;
+
+		if (m->unlisted)
+			continue;
+		o = json_object();
+		labels = json_loads(m->labels, 0, NULL);
 
 		gl_jb_set(&jb, o, "metric", gl_json_str(m->metric));
 		gl_jb_set(&jb, o, "unit", gl_json_str(m->unit));
@@ -465,6 +532,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 				   m->source, m->labels};
 		const double v[] = {m->min, m->max, m->mean, m->p50, m->p95, m->p99, m->last};
 
+		if (m->unlisted)
+			continue;
 		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
 			gl_csv_text(fp, t[j]);
 			gl_csv_sep(fp);
@@ -557,8 +626,13 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 	if (gpus > shown)
 		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
-	fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", r->n_metrics,
-		(unsigned long long)r->metric_samples);
+	if (r->n_metrics_listed < r->n_metrics)
+		fprintf(fp, "%zu series, %llu samples (%zu of %zu series in metrics.csv)\n",
+			r->n_metrics, (unsigned long long)r->metric_samples, r->n_metrics_listed,
+			r->n_metrics);
+	else
+		fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", r->n_metrics,
+			(unsigned long long)r->metric_samples);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -576,6 +650,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
 		const double v[] = {m->min, m->mean, m->p50, m->p95, m->p99, m->max, m->last};
 
+		if (m->unlisted)
+			continue;
 		fputs("<tr><td class=\"k\">", f);
 		gl_html_text(f, m->metric);
 		fputs("</td>", f);
@@ -593,6 +669,10 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (rep->n_metrics_listed < rep->n_metrics)
+		fprintf(f, "<p>%zu of %zu series listed: those with a degrading or changing trend, then"
+			" the GPUs' own figures (--top-series).</p>\n", rep->n_metrics_listed,
+			rep->n_metrics);
 }
 
 static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,

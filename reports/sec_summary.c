@@ -106,6 +106,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(&jb, o, "kernels_total",
 		  gl_json_u64(r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels));
 	gl_jb_set(&jb, o, "scopes_total", gl_json_u64(r->n_scopes_total));
+	gl_jb_set(&jb, o, "series_total", gl_json_u64(r->n_metrics));
+	gl_jb_set(&jb, o, "series_listed", gl_json_u64(r->n_metrics_listed));
+	gl_jb_set(&jb, o, "trends_total", gl_json_u64(r->n_trends));
+	gl_jb_set(&jb, o, "trends_listed",
+		  gl_json_u64(r->n_trends - (r->n_metric_trends - r->n_metrics_listed)));
 	return gl_jb_done(&jb, o);
 }
 
@@ -127,6 +132,10 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	gl_csv_kv_u64(fp, "files", "", r->summary.files);
 	gl_csv_kv_u64(fp, "duplicates", "", r->summary.duplicates);
 	gl_csv_kv_u64(fp, "scopes_total", "", r->n_scopes_total);
+	gl_csv_kv_u64(fp, "series_total", "", r->n_metrics);
+	gl_csv_kv_u64(fp, "series_listed", "", r->n_metrics_listed);
+	gl_csv_kv_u64(fp, "trends_total", "", r->n_trends);
+	gl_csv_kv_u64(fp, "trends_listed", "", r->n_trends - (r->n_metric_trends - r->n_metrics_listed));
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)

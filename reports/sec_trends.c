@@ -191,9 +191,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
+	/* a metric trend of a listed series only (summary: trends_total) */
 	for (size_t i = 0; a && i < r->n_trends; i++) {
 		const struct gl_report_trend *t = &r->trends[i];
-		json_t *o = json_object();
+		json_t *o;
+
+		if (t->unlisted)
+			continue;
+		o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
 		gl_jb_set(&jb, o, "kernel", gl_json_str(t->kernel));
@@ -230,6 +235,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
+		if (t->unlisted)
+			continue;
 		gl_csv_text(fp, gl_trend_series_name(t->series));
 		gl_csv_sep(fp);
 		gl_csv_text(fp, t->kernel);
@@ -304,6 +311,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		const struct gl_report_trend *t = &rep->trends[i];
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 
+		if (t->unlisted)
+			continue;
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
 		gl_html_text(f, t->kernel ? t->kernel : "");
 		if (t->series == GL_TREND_METRIC) {
@@ -328,6 +337,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			gl_verdict_name(t->verdict));
 	}
 	fputs("</table>\n", f);
+	if (rep->n_metrics_listed < rep->n_metrics)
+		fprintf(f, "<p>%zu of %zu trends listed: those of the listed metric series.</p>\n",
+			rep->n_trends - (rep->n_metric_trends - rep->n_metrics_listed), rep->n_trends);
 }
 
 static int chart(const struct gl_report *rep, const void *st, const struct gl_series *s,

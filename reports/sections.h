@@ -41,6 +41,7 @@ struct gl_report_params {
 	const char *const *metrics;	/* globs on metric names; limit the metrics section */
 	size_t nmetrics;
 	size_t top;			/* cap on listed items (>= 1) */
+	size_t top_series;		/* cap on listed metric series and their trends (>= 1) */
 	/*
 	 * Optional: gl_series_init'ed by the caller, filled during the same
 	 * pass for the charts (series.h), finished when the build succeeds.
