@@ -28,8 +28,13 @@ struct kfit {
 	int64_t first_ts_us, last_ts_us;
 };
 
+/* kfits come in slabs of this many: no allocation's header on each of a million */
+#define KFIT_SLAB 4096
+
 struct trends {
-	struct kfit **by_id;
+	struct kfit **by_id;	/* per name id, into slabs */
+	struct kfit **slabs;	/* the i-th kernel seen is slabs[i / KFIT_SLAB][i % KFIT_SLAB] */
+	size_t n_slabs;
 	int64_t *ids;
 	size_t n, n_ids;
 	struct gl_fit_acc mem;
@@ -63,8 +68,17 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		struct kfit *k = t->by_id[ev->kernel_id];
 
 		if (!k) {
-			if (!(k = calloc(1, sizeof(*k))))
-				return gl_section_oom(cx->err);
+			if (t->n / KFIT_SLAB == t->n_slabs) {
+				struct kfit **s = realloc(t->slabs, (t->n_slabs + 1) * sizeof(*s));
+
+				if (!s)
+					return gl_section_oom(cx->err);
+				t->slabs = s;
+				if (!(s[t->n_slabs] = calloc(KFIT_SLAB, sizeof(**s))))
+					return gl_section_oom(cx->err);
+				t->n_slabs++;
+			}
+			k = &t->slabs[t->n / KFIT_SLAB][t->n % KFIT_SLAB];
 			k->name = gl_section_name(cx, ev->kernel_id);
 			k->first_ts_us = ev->ts_us;
 			gl_fit_acc_init(&k->fit);
@@ -178,8 +192,9 @@ static void release(void *st)
 {
 	struct trends *t = st;
 
-	for (size_t i = 0; i < t->n; i++)
-		free(t->by_id[t->ids[i]]);
+	for (size_t i = 0; i < t->n_slabs; i++)
+		free(t->slabs[i]);
+	free(t->slabs);
 	free(t->by_id);
 	free(t->ids);
 	free(t->err_bins);
