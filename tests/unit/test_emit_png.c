@@ -23,6 +23,7 @@
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
+#include "../../reports/sec_trends.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
 #include "support/chart_fixture.h"
@@ -158,10 +159,10 @@ static void test_six_charts_deterministic(void **state)
 	/* gemm slows down at noon: a degrading trend kernel, with its columns. */
 	const struct gl_report_trend *gemm = NULL;
 
-	for (size_t i = 0; i < gl_report_n_trends(&kept); i++)
-		if (gl_report_trend_at(&kept, i)->series == GL_TREND_KERNEL &&
-		    gl_report_trend_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
-			gemm = gl_report_trend_at(&kept, i);
+	for (size_t i = 0; i < gl_trends_n(&kept); i++)
+		if (gl_trends_at(&kept, i)->series == GL_TREND_KERNEL &&
+		    gl_trends_at(&kept, i)->verdict == GL_VERDICT_DEGRADING)
+			gemm = gl_trends_at(&kept, i);
 	assert_non_null(gemm);
 	assert_non_null(gl_kernels_columns(&kept, gemm->kernel));
 	assert_int_equal(gl_kernels_columns(&kept, gemm->kernel)->n, 2400);
