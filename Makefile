@@ -138,6 +138,7 @@ bench: $(BINS) $(BENCH_BINS)
 	@BUILD=$(BUILD) sh tests/bench/run-traces
 	@BUILD=$(BUILD) sh tests/bench/run-report
 	@BUILD=$(BUILD) sh tests/bench/run-clickhouse $(CH_BENCH_EVENTS)
+	@BUILD=$(BUILD) sh tests/bench/run-memory
 
 # make fuzz: the library built by clang with fuzzer instrumentation in
 # build/fuzz, then tests/fuzz/run (one harness per format). clang and its

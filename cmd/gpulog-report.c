@@ -53,6 +53,8 @@ static void usage(FILE *fp)
 		"  --config FILE         alert rules and thresholds (default: the installed\n"
 		"                        gpulog.conf.json)\n"
 		"  --top N               list at most N anomalies, messages, leaks (default 20)\n"
+		"  --top-series N        list at most N metric series and their trends, the\n"
+		"                        most relevant first (default 500; totals always)\n"
 		"  --fail-on LEVEL       exit 3 when an alert of LEVEL (warning or critical)\n"
 		"                        or worse fires, or when the window holds no data\n"
 		"  --no-charts           no PNG charts and no index.html\n"
@@ -179,6 +181,7 @@ int main(int argc, char **argv)
 		{"output-dir", required_argument, NULL, 'o'},
 		{"config", required_argument, NULL, 'C'},
 		{"top", required_argument, NULL, 't'},
+		{"top-series", required_argument, NULL, 'S'},
 		{"fail-on", required_argument, NULL, 'F'},
 		{"no-charts", no_argument, NULL, 'N'},
 		{"chart-top", required_argument, NULL, 'T'},
@@ -240,6 +243,12 @@ int main(int argc, char **argv)
 			if (parse_count(optarg, 1000000, &top) != 0)
 				return bad_usage("--top needs a number from 1 to 1000000, not '%s'", optarg);
 			o.top = (size_t)top;
+			break;
+		case 'S':
+			if (parse_count(optarg, 100000000, &top) != 0)
+				return bad_usage("--top-series needs a number from 1 to 100000000, not '%s'",
+						 optarg);
+			o.top_series = (size_t)top;
 			break;
 		case 'F':
 			if (!strcmp(optarg, "warning"))

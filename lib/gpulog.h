@@ -227,6 +227,7 @@ struct gl_report_opts {
 	void *fp;			/* FILE * for text without output_dir */
 	const char *config_path;	/* JSON config; NULL: built-in defaults */
 	size_t top;			/* cap on listed items; 0: 20 */
+	size_t top_series;		/* cap on listed metric series and their trends; 0: 500 */
 	/*
 	 * Charts (six PNGs and index.html) go into the same directory as the
 	 * json/csv files: the output directory, or the dated one. Text to fp

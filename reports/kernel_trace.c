@@ -43,13 +43,23 @@ int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct g
 		t->occ_n++;
 	}
 	if (ev->device) {
-		for (i = 0; i < t->n_dev && strcmp(t->dev[i], ev->device); i++)
-			;
-		if (i == t->n_dev) {
-			if (t->n_dev == GL_KTRACE_DEVICES)
+		size_t at = 0, len = strlen(ev->device) + 1;
+
+		while (at < t->devs_len && strcmp(t->devs + at, ev->device))
+			at += strlen(t->devs + at) + 1;
+		if (at == t->devs_len) {
+			char *d;
+
+			if (t->n_dev == GL_KTRACE_DEVICES || len > UINT32_MAX - t->devs_len) {
 				t->dev_more = 1;
-			else if (!(t->dev[t->n_dev++] = strdup(ev->device)))
-				return oom(err);
+			} else {
+				if (!(d = realloc(t->devs, t->devs_len + len)))
+					return oom(err);
+				memcpy(d + t->devs_len, ev->device, len);
+				t->devs = d;
+				t->devs_len += (uint32_t)len;
+				t->n_dev++;
+			}
 		}
 	}
 	if (ev->stack_id <= 0 && ev->scope_id <= 0)
@@ -69,7 +79,7 @@ int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct g
 			return GL_OK;
 		}
 		if (t->n_pairs == t->cap_pairs) {
-			size_t cap = t->cap_pairs ? t->cap_pairs * 2 : 4;
+			uint32_t cap = t->cap_pairs ? t->cap_pairs * 2 : 4;
 			struct gl_ktrace_pair *p = realloc(t->pairs, cap * sizeof(*p));
 
 			if (!p)
@@ -81,7 +91,7 @@ int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct g
 		t->n_pairs++;
 	}
 	t->pairs[i].n++;
-	t->last = i;
+	t->last = (uint32_t)i;
 	return GL_OK;
 }
 
@@ -114,9 +124,9 @@ int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
 	if (t->n_dev) {
 		len = 0;
 		buf[0] = '\0';
-		for (size_t i = 0; i < t->n_dev && len < sizeof(buf); i++)
+		for (size_t at = 0; at < t->devs_len && len < sizeof(buf); at += strlen(t->devs + at) + 1)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-						i ? "," : "", t->dev[i]);
+						at ? "," : "", t->devs + at);
 		if (t->dev_more && len < sizeof(buf))
 			snprintf(buf + len, sizeof(buf) - len, ",...");
 		if (!(rk->device = strdup(buf)))
@@ -139,8 +149,7 @@ int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
 
 void gl_ktrace_release(struct gl_ktrace *t)
 {
-	for (size_t i = 0; i < t->n_dev; i++)
-		free(t->dev[i]);
+	free(t->devs);
 	free(t->pairs);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,8 +10,10 @@
  * fields in the output).
  *
  * Memory per kernel: a few sums, at most GL_KTRACE_DEVICES device strings
- * and at most GL_KTRACE_PAIRS distinct (stack, scope) pairs (later pairs are
- * counted in other_n, never as a hotspot).
+ * (packed in one allocation) and at most GL_KTRACE_PAIRS distinct (stack,
+ * scope) pairs (later pairs are counted in other_n, never as a hotspot):
+ * 96 bytes and the devices' and pairs' arrays (1,000,000 distinct kernels
+ * made 1,000,000 of these; 176 bytes each with the devices inline).
  */
 #ifndef GL_KERNEL_TRACE_H
 #define GL_KERNEL_TRACE_H
@@ -34,13 +36,14 @@ struct gl_ktrace_pair {
 struct gl_ktrace {
 	double overhead_sum, queue_sum, occ_sum;
 	uint64_t overhead_n, queue_n, occ_n;
-	unsigned sources;		/* bit per source: gpufl, kineto, nsys, other, log lines */
-	char *dev[GL_KTRACE_DEVICES];
-	size_t n_dev;
-	int dev_more;			/* a device beyond GL_KTRACE_DEVICES was seen */
-	struct gl_ktrace_pair *pairs;
-	size_t n_pairs, cap_pairs, last;
 	uint64_t other_n;
+	char *devs;			/* the devices seen, in order, each ending in NUL */
+	struct gl_ktrace_pair *pairs;
+	uint32_t devs_len;		/* bytes of devs */
+	uint32_t n_pairs, cap_pairs, last;
+	unsigned sources;		/* bit per source: gpufl, kineto, nsys, other, log lines */
+	uint8_t n_dev;			/* at most GL_KTRACE_DEVICES */
+	uint8_t dev_more;		/* a device beyond GL_KTRACE_DEVICES was seen */
 };
 
 /* Adds the trace columns of one kernel timing (nothing for a log line). */

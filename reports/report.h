@@ -103,6 +103,7 @@ struct gl_report_trend {
 	 * is at most a third of the span; static), the unit of the data's own span */
 	double slope;
 	const char *slope_unit;
+	bool unlisted;			/* GL_TREND_METRIC: its series is not listed (top_series) */
 };
 
 enum gl_anomaly_method {
@@ -143,6 +144,7 @@ struct gl_report {
 	const char *version;		/* GL_VERSION (static) */
 	struct gl_report_window window;
 	size_t top;			/* cap on listed items */
+	size_t top_series;		/* cap on listed metric series and their trends */
 	struct gl_report_axis axis;
 	/* The sections (section.h): NULL means the default table. */
 	const struct gl_section_list *sections;

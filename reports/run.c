@@ -126,6 +126,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.top = opts->top ? opts->top : 20,
 		.charts = charts,
 		.chart_top = opts->chart_top,
+		.top_series = opts->top_series ? opts->top_series : 500,
 	};
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;

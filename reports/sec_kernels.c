@@ -48,9 +48,14 @@ struct kstate {
 	struct gl_ktrace tr;	/* profiler-trace fields (kernel_trace.h) */
 };
 
+/* kstates come in slabs of this many: no allocation's header on each of a million */
+#define KSTATE_SLAB 4096
+
 struct kernels {
 	struct gl_kernels_result res;	/* first: see sec_kernels.h */
-	struct kstate **by_id;	/* per name id */
+	struct kstate **by_id;	/* per name id, into slabs */
+	struct kstate **slabs;	/* the i-th kernel seen is slabs[i / KSTATE_SLAB][i % KSTATE_SLAB] */
+	size_t n_slabs;
 	int64_t *ids;		/* ids in order of first sight */
 	size_t n, n_ids;
 	bool *described;	/* per rank of the listed kernels */
@@ -94,8 +99,17 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	if (!cx->kernel_sample || (uint64_t)ev->kernel_id >= ks->n_ids)
 		return GL_OK;
 	if (!(k = ks->by_id[ev->kernel_id])) {
-		if (!(k = calloc(1, sizeof(*k))))
-			return gl_section_oom(cx->err);
+		if (ks->n / KSTATE_SLAB == ks->n_slabs) {
+			struct kstate **s = realloc(ks->slabs, (ks->n_slabs + 1) * sizeof(*s));
+
+			if (!s)
+				return gl_section_oom(cx->err);
+			ks->slabs = s;
+			if (!(s[ks->n_slabs] = calloc(KSTATE_SLAB, sizeof(**s))))
+				return gl_section_oom(cx->err);
+			ks->n_slabs++;
+		}
+		k = &ks->slabs[ks->n / KSTATE_SLAB][ks->n % KSTATE_SLAB];
 		k->id = ev->kernel_id;
 		k->name = gl_section_name(cx, ev->kernel_id);
 		k->rank = SIZE_MAX;
@@ -363,10 +377,11 @@ static void release(void *st)
 {
 	struct kernels *ks = st;
 
-	for (size_t i = 0; i < ks->n; i++) {
+	for (size_t i = 0; i < ks->n; i++)
 		gl_ktrace_release(&ks->by_id[ks->ids[i]]->tr);
-		free(ks->by_id[ks->ids[i]]);
-	}
+	for (size_t i = 0; i < ks->n_slabs; i++)
+		free(ks->slabs[i]);
+	free(ks->slabs);
 	if (ks->job.running)	/* a report stopped in the kernel pass */
 		pthread_join(ks->job.th, NULL);
 	free_buffers(ks);

@@ -58,6 +58,9 @@ struct metrics {
 	int64_t days_ts_us;		/* the last sample's time, and it in days for the trends */
 	double days;
 	struct gl_trend_list trends;	/* one per series */
+	/* the listed series (rep->top_series), shallow copies in table order, when
+	 * fewer than every series are listed; NULL: every one is */
+	struct gl_report_metric *listed;
 };
 
 /* The unit of a metric name: the vocabulary's, else its suffix's, else "". */
@@ -347,18 +350,103 @@ static void degrade_verdict(const struct gl_report_config *cfg, struct gl_report
 		t->verdict = GL_VERDICT_STABLE;
 }
 
+/*
+ * Relevance of a series when there are more than top_series: one whose
+ * trend is degrading first, then one that is not stable, then a GPU's own
+ * figures (a gpu.* metric of a device), then the rest; within a rank the
+ * table's order (cmp_metric).
+ */
+struct ranked {
+	struct gl_report_metric *m;
+	struct gl_report_trend *t;
+	int rank;
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return cmp_metric(a->m, b->m);
+}
+
+static int rank_of(const struct gl_report_metric *m, const struct gl_report_trend *t)
+{
+	if (t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK)
+		return 0;
+	if (t->verdict != GL_VERDICT_STABLE)
+		return 1;
+	return *m->device && !strncmp(m->metric, "gpu.", 4) ? 2 : 3;
+}
+
+/*
+ * Marks the series beyond rep->top_series by relevance (and their trends) as
+ * unlisted: a fleet's scrapes (5,000 GPUs x 6 fields) made 30,000 rows and
+ * as many trends, a 28 MB report.json. Every series stays counted and its
+ * trend feeds the alerts. The series i has the trend m->trends.items[tix[i]]
+ * (SIZE_MAX: none, a hidden metric's: ranked as a stable one).
+ * 0, or -1 when out of memory.
+ */
+static int mark_listed(struct metrics *m, const struct gl_report *rep, const size_t *tix)
+{
+	static const struct gl_report_trend stable = {.verdict = GL_VERDICT_STABLE};
+	size_t n = m->res.n_metrics, cap = rep->top_series ? rep->top_series : 500;
+	struct ranked *r;
+
+	m->res.n_unlisted = 0;
+	m->res.n_trends_unlisted = 0;
+	if (n <= cap)
+		return 0;
+	if (!(r = malloc(n * sizeof(*r))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		r[i].m = &m->res.metrics[i];
+		r[i].t = tix[i] == SIZE_MAX ? NULL : &m->trends.items[tix[i]];
+		r[i].rank = rank_of(r[i].m, r[i].t ? r[i].t : &stable);
+	}
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (size_t i = cap; i < n; i++) {
+		r[i].m->unlisted = true;
+		if (r[i].t) {
+			r[i].t->unlisted = true;
+			m->res.n_trends_unlisted++;
+		}
+	}
+	m->res.n_unlisted = n - cap;
+	free(r);
+	return 0;
+}
+
+/* The listed series in table order, for the JSON and CSV tables (m->listed). */
+static int copy_listed(struct metrics *m)
+{
+	size_t k = 0;
+
+	if (!m->res.n_unlisted)
+		return 0;
+	if (!(m->listed = malloc((m->res.n_metrics - m->res.n_unlisted) * sizeof(*m->listed))))
+		return -1;
+	for (size_t i = 0; i < m->res.n_metrics; i++)
+		if (!m->res.metrics[i].unlisted)
+			m->listed[k++] = m->res.metrics[i];
+	return 0;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
 	struct gl_stats_desc *desc;
-	size_t n = 0;
+	size_t n = 0, *tix;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
 		n += m->ser[i].v.n > 0;
 	m->res.metrics = calloc(n ? n : 1, sizeof(*m->res.metrics));
 	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
-	if (!m->res.metrics || !desc) {
+	tix = malloc((n ? n : 1) * sizeof(*tix));
+	if (!m->res.metrics || !desc || !tix) {
 		free(desc);
+		free(tix);
 		return gl_section_oom(cx->err);
 	}
 	if (describe_all(m->ser, desc, m->ss.n_qs) != GL_OK)
@@ -370,7 +458,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (!d->n)
 			continue;
-		m->res.n_metrics++;
+		tix[m->res.n_metrics++] = SIZE_MAX;
 		rm->metric = strdup(s->metric);
 		rm->unit = unit_of(s->metric);
 		rm->device = strdup(s->qs->device ? s->qs->device : "");
@@ -397,6 +485,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		struct gl_report_trend *t = gl_trend_list_add(&m->trends, 1);
 		if (!t)
 			goto oom;
+		tix[m->res.n_metrics - 1] = m->trends.n - 1;
 		gl_section_trend(cx, &s->fit, s->first_ts_us, s->last_ts_us, t);
 		degrade_verdict(cx->cfg, t);
 		t->series = GL_TREND_METRIC;
@@ -423,10 +512,18 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
 	}
 	free(desc);
+	if (mark_listed(m, cx->rep, tix) != 0) {
+		free(tix);
+		return gl_section_oom(cx->err);
+	}
+	free(tix);
 	qsort(m->res.metrics, m->res.n_metrics, sizeof(*m->res.metrics), cmp_metric);
+	if (copy_listed(m) != 0)
+		return gl_section_oom(cx->err);
 	return GL_OK;
 oom:
 	free(desc);
+	free(tix);
 	return gl_section_oom(cx->err);
 }
 
@@ -450,6 +547,7 @@ static void release(void *st)
 		free(x->labels);
 	}
 	free(m->res.metrics);
+	free(m->listed);
 	gl_trend_list_release(&m->trends);
 }
 
@@ -500,17 +598,25 @@ static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_metrics_result *res = res_of(st);
+	const struct metrics *m = st;
 
 	(void)r;
+	/* the listed series (rep->top_series; summary: series_total) */
+	if (m && m->listed)
+		return gl_table_json(&table, m->listed, res->n_metrics - res->n_unlisted);
 	return gl_table_json(&table, res->metrics, res->n_metrics);
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_metrics_result *res = res_of(st);
+	const struct metrics *m = st;
 
 	(void)r;
-	gl_table_csv(&table, res->metrics, res->n_metrics, fp);
+	if (m && m->listed)
+		gl_table_csv(&table, m->listed, res->n_metrics - res->n_unlisted, fp);
+	else
+		gl_table_csv(&table, res->metrics, res->n_metrics, fp);
 }
 
 /*
@@ -589,8 +695,13 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 	if (gpus > shown)
 		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
-	fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", res->n_metrics,
-		(unsigned long long)res->samples);
+	if (res->n_unlisted)
+		fprintf(fp, "%zu series, %llu samples (%zu of %zu series in metrics.csv)\n",
+			res->n_metrics, (unsigned long long)res->samples,
+			res->n_metrics - res->n_unlisted, res->n_metrics);
+	else
+		fprintf(fp, "%zu series, %llu samples (all in metrics.csv)\n", res->n_metrics,
+			(unsigned long long)res->samples);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -610,6 +721,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
 		const double v[] = {m->min, m->mean, m->p50, m->p95, m->p99, m->max, m->last};
 
+		if (m->unlisted)
+			continue;
 		fputs("<tr><td class=\"k\">", f);
 		gl_html_text(f, m->metric);
 		fputs("</td>", f);
@@ -627,6 +740,10 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (res->n_unlisted)
+		fprintf(f, "<p>%zu of %zu series listed: those with a degrading or changing trend, then"
+			" the GPUs' own figures (--top-series).</p>\n", res->n_metrics - res->n_unlisted,
+			res->n_metrics);
 }
 
 static int chart(const struct gl_report *rep, const void *st, const char *path,

@@ -30,11 +30,14 @@ struct gl_report_metric {
 	double p50, p95, p99;
 	double last;			/* value of the last sample */
 	int64_t first_ts_us, last_ts_us;
+	bool unlisted;			/* beyond top_series by relevance: counted, not listed */
 };
 
 struct gl_metrics_result {
 	struct gl_report_metric *metrics;	/* by host, device (GPU index numerically), metric */
-	size_t n_metrics;
+	size_t n_metrics;		/* every series */
+	size_t n_unlisted;		/* of them, beyond rep->top_series by relevance (flag unlisted) */
+	size_t n_trends_unlisted;	/* trends of the series not listed (not emitted) */
 	uint64_t samples;		/* samples in the window (after --metric and --host) */
 };
 

@@ -360,13 +360,31 @@ static int cmp_row(const void *pa, const void *pb)
 	return strcmp(a->device ? a->device : "", b->device ? b->device : "");
 }
 
+/* A row and its place in s->rows, sorted by cmp_row. */
+struct ord {
+	struct gl_report_scope row;
+	size_t i;
+};
+
+static int cmp_ord(const void *pa, const void *pb)
+{
+	return cmp_row(&((const struct ord *)pa)->row, &((const struct ord *)pb)->row);
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct scopes *s = st;
+	struct gl_trend_ends *ends;
+	struct ord *ord;
+	int rc = GL_OK;
 
 	s->res.rows = calloc(s->n_rows ? s->n_rows : 1, sizeof(*s->res.rows));
-	if (!s->res.rows)
-		return gl_section_oom(cx->err);
+	ends = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*ends));
+	ord = malloc((s->n_rows ? s->n_rows : 1) * sizeof(*ord));
+	if (!s->res.rows || !ends || !ord) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
 	for (size_t i = 0; i < s->n_rows; i++) {
 		struct srow *r = &s->rows[i];
 		struct gl_report_scope *o = &s->res.rows[s->res.n++];
@@ -381,9 +399,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 					r->kernels += s->ks[k].n;
 					r->gpu_us += s->ks[k].dur_us;
 				}
-		struct gl_trend_ends ends;
-
-		gl_trend_ends_of(r->dur_ms, r->n, &ends);	/* before describe sorts them */
+		gl_trend_ends_of(r->dur_ms, r->n, &ends[i]);	/* before describe sorts them */
 		gl_stats_describe(r->dur_ms, r->n, &d);
 		o->count = r->n;
 		o->total_ms = d.sum;
@@ -395,21 +411,37 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		o->gpu_ms = r->gpu_us / 1000;
 		free(r->dur_ms);
 		r->dur_ms = NULL;
-
+	}
+	/* by total time; a trend for the listed ones (--top) only, as the
+	 * kernels' (100,000 scopes made 100,000 trends, a 30 MB report.json) */
+	for (size_t i = 0; i < s->res.n; i++)
+		ord[i] = (struct ord){s->res.rows[i], i};
+	qsort(ord, s->res.n, sizeof(*ord), cmp_ord);
+	for (size_t i = 0; i < s->res.n; i++)
+		s->res.rows[i] = ord[i].row;
+	for (size_t i = 0; i < s->res.n && i < cx->rep->top; i++) {
+		const struct srow *r = &s->rows[ord[i].i];
+		const struct gl_report_scope *o = &s->res.rows[i];
 		struct gl_report_trend *t = gl_trend_list_add(&s->trends, 1);
 
-		if (!t)
-			return gl_section_oom(cx->err);
+		if (!t) {
+			rc = gl_section_oom(cx->err);
+			goto out;
+		}
 		gl_section_trend(cx, &r->fit, r->first_us, r->last_us, t);
 		t->series = GL_TREND_SCOPE;
 		t->unit = "ms";
 		if (!(t->kernel = strdup(o->scope)) ||
-		    (o->device && !(t->device = strdup(o->device))))
-			return gl_section_oom(cx->err);
-		gl_trend_judge(t, &ends, cx->cfg->trend_min_change_pct);
+		    (o->device && !(t->device = strdup(o->device)))) {
+			rc = gl_section_oom(cx->err);
+			goto out;
+		}
+		gl_trend_judge(t, &ends[ord[i].i], cx->cfg->trend_min_change_pct);
 	}
-	qsort(s->res.rows, s->res.n, sizeof(*s->res.rows), cmp_row);
-	return GL_OK;
+out:
+	free(ends);
+	free(ord);
+	return rc;
 }
 
 static void release(void *st)
@@ -461,20 +493,25 @@ static const struct gl_col cols[] = {
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 				      sizeof(struct gl_report_scope)};
 
+/* The rows listed: the first --top. */
+static size_t listed(const struct gl_report *rep, const struct gl_scopes_result *res)
+{
+	return res->n < rep->top ? res->n : rep->top;
+}
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_scopes_result *res = res_of(st);
 
-	(void)rep;
-	return gl_table_json(&table, res ? res->rows : NULL, res ? res->n : 0);
+	/* the first --top by total time, as the kernels (summary: scopes_total) */
+	return gl_table_json(&table, res ? res->rows : NULL, res ? listed(rep, res) : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_scopes_result *res = res_of(st);
 
-	(void)rep;
-	gl_table_csv(&table, res ? res->rows : NULL, res ? res->n : 0, fp);
+	gl_table_csv(&table, res ? res->rows : NULL, res ? listed(rep, res) : 0, fp);
 }
 
 /* "step|forward" or "step|forward @0" (the spans' device). */
@@ -520,7 +557,6 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_scopes_result *res = res_of(st);
 
-	(void)rep;
 	if (!res || !res->n) {
 		fputs("<p>No scopes (spans of profiler traces) in this window.</p>\n", f);
 		return;
@@ -528,7 +564,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	fputs("<table><tr><th>scope</th><th>device</th><th>count</th><th>total ms</th>"
 	      "<th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th><th>kernels</th>"
 	      "<th>GPU ms</th></tr>\n", f);
-	for (size_t i = 0; i < res->n; i++) {
+	for (size_t i = 0; i < res->n && i < rep->top; i++) {
 		const struct gl_report_scope *r = &res->rows[i];
 		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
 
@@ -547,6 +583,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (res->n > rep->top)
+		fprintf(f, "<p>%zu more scopes (%zu in all).</p>\n", res->n - rep->top, res->n);
 }
 
 static int chart(const struct gl_report *rep, const void *st, const char *path,

@@ -8,8 +8,11 @@
 
 #include "emit_util.h"
 #include "sec_kernels.h"
+#include "sec_metrics.h"
+#include "sec_scopes.h"
 #include "sec_summary.h"
 #include "section.h"
+#include "sec_trends.h"
 #include "sections.h"
 #include "status.h"
 #include "util/timeutil.h"
@@ -140,6 +143,14 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 
 	gl_jb_set(&jb, o, "kernels_total",
 		  gl_json_u64(ks->n_kernels_total > ks->n_kernels ? ks->n_kernels_total : ks->n_kernels));
+	const struct gl_metrics_result *ms = gl_metrics_result(rep);
+	size_t trends = gl_trends_n(rep);
+
+	gl_jb_set(&jb, o, "scopes_total", gl_json_u64(gl_scopes_result(rep)->n));
+	gl_jb_set(&jb, o, "series_total", gl_json_u64(ms->n_metrics));
+	gl_jb_set(&jb, o, "series_listed", gl_json_u64(ms->n_metrics - ms->n_unlisted));
+	gl_jb_set(&jb, o, "trends_total", gl_json_u64(trends));
+	gl_jb_set(&jb, o, "trends_listed", gl_json_u64(trends - ms->n_trends_unlisted));
 	return gl_jb_done(&jb, o);
 }
 
@@ -147,7 +158,6 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_report_summary *r = res_of(st);
 
-	(void)rep;
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
 	fprintf(fp, "status,,%s", gl_status_name(gl_status_of(rep)));
@@ -165,6 +175,14 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	gl_csv_kv_u64(fp, "files", "", r->files);
 	gl_csv_kv_u64(fp, "duplicates", "", r->duplicates);
 	gl_csv_kv_u64(fp, "launch_copies", "", r->launch_copies);
+	const struct gl_metrics_result *ms = gl_metrics_result(rep);
+	size_t trends = gl_trends_n(rep);
+
+	gl_csv_kv_u64(fp, "scopes_total", "", gl_scopes_result(rep)->n);
+	gl_csv_kv_u64(fp, "series_total", "", ms->n_metrics);
+	gl_csv_kv_u64(fp, "series_listed", "", ms->n_metrics - ms->n_unlisted);
+	gl_csv_kv_u64(fp, "trends_total", "", trends);
+	gl_csv_kv_u64(fp, "trends_listed", "", trends - ms->n_trends_unlisted);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)

@@ -34,8 +34,13 @@ struct kfit {
 	bool have_ends;
 };
 
+/* kfits come in slabs of this many: no allocation's header on each of a million */
+#define KFIT_SLAB 4096
+
 struct trends {
-	struct kfit **by_id;
+	struct kfit **by_id;	/* per name id, into slabs */
+	struct kfit **slabs;	/* the i-th kernel seen is slabs[i / KFIT_SLAB][i % KFIT_SLAB] */
+	size_t n_slabs;
 	int64_t *ids;
 	size_t n, n_ids;
 	struct gl_fit_acc mem;
@@ -75,8 +80,17 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		struct kfit *k = t->by_id[ev->kernel_id];
 
 		if (!k) {
-			if (!(k = calloc(1, sizeof(*k))))
-				return gl_section_oom(cx->err);
+			if (t->n / KFIT_SLAB == t->n_slabs) {
+				struct kfit **s = realloc(t->slabs, (t->n_slabs + 1) * sizeof(*s));
+
+				if (!s)
+					return gl_section_oom(cx->err);
+				t->slabs = s;
+				if (!(s[t->n_slabs] = calloc(KFIT_SLAB, sizeof(**s))))
+					return gl_section_oom(cx->err);
+				t->n_slabs++;
+			}
+			k = &t->slabs[t->n / KFIT_SLAB][t->n % KFIT_SLAB];
 			k->name = gl_section_name(cx, ev->kernel_id);
 			k->first_ts_us = ev->ts_us;
 			gl_fit_acc_init(&k->fit);
@@ -246,8 +260,9 @@ static void release(void *st)
 {
 	struct trends *t = st;
 
-	for (size_t i = 0; i < t->n; i++)
-		free(t->by_id[t->ids[i]]);
+	for (size_t i = 0; i < t->n_slabs; i++)
+		free(t->slabs[i]);
+	free(t->slabs);
 	free(t->by_id);
 	free(t->ids);
 	free(t->err_bins);
@@ -318,9 +333,14 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = json_array();
 
 	(void)st;
+	/* a metric trend of a listed series only (summary: trends_total) */
 	for (size_t i = 0; a && i < gl_trends_n(r); i++) {
 		const struct gl_report_trend *t = gl_trends_at(r, i);
-		json_t *o = json_object();
+		json_t *o;
+
+		if (t->unlisted)
+			continue;
+		o = json_object();
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
 		gl_jb_set(&jb, o, "kernel", gl_json_str(t->kernel));
@@ -360,6 +380,8 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
 				    t->change_pct, t->span_s};
 
+		if (t->unlisted)
+			continue;
 		gl_csv_text(fp, gl_trend_series_name(t->series));
 		gl_csv_sep(fp);
 		gl_csv_text(fp, t->kernel);
@@ -451,7 +473,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0;
+	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0, unlisted = 0;
 	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
 
 	if (!order)
@@ -459,7 +481,10 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	for (size_t i = 0; i < gl_trends_n(rep); i++) {
 		const struct gl_report_trend *t = gl_trends_at(rep, i);
 
-		if (t->n == 0 || (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
+		if (t->unlisted)
+			unlisted++;
+		else if (t->n == 0 ||
+			 (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
 		else
 			order[n_order++] = (struct ranked){t, i};
@@ -470,7 +495,6 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
 		const struct gl_report_trend *t = order[oi].t;
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
-
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
 		gl_html_text(f, t->kernel ? t->kernel : "");
 		if (t->series == GL_TREND_METRIC) {
@@ -502,6 +526,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	if (hidden)
 		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
 			hidden);
+	if (unlisted)
+		fprintf(f, "<p class=\"note\">%zu of %zu trends listed: those of the listed metric"
+			" series.</p>\n", n_all - unlisted, n_all);
 	free(order);
 }
 

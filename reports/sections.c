@@ -472,6 +472,7 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 						(double)len / (double)GL_US_PER_DAY,
 						GL_TS_NONE, GL_TS_NONE, GL_TS_NONE};
 	rep->top = p->top;
+	rep->top_series = p->top_series ? p->top_series : 500;
 	rep->sections = p->sections;
 	b.list = list;
 	if (len <= 0 || p->top == 0) {

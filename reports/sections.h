@@ -40,6 +40,7 @@ struct gl_report_params {
 	const char *const *metrics;	/* globs on metric names; limit the metrics section */
 	size_t nmetrics;
 	size_t top;			/* cap on listed items (>= 1) */
+	size_t top_series;		/* cap on listed metric series and their trends (>= 1) */
 	/*
 	 * Charts asked for: the sections collect their charts' data during the
 	 * same passes (rep->axis), chart_top kernels charted (0:

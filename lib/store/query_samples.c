@@ -176,7 +176,10 @@ static int merge_open(struct merge *m, sqlite3_stmt *st)
 			return SQLITE_NOMEM;
 	}
 	if (c->cap < (size_t)n) {
-		size_t cap = c->cap ? c->cap : 256;
+		/* as many as the block holds: a scrape file's blocks hold one
+		 * sample each, and 30,000 of them are open at once (issue 28 D11;
+		 * 256 for each was 6 KiB a block) */
+		size_t cap = c->cap ? c->cap : (size_t)n;
 		struct gl_sblock_sample *s;
 
 		while (cap < (size_t)n)

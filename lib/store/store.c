@@ -279,6 +279,15 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 			  "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts_us = ?1"
 			  " AND rec_hash = ?2 AND stream_id <> ?3 AND dup_of IS NULL", err)) != GL_OK)
 		return rc;
+	/* The same for a profiler record without a time (a Kineto trace's
+	 * deviceProperties element): its content is all there is to know it
+	 * by, so a trace rewritten and read whole again does not store it
+	 * twice (D3). */
+	if ((rc = prepare(st, &st->dup_probe_nots,
+			  "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts_us IS NULL"
+			  " AND rec_hash = ?2 AND stream_id <> ?3 AND dup_of IS NULL",
+			  err)) != GL_OK)
+		return rc;
 	if ((rc = prepare(st, &st->get_lines,
 			  "SELECT hashes FROM stream_lines WHERE stream_id = ? AND first_line = ?",
 			  err)) != GL_OK ||
@@ -532,11 +541,12 @@ static int close_db(struct gl_store *st)
 	gl_sbw_close(st->sbw);
 	sqlite3_finalize(st->ins_span);
 	sqlite3_finalize(st->dup_probe);
+	sqlite3_finalize(st->dup_probe_nots);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
 	st->ins_ev = st->ins_log = st->put_kind = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
 		st->unpath = st->ins_name = st->ins_path = st->ins_series = st->ins_span =
-			st->dup_probe = st->get_lines = st->set_lines = NULL;
+			st->dup_probe = st->dup_probe_nots = st->get_lines = st->set_lines = NULL;
 	st->sbw = NULL;
 	if (st->db) {
 		/* Fold the WAL back so that the file alone is the database. */

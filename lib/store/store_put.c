@@ -211,7 +211,22 @@ int gl_store_ev_row(void *arg, size_t i, struct gl_evrow *r)
 	/* a probe when the filter knew the hash (bloom_pass), or for an event
 	 * not after every one stored before this run (the filter only knows
 	 * this run's) */
-	if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
+	if (e->ts_us == GL_TS_NONE && e->source != GL_SRC_LOG) {
+		/* a profiler record without a time: rare (one per device of a
+		 * trace), always probed */
+		sqlite3_stmt *q = st->dup_probe_nots;
+
+		sqlite3_bind_int64(q, 2, (int64_t)h);
+		sqlite3_bind_int64(q, 3, b->stream_id);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW)
+			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
+		sqlite3_reset(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return st->put_rc = gl_store_db_err(st, err, "cannot store");
+		if (dup)
+			st->duplicates++;
+	} else if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 		struct probe_hit *c = NULL;
 

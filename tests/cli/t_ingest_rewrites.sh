@@ -165,16 +165,20 @@ while [ $cut -lt $size ]; do
 	cut=$((cut + size / 40))
 done
 # --- D3: a trace rewritten in place with the same first 1,000 kernels and
-# 500 more: 1,500 kernels, 150 spans, each once ---------------------------
+# 500 more: 1,500 kernels, 150 spans and its one device event (no time),
+# each once ---------------------------------------------------------------
+devs() { q "$1" "select count(*) from events where source = 'kineto' and kernel_id is null and ts_us is null and dup_of is null"; }
 mkdir -p $T/d3
-$GEN 1000 k > $T/d3/t.pt.trace.json
+$GEN 1000 k --device > $T/d3/t.pt.trace.json
 old $T/d3/t.pt.trace.json
 ingest $T/d3.db $T/d3 || fail "D3: first ingest"
-$GEN 1500 k > $T/d3.json
+expect_eq "D3: the first trace's device event" 1 "$(devs $T/d3.db)"
+$GEN 1500 k --device > $T/d3.json
 cat $T/d3.json > $T/d3/t.pt.trace.json
 touch -d '5 minutes ago' $T/d3/t.pt.trace.json
 ingest $T/d3.db $T/d3 || fail "D3: ingest of the rewritten trace"
-expect_eq "D3: kernels|spans" "1500|150" "$(kernels $T/d3.db)|$(spans $T/d3.db)"
+expect_eq "D3: kernels|spans|device events" "1500|150|1" \
+	"$(kernels $T/d3.db)|$(spans $T/d3.db)|$(devs $T/d3.db)"
 # --- D7: copytruncate under a writer without O_APPEND: 1,000 lines stored,
 # the file truncated, the writer goes on at its offset (a hole of NULs, then
 # 500 lines): 1,500 stored, the hole one reject ----------------------------

@@ -10,6 +10,9 @@ E=tests/cli/expected/demo
 
 # the steps of share/demo.sh, into $T
 cp -r fixtures/sample-logs "$T/logs"
+# one time for every copy first: the ingest reads files oldest first (then by
+# path), and cp's own times follow the order of the checkout's directories
+find "$T/logs" -type f -exec touch -d '2026-11-20T00:00:00Z' {} +
 touch -d '2025-11-16T23:00:00Z' "$T"/logs/rmm/* "$T"/logs/inference/vllm_server.log \
 	"$T"/logs/inference/bitnet_metrics.jsonl "$T"/logs/profiler/nsys_cuda_gpu_trace.csv
 "$INGEST" -q --db "$T/g.db" --config fixtures/sample-logs.ingest.json "$T/logs" || [ $? -eq 1 ] ||

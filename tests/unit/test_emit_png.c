@@ -23,6 +23,7 @@
 #include "../../reports/sec_errors.h"
 #include "../../reports/sec_kernels.h"
 #include "../../reports/sec_memory.h"
+#include "../../reports/sec_trends.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
 #include "../../reports/sec_trends.h"
