@@ -185,6 +185,28 @@ static size_t pack_event(const struct gl_event *e, int64_t comp, int64_t host_id
 }
 
 /*
+ * Steps a duplicate probe whose ?2 (hash) and ?3 (stream) this binds, and
+ * whose other parameters the caller bound: *dup is the original's id, or 0.
+ */
+static inline int probe_dup(struct gl_store *st, sqlite3_stmt *q, uint64_t h, int64_t stream_id,
+			    int64_t *dup, struct gl_err *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(q, 2, (int64_t)h);
+	sqlite3_bind_int64(q, 3, stream_id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return gl_store_db_err(st, err, "cannot store");
+	if (*dup)
+		st->duplicates++;
+	return GL_OK;
+}
+
+/*
  * Row i of the batch being put (the gl_evtab_src callback of ins_ev):
  * interns its names, probes for its original (rows 0..i-1 are in the table
  * by now: SQLite inserts each row before it asks for the next one) and packs
@@ -214,18 +236,8 @@ int gl_store_ev_row(void *arg, size_t i, struct gl_evrow *r)
 	if (e->ts_us == GL_TS_NONE && e->source != GL_SRC_LOG) {
 		/* a profiler record without a time: rare (one per device of a
 		 * trace), always probed */
-		sqlite3_stmt *q = st->dup_probe_nots;
-
-		sqlite3_bind_int64(q, 2, (int64_t)h);
-		sqlite3_bind_int64(q, 3, b->stream_id);
-		rc = sqlite3_step(q);
-		if (rc == SQLITE_ROW)
-			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
-		sqlite3_reset(q);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return st->put_rc = gl_store_db_err(st, err, "cannot store");
-		if (dup)
-			st->duplicates++;
+		if ((rc = probe_dup(st, st->dup_probe_nots, h, b->stream_id, &dup, err)) != GL_OK)
+			return st->put_rc = rc;
 	} else if (e->ts_us != GL_TS_NONE && (st->ev_maybe[i] || e->ts_us <= st->pre_max_ts)) {
 		sqlite3_stmt *q = st->dup_probe;
 		struct probe_hit *c = NULL;
@@ -242,16 +254,8 @@ int gl_store_ev_row(void *arg, size_t i, struct gl_evrow *r)
 		}
 
 		sqlite3_bind_int64(q, 1, e->ts_us);
-		sqlite3_bind_int64(q, 2, (int64_t)h);
-		sqlite3_bind_int64(q, 3, b->stream_id);
-		rc = sqlite3_step(q);
-		if (rc == SQLITE_ROW)
-			dup = sqlite3_column_int64(q, 0);	/* NULL (none): 0 */
-		sqlite3_reset(q);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return st->put_rc = gl_store_db_err(st, err, "cannot store");
-		if (dup)
-			st->duplicates++;
+		if ((rc = probe_dup(st, q, h, b->stream_id, &dup, err)) != GL_OK)
+			return st->put_rc = rc;
 		if (c) {
 			c->ts_us = e->ts_us;
 			c->hash = h;
