@@ -1,6 +1,7 @@
 /*
  * launch_once.c - one launch is one timing (launch_once.h): a timing equal
- * in kernel, start and duration to the kernel's previous one is a copy.
+ * in kernel, start and duration to the kernel's previous one is a copy, and
+ * so is a warning record's timing within the tolerance of its INFO record.
  */
 #include <stdlib.h>
 
@@ -12,7 +13,8 @@ int gl_launch_once_init(struct gl_launch_once *l, size_t n_ids)
 	*l = (struct gl_launch_once){0};
 	l->ts_us = malloc((n_ids ? n_ids : 1) * sizeof(*l->ts_us));
 	l->dur_us = calloc(n_ids ? n_ids : 1, sizeof(*l->dur_us));
-	if (!l->ts_us || !l->dur_us) {
+	l->warn = calloc(n_ids ? n_ids : 1, sizeof(*l->warn));
+	if (!l->ts_us || !l->dur_us || !l->warn) {
 		gl_launch_once_release(l);
 		return GL_ENOMEM;
 	}
@@ -26,19 +28,26 @@ void gl_launch_once_release(struct gl_launch_once *l)
 {
 	free(l->ts_us);
 	free(l->dur_us);
+	free(l->warn);
 	*l = (struct gl_launch_once){0};
 }
 
 bool gl_launch_once_copy(struct gl_launch_once *l, int64_t kernel_id, int64_t ts_us,
-			 double dur_us)
+			 double dur_us, bool warn)
 {
 	if (kernel_id < 0 || (uint64_t)kernel_id >= l->n_ids)
 		return false;
 	size_t k = (size_t)kernel_id;
-	bool copy = l->ts_us[k] == ts_us && l->dur_us[k] == dur_us;
+	int64_t prev = l->ts_us[k];
+	bool near = prev != INT64_MIN && ts_us - prev < GL_LAUNCH_ONCE_TOL_US &&
+		    prev - ts_us < GL_LAUNCH_ONCE_TOL_US;
+	bool other_level = (l->warn[k] & 1) != warn, paired = l->warn[k] & 2;
+	bool copy = l->dur_us[k] == dur_us &&
+		    (prev == ts_us || (near && other_level && !paired));
 
 	l->ts_us[k] = ts_us;
 	l->dur_us[k] = dur_us;
+	l->warn[k] = (unsigned char)(warn | (copy ? 2 : 0));
 	l->copies += copy;
 	return copy;
 }

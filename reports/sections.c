@@ -355,7 +355,8 @@ static int on_event(void *arg, const struct gl_query_event *ev)
 				sizeof(int64_t), cmp_i64);
 	cx->kernel_sample = !isnan(ev->dur_us) && gl_section_kernel_ok(cx, ev->kernel_id);
 	cx->launch_copy = cx->kernel_sample &&
-			  gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us);
+			  gl_launch_once_copy(&b->once, ev->kernel_id, ev->ts_us, ev->dur_us,
+					      ev->level >= GL_LEVEL_WARN);
 	if (cx->launch_copy)
 		cx->kernel_sample = false;
 	if (cx->kernel_sample && (uint64_t)ev->kernel_id < cx->n_ids)
@@ -402,7 +403,8 @@ static bool kernel_row_kept(void *arg, const struct gl_query_event *ev)
 
 	return !ev->dup_of && !isnan(ev->dur_us) && gl_section_event_ok(cx, ev) &&
 	       gl_section_kernel_ok(cx, ev->kernel_id) && (uint64_t)ev->kernel_id < cx->n_ids &&
-	       !gl_launch_once_copy(&b->once_db, ev->kernel_id, ev->ts_us, ev->dur_us);
+	       !gl_launch_once_copy(&b->once_db, ev->kernel_id, ev->ts_us, ev->dur_us,
+						ev->level >= GL_LEVEL_WARN);
 }
 
 /* Hands the gathered samples to each section with collect_samples. */
