@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "counter.h"
+#include "util/timeutil.h"
 
 void gl_counter_init(struct gl_counter *c)
 {
@@ -34,4 +35,16 @@ double gl_counter_increase(const struct gl_counter *c, bool from_zero)
 	if (c->n == 0 || (c->n == 1 && !from_zero))
 		return NAN;
 	return c->rises + (from_zero ? c->first : 0);
+}
+
+bool gl_counter_from_zero(bool before, int64_t first_us, int64_t interval_us,
+			  int64_t since_us, int64_t created_us, int64_t start_us)
+{
+	if (before)
+		return false;
+	if (created_us != GL_TS_NONE)
+		return created_us >= since_us;
+	if (start_us == GL_TS_NONE || first_us < start_us - interval_us)
+		return true;
+	return start_us >= since_us || first_us - start_us <= interval_us;
 }

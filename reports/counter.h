@@ -40,4 +40,26 @@ void gl_counter_add(struct gl_counter *c, double v);
  */
 double gl_counter_increase(const struct gl_counter *c, bool from_zero);
 
+/*
+ * Does a counter series' first value in the window count from zero? In:
+ * before (the series has a sample before the window), first_us (its first
+ * sample in it), interval_us (its scrape interval, 0 when unknown), since_us
+ * (the window's start), created_us (its own _created sample: when it was 0)
+ * and start_us (process_start_time_seconds of its job and instance); each
+ * start GL_TS_NONE when unknown.
+ *
+ * - A sample before the window: no, the first value is a base.
+ * - _created known: yes when the series was created in the window, else no.
+ * - The process start known, and the first sample not before it (else the
+ *   start is a later process's, and the rule below holds): yes when the
+ *   process started in the window (every count since is the window's), or
+ *   the series starts with it (first sample within one scrape interval);
+ *   no when the process counted before the window and the series' first
+ *   value may hold counts from before it.
+ * - Nothing known: yes (the series starts in the window: a failure counter
+ *   whose first scrape holds one failure counts it).
+ */
+bool gl_counter_from_zero(bool before, int64_t first_us, int64_t interval_us,
+			  int64_t since_us, int64_t created_us, int64_t start_us);
+
 #endif /* GL_COUNTER_H */

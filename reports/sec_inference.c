@@ -98,7 +98,7 @@ static const struct {
 
 #define GL_PNG_INFERENCE "inference.png"
 
-enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD };
+enum row_kind { ROW_NONE, ROW_QUANTITY, ROW_COUNTER, ROW_BUCKET, ROW_RECORD, ROW_START };
 
 /* What each row of the series table is to this section, and its counter state. */
 struct row {
@@ -109,6 +109,8 @@ struct row {
 	size_t group;			/* ROW_BUCKET: index into groups */
 	double le;			/* ROW_BUCKET: upper bound */
 	uint64_t n;			/* samples in the window */
+	int64_t first_ts_us;		/* ROW_COUNTER: its first sample's time */
+	double start_s;			/* ROW_START: a start, Unix seconds (its first value) */
 	struct gl_counter ctr;		/* ROW_COUNTER, ROW_BUCKET: the running total */
 	/*
 	 * ROW_COUNTER: its rate between consecutive scrapes (a fall a restart
@@ -315,6 +317,9 @@ static int begin(struct gl_section_ctx *cx, void *st)
 			continue;
 		if (ends_with(metric, "_total")) {
 			r->kind = ROW_COUNTER;
+		} else if (ends_with(metric, "_created") ||
+			   !strcmp(metric, "process_start_time_seconds")) {
+			r->kind = ROW_START;	/* when a counter was zero: finish_counters */
 		} else if (ends_with(metric, "_bucket")) {
 			bool oom;
 			char *labels = split_le(qs->labels, &r->le, &oom);
@@ -366,9 +371,15 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 		a->last_ts_us = smp->ts_us;
 		return GL_OK;
 	}
+	if (r->kind == ROW_START) {
+		if (r->n++ == 0)
+			r->start_s = smp->value;
+		return GL_OK;
+	}
 	if (r->kind == ROW_COUNTER || r->kind == ROW_BUCKET) {
 		/* a counter that falls was restarted: it counted from zero since */
 		if (r->n == 0) {
+			r->first_ts_us = smp->ts_us;
 			gl_counter_init(&r->ctr);
 			gl_fit_acc_init(&r->rate_fit);
 			r->rate_first_us = GL_TS_NONE;
@@ -534,6 +545,63 @@ static double add(double a, double b)
 	return isnan(a) ? b : a + b;
 }
 
+/* Two label sets name the same job and instance (both absent counts as equal). */
+static bool same_target(const char *a, const char *b)
+{
+	static const char *const keys[] = {"job", "instance"};
+
+	for (size_t k = 0; k < 2; k++) {
+		char va[256], vb[256];
+		bool ha = label_of(a, keys[k], va, sizeof(va)), hb = label_of(b, keys[k], vb, sizeof(vb));
+
+		if (ha != hb || (ha && strcmp(va, vb)))
+			return false;
+	}
+	return true;
+}
+
+static int64_t start_us_of(double start_s)
+{
+	return isfinite(start_s) && start_s > 0 ? (int64_t)llround(start_s * GL_US_PER_S) : GL_TS_NONE;
+}
+
+/*
+ * When counter row i was zero, as far as the scrapes say: *created_us its
+ * own _created sample (foo_total's foo_created, same labels and host),
+ * *start_us process_start_time_seconds of its host, job and instance;
+ * GL_TS_NONE when the window holds none.
+ */
+static void starts_of(const struct inference *in, size_t i, int64_t *created_us,
+		      int64_t *start_us)
+{
+	const char *metric = in->ss.metric[i];
+	const char *labels = in->ss.qs[i].labels ? in->ss.qs[i].labels : "{}";
+	size_t base = strlen(metric) - strlen("_total");
+
+	*created_us = *start_us = GL_TS_NONE;
+	for (size_t j = 0; j < in->ss.n_qs; j++) {
+		const struct row *s = &in->rows[j];
+		const char *m = in->ss.metric[j];
+		const char *l = in->ss.qs[j].labels ? in->ss.qs[j].labels : "{}";
+
+		if (s->kind != ROW_START || !s->n || in->ss.qs[j].host_id != in->ss.qs[i].host_id)
+			continue;
+		if (!strcmp(m, "process_start_time_seconds")) {
+			if (same_target(labels, l))
+				*start_us = start_us_of(s->start_s);
+		} else if (strlen(m) == base + strlen("_created") && !strncmp(m, metric, base) &&
+			   !strcmp(l, labels)) {
+			*created_us = start_us_of(s->start_s);
+		}
+	}
+}
+
+/* A counter row's scrape interval: its span over its samples' gaps; 0 for one sample. */
+static int64_t interval_of(const struct row *r)
+{
+	return r->n > 1 ? (r->prev_ts_us - r->first_ts_us) / (int64_t)(r->n - 1) : 0;
+}
+
 static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 {
 	struct gl_report_inference *ri = &in->res;
@@ -566,15 +634,21 @@ static int finish_counters(struct gl_section_ctx *cx, struct inference *in)
 		/*
 		 * From zero when the series starts in the window (no sample of it
 		 * before): the process counted before its first scrape, which may
-		 * already hold a failure. Else the first scrape is a base.
+		 * already hold a failure; unless its _created or its process's
+		 * start says it counted before the window (counter.h). Else the
+		 * first scrape is a base.
 		 */
-		int64_t before_first, before_last;
+		int64_t before_first, before_last, created_us, start_us;
 
 		if ((rc = gl_query_series_span(cx->q, &in->ss.qs[i].id, 1, GL_REPORT_MIN_US,
 					       cx->p->since_us, &before_first, &before_last,
 					       cx->err)) != GL_OK)
 			return rc;
-		c->increase = gl_counter_increase(&r->ctr, before_first == GL_TS_NONE);
+		starts_of(in, i, &created_us, &start_us);
+		c->increase = gl_counter_increase(
+			&r->ctr, gl_counter_from_zero(before_first != GL_TS_NONE, r->first_ts_us,
+						      interval_of(r), cx->p->since_us, created_us,
+						      start_us));
 		c->last = r->ctr.prev;
 		if (isnan(c->increase))
 			continue;
