@@ -120,6 +120,10 @@ struct row {
 	int64_t prev_ts_us;
 	double *rate;
 	size_t n_rate, cap_rate;
+	/* ROW_BUCKET: its samples in time order, for the quantiles per interval */
+	int64_t *b_ts_us;
+	double *b_v;
+	size_t n_b, cap_b;
 	struct gl_fit_acc rate_fit;
 	int64_t rate_first_us, rate_last_us;
 };
@@ -403,6 +407,23 @@ static inline int collect_one(struct gl_section_ctx *cx, struct inference *in,
 			if (r->rate_first_us == GL_TS_NONE)
 				r->rate_first_us = smp->ts_us;
 			r->rate_last_us = smp->ts_us;
+		}
+		if (r->kind == ROW_BUCKET) {
+			if (r->n_b == r->cap_b) {
+				size_t cap = r->cap_b ? r->cap_b * 2 : 16;
+				int64_t *t = realloc(r->b_ts_us, cap * sizeof(*t));
+
+				if (t)
+					r->b_ts_us = t;
+				double *v = t ? realloc(r->b_v, cap * sizeof(*v)) : NULL;
+
+				if (!v)
+					return gl_section_oom(cx->err);
+				r->b_v = v;
+				r->cap_b = cap;
+			}
+			r->b_ts_us[r->n_b] = smp->ts_us;
+			r->b_v[r->n_b++] = smp->value;
 		}
 		gl_counter_add(&r->ctr, smp->value);
 		r->prev_ts_us = smp->ts_us;
@@ -795,6 +816,134 @@ out:
 	return rc;
 }
 
+/* A bucket row of a histogram: its upper bound, its row of ss.qs. */
+struct hbucket {
+	double le;
+	size_t row;
+};
+
+static int cmp_hbucket(const void *pa, const void *pb)
+{
+	const struct hbucket *a = pa, *b = pb;
+
+	return a->le < b->le ? -1 : a->le > b->le;
+}
+
+/* Adds a trend of a histogram's quantile per interval (v at ts, in time order). */
+static int hist_trend(struct gl_section_ctx *cx, struct inference *in, size_t g, const char *q,
+		      const int64_t *ts, const double *v, size_t n)
+{
+	struct gl_fit_acc fit;
+	struct gl_trend_ends e;
+	struct gl_report_trend *t;
+	char name[640];
+
+	gl_fit_acc_init(&fit);
+	for (size_t k = 0; k < n; k++)
+		gl_fit_acc_add(&fit, gl_section_days(cx, ts[k]), v[k]);
+	if (!(t = gl_trend_list_add(&in->trends, 1)))
+		return gl_section_oom(cx->err);
+	gl_section_trend(cx, &fit, ts[0], ts[n - 1], t);
+	t->series = GL_TREND_INFERENCE;
+	t->unit = ends_with(in->groups[g].family, "_seconds") ? "s" : "";
+	snprintf(name, sizeof(name), "%s%s%s %s", in->groups[g].family,
+		 strcmp(in->groups[g].labels, "{}") ? " " : "",
+		 strcmp(in->groups[g].labels, "{}") ? in->groups[g].labels : "", q);
+	if (!(t->kernel = strdup(name)))
+		return gl_section_oom(cx->err);
+	gl_trend_ends_of(v, n, &e);
+	gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
+	return GL_OK;
+}
+
+/*
+ * Each histogram trended by its quantiles, as Prometheus'
+ * histogram_quantile(q, increase(..._bucket[interval])): per interval
+ * between two scrapes, the buckets' increases (a fall a restart from zero)
+ * give a p50 and a p95 at the interval's end; intervals without an
+ * observation give none. Its buckets must be scraped together (the same
+ * times); at least 3 intervals with observations make a trend, named
+ * "<family> <labels> p50|p95", in seconds for a *_seconds family. The
+ * histogram's raw _bucket, _count and _sum are never trended.
+ */
+static int trend_histograms(struct gl_section_ctx *cx, struct inference *in)
+{
+	size_t n_rows = in->ss.n_qs ? in->ss.n_qs : 1;
+	struct hbucket *b = malloc(n_rows * sizeof(*b));
+	size_t *idx = malloc(n_rows * sizeof(*idx));
+	double *le = malloc(n_rows * sizeof(*le)), *cum = malloc(n_rows * sizeof(*cum));
+	int64_t *ts = NULL;
+	double *p50 = NULL, *p95 = NULL;
+	int rc = GL_OK;
+
+	if (!b || !idx || !le || !cum) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	for (size_t g = 0; g < in->n_groups && rc == GL_OK; g++) {
+		size_t nb = 0, ns = 0, np = 0;
+		bool same = true;
+
+		for (size_t i = 0; i < in->ss.n_qs; i++)
+			if (in->rows[i].kind == ROW_BUCKET && in->rows[i].group == g && in->rows[i].n_b)
+				b[nb++] = (struct hbucket){in->rows[i].le, i};
+		if (nb < 2)
+			continue;
+		qsort(b, nb, sizeof(*b), cmp_hbucket);
+		for (size_t j = 0; j < nb; j++)
+			idx[j] = b[j].row;
+		ns = in->rows[idx[0]].n_b;
+		for (size_t j = 1; j < nb && same; j++) {
+			const struct row *r = &in->rows[idx[j]];
+
+			same = r->n_b == ns &&
+			       !memcmp(r->b_ts_us, in->rows[idx[0]].b_ts_us, ns * sizeof(int64_t));
+		}
+		if (!same || ns < 4)
+			continue;
+		free(ts);
+		free(p50);
+		free(p95);
+		ts = malloc(ns * sizeof(*ts));
+		p50 = malloc(ns * sizeof(*p50));
+		p95 = malloc(ns * sizeof(*p95));
+		if (!ts || !p50 || !p95) {
+			rc = gl_section_oom(cx->err);
+			goto out;
+		}
+		for (size_t k = 1; k < ns; k++) {
+			for (size_t j = 0; j < nb; j++) {
+				const struct row *r = &in->rows[idx[j]];
+				double d = r->b_v[k] - r->b_v[k - 1];
+
+				le[j] = b[j].le;
+				cum[j] = d >= 0 ? d : r->b_v[k];
+			}
+			double q50 = gl_stats_histogram_quantile(0.5, le, cum, nb);
+			double q95 = gl_stats_histogram_quantile(0.95, le, cum, nb);
+
+			if (isnan(q50) || isnan(q95))
+				continue;
+			ts[np] = in->rows[idx[0]].b_ts_us[k];
+			p50[np] = q50;
+			p95[np++] = q95;
+		}
+		if (np < 3)
+			continue;
+		if ((rc = hist_trend(cx, in, g, "p50", ts, p50, np)) == GL_OK)
+			rc = hist_trend(cx, in, g, "p95", ts, p95, np);
+	}
+out:
+	free(b);
+	free(idx);
+	free(le);
+	free(cum);
+	free(ts);
+	free(p50);
+	free(p95);
+	return rc;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct inference *in = st;
@@ -851,7 +1000,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		gl_trend_ends_of(r->rate, r->n_rate, &e);
 		gl_trend_judge(t, &e, cx->cfg->trend_min_change_pct);
 	}
-	return GL_OK;
+	return trend_histograms(cx, in);
 }
 
 static void release(void *st)
@@ -865,8 +1014,11 @@ static void release(void *st)
 		free(in->groups[i].labels);
 	}
 	free(in->groups);
-	for (size_t i = 0; in->rows && i < in->ss.n_qs; i++)
+	for (size_t i = 0; in->rows && i < in->ss.n_qs; i++) {
 		free(in->rows[i].rate);
+		free(in->rows[i].b_ts_us);
+		free(in->rows[i].b_v);
+	}
 	free(in->rows);
 	for (int c = 0; c < C_COUNT; c++)
 		gl_chart_cols_release(&in->cols[c]);
