@@ -58,7 +58,7 @@ struct slot {
 };
 
 struct annot {
-	double end_raw;
+	double start_raw, end_raw;	/* ts and ts + dur as written */
 	size_t off, len;	/* the name in the stack's text */
 };
 

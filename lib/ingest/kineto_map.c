@@ -614,7 +614,7 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 	struct astack *as = NULL;
 	struct kts kt;
 	double ts, dur, d;
-	int64_t tid = -1;
+	int64_t tid = -1, pid = 0;
 	struct gl_span *sp = &s->sp;
 
 	if (t->name.type != GL_JSON_STRING || gl_kin_ts_split(&t->ts, &kt) < 0 || gl_kin_num(&t->dur, &dur) < 0 ||
@@ -625,6 +625,9 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 	ts = (double)kt.whole + kt.frac;
 	if (t->tid.type == GL_JSON_INT)
 		gl_json_number(&t->tid, &tid, &d);
+	/* a GPU copy's tid is a stream: stream 7 of GPU 0 and of GPU 1 are two stacks */
+	if (which && t->pid.type == GL_JSON_INT && gl_json_number(&t->pid, &pid, &d) == 0)
+		tid = (int64_t)((uint64_t)pid << 32 ^ (uint64_t)tid);
 	for (int i = 0; i < KIN_TIDS && !as; i++)
 		if (k->stacks[which][i].used && k->stacks[which][i].tid == tid)
 			as = &k->stacks[which][i];
@@ -638,8 +641,14 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 		as->tid = tid;
 	}
 	as->used = ++k->stack_clock;
-	/* close the annotations that ended before this one starts */
-	while (as->n > 0 && as->a[as->n - 1].end_raw <= ts) {
+	/*
+	 * close the annotations that do not hold this one: ended before it
+	 * starts, started after it (GPU copies are written out of start order:
+	 * "Optimizer.step" on stream 7, then the "## backward ##" before it),
+	 * or ending before it ends (two GPU copies that overlap, not nested)
+	 */
+	while (as->n > 0 && (as->a[as->n - 1].end_raw <= ts || as->a[as->n - 1].start_raw > ts ||
+			     as->a[as->n - 1].end_raw < ts + dur)) {
 		as->n--;
 		as->text_len = as->a[as->n].off ? as->a[as->n].off - 1 : 0;
 	}
@@ -650,7 +659,14 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 	sp->dur_us = dur;
 	sp->name = slot_str(s, &t->name);
 	sp->depth = as->n;
+	/*
+	 * A GPU-side copy (gpu_user_annotation) is on the device its pid names,
+	 * as a kernel without args.device is: {"cat": "gpu_user_annotation",
+	 * "pid": 0, "tid": 7, ...}; a CPU range is on no device.
+	 */
 	sp->device = id_text(s, &t->device, "");
+	if (!sp->device.p && which)
+		sp->device = id_text(s, &t->pid, "");
 	if (as->n < KIN_STACK && as->text_len + sp->name.len + 1 < sizeof(as->text)) {
 		struct annot *a = &as->a[as->n++];
 
@@ -658,6 +674,7 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 			as->text[as->text_len++] = '|';
 		a->off = as->text_len;
 		a->len = sp->name.len;
+		a->start_raw = ts;
 		a->end_raw = ts + dur;
 		memcpy(as->text + as->text_len, sp->name.p, sp->name.len);
 		as->text_len += sp->name.len;

@@ -115,6 +115,16 @@ check("per-step rows", [s["scope"] for s in sc if re.search(r"ProfilerStep#[0-9]
 steps = sorted((s["device"] or "", s["count"], s["kernels"]) for s in sc if s["scope"] == "ProfilerStep#*")
 check("ProfilerStep#* rows", steps, [("", e["profiler_steps"], e["trace_kernels"]),
                                      ("0", e["profiler_steps"], e["trace_kernels"])])
+# the GPU copies (pid 0, no args.device) a tree of their own on device 0,
+# written out of start order: each a root holding its own 3 kernels per
+# step; no path repeats a name; the CPU rows on no device
+check("paths repeating a name", [s["scope"] for s in sc
+      if len(set(s["scope"].split("|"))) != len(s["scope"].split("|"))], [])
+gpu = sorted((s["scope"], s["count"], s["kernels"]) for s in sc if s["device"] == "0")
+check("GPU rows", gpu, sorted([("## backward ##", e["profiler_steps"], 3 * e["profiler_steps"]),
+                               ("## forward ##", e["profiler_steps"], 3 * e["profiler_steps"]),
+                               ("ProfilerStep#*", e["profiler_steps"], e["trace_kernels"])]))
+check("CPU rows' device", sorted(set(s["device"] for s in sc if s["device"] != "0")), [None])
 # the status: alerts fired (warning or critical), not ok and not no_data
 if r["summary"]["status"] not in ("warning", "critical"):
     bad.append("status %r" % r["summary"]["status"])

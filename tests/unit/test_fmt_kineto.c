@@ -607,6 +607,54 @@ static void test_annotation_nesting(void **state)
 	assert_int_equal(k, 6);
 }
 
+/*
+ * GPU-side copies (gpu_user_annotation) as Kineto writes them: under pid =
+ * the device, no args.device, out of start order, copies of one name that
+ * overlap. Each is nested only in a copy that holds it whole; they are on
+ * their device, a tree apart from the CPU ranges, which are on none, and
+ * apart from another device's copies on a stream of the same number.
+ */
+static void test_gpu_annotations(void **state)
+{
+	static const char *const doc[] = {
+		"{", "\"traceEvents\": [",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"Optimizer.step\", \"pid\": 0, \"tid\": 7, \"ts\": 500, \"dur\": 100},",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"## backward ##\", \"pid\": 0, \"tid\": 7, \"ts\": 100, \"dur\": 50},",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"## backward ##\", \"pid\": 0, \"tid\": 7, \"ts\": 120, \"dur\": 60},",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"forward\", \"pid\": 0, \"tid\": 7, \"ts\": 0, \"dur\": 1000},",
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step\", \"pid\": 9, \"tid\": 9, \"ts\": 0, \"dur\": 1000},",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"inner\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5},",
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"copy\", \"pid\": 1, \"tid\": 7, \"ts\": 10, \"dur\": 5, \"args\": {\"device\": 3}}",
+		"]}",
+	};
+	static const struct {
+		const char *path, *device;
+		int depth;
+	} want[] = {
+		{"Optimizer.step", "0", 0}, {"## backward ##", "0", 0}, {"## backward ##", "0", 0},
+		{"forward", "0", 0}, {"step", NULL, 0}, {"forward|inner", "0", 1}, {"copy", "3", 0},
+	};
+	struct gl_rec rec;
+	size_t k = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
+		memset(&rec, 0, sizeof(rec));
+		gl_test_parse(&gl_fmt_kineto, &ctx, doc[i], &rec);
+		if (rec.kind != GL_REC_SPAN)
+			continue;
+		assert_true(k < sizeof(want) / sizeof(want[0]));
+		gl_test_assert_str(rec.span.path, want[k].path);
+		assert_int_equal(rec.span.depth, want[k].depth);
+		if (want[k].device)
+			gl_test_assert_str(rec.span.device, want[k].device);
+		else
+			assert_true(rec.span.device.p == NULL || rec.span.device.len == 0);
+		k++;
+	}
+	assert_int_equal(k, 7);
+}
+
 /* Ingest parses a span or reject line again: the same result, the line not fed twice. */
 static void test_parse_again(void **state)
 {
@@ -810,6 +858,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ts_fraction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_nesting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_annotations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
