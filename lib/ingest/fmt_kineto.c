@@ -47,9 +47,11 @@
  *   held for up to KIN_HOLD_UNITS further elements.
  * - user_annotation and gpu_user_annotation (record_function ranges):
  *   spans (GL_REC_SPAN). The path comes from the annotations of the same
- *   category and thread still open when one is read (up to 16 deep, 8
- *   threads): Kineto writes a thread's annotations mostly in start order,
- *   and an annotation written after one it lies inside is a level deeper.
+ *   category and thread (a GPU copy's: device and stream) still open when
+ *   one is read and holding it whole (up to 16 deep, 8 threads): Kineto
+ *   writes a thread's annotations mostly in start order, and an annotation
+ *   written after one it lies inside is a level deeper. GPU copies are on
+ *   their pid's device when they carry no args.device.
  *   One written before the annotation that encloses it (Kineto does that
  *   for a few) is taken as outermost: the path is what a single pass can
  *   know. Names may hold '|' themselves ("[param|cuda]").
