@@ -132,6 +132,28 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+# every count of errors shown is the generator's: the text's and the page's
+# "N errors", the text's Levels line (ERROR + CRITICAL records)
+"$REPORT" --db "$T/db" --since "$since" --until "$until" --output-dir "$T/rh" >"$T/rh.txt" 2>&1 ||
+	fail "report (page and text)"
+python3 - "$T/rh.txt" "$T/rh/index.html" "$E" <<'PY' || fail "error counts differ between renderings"
+import json, re, sys
+txt, page, e = open(sys.argv[1]).read(), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+n = e["errors"]
+bad = []
+lv = dict((k, int(v)) for k, v in re.findall(r"\b(ERROR|CRITICAL) (\d+)", re.search(r"^Levels.*$", txt, re.M).group(0)))
+if lv.get("ERROR", 0) + lv.get("CRITICAL", 0) != n:
+    bad.append("Levels line: %r" % lv)
+# the text's errors line, the page's summary and errors section
+if re.search(r"^(\d+) errors, ", txt, re.M) is None or int(re.search(r"^(\d+) errors, ", txt, re.M).group(1)) != n:
+    bad.append("text errors line")
+pg = [int(x) for x in re.findall(r"(\d+) errors \(ERROR and CRITICAL\)", page)]
+if not pg or set(pg) != {n}:
+    bad.append("page: %r, expected %d" % (pg, n))
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+PY
 # the monitor's configuration file, as the seed documents it
 "$REPORT" --db "$T/db" --since "$since" --until "$until" --format json --no-charts \
 	--config "$T/node/logs/monitor/monitor_config.json" --output-dir "$T/rc" >/dev/null 2>"$T/rc.err" ||
