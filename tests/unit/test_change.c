@@ -97,6 +97,28 @@ static void test_trend(void **state)
 	assert_true(c.change_pct > 1000);
 }
 
+/*
+ * A window of a fifth of the series in its middle, 59% up (a training job's 37 -> 59 ms):
+ * no single split moves a side's mean by the minimum effect (the side with the window
+ * holds more outside it: +16% and +19%), so the window is found as one, both edges.
+ */
+static void test_window_diluted(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	rng_state = 3;
+	for (size_t i = 0; i < N; i++)
+		x[i] = (i >= 70 && i < 110 ? 59.0 : 37.0) * (1 + 0.03 * gauss());
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_WINDOW);
+	assert_true(iou(c.start, c.end, 70, 110) >= 0.9);
+	assert_true(fabs(c.change_pct - (59.0 / 37.0 - 1) * 100) < 5);
+}
+
 /* Stable series with noise of several kinds: no change, 200 seeds each. */
 static void test_stable(void **state)
 {
@@ -146,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_step_down),
 		cmocka_unit_test(test_trend),
+		cmocka_unit_test(test_window_diluted),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_short),
 	};
