@@ -301,13 +301,16 @@ int gl_fev_explain(const struct gl_fev *fe, int64_t host_id, size_t d0, size_t d
 {
 	int rc = GL_OK;
 
+	/* a trend's first and last tenth differ in too many ways: what changed between them
+	 * is no evidence of what made it grow */
+	if (trend)
+		return GL_OK;
 	for (size_t i = 0; fe && fe->any && i < fe->n_rows && rc == GL_OK; i++) {
 		const struct frow *r = &fe->rows[i];
 		struct gl_finding_evidence e = {0};
 		double w = 0;
 
-		if (r->kind == FK_NONE || !host_match(r->qs->host_id, host_id) ||
-		    (trend && r->kind != FK_APP_MEM && r->kind != FK_PMON_MEM))
+		if (r->kind == FK_NONE || !host_match(r->qs->host_id, host_id))
 			continue;
 		device_of(fe, r, e.device, sizeof(e.device));
 		e.change_pct = NAN;
@@ -370,7 +373,7 @@ int gl_fev_explain(const struct gl_fev *fe, int64_t host_id, size_t d0, size_t d
 			double cb = cover(r, p0, p1, fe->nb), cd = cover(r, d0, d1, fe->nb);
 
 			process_detail(r, e.detail, sizeof(e.detail));
-			if (r->kind == FK_APP_MEM && !trend && cb <= 0.25 && cd >= 0.5) {
+			if (r->kind == FK_APP_MEM && cb <= 0.25 && cd >= 0.5) {
 				/* a process compute-apps lists in the interval and not before */
 				snprintf(e.metric, sizeof(e.metric), "process");
 				e.before = cb;

@@ -36,8 +36,8 @@ typedef int (*gl_fev_add_fn)(void *arg, const struct gl_finding_evidence *e, dou
 
 /*
  * The evidence of host_id's GPUs (a host 0 on either side matches any) over the changed
- * buckets [d0, d1) against [p0, p1). A trend (trend != 0) gets only a process whose memory
- * grew: its first and last tenth differ in too many ways. Returns GL_OK or add's error.
+ * buckets [d0, d1) against [p0, p1). A trend (trend != 0) gets none: its first and last
+ * tenth differ in too many ways. Returns GL_OK or add's error.
  */
 int gl_fev_explain(const struct gl_fev *fe, int64_t host_id, size_t d0, size_t d1, size_t p0,
 		   size_t p1, int trend, gl_fev_add_fn add, void *arg);
