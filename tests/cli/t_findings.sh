@@ -146,6 +146,14 @@ for d in node stable; do
 		--output-dir "$T/$d/f" >/dev/null 2>&1
 	eval rc_$d=$?
 done
+# --no-findings: the section left out (make bench times the report without it)
+"$REPORT" --db "$T/node/db" --since 2025-11-21T14:00:00Z --until 2025-11-21T14:05:01Z \
+	--format json --no-charts --no-findings --output-dir "$T/node/nf" >/dev/null 2>&1 ||
+	fail "report --no-findings"
+expect_eq "--no-findings" "False 0 False" "$(python3 -c "
+import json, os; r = json.load(open('$T/node/nf/report.json'))
+print('findings' in r, sum(a['rule'] == 'finding' for a in r['alerts']),
+      os.path.exists('$T/node/nf/findings.csv'))")"
 expect_eq "--fail-on warning with findings" 3 "$rc_node"
 expect_eq "--fail-on warning on the stable node" 0 "$rc_stable"
 exit 0
