@@ -276,16 +276,27 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 	if (ncut == 2)
 		goto out;
 
-	/* the level: the median of the longest segment; the change: the largest run of
-	 * segments away from it by min_change_pct */
+	/* the level: the median of the segment whose like (their medians within
+	 * min_change_pct of its own) hold the most points, the longest of those: a window
+	 * longer than either side of it is still the change, the sides together the level;
+	 * the change: the largest run of segments away from it by min_change_pct */
 	{
-		size_t longest = 0, s0 = 0, s1 = 0;
+		size_t longest = 0, s0 = 0, s1 = 0, most = 0;
 		double level, best = 0, med[CHANGE_MAX_SEGMENTS];
 
-		for (size_t s = 0; s + 1 < ncut; s++) {
+		for (size_t s = 0; s + 1 < ncut; s++)
 			med[s] = median_of(x + cut[s], cut[s + 1] - cut[s], tmp);
-			if (cut[s + 1] - cut[s] > cut[longest + 1] - cut[longest])
+		for (size_t s = 0; s + 1 < ncut; s++) {
+			size_t like = 0;
+
+			for (size_t o = 0; o + 1 < ncut; o++)
+				if (fabs(rel_change_pct(med[s], med[o])) < p->min_change_pct)
+					like += cut[o + 1] - cut[o];
+			if (like > most || (like == most && cut[s + 1] - cut[s] >
+							     cut[longest + 1] - cut[longest])) {
+				most = like;
 				longest = s;
+			}
 		}
 		level = med[longest];
 		for (size_t s = 0; s + 1 < ncut;) {

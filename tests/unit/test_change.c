@@ -119,6 +119,29 @@ static void test_window_diluted(void **state)
 	assert_true(fabs(c.change_pct - (59.0 / 37.0 - 1) * 100) < 5);
 }
 
+/*
+ * A window longer than either side of it (the real run's training job: 21 ms, 45 ms for
+ * 60 of 170 s in its middle, 21 ms): the sides together are the level, the window the
+ * change (the longest segment as the level made it a step back down to 21 ms).
+ */
+static void test_window_longer_than_its_sides(void **state)
+{
+	double x[N];
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	rng_state = 5;
+	for (size_t i = 0; i < N; i++)
+		x[i] = (i >= 65 && i < 135 ? 45.0 : 21.0) * (1 + 0.03 * gauss());
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, N, &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_WINDOW);
+	assert_true(iou(c.start, c.end, 65, 135) >= 0.9);
+	assert_true(fabs(c.before / 21.0 - 1) < 0.03);
+	assert_true(fabs(c.during / 45.0 - 1) < 0.03);
+}
+
 /* Stable series with noise of several kinds: no change, 200 seeds each. */
 static void test_stable(void **state)
 {
@@ -169,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_step_down),
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_window_diluted),
+		cmocka_unit_test(test_window_longer_than_its_sides),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_short),
 	};
