@@ -122,6 +122,72 @@ for b in bad: print("FAIL", b)
 sys.exit(1 if bad else 0)
 PY
 
+# the real one-GPU run (fixtures/realjobs/README.md): a training job and an inference server,
+# a second process loading the GPU for the interval in truth.json; the inference server's
+# metrics lines replayed every 10 s at the times the recorder wrote them
+R=fixtures/realjobs
+mkdir -p $T/rj/logs/job $T/rj/logs/infer
+cp $R/nvidia-smi.csv $R/compute-apps.csv $R/pmon.log $T/rj/logs/
+gzip -dc $R/console.log.gz > $T/rj/logs/job/console.log
+python3 - $R/metrics.feed.gz $T/rj/feed <<'PY' || fail "realjobs feed"
+import gzip, os, sys
+rows = [l.split(" ", 1) for l in gzip.open(sys.argv[1], "rt")]
+os.makedirs(sys.argv[2])
+b, k = int(float(rows[0][0])), 0
+open(os.path.join(sys.argv[2], "start"), "w").write("%d\n" % b)
+while rows:
+    b += 10
+    open(os.path.join(sys.argv[2], "%03d.jsonl" % k), "w").write("".join(r[1] for r in rows if float(r[0]) < b))
+    open(os.path.join(sys.argv[2], "%03d.ts" % k), "w").write("%d\n" % b)
+    rows = [r for r in rows if float(r[0]) >= b]
+    k += 1
+PY
+: > $T/rj/logs/infer/metrics.jsonl
+touch -d "@$(cat $T/rj/feed/start)" $T/rj/logs/infer/metrics.jsonl
+"$INGEST" -q --db "$T/rj/db" $T/rj/logs 2>/dev/null || fail "ingest realjobs"
+for f in $T/rj/feed/*.jsonl; do
+	cat "$f" >> $T/rj/logs/infer/metrics.jsonl
+	touch -d "@$(cat "${f%.jsonl}.ts")" $T/rj/logs/infer/metrics.jsonl
+	"$INGEST" -q --db "$T/rj/db" $T/rj/logs 2>/dev/null || fail "ingest realjobs $f"
+done
+"$REPORT" --db "$T/rj/db" --since 2026-11-26T18:00:00Z --until 2026-11-26T18:10:00Z \
+	--format json --no-charts --output-dir "$T/rj/r" >/dev/null 2>&1 || fail "report realjobs"
+python3 - "$T/rj/r/report.json" $R/truth.json $R/compute-apps.csv <<'PY' || fail "realjobs findings"
+import json, sys, datetime as dt
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+def s_of(ts): return dt.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+def smi(ts): return dt.datetime.strptime(ts, "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=dt.timezone.utc).timestamp()
+# the second process: the pid compute-apps lists first within 5 s of the load's start
+first = {}
+for l in list(open(sys.argv[3]))[1:]:
+    f = [x.strip() for x in l.split(",")]
+    first.setdefault(f[2], smi(f[0]))
+burn = [p for p, s in first.items() if abs(s - t["load_start"]) < 5]
+bad = [] if len(burn) == 1 else ["the second process in compute-apps.csv: %r" % burn]
+b0, b1 = t["load_start"], t["load_end"]
+for name in ("train.iteration_ms *job", "train.tokens_per_s *job"):
+    fs = [f for f in r["findings"] if f["series"].startswith(name.split()[0]) and f["series"].endswith("job")]
+    if len(fs) != 1:
+        bad.append("%s: %d findings" % (name, len(fs))); continue
+    f = fs[0]
+    a0, a1 = s_of(f["start_ts"]), s_of(f["end_ts"])
+    iou = max(0.0, min(a1, b1) - max(a0, b0)) / (max(a1, b1) - min(a0, b0))
+    print("realjobs %s %s IoU %.3f device %s change %+.0f%% %s" % (
+        f["series"], f["kind"], iou, f["device"], f["change_pct"], f["confidence"]))
+    if iou < 0.6: bad.append("%s: IoU %.3f" % (name, iou))
+    if f["kind"] != "window" or not f["worse"]: bad.append("%s: %s worse %s" % (name, f["kind"], f["worse"]))
+    if f["device"] != "0": bad.append("%s: device %r" % (name, f["device"]))
+    if burn and not any(e.get("event") == "process" and e["detail"].endswith("pid " + burn[0])
+                        and e["implicated"] for e in f["evidence"]):
+        bad.append("%s: the second process (pid %s) is no evidence" % (name, burn[0]))
+# the inference server did not slow with the load: no inference finding over it
+for f in r["findings"]:
+    if f["source"] == "inference" and min(s_of(f["end_ts"]), b1) > max(s_of(f["start_ts"]), b0):
+        bad.append("an inference finding over the load: " + f["sentence"])
+for b in bad: print("FAIL", b)
+sys.exit(1 if bad else 0)
+PY
+
 # first in the text report and on the page (right after the verdict)
 first=$(grep -n -m1 '^Findings$' $T/node/r/report.txt | cut -d: -f1)
 kern=$(grep -n -m1 '^Kernels' $T/node/r/report.txt | cut -d: -f1)
