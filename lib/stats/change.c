@@ -11,9 +11,10 @@
  * significant (Welch's t-test of the two sides) and large (the two sides'
  * means of logs differ by at least min_change_pct), until no split is (a segment
  * that no single split cuts may still hold a window: its best window, by the same
- * tests, gives two cuts); then the
+ * tests with p divided by the series' length, gives two cuts); then the
  * segments whose median is min_change_pct away from the level (the median
- * of the longest segment) form the change. A steady trend is split into
+ * of the segment whose like hold the most points) form the change, if it is
+ * significant itself (inside against outside). A steady trend is split into
  * many small steps: it is told first, by a least-squares line that fits the
  * series better than the best single step and explains most of it (r^2).
  */
@@ -254,7 +255,9 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 				double pv = gl_stats_welch_p(mi, vi, j - i, mo, vo, k);
 				double ch = logs ? (exp(mi - mo) - 1) * 100 : rel_change_pct(mo, mi);
 
-				if (!(pv < p->p_value) || !(fabs(ch) >= p->min_change_pct))
+				/* chosen among about n^2 / 2 windows: a stricter p (divided by n),
+				 * else a bimodal series' luckiest stretch is a window */
+				if (!(pv < p->p_value / (double)n) || !(fabs(ch) >= p->min_change_pct))
 					continue;
 				wg = g;
 				wi = i;
@@ -344,6 +347,13 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 		c->during = during;
 		c->change_pct = rel_change_pct(before, during);
 		c->p_value = inside_p(y, n, a, b, tmp);
+		/* the segments were cut one by one: what they add up to must be significant
+		 * too (a bimodal series' cuts can add up to nothing) */
+		if (!(c->p_value < p->p_value)) {
+			c->kind = GL_CHANGE_NONE;
+			c->start = c->end = 0;
+			c->before = c->during = c->change_pct = c->p_value = NAN;
+		}
 	}
 out:
 	free(y);

@@ -142,6 +142,31 @@ static void test_window_longer_than_its_sides(void **state)
 	assert_true(fabs(c.during / 45.0 - 1) < 0.03);
 }
 
+/*
+ * A bimodal kernel (the demo's integrate_kernel: 60% of launches about 180 us, 40% about
+ * 420 us), its 109 bucket medians of up to 7 launches: the segments cut one by one (a
+ * window, then a split) add up to a "step" of p 0.15, which is no change.
+ */
+static void test_bimodal_no_change(void **state)
+{
+	static const double x[] = {
+		321, 183, 422, 386, 409, 178, 180, 177, 180, 422, 181, 186, 440, 179, 184, 179, 395,
+		186, 176, 304, 174, 293, 427, 413, 297, 185, 176, 182, 185, 421, 184, 176, 176, 407,
+		179, 180, 183, 413, 185, 415, 178, 183, 300, 302, 183, 417, 171, 176, 176, 179, 392,
+		404, 178, 176, 174, 176, 308, 426, 415, 418, 192, 410, 301, 296, 186, 179, 420, 304,
+		173, 429, 302, 432, 179, 176, 394, 180, 175, 176, 179, 178, 179, 178, 179, 183, 168,
+		295, 178, 172, 180, 185, 407, 436, 435, 172, 185, 311, 396, 413, 291, 178, 418, 423,
+		173, 176, 175, 312, 421, 182, 173
+	};
+	struct gl_change_params p;
+	struct gl_change c;
+
+	(void)state;
+	gl_stats_change_params_default(&p);
+	assert_int_equal(gl_stats_change_find(x, sizeof(x) / sizeof(x[0]), &p, &c), 0);
+	assert_int_equal(c.kind, GL_CHANGE_NONE);
+}
+
 /* Stable series with noise of several kinds: no change, 200 seeds each. */
 static void test_stable(void **state)
 {
@@ -193,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_window_diluted),
 		cmocka_unit_test(test_window_longer_than_its_sides),
+		cmocka_unit_test(test_bimodal_no_change),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_short),
 	};
