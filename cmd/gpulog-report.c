@@ -58,6 +58,8 @@ static void usage(FILE *fp)
 		"  --fail-on LEVEL       exit 3 when an alert of LEVEL (warning or critical)\n"
 		"                        or worse fires, or when the window holds no data\n"
 		"  --no-charts           no PNG charts and no index.html\n"
+		"  --no-findings         leave the findings section out (make bench times\n"
+		"                        the report with and without it)\n"
 		"  --chart-top N         kernels drawn in the charts, 1 to 12 (default 8)\n"
 		"  --events              also write the window's events (filters applied) as\n"
 		"                        events.ndjson (--format json) or events.csv\n"
@@ -184,6 +186,7 @@ int main(int argc, char **argv)
 		{"top-series", required_argument, NULL, 'S'},
 		{"fail-on", required_argument, NULL, 'F'},
 		{"no-charts", no_argument, NULL, 'N'},
+		{"no-findings", no_argument, NULL, 'I'},
 		{"chart-top", required_argument, NULL, 'T'},
 		{"events", no_argument, NULL, 'E'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -259,6 +262,7 @@ int main(int argc, char **argv)
 				return bad_usage("--fail-on must be warning or critical, not '%s'", optarg);
 			break;
 		case 'N': o.no_charts = 1; break;
+		case 'I': o.no_findings = 1; break;
 		case 'E': o.events = 1; break;
 		case 'T':
 			if (parse_count(optarg, 12, &top) != 0)

@@ -235,6 +235,8 @@ struct gl_report_opts {
 	 */
 	int no_charts;			/* 1: no PNG and no index.html */
 	size_t chart_top;		/* kernels charted; 0: 8; at most 12 */
+	/* 1: leave the findings section out (make bench times the report without it) */
+	int no_findings;
 	/*
 	 * 1: also write the window's events (filters applied, mirrored records
 	 * left out) as events.ndjson (format json) or events.csv (csv, text)

@@ -21,6 +21,7 @@
 #include "history.h"
 #include "report.h"
 #include "sec_alerts.h"
+#include "sec_findings.h"
 #include "sec_kernels.h"
 #include "sec_metrics.h"
 #include "sec_summary.h"
@@ -86,6 +87,9 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 	const char *root = opts->reports_root ? opts->reports_root : "gpulog-reports";
 	bool charts;
 	int rc;
+	/* --no-findings: the default table without the findings section */
+	const struct gl_section *items[64];
+	struct gl_section_list without = {items, 0};
 
 	memset(res, 0, sizeof(*res));
 	if (opts->clickhouse_url && opts->events)
@@ -128,6 +132,12 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.chart_top = opts->chart_top,
 		.top_series = opts->top_series ? opts->top_series : 500,
 	};
+	if (opts->no_findings) {
+		for (size_t i = 0; i < gl_sections.n && without.n < 64; i++)
+			if (gl_sections.items[i] != &gl_sec_findings)
+				items[without.n++] = gl_sections.items[i];
+		p.sections = &without;
+	}
 	if ((rc = gl_report_build(q, &p, &cfg, &rep, err)) != GL_OK)
 		goto out;
 	res->events = gl_summary_result(&rep)->events;

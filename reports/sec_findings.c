@@ -33,6 +33,7 @@
 
 #include "chart.h"
 #include "emit_util.h"
+#include "findings_evidence.h"
 #include "sec_findings.h"
 #include "sec_training.h"
 #include "section.h"
@@ -106,6 +107,7 @@ struct findings {
 	size_t n_h;
 	uint64_t rng;
 	char **names;			/* per host and kernel name id used, for output: copies */
+	struct gl_fev *fev;		/* throttle reasons, ECC, processes (findings_evidence.c) */
 	struct gl_findings_result res;
 	bool loaded;
 };
@@ -307,7 +309,8 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	f->row_t = malloc((f->ss.n_qs ? f->ss.n_qs : 1) * sizeof(*f->row_t));
 	f->row_s = malloc((f->ss.n_qs ? f->ss.n_qs : 1) * sizeof(*f->row_s));
 	f->t = calloc(f->ss.n_qs ? f->ss.n_qs : 1, sizeof(*f->t));
-	if (!f->row_t || !f->row_s || !f->t)
+	f->fev = gl_fev_new(f->ss.n_qs, FB_N);
+	if (!f->row_t || !f->row_s || !f->t || !f->fev)
 		return gl_section_oom(cx->err);
 	for (size_t i = 0; i < f->ss.n_qs; i++) {
 		const struct gl_query_series *qs = &f->ss.qs[i];
@@ -324,6 +327,8 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		f->row_t[i] = f->row_s[i] = -1;
 		if (gl_section_series_row(&f->ss, qs->id) < 0 || !m)
 			continue;
+		if (gl_fev_row(f->fev, i, qs, m) != GL_OK)
+			return gl_section_oom(cx->err);
 		for (int k = 0; k < T_COUNT; k++)
 			if (!strcmp(m, t_metrics[k]) && qs->device) {
 				struct tser *t = &f->t[f->n_t];
@@ -420,6 +425,7 @@ static int collect_samples(struct gl_section_ctx *cx, void *st, const struct gl_
 
 		if (row < 0 || !isfinite(smp[i].value))
 			continue;
+		gl_fev_sample(f->fev, (size_t)row, bucket_of(f, smp[i].ts_us), smp[i].value);
 		if (f->row_t[row] >= 0) {
 			struct tser *t = &f->t[f->row_t[row]];
 			size_t b = bucket_of(f, smp[i].ts_us);
@@ -619,6 +625,34 @@ static double corr(const struct fser *s, const struct tser *t)
 	return isnan(fit.r2) ? NAN : copysign(sqrt(fit.r2), fit.slope);
 }
 
+/* The evidence of findings_evidence.c: kept unless a process is there already (pmon and
+ * compute-apps list the same one), its weight to its GPU's score. */
+struct fev_arg {
+	struct gl_finding *fd;
+	const char **dev;
+	double *score;
+	size_t n_dev;
+};
+
+static int fev_add(void *arg, const struct gl_finding_evidence *e, double weight)
+{
+	struct fev_arg *a = arg;
+	const char *pid = strstr(e->detail, " pid ");
+
+	for (size_t i = 0; pid && i < a->fd->n_evidence; i++) {
+		const struct gl_finding_evidence *o = &a->fd->evidence[i];
+		const char *op = strstr(o->detail, " pid ");
+
+		if (op && !strcmp(o->metric, e->metric) && !strcmp(o->device, e->device) &&
+		    !strcmp(op, pid))
+			return GL_OK;
+	}
+	for (size_t k = 0; k < a->n_dev; k++)
+		if (!strcmp(a->dev[k], e->device))
+			a->score[k] += weight;
+	return add_evidence(a->fd, e);
+}
+
 static int explain(struct gl_section_ctx *cx, struct findings *f, struct gl_finding *fd,
 		   const struct fser *s, size_t d0, size_t d1, size_t p0, size_t p1)
 {
@@ -707,6 +741,11 @@ static int explain(struct gl_section_ctx *cx, struct findings *f, struct gl_find
 			e.event = 1;
 			rc = add_evidence(fd, &e);
 		}
+	}
+	if (rc == GL_OK) {
+		struct fev_arg a = {fd, dev, score, n_dev};
+
+		rc = gl_fev_explain(f->fev, s->host_id, d0, d1, p0, p1, trend, fev_add, &a);
 	}
 	if (rc != GL_OK)
 		return gl_section_oom(cx->err);
@@ -802,7 +841,7 @@ static void sentence(struct gl_finding *fd, size_t others_changed, char *buf, si
 	{
 		const char *cause = NULL;
 
-		char pc[160];
+		char pc[160], more[200];
 
 		snprintf(pc, sizeof(pc), "a new process on the GPU (%s)", proc ? proc->detail : "");
 		if (proc)
@@ -811,6 +850,8 @@ static void sentence(struct gl_finding *fd, size_t others_changed, char *buf, si
 			cause = "memory grew until CUDA ran out of memory";
 		else if (xid)
 			cause = "the driver reported Xid errors";
+		else if (gl_fev_cause(fd, more, sizeof(more)))
+			cause = more;
 		else if (sm && sm->during < sm->before)
 			cause = "the GPU's clock was held lower";
 		else if ((pw && pw->during > pw->before) || (ut && ut->during > ut->before))
@@ -1005,6 +1046,7 @@ static void release(void *st)
 	free(f->row_s);
 	free(f->t);
 	free(f->h);
+	gl_fev_free(f->fev);
 	for (size_t i = 0; i < f->res.n; i++) {
 		struct gl_finding *fd = &f->res.items[i];
 

@@ -20,9 +20,11 @@ extern const struct gl_section gl_sec_findings;
  * count of events (errors, OOMs, Xid, NCCL warnings, a process) in the same intervals. */
 struct gl_finding_evidence {
 	char metric[48];		/* "gpu.power_w", "errors", "oom", "xid", "nccl_warnings",
-					   "process" */
+					   "process"; findings_evidence.c: "throttle", "ecc",
+					   "process_busier", "process_memory" */
 	char device[48];		/* the GPU as written; "" for a host's events */
-	char detail[96];		/* a process: its command and pid; else "" */
+	char detail[96];		/* a process: its command and pid; throttle: the reasons;
+					   ecc: the counter's metric; else "" */
 	double before, during;		/* metric: the means of its bucket means; events: counts;
 					   process: the share of the buckets it was seen in */
 	double change_pct;		/* during vs before; NAN for events from none */

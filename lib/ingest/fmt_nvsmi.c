@@ -28,7 +28,12 @@
  * 1, ...). A sample ends at a header, at a date/time echo, when the
  * timestamp moves on by more than 50 ms (nvidia-smi stamps each GPU's row
  * separately, a few ms apart), or when a uuid or pci.bus_id repeats.
- * uuid, name and pci.bus_id are labels. Timestamps are naive local time
+ * uuid, name and pci.bus_id are labels. `--query-compute-apps=timestamp,gpu_uuid,pid,
+ *     process_name,used_gpu_memory`, one row per process on a GPU:
+ *     2026/11/26 15:46:43.012, GPU-9a490a6e-de65-ed0f-6014-06ebea8fd5d8, 70001, python3, 1530 MiB
+ * gives compute_apps.memory_used_mib with device = the GPU's uuid (as
+ * written: that output has no index) and labels {"uuid", "pid", "command"};
+ * a reason column of --query-gpu, "Active" / "Not Active", is 1 / 0. Timestamps are naive local time
  * (ctx->tz_name). Rows without any time take the config's start +
  * k * interval_s; else they are rejected. The column map, the GPU counter
  * and the echoed time live in ctx->state, so a run that stops between two
@@ -98,8 +103,13 @@ static enum gl_telem_kind field_kind(struct gl_str name)
 		return GL_TK_TS;
 	if (tok_is(name, "index"))
 		return GL_TK_GPU;
-	if (tok_is(name, "uuid"))
+	if (tok_is(name, "uuid") || tok_is(name, "gpu_uuid"))
 		return GL_TK_UUID;
+	/* --query-compute-apps: one row per process on a GPU */
+	if (tok_is(name, "pid"))
+		return GL_TK_PID;
+	if (tok_is(name, "process_name"))
+		return GL_TK_CMD;
 	if (tok_is(name, "name") || tok_is(name, "gpu_name"))
 		return GL_TK_NAME;
 	if (tok_is(name, "pci.bus_id") || tok_is(name, "gpu_bus_id"))
@@ -121,6 +131,7 @@ static int is_header(const struct gl_str *f, size_t n)
 			return 0;
 		/* "name" or "index" alone are any CSV's ("name,value") */
 		known |= tok_is(name, "timestamp") || tok_is(name, "uuid") || tok_is(name, "pci.bus_id") ||
+			 tok_is(name, "gpu_uuid") || tok_is(name, "gpu_bus_id") ||
 			 gl_vocab_lookup(GL_VOCAB_NVSMI, name.p, name.len, NULL) != NULL;
 	}
 	return known;
@@ -216,13 +227,21 @@ static int is_prompt(struct gl_str s, struct gl_str *cmd)
 	return 1;
 }
 
-/* A value of a column outside the vocabulary that is still a number: "P8" (pstate), "0x..4". */
+/*
+ * A value of a column outside the vocabulary that is still a number: "P8" (pstate), "0x..4"
+ * (clocks_event_reasons.active, a bit mask), "Active" / "Not Active" (one reason's column,
+ * clocks_event_reasons.sw_thermal_slowdown): 1 / 0.
+ */
 static int loose_number(struct gl_str v, double *d)
 {
 	uint64_t u;
 
 	if (gl_telem_number(v, d) == 0)
 		return 0;
+	if (tok_is(v, "Active") || tok_is(v, "Not Active")) {
+		*d = tok_is(v, "Active");
+		return 0;
+	}
 	if (v.len >= 2 && v.p[0] == 'P' && gl_textfmt_u64(v.p + 1, v.len - 1, &u) == 0) {
 		*d = (double)u;
 		return 0;
@@ -279,15 +298,18 @@ static int transcript_line(struct gl_parse_ctx *ctx, struct gl_telem_state *st, 
 	return 1;
 }
 
-/* Builds {"uuid":..,"name":..,"pci_bus_id":..} of the present ones into ctx scratch. */
+/*
+ * Builds {"uuid":..,"name":..,"pci_bus_id":..,"pid":..,"command":..} of the present ones into
+ * ctx scratch.
+ */
 static struct gl_str make_labels(struct gl_parse_ctx *ctx, struct gl_str uuid, struct gl_str name,
-				 struct gl_str pci)
+				 struct gl_str pci, struct gl_str pid, struct gl_str cmd)
 {
 	struct gl_str out = {NULL, 0};
 	struct gl_jsonw w;
 	char *buf = NULL;
 
-	if (!uuid.p && !name.p && !pci.p)
+	if (!uuid.p && !name.p && !pci.p && !pid.p)
 		return out;
 	for (int pass = 0; pass < 2; pass++) {
 		gl_jsonw_begin(&w, buf, buf ? out.len + 1 : 0);
@@ -297,6 +319,10 @@ static struct gl_str make_labels(struct gl_parse_ctx *ctx, struct gl_str uuid, s
 			gl_jsonw_str(&w, "name", name.p, name.len);
 		if (pci.p)
 			gl_jsonw_str(&w, "pci_bus_id", pci.p, pci.len);
+		if (pid.p)
+			gl_jsonw_str(&w, "pid", pid.p, pid.len);
+		if (cmd.p)
+			gl_jsonw_str(&w, "command", cmd.p, cmd.len);
 		gl_jsonw_end(&w);
 		if (pass == 0) {
 			out.len = w.len;
@@ -313,6 +339,7 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 {
 	struct gl_str f[GL_TELEM_MAX_COLS + 1], s, dev = {NULL, 0}, uuid = {NULL, 0};
 	struct gl_str name = {NULL, 0}, pci = {NULL, 0}, tscol = {NULL, 0};
+	struct gl_str pid = {NULL, 0}, cmd = {NULL, 0};
 	struct gl_telem_state *st = gl_telem_state(ctx, NVSMI_MAGIC);
 	struct gl_sample *smp;
 	size_t n, nm = 0, k = 0;
@@ -402,6 +429,14 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 			if (!gl_telem_missing(v))
 				pci = v;
 			break;
+		case GL_TK_PID:
+			if (!gl_telem_missing(v))
+				pid = v;
+			break;
+		case GL_TK_CMD:
+			if (!gl_telem_missing(v))
+				cmd = v;
+			break;
 		case GL_TK_METRIC:
 			if (gl_telem_missing(v))
 				break;
@@ -446,7 +481,12 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 		key = gl_telem_hash(dev.p, dev.len);
 	else
 		key = 0x9e3779b97f4a7c15ULL * (st->in_group + 1);
+	if (pid.p)
+		key ^= gl_telem_hash(pid.p, pid.len) * 31;
 	grp = gl_telem_group_row(st, key);
+	/* a process row names its GPU by uuid (or bus id), not by its place among the rows */
+	if (!dev.p && pid.p && (uuid.p || pci.p))
+		dev = uuid.p ? uuid : pci;
 	if (!dev.p) {
 		char *buf = gl_ctx_scratch(ctx, 12);
 
@@ -467,7 +507,7 @@ static void nvsmi_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, 
 		} else
 			estimated = 1;
 	}
-	struct gl_str labels = make_labels(ctx, uuid, name, pci);
+	struct gl_str labels = make_labels(ctx, uuid, name, pci, pid, cmd);
 
 	for (size_t i = 0; i < k; i++) {
 		smp[i].ts_us = ts;

@@ -25,6 +25,8 @@ static const struct gl_vocab_metric metrics[] = {
 	{"gpu.pcie_tx_kib_s", "KiB/s", "PCIe transmit throughput"},
 	{"gpu.fan_pct", "%", "fan speed"},
 	{"gpu.ecc_errors", "count", "uncorrected (double-bit) ECC errors, volatile"},
+	{"compute_apps.memory_used_mib", "MiB",
+	 "device memory one process uses (nvidia-smi --query-compute-apps)"},
 	{"host.cpu_pct", "%", "host CPU busy"},
 	{"host.memory_used_mib", "MiB", "host memory in use"},
 	/* vLLM's periodic "Avg prompt throughput: ..." log line (fmt_vllm.c) */
@@ -83,6 +85,9 @@ static const struct entry nvsmi[] = {
 	{"clocks.current.memory", "gpu.memory_clock_mhz", 1},
 	{"fan.speed", "gpu.fan_pct", 1},
 	{"ecc.errors.uncorrected.volatile.total", "gpu.ecc_errors", 1},
+	/* --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_gpu_memory */
+	{"used_gpu_memory", "compute_apps.memory_used_mib", 1},
+	{"used_memory", "compute_apps.memory_used_mib", 1},
 	{NULL, NULL, 0},
 };
 

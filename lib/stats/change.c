@@ -9,9 +9,12 @@
  * Binary segmentation: split the segment whose best split (least squared
  * error of log values either side, prefix sums, O(n) per segment) is
  * significant (Welch's t-test of the two sides) and large (the two sides'
- * means of logs differ by at least min_change_pct), until no split is; then the
+ * means of logs differ by at least min_change_pct), until no split is (a segment
+ * that no single split cuts may still hold a window: its best window, by the same
+ * tests with p divided by the series' length, gives two cuts); then the
  * segments whose median is min_change_pct away from the level (the median
- * of the longest segment) form the change. A steady trend is split into
+ * of the segment whose like hold the most points) form the change, if it is
+ * significant itself (inside against outside). A steady trend is split into
  * many small steps: it is told first, by a least-squares line that fits the
  * series better than the best single step and explains most of it (r^2).
  */
@@ -69,6 +72,44 @@ static size_t best_split(const double *y, size_t a, size_t b, size_t m, double *
 	}
 	*sse = best;
 	return k_best;
+}
+
+/*
+ * Best window [*i, *j) of y[a..b) with m points or more inside and outside it, by least
+ * squared error of two levels (inside, outside); its gain over one level in *gain. A window
+ * in the middle of a segment dilutes every single split: the side that holds it holds as
+ * much outside it, and its mean moves by a fraction of the window's change. O(n^2).
+ */
+static void best_window(const double *y, size_t a, size_t b, size_t m, size_t *wi, size_t *wj,
+			double *gain)
+{
+	double tot = 0, best = -INFINITY, c;
+	size_t n = b - a;
+
+	*wi = *wj = 0;
+	*gain = 0;
+	for (size_t i = a; i < b; i++)
+		tot += y[i];
+	c = tot * tot / (double)n;
+	for (size_t i = a + 1; i + m < b; i++) {
+		double in = 0;
+
+		for (size_t j = i; j < b - 1; j++) {
+			in += y[j];
+			size_t ni = j + 1 - i, no = n - ni;
+
+			if (ni < m || no < m)
+				continue;
+			double g = in * in / (double)ni + (tot - in) * (tot - in) / (double)no - c;
+
+			if (g > best) {
+				best = g;
+				*wi = i;
+				*wj = j + 1;
+			}
+		}
+	}
+	*gain = best > 0 ? best : 0;
 }
 
 static double rel_change_pct(double before, double during)
@@ -188,8 +229,49 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 				best_seg = s;
 			}
 		}
-		if (!best_k)
-			break;
+		if (!best_k) {
+			/* no single split: a window inside a segment, both its edges */
+			size_t wi = 0, wj = 0, ws = 0;
+			double wg = 0;
+
+			for (size_t s = 0; s + 1 < ncut && ncut + 2 <= CHANGE_MAX_SEGMENTS + 1; s++) {
+				size_t a = cut[s], b = cut[s + 1], i, j, k = 0;
+				double g, mi, vi, mo, vo;
+
+				/* a window is searched among many: at least a 30th of the series,
+				 * so that a cluster of spikes makes none */
+				size_t wm = n / 30 > m ? n / 30 : m;
+
+				if (b - a < 3 * wm)
+					continue;
+				best_window(y, a, b, wm, &i, &j, &g);
+				if (!j || g <= wg)
+					continue;
+				for (size_t q = a; q < b; q++)
+					if (q < i || q >= j)
+						tmp[k++] = y[q];
+				mean_var(y, i, j, &mi, &vi);
+				mean_var(tmp, 0, k, &mo, &vo);
+				double pv = gl_stats_welch_p(mi, vi, j - i, mo, vo, k);
+				double ch = logs ? (exp(mi - mo) - 1) * 100 : rel_change_pct(mo, mi);
+
+				/* chosen among about n^2 / 2 windows: a stricter p (divided by n),
+				 * else a bimodal series' luckiest stretch is a window */
+				if (!(pv < p->p_value / (double)n) || !(fabs(ch) >= p->min_change_pct))
+					continue;
+				wg = g;
+				wi = i;
+				wj = j;
+				ws = s;
+			}
+			if (!wj)
+				break;
+			memmove(cut + ws + 3, cut + ws + 1, (ncut - ws - 1) * sizeof(*cut));
+			cut[ws + 1] = wi;
+			cut[ws + 2] = wj;
+			ncut += 2;
+			continue;
+		}
 		memmove(cut + best_seg + 2, cut + best_seg + 1, (ncut - best_seg - 1) * sizeof(*cut));
 		cut[best_seg + 1] = best_k;
 		ncut++;
@@ -197,16 +279,27 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 	if (ncut == 2)
 		goto out;
 
-	/* the level: the median of the longest segment; the change: the largest run of
-	 * segments away from it by min_change_pct */
+	/* the level: the median of the segment whose like (their medians within
+	 * min_change_pct of its own) hold the most points, the longest of those: a window
+	 * longer than either side of it is still the change, the sides together the level;
+	 * the change: the largest run of segments away from it by min_change_pct */
 	{
-		size_t longest = 0, s0 = 0, s1 = 0;
+		size_t longest = 0, s0 = 0, s1 = 0, most = 0;
 		double level, best = 0, med[CHANGE_MAX_SEGMENTS];
 
-		for (size_t s = 0; s + 1 < ncut; s++) {
+		for (size_t s = 0; s + 1 < ncut; s++)
 			med[s] = median_of(x + cut[s], cut[s + 1] - cut[s], tmp);
-			if (cut[s + 1] - cut[s] > cut[longest + 1] - cut[longest])
+		for (size_t s = 0; s + 1 < ncut; s++) {
+			size_t like = 0;
+
+			for (size_t o = 0; o + 1 < ncut; o++)
+				if (fabs(rel_change_pct(med[s], med[o])) < p->min_change_pct)
+					like += cut[o + 1] - cut[o];
+			if (like > most || (like == most && cut[s + 1] - cut[s] >
+							     cut[longest + 1] - cut[longest])) {
+				most = like;
 				longest = s;
+			}
 		}
 		level = med[longest];
 		for (size_t s = 0; s + 1 < ncut;) {
@@ -254,6 +347,13 @@ int gl_stats_change_find(const double *x, size_t n, const struct gl_change_param
 		c->during = during;
 		c->change_pct = rel_change_pct(before, during);
 		c->p_value = inside_p(y, n, a, b, tmp);
+		/* the segments were cut one by one: what they add up to must be significant
+		 * too (a bimodal series' cuts can add up to nothing) */
+		if (!(c->p_value < p->p_value)) {
+			c->kind = GL_CHANGE_NONE;
+			c->start = c->end = 0;
+			c->before = c->during = c->change_pct = c->p_value = NAN;
+		}
 	}
 out:
 	free(y);

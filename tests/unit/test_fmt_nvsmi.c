@@ -127,6 +127,38 @@ static void test_gpus_without_index(void **state)
 	gl_test_assert_str(rec.samples[0].device, "0");
 }
 
+/* --query-compute-apps: a row per process, the GPU by its uuid; reasons' "Active" columns */
+static void test_compute_apps(void **state)
+{
+	struct gl_rec rec;
+	const struct gl_sample *s;
+
+	(void)state;
+	parse("timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]", &rec);
+	assert_int_equal(rec.kind, GL_REC_NONE);
+	parse("2026/11/26 15:46:43.012, GPU-9a49, 70001, python3, 1530 MiB", &rec);
+	assert_int_equal(rec.kind, GL_REC_SAMPLES);
+	assert_int_equal(rec.n_samples, 1);
+	s = find(&rec, "compute_apps.memory_used_mib");
+	assert_true(s->value == 1530);
+	gl_test_assert_str(s->device, "GPU-9a49");
+	gl_test_assert_str(s->labels, "{\"uuid\":\"GPU-9a49\",\"pid\":\"70001\",\"command\":\"python3\"}");
+	/* a second process on the same GPU at the same time: its own pid, the same GPU */
+	parse("2026/11/26 15:46:43.013, GPU-9a49, 61234, service, 3012 MiB", &rec);
+	s = find(&rec, "compute_apps.memory_used_mib");
+	gl_test_assert_str(s->device, "GPU-9a49");
+	gl_test_assert_str(s->labels, "{\"uuid\":\"GPU-9a49\",\"pid\":\"61234\",\"command\":\"service\"}");
+
+	gl_parse_ctx_release(&ctx);
+	gl_parse_ctx_init(&ctx);
+	parse("timestamp, index, clocks_event_reasons.sw_thermal_slowdown, "
+	      "clocks_event_reasons.hw_slowdown", &rec);
+	parse("2026/11/26 15:46:43.012, 0, Active, Not Active", &rec);
+	assert_int_equal(rec.n_samples, 2);
+	assert_true(find(&rec, "nvidia_smi.clocks_event_reasons.sw_thermal_slowdown")->value == 1);
+	assert_true(find(&rec, "nvidia_smi.clocks_event_reasons.hw_slowdown")->value == 0);
+}
+
 static void test_noheader_needs_columns(void **state)
 {
 	static const char *const cols[] = {"timestamp", "utilization.gpu", "memory.used"};
@@ -400,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_units_in_header_and_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_bad_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpus_without_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compute_apps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noheader_needs_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timezone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hint_times, setup, teardown),

@@ -84,8 +84,9 @@ static void test_metrics_and_units(void **state)
 	const struct gl_vocab_metric *m = gl_vocab_metrics(&n);
 
 	(void)state;
-	/* issue 6's 15, gpu.memory_free_mib, issue 10's 12 vllm.* and 13 inference.* */
-	assert_int_equal(n, 15 + 1 + 12 + 13);
+	/* issue 6's 15, gpu.memory_free_mib, issue 10's 12 vllm.* and 13 inference.*,
+	 * compute_apps.memory_used_mib */
+	assert_int_equal(n, 15 + 1 + 12 + 13 + 1);
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(gl_vocab_unit(m[i].name), m[i].unit);
 	assert_string_equal(gl_vocab_unit("gpu.power_w"), "W");
