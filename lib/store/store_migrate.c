@@ -6,6 +6,7 @@
  * did not have, such as events.kind, fills it from what they had).
  */
 #include "store_int.h"
+#include "store_schema.h"
 
 #include <math.h>
 #include <stdio.h>
