@@ -235,6 +235,7 @@ static void pl_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, str
 	rec->ev.component = (struct gl_str){"train", 5};
 	rec->ev.message = (struct gl_str){msg, (size_t)n};
 	rec->ev.metadata = (struct gl_str){buf, w.len};
+	rec->ev.kind = GL_EV_TRAIN;
 	rec->kind = GL_REC_EVENT;
 }
 

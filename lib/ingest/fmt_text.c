@@ -995,6 +995,8 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		rec->ev.component = li.component;
 	rec->ev.message = (struct gl_str){li.msg, (size_t)(li.msg_end - li.msg)};
 	rec->ev.metadata = metadata(ctx, st, &li);
+	if (rec->ev.metadata.p && (li.has_xid || li.has_train))
+		rec->ev.kind = li.has_xid ? GL_EV_XID : GL_EV_TRAIN;
 	put_samples(ctx, st, &li, rec);
 	rec->kind = GL_REC_EVENT;
 }

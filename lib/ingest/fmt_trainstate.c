@@ -167,6 +167,7 @@ static void emit(struct gl_parse_ctx *ctx, const struct ts_state *st, const stru
 	rec->ev.component = (struct gl_str){"train", 5};
 	rec->ev.message = (struct gl_str){msg, (size_t)n};
 	rec->ev.metadata = (struct gl_str){buf, w.len};
+	rec->ev.kind = GL_EV_TRAIN;
 	rec->kind = GL_REC_EVENT;
 }
 

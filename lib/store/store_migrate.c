@@ -21,6 +21,7 @@
 #include "evpack.h"
 #include "schema_sql.h"
 #include "kinds_v7.h"
+#include "kinds_v8.h"
 
 /*
  * Migrations from version v to v + 1, applied in order, each in one
@@ -187,6 +188,12 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 */
 	"ALTER TABLE events ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
 	"CREATE TABLE event_kinds (kind INTEGER PRIMARY KEY);",
+	/*
+	 * 8 -> 9: the kinds of fact (a trainer's step, a driver's Xid, a GPU of
+	 * nvidia-smi -q), given to the rows stored before by fill_kinds_v8()
+	 * after this; no table changes.
+	 */
+	"",
 };
 
 /*
@@ -237,6 +244,45 @@ static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
 	if (rc == GL_OK)
 		rc = gl_store_exec(st, "INSERT INTO event_kinds SELECT 0"
 				 " WHERE EXISTS (SELECT 1 FROM events WHERE kind = 0)", err);
+	return rc;
+}
+
+/*
+ * After the 8 -> 9 migration: the kind of fact of each row stored before,
+ * as the format of its stream and its metadata tell (kinds_v8.h), and the
+ * kinds found into event_kinds. A kind is looked for only where a stream
+ * of a format that wrote it exists: each is a pass over every row.
+ */
+static int fill_kinds_v8(struct gl_store *st, struct gl_err *err)
+{
+#define FILL_V8(kind, key, streams)                                                            \
+	{streams, "UPDATE events SET kind = " #kind " WHERE kind = 0 AND stream_id IN"       \
+		  " (SELECT id FROM streams WHERE " streams ") AND "                           \
+		  GL_KINDS_V8_IS_FACT("", key), kind},
+	static const struct {
+		const char *streams;	/* a stream that may hold rows of the kind */
+		const char *update;	/* gives them their kind */
+		int kind;
+	} fill[] = {GL_KINDS_V8_FACTS(FILL_V8)};
+#undef FILL_V8
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]) && rc == GL_OK; i++) {
+		char sql[160];
+		int64_t any = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM streams WHERE %s)",
+			 fill[i].streams);
+		if ((rc = gl_store_pragma_int(st, sql, &any, err)) != GL_OK || !any)
+			continue;
+		if ((rc = gl_store_exec(st, fill[i].update, err)) != GL_OK)
+			break;
+		if (sqlite3_changes64(st->db) > 0) {
+			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO event_kinds VALUES (%d)",
+				 fill[i].kind);
+			rc = gl_store_exec(st, sql, err);
+		}
+	}
 	return rc;
 }
 
@@ -428,6 +474,7 @@ int gl_store_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		    (ver == 3 && ((rc = gl_sblock_migrate(st->db, st->path, err)) != GL_OK ||
 				  (rc = gl_store_exec(st, samples_v4_sql, err)) != GL_OK)) ||
 		    (ver == 7 && (rc = fill_kinds_v7(st, err)) != GL_OK) ||
+		    (ver == 8 && (rc = fill_kinds_v8(st, err)) != GL_OK) ||
 		    (rc = gl_store_exec(st, sql, err)) != GL_OK ||
 		    (rc = gl_store_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
