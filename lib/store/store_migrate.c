@@ -196,20 +196,51 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"",
 };
 
+/* A kind given to the rows stored before it was stored. */
+struct kind_fill {
+	const char *streams;	/* a stream that may hold rows of the kind */
+	const char *update;	/* gives them their kind */
+	int kind;
+};
+
+/*
+ * Applies fill[0..n) in order, and lists each kind found in event_kinds. A
+ * kind is looked for only where a stream of a format that wrote it exists:
+ * each is a pass over every row.
+ */
+static int fill_kinds(struct gl_store *st, const struct kind_fill *fill, size_t n,
+		      struct gl_err *err)
+{
+	int rc = GL_OK;
+
+	for (size_t i = 0; i < n && rc == GL_OK; i++) {
+		char sql[160];
+		int64_t any = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM streams WHERE %s)",
+			 fill[i].streams);
+		if ((rc = gl_store_pragma_int(st, sql, &any, err)) != GL_OK || !any)
+			continue;
+		if ((rc = gl_store_exec(st, fill[i].update, err)) != GL_OK)
+			break;
+		if (sqlite3_changes64(st->db) > 0) {
+			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO event_kinds VALUES (%d)",
+				 fill[i].kind);
+			rc = gl_store_exec(st, sql, err);
+		}
+	}
+	return rc;
+}
+
 /*
  * After the 7 -> 8 migration: the kind of each row stored before, as the
  * format of its stream tells (kinds_v7.h), and the kinds found (log
- * lines, 0, too) into event_kinds. A kind is looked for only where a stream of a format that
- * wrote it exists: each is a pass over every row.
+ * lines, 0, too) into event_kinds.
  */
 static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
 {
 #define IN_STREAMS(cond) "stream_id IN (SELECT id FROM streams WHERE " cond ")"
-	static const struct {
-		const char *streams;	/* a stream that may hold rows of the kind */
-		const char *update;	/* gives them their kind */
-		int kind;
-	} fill[] = {
+	static const struct kind_fill fill[] = {
 		{GL_KINDS_V7_STREAMS_TRACE,
 		 "UPDATE events SET kind = 1 WHERE " GL_KINDS_V7_IS_TRACE(""), GL_EV_TRACE},
 		{GL_KINDS_V7_STREAMS_ALERT,
@@ -223,24 +254,8 @@ static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
 		 " AND kind = 0 AND " GL_KINDS_V7_IS_ACCESS(""), GL_EV_ACCESS},
 	};
 #undef IN_STREAMS
-	int rc = GL_OK;
+	int rc = fill_kinds(st, fill, sizeof(fill) / sizeof(fill[0]), err);
 
-	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]) && rc == GL_OK; i++) {
-		char sql[160];
-		int64_t any = 0;
-
-		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM streams WHERE %s)",
-			 fill[i].streams);
-		if ((rc = gl_store_pragma_int(st, sql, &any, err)) != GL_OK || !any)
-			continue;
-		if ((rc = gl_store_exec(st, fill[i].update, err)) != GL_OK)
-			break;
-		if (sqlite3_changes64(st->db) > 0) {
-			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO event_kinds VALUES (%d)",
-				 fill[i].kind);
-			rc = gl_store_exec(st, sql, err);
-		}
-	}
 	if (rc == GL_OK)
 		rc = gl_store_exec(st, "INSERT INTO event_kinds SELECT 0"
 				 " WHERE EXISTS (SELECT 1 FROM events WHERE kind = 0)", err);
@@ -250,8 +265,7 @@ static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
 /*
  * After the 8 -> 9 migration: the kind of fact of each row stored before,
  * as the format of its stream and its metadata tell (kinds_v8.h), and the
- * kinds found into event_kinds. A kind is looked for only where a stream
- * of a format that wrote it exists: each is a pass over every row.
+ * kinds found into event_kinds.
  */
 static int fill_kinds_v8(struct gl_store *st, struct gl_err *err)
 {
@@ -259,31 +273,10 @@ static int fill_kinds_v8(struct gl_store *st, struct gl_err *err)
 	{streams, "UPDATE events SET kind = " #kind " WHERE kind = 0 AND stream_id IN"       \
 		  " (SELECT id FROM streams WHERE " streams ") AND "                           \
 		  GL_KINDS_V8_IS_FACT("", key), kind},
-	static const struct {
-		const char *streams;	/* a stream that may hold rows of the kind */
-		const char *update;	/* gives them their kind */
-		int kind;
-	} fill[] = {GL_KINDS_V8_FACTS(FILL_V8)};
+	static const struct kind_fill fill[] = {GL_KINDS_V8_FACTS(FILL_V8)};
 #undef FILL_V8
-	int rc = GL_OK;
 
-	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]) && rc == GL_OK; i++) {
-		char sql[160];
-		int64_t any = 0;
-
-		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM streams WHERE %s)",
-			 fill[i].streams);
-		if ((rc = gl_store_pragma_int(st, sql, &any, err)) != GL_OK || !any)
-			continue;
-		if ((rc = gl_store_exec(st, fill[i].update, err)) != GL_OK)
-			break;
-		if (sqlite3_changes64(st->db) > 0) {
-			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO event_kinds VALUES (%d)",
-				 fill[i].kind);
-			rc = gl_store_exec(st, sql, err);
-		}
-	}
-	return rc;
+	return fill_kinds(st, fill, sizeof(fill) / sizeof(fill[0]), err);
 }
 
 /* The end of migration 3 -> 4, after the rows are converted. */
