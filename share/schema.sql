@@ -1,4 +1,6 @@
--- gpulog database schema, version 8. Version 7 had no events.kind and no
+-- gpulog database schema, version 9. Version 8 had the same tables, its
+-- rows of kinds 5 to 7 stored as kind 0 (lib/store/kinds_v8.h says which
+-- they were, as the migration fills them in). Version 7 had no events.kind and no
 -- table event_kinds (lib/store/kinds_v7.h says which rows it had of each
 -- kind, as the migration fills them in). In version 6 the index events_ts was
 -- (ts_us, rec_hash), without dup_of and packed. Version 5 had no
@@ -195,7 +197,8 @@ CREATE TABLE events (
 	-- v8: what the parser knew the record is (lib/record/record.h, enum
 	-- gl_ev_kind): 0 a log line, 1 a profiler trace's record, 2 a monitor's
 	-- alert, 3 an access line of a POST to /v1/ answered 100-399, 4 one
-	-- answered 400-599.
+	-- answered 400-599; v9: 5 a trainer's step, 6 a driver's Xid, 7 a GPU
+	-- of nvidia-smi -q (their metadata holds "train", "xid", "inventory").
 	kind              INTEGER NOT NULL DEFAULT 0
 );
 CREATE TRIGGER events_packed_stale AFTER UPDATE OF level, component_id, host_id, kernel_id,

@@ -28,9 +28,13 @@
 #include <string.h>
 
 #include "textfmt.h"
+#include "trainrec.h"
 
 #define PL_MAGIC 0x6c746e6cu	/* "lntl" */
 #define PL_COLS 256
+
+/* the metadata's names of a row's step, epoch, loss and validation loss */
+static const char *const keys[] = {"step", "epoch", "loss", "eval_loss"};
 
 struct pl_state {
 	uint32_t magic;
@@ -57,7 +61,8 @@ static int pl_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct pl_state *st = state_of(ctx);
 	const char *end = strrchr(path, '/'), *b;
-	int up = 0, slashes = 0;
+	struct gl_str run;
+	int up = 0;
 
 	if (!end)
 		return 0;
@@ -71,18 +76,11 @@ static int pl_prepare(struct gl_parse_ctx *ctx, const char *path)
 		else
 			break;
 	}
-	b = end;
-	while (b > path && slashes < 2) {
-		b--;
-		if (*b == '/')
-			slashes++;
-	}
-	if (*b == '/')
-		b++;
-	if (end > b) {
-		size_t n = (size_t)(end - b) < sizeof(st->run) - 1 ? (size_t)(end - b) : sizeof(st->run) - 1;
+	run = gl_train_run_tail(path, end);
+	if (run.len) {
+		size_t n = run.len < sizeof(st->run) - 1 ? run.len : sizeof(st->run) - 1;
 
-		memcpy(st->run, b, n);
+		memcpy(st->run, run.p, n);
 		st->run[n] = '\0';
 	}
 	return 0;
@@ -134,30 +132,13 @@ static int header(struct pl_state *st, const char *line, size_t len)
 	return st->epoch >= 0 && st->step >= 0 && col >= 3;
 }
 
-static void write_meta(struct gl_jsonw *w, const struct pl_state *st, const double *v)
-{
-	gl_jsonw_str(w, "train", "lightning", 9);
-	gl_jsonw_str(w, "run", st->run, strlen(st->run));
-	gl_jsonw_double(w, "step", v[0]);
-	if (!isnan(v[1]))
-		gl_jsonw_double(w, "epoch", v[1]);
-	if (!isnan(v[2]))
-		gl_jsonw_double(w, "loss", v[2]);
-	if (!isnan(v[3]))
-		gl_jsonw_double(w, "eval_loss", v[3]);
-	gl_jsonw_int(w, "ts_estimated", 1);
-}
-
 static void pl_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
 {
 	struct pl_state *st = state_of(ctx);
 	double v[4] = {NAN, NAN, NAN, NAN};	/* step, epoch, loss, val loss */
 	const int16_t want[4] = {st->step, st->epoch, st->loss, st->val_loss};
 	const char *p = line, *end = line + len;
-	struct gl_jsonw w;
-	char *buf, *msg;
 	int16_t col = 0;
-	int n;
 
 	gl_event_init(&rec->ev);
 	rec->reason = NULL;
@@ -211,31 +192,9 @@ static void pl_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, str
 		rec->reason = "a row without a step";
 		return;
 	}
-	gl_jsonw_begin(&w, NULL, 0);
-	write_meta(&w, st, v);
-	gl_jsonw_end(&w);
-	buf = gl_ctx_scratch(ctx, w.len + 1);
-	msg = gl_ctx_scratch(ctx, 96);
-	if (!buf || !msg) {
-		rec->kind = GL_REC_REJECT;
-		rec->reason = "out of memory";
-		return;
-	}
-	gl_jsonw_begin(&w, buf, w.len + 1);
-	write_meta(&w, st, v);
-	gl_jsonw_end(&w);
-	if (!isnan(v[2]))
-		n = snprintf(msg, 96, "step %.0f: loss %.6g", v[0], v[2]);
-	else if (!isnan(v[3]))
-		n = snprintf(msg, 96, "step %.0f: val loss %.6g", v[0], v[3]);
-	else
-		n = snprintf(msg, 96, "step %.0f", v[0]);
-	rec->ev.ts_us = ctx->file_mtime_us ? ctx->file_mtime_us : gl_time_now_us();
-	rec->ev.level = GL_LEVEL_INFO;
-	rec->ev.component = (struct gl_str){"train", 5};
-	rec->ev.message = (struct gl_str){msg, (size_t)n};
-	rec->ev.metadata = (struct gl_str){buf, w.len};
-	rec->kind = GL_REC_EVENT;
+	gl_train_step_record(ctx, &(struct gl_train_step){
+		.source = "lightning", .run = st->run, .keys = keys, .v = v, .n = 4, .step = v[0],
+		.loss = v[2], .eval_loss = v[3], .eval_label = "val loss"}, rec);
 }
 
 const struct gl_format gl_fmt_lightning = {

@@ -410,6 +410,7 @@ static void nvq_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, st
 	rec->ev.component = (struct gl_str){"nvidia-smi", 10};
 	rec->ev.message = (struct gl_str){msg, (size_t)mlen};
 	rec->ev.metadata = (struct gl_str){buf, w.len};
+	rec->ev.kind = GL_EV_INVENTORY;
 	{
 		static const struct {
 			int num;

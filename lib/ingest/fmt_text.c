@@ -64,6 +64,7 @@
 #include "textfmt.h"
 #include "textts.h"
 #include "trainline.h"
+#include "trainrec.h"
 #include "xid.h"
 
 #define TEXT_MAGIC 0x74786574u	/* "text" */
@@ -122,20 +123,10 @@ static void run_of_path(const char *path, char *run, size_t n)
 	}
 	/* keep the last two folder names: enough to tell runs apart, no machine paths */
 	{
-		const char *end = path + len, *b = end;
-		int slashes = 0;
+		struct gl_str tail = gl_train_run_tail(path, path + len);
 
-		while (b > path && slashes < 2) {
-			b--;
-			if (*b == '/')
-				slashes++;
-		}
-		if (*b == '/')
-			b++;
-		len = (size_t)(end - b);
-		if (len >= n)
-			len = n - 1;
-		memcpy(run, b, len);
+		len = tail.len < n ? tail.len : n - 1;
+		memcpy(run, tail.p, len);
 		run[len] = '\0';
 	}
 	if (!run[0])
@@ -995,6 +986,8 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		rec->ev.component = li.component;
 	rec->ev.message = (struct gl_str){li.msg, (size_t)(li.msg_end - li.msg)};
 	rec->ev.metadata = metadata(ctx, st, &li);
+	if (rec->ev.metadata.p && (li.has_xid || li.has_train))
+		rec->ev.kind = li.has_xid ? GL_EV_XID : GL_EV_TRAIN;
 	put_samples(ctx, st, &li, rec);
 	rec->kind = GL_REC_EVENT;
 }

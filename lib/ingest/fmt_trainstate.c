@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "textfmt.h"
+#include "trainrec.h"
 
 #define TS_MAGIC 0x74737468u	/* "htst" */
 #define TS_RUN_MAX 192
@@ -93,7 +94,7 @@ static int ts_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct ts_state *st = state_of(ctx);
 	const char *end = strrchr(path, '/'), *b;
-	int slashes = 0;
+	struct gl_str run;
 
 	if (!end)
 		return 0;
@@ -102,18 +103,11 @@ static int ts_prepare(struct gl_parse_ctx *ctx, const char *path)
 		b--;
 	if (end - b > 11 && !memcmp(b, "checkpoint-", 11) && b > path)
 		end = b - 1;
-	b = end;
-	while (b > path && slashes < 2) {
-		b--;
-		if (*b == '/')
-			slashes++;
-	}
-	if (*b == '/')
-		b++;
-	if (end > b) {
-		size_t n = (size_t)(end - b) < sizeof(st->run) - 1 ? (size_t)(end - b) : sizeof(st->run) - 1;
+	run = gl_train_run_tail(path, end);
+	if (run.len) {
+		size_t n = run.len < sizeof(st->run) - 1 ? run.len : sizeof(st->run) - 1;
 
-		memcpy(st->run, b, n);
+		memcpy(st->run, run.p, n);
 		st->run[n] = '\0';
 	}
 	return 0;
@@ -124,50 +118,17 @@ static struct gl_str trim(const char *s, size_t len)
 	return gl_textfmt_trim(s, len);
 }
 
-static void write_meta(struct gl_jsonw *w, const struct ts_state *st, const struct ts_entry *e)
-{
-	const double v[] = {e->step, e->loss, e->eval_loss, e->grad_norm, e->learning_rate, e->epoch};
-
-	gl_jsonw_str(w, "train", "hf_state", 8);
-	gl_jsonw_str(w, "run", st->run, strlen(st->run));
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!isnan(v[i]))
-			gl_jsonw_double(w, keys[i], v[i]);
-	gl_jsonw_int(w, "ts_estimated", 1);
-}
-
 static void emit(struct gl_parse_ctx *ctx, const struct ts_state *st, const struct ts_entry *e,
 		 struct gl_rec *rec)
 {
-	struct gl_jsonw w;
-	char *buf, *msg;
-	int n;
+	const double v[] = {e->step, e->loss, e->eval_loss, e->grad_norm, e->learning_rate, e->epoch};
+	const struct gl_train_step t = {
+		.source = "hf_state", .run = st->run, .keys = keys, .v = v,
+		.n = sizeof(keys) / sizeof(keys[0]), .step = e->step, .loss = e->loss,
+		.eval_loss = e->eval_loss, .eval_label = "eval_loss",
+	};
 
-	gl_jsonw_begin(&w, NULL, 0);
-	write_meta(&w, st, e);
-	gl_jsonw_end(&w);
-	buf = gl_ctx_scratch(ctx, w.len + 1);
-	msg = gl_ctx_scratch(ctx, 96);
-	if (!buf || !msg) {
-		rec->kind = GL_REC_REJECT;
-		rec->reason = "out of memory";
-		return;
-	}
-	gl_jsonw_begin(&w, buf, w.len + 1);
-	write_meta(&w, st, e);
-	gl_jsonw_end(&w);
-	if (!isnan(e->loss))
-		n = snprintf(msg, 96, "step %.0f: loss %.6g", e->step, e->loss);
-	else if (!isnan(e->eval_loss))
-		n = snprintf(msg, 96, "step %.0f: eval_loss %.6g", e->step, e->eval_loss);
-	else
-		n = snprintf(msg, 96, "step %.0f", e->step);
-	rec->ev.ts_us = ctx->file_mtime_us ? ctx->file_mtime_us : gl_time_now_us();
-	rec->ev.level = GL_LEVEL_INFO;
-	rec->ev.component = (struct gl_str){"train", 5};
-	rec->ev.message = (struct gl_str){msg, (size_t)n};
-	rec->ev.metadata = (struct gl_str){buf, w.len};
-	rec->kind = GL_REC_EVENT;
+	gl_train_step_record(ctx, &t, rec);
 }
 
 static void ts_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)

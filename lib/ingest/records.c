@@ -481,6 +481,26 @@ static int add_mem(struct job *j, const struct gl_memev *m, uint64_t line)
 
 /* --- rows of a held run (ctx.hold) ---------------------------------- */
 
+/* Appends s to the buffer buf[0..*len) of *cap bytes, which grows by doubling
+ * (from 4096); -1 when out of memory, the buffer as it was. */
+static int bytes_put(char **buf, size_t *len, size_t *cap, struct gl_str s)
+{
+	if (*len + s.len > *cap) {
+		size_t c = *cap ? *cap : 4096;
+		char *v;
+
+		while (c < *len + s.len)
+			c *= 2;
+		if (!(v = realloc(*buf, c)))
+			return -1;
+		*buf = v;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s.p, s.len);
+	*len += s.len;
+	return 0;
+}
+
 /*
  * A trace format sets ctx.hold on a line that leaves an element half
  * read (or a kernel waiting for its launch call). Until a line ends with
@@ -501,22 +521,7 @@ static int held_put(struct held *h, struct held_row *r, int k, struct gl_str s)
 	r->has[k] = s.p != NULL;
 	r->off[k] = h->len;
 	r->len[k] = s.len;
-	if (!s.p)
-		return 0;
-	if (h->len + s.len > h->bcap) {
-		size_t cap = h->bcap ? h->bcap : 4096;
-		char *v;
-
-		while (cap < h->len + s.len)
-			cap *= 2;
-		if (!(v = realloc(h->buf, cap)))
-			return -1;
-		h->buf = v;
-		h->bcap = cap;
-	}
-	memcpy(h->buf + h->len, s.p, s.len);
-	h->len += s.len;
-	return 0;
+	return s.p ? bytes_put(&h->buf, &h->len, &h->bcap, s) : 0;
 }
 
 static struct gl_str held_get(const struct held *h, const struct held_row *r, int k)
@@ -691,23 +696,7 @@ static int pend_put(struct pending *pd, struct gl_str s, size_t *off, int *has)
 {
 	*has = s.p != NULL;
 	*off = pd->len;
-	if (!s.p)
-		return 0;
-	if (pd->len + s.len > pd->cap) {
-		size_t cap = pd->cap ? pd->cap : 4096;
-		char *v;
-
-		while (cap < pd->len + s.len)
-			cap *= 2;
-		v = realloc(pd->buf, cap);
-		if (!v)
-			return -1;
-		pd->buf = v;
-		pd->cap = cap;
-	}
-	memcpy(pd->buf + pd->len, s.p, s.len);
-	pd->len += s.len;
-	return 0;
+	return s.p ? bytes_put(&pd->buf, &pd->len, &pd->cap, s) : 0;
 }
 
 int gl_job_flush(struct job *j)

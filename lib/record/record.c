@@ -1,6 +1,6 @@
 /*
- * record.c - a record's fields set to "absent", and the names of its
- * sources (record.h).
+ * record.c - a record's fields set to "absent", the names of its
+ * sources and the kinds of its facts (record.h).
  */
 #include "record.h"
 
@@ -49,4 +49,21 @@ const char *gl_ev_source_name(enum gl_ev_source src)
 	default:
 		return "log";
 	}
+}
+
+enum gl_ev_kind gl_ev_fact_kind(const char *key)
+{
+	static const struct {
+		const char *key;
+		enum gl_ev_kind kind;
+	} facts[] = {
+		{"train", GL_EV_TRAIN},
+		{"xid", GL_EV_XID},
+		{"inventory", GL_EV_INVENTORY},
+	};
+
+	for (size_t i = 0; key && i < sizeof(facts) / sizeof(facts[0]); i++)
+		if (!strcmp(key, facts[i].key))
+			return facts[i].kind;
+	return GL_EV_LOG;
 }

@@ -52,8 +52,20 @@ enum gl_ev_kind {
 					 * with a status of 100 to 399:
 					 * 10.0.3.17:51234 - "POST /v1/completions HTTP/1.1" 200 OK */
 	GL_EV_ACCESS_FAILED = 4,	/* ... answered with 400 to 599 */
+	/* Since schema 9: a record whose metadata holds a fact its parser
+	 * found, under the key gl_ev_fact_kind() maps to the kind. */
+	GL_EV_TRAIN = 5,		/* a trainer's step: {"train":"hf_state","run":...,"step":500,...} */
+	GL_EV_XID = 6,			/* a driver's Xid: {"xid":79,"pci":"0000:3b:00",...}
+					 * (a line that is both an Xid and a step: GL_EV_XID) */
+	GL_EV_INVENTORY = 7,		/* a GPU of nvidia-smi -q: {"inventory":1,"index":0,...} */
 };
-#define GL_EV_KINDS 5
+#define GL_EV_KINDS 8
+
+/*
+ * The kind of the records whose metadata holds the fact named key ("train",
+ * "xid", "inventory"); GL_EV_LOG for a key that names no kind.
+ */
+enum gl_ev_kind gl_ev_fact_kind(const char *key);
 
 /*
  * One log record, normalized. Absent numbers are NAN (doubles) or -1

@@ -11,6 +11,7 @@
 #include "store/query_int.h"
 #include "store/query_ch.h"
 #include "store/kinds_v7.h"
+#include "store/kinds_v8.h"
 #include "record/record.h"
 #include "util/timeutil.h"
 
@@ -589,27 +590,27 @@ int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 }
 
 /*
- * May the database hold a record of kind k1 or k2 (event_kinds; not
- * migrated to schema 8: a stream of a format that wrote such records,
- * streams_v7)? The queries below read the window's events of a kind;
- * events have no index by kind, so they scan the window: this keeps them
- * off a database without such records.
+ * May the database hold a record of kind k1 or k2 (stored: event_kinds;
+ * else a stream that may hold such records, streams_old)? The queries
+ * below read the window's events of a kind; events have no index by kind,
+ * so they scan the window: this keeps them off a database without such
+ * records.
  */
-static int has_kind(struct gl_query *q, int k1, int k2, const char *streams_v7, bool *yes,
-		    struct gl_err *err)
+static int has_kind_of(struct gl_query *q, int k1, int k2, bool stored, const char *streams_old,
+		       bool *yes, struct gl_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	char v7[160];
+	char old[160];
 	int s;
 
 	*yes = false;
-	snprintf(v7, sizeof(v7), "SELECT 1 FROM streams WHERE %s LIMIT 1", streams_v7);
+	snprintf(old, sizeof(old), "SELECT 1 FROM streams WHERE %s LIMIT 1", streams_old);
 	if (sqlite3_prepare_v2(q->db,
-			       q->has_kind ? "SELECT 1 FROM event_kinds WHERE kind IN (?1, ?2) LIMIT 1"
-					   : v7,
+			       stored ? "SELECT 1 FROM event_kinds WHERE kind IN (?1, ?2) LIMIT 1"
+				      : old,
 			       -1, &st, NULL) != SQLITE_OK)
 		return gl_query_db_error(q, err, "cannot query the kinds of records");
-	if (q->has_kind) {
+	if (stored) {
 		sqlite3_bind_int(st, 1, k1);
 		sqlite3_bind_int(st, 2, k2);
 	}
@@ -621,22 +622,11 @@ static int has_kind(struct gl_query *q, int k1, int k2, const char *streams_v7, 
 		       : gl_query_db_error(q, err, "cannot read the kinds of records");
 }
 
-/* May the database hold events of this format (the callers pass the formats
- * whose records carry a fact; see gl_query_fact_events)? */
-static int has_format(struct gl_query *q, const char *format, bool *yes, struct gl_err *err)
+/* has_kind_of for the kinds of schema 8 (not migrated: kinds_v7.h) */
+static int has_kind(struct gl_query *q, int k1, int k2, const char *streams_v7, bool *yes,
+		    struct gl_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int s;
-
-	*yes = false;
-	if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM streams WHERE format = ?1 LIMIT 1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return gl_query_db_error(q, err, "cannot query streams");
-	sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
-	s = sqlite3_step(st);
-	*yes = s == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return s == SQLITE_ROW || s == SQLITE_DONE ? GL_OK : gl_query_db_error(q, err, "cannot read streams");
+	return has_kind_of(q, k1, k2, q->has_kind, streams_v7, yes, err);
 }
 
 int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
@@ -644,41 +634,49 @@ int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			 int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			 struct gl_err *err)
 {
-	char sql[1024], path[80];
-	size_t k;
+	/* a database not migrated to schema 9: the kinds of fact by their
+	 * streams' formats and their metadata (kinds_v8.h) */
+#define FACT_SQL(which, dup)                                                                   \
+	"SELECT e.ts_us, e.level, e.component_id, e.host_id, e.stream_id, e.message, e.metadata"  \
+	" FROM events e WHERE e.ts_us >= ?1 AND e.ts_us < ?2 AND " which dup                     \
+	" ORDER BY e.ts_us, e.id"
+#define FACT_V8(kind, k, streams)                                                              \
+	{kind, streams,                                                                        \
+	 {FACT_SQL("e.stream_id IN (SELECT id FROM streams WHERE " streams ") AND "           \
+		   GL_KINDS_V8_IS_FACT("e.", k), ""),                                          \
+	  FACT_SQL("e.stream_id IN (SELECT id FROM streams WHERE " streams ") AND "           \
+		   GL_KINDS_V8_IS_FACT("e.", k), " AND e.dup_of IS NULL")}},
+	static const struct {
+		int kind;
+		const char *streams, *sql[2];
+	} v8[] = {GL_KINDS_V8_FACTS(FACT_V8)};
+	static const char *const sql_v9[2] = {FACT_SQL("e.kind = ?3", ""),
+					      FACT_SQL("e.kind = ?3", " AND e.dup_of IS NULL")};
+#undef FACT_V8
+#undef FACT_SQL
+	enum gl_ev_kind kind = gl_ev_fact_kind(key);
+	bool stored = q->version >= 9, any = false;
+	const char *streams = NULL, *sql = NULL;
 	sqlite3_stmt *st = NULL;
-	int rc = GL_OK, s = SQLITE_DONE, nf = 0;
-	bool any = false;
+	int rc = GL_OK, s = SQLITE_DONE;
 
 	if (q->ch)
 		return gl_query_ch_fact_events(q, since_us, until_us, key, formats, fn, arg, err);
-	for (; formats && formats[nf]; nf++) {
-		bool yes;
-
-		if ((rc = has_format(q, formats[nf], &yes, err)) != GL_OK)
-			return rc;
-		any = any || yes;
-	}
-	if (!any || nf > 8 || strlen(key) > 60 || strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key))
+	for (size_t i = 0; i < sizeof(v8) / sizeof(v8[0]); i++)
+		if (v8[i].kind == (int)kind) {
+			streams = v8[i].streams;
+			sql = stored ? sql_v9[q->has_dup_of] : v8[i].sql[q->has_dup_of];
+		}
+	if (!streams)
 		return GL_OK;
-	snprintf(path, sizeof(path), "$.%s", key);
-	k = (size_t)snprintf(sql, sizeof(sql),
-			     "SELECT e.ts_us, e.level, e.component_id, e.host_id, e.stream_id, e.message,"
-			     " e.metadata FROM events e WHERE e.ts_us >= ?1 AND e.ts_us < ?2%s"
-			     " AND e.stream_id IN (SELECT id FROM streams WHERE format IN (",
-			     q->has_dup_of ? " AND e.dup_of IS NULL" : "");
-	for (int i = 0; i < nf; i++)
-		k += (size_t)snprintf(sql + k, sizeof(sql) - k, "%s?%d", i ? "," : "", i + 4);
-	snprintf(sql + k, sizeof(sql) - k,
-		 ")) AND json_valid(e.metadata) AND json_type(e.metadata, ?3) IS NOT NULL"
-		 " ORDER BY e.ts_us, e.id");
+	if ((rc = has_kind_of(q, kind, kind, stored, streams, &any, err)) != GL_OK || !any)
+		return rc;
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return gl_query_db_error(q, err, "cannot query the events' facts");
 	sqlite3_bind_int64(st, 1, since_us);
 	sqlite3_bind_int64(st, 2, until_us);
-	sqlite3_bind_text(st, 3, path, -1, SQLITE_TRANSIENT);
-	for (int i = 0; i < nf; i++)
-		sqlite3_bind_text(st, i + 4, formats[i], -1, SQLITE_STATIC);
+	if (stored)
+		sqlite3_bind_int(st, 3, (int)kind);
 	while (rc == GL_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *msg = (const char *)sqlite3_column_text(st, 5);
 		struct gl_query_fact_event e = {

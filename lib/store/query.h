@@ -15,7 +15,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 8	/* newest schema read; 1 to 8 are read */
+#define GL_DB_USER_VERSION 9	/* newest schema read; 1 to 9 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -244,13 +244,16 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			struct gl_err *err);
 
 /*
- * Events in [since_us, until_us) whose metadata holds the member key (a fact
- * a parser stored: "train" for a trainer's step, "xid" for a driver Xid,
- * "inventory" for an nvidia-smi -q GPU), in (ts_us, id) order, mirrors
- * left out; message and metadata valid during the call. Only events of
- * streams of the given formats (NULL-terminated) are read, and none when
- * the database has no such stream (the window's events have no index by
- * stream or metadata: a database without those formats costs one lookup).
+ * Events in [since_us, until_us) whose metadata holds the fact a parser
+ * found under the member key ("train" for a trainer's step, "xid" for a
+ * driver Xid, "inventory" for an nvidia-smi -q GPU): the events of its
+ * kind, gl_ev_fact_kind(key) (lib/record/record.h), in (ts_us, id) order,
+ * mirrors left out; message and metadata valid during the call. None are
+ * read when the database has held no record of that kind (the window's
+ * events have no index by kind: a database without them costs one lookup).
+ * formats (NULL-terminated) are those of the streams whose records carry
+ * the fact, read only from a ClickHouse server (lib/store/query_ch.h),
+ * whose rows have no kind yet.
  */
 struct gl_query_fact_event {
 	int64_t ts_us;

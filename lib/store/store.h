@@ -11,11 +11,7 @@
 #include "../gpulog.h"
 #include "../record/batch.h"
 #include "../record/state.h"
-
-#define GL_APPLICATION_ID 1735420007	/* 0x67706867 (header bytes 68..71: "gphg") */
-#define GL_SCHEMA_VERSION 8
-#define GL_STR_(x) #x
-#define GL_STR(x) GL_STR_(x)
+#include "store_schema.h"
 
 struct gl_store;
 

@@ -6,6 +6,7 @@
  * did not have, such as events.kind, fills it from what they had).
  */
 #include "store_int.h"
+#include "store_schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "evpack.h"
 #include "schema_sql.h"
 #include "kinds_v7.h"
+#include "kinds_v8.h"
 
 /*
  * Migrations from version v to v + 1, applied in order, each in one
@@ -186,38 +188,32 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 */
 	"ALTER TABLE events ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
 	"CREATE TABLE event_kinds (kind INTEGER PRIMARY KEY);",
+	/*
+	 * 8 -> 9: the kinds of fact (a trainer's step, a driver's Xid, a GPU of
+	 * nvidia-smi -q), given to the rows stored before by fill_kinds_v8()
+	 * after this; no table changes.
+	 */
+	"",
+};
+
+/* A kind given to the rows stored before it was stored. */
+struct kind_fill {
+	const char *streams;	/* a stream that may hold rows of the kind */
+	const char *update;	/* gives them their kind */
+	int kind;
 };
 
 /*
- * After the 7 -> 8 migration: the kind of each row stored before, as the
- * format of its stream tells (kinds_v7.h), and the kinds found (log
- * lines, 0, too) into event_kinds. A kind is looked for only where a stream of a format that
- * wrote it exists: each is a pass over every row.
+ * Applies fill[0..n) in order, and lists each kind found in event_kinds. A
+ * kind is looked for only where a stream of a format that wrote it exists:
+ * each is a pass over every row.
  */
-static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
+static int fill_kinds(struct gl_store *st, const struct kind_fill *fill, size_t n,
+		      struct gl_err *err)
 {
-#define IN_STREAMS(cond) "stream_id IN (SELECT id FROM streams WHERE " cond ")"
-	static const struct {
-		const char *streams;	/* a stream that may hold rows of the kind */
-		const char *update;	/* gives them their kind */
-		int kind;
-	} fill[] = {
-		{GL_KINDS_V7_STREAMS_TRACE,
-		 "UPDATE events SET kind = 1 WHERE " GL_KINDS_V7_IS_TRACE(""), GL_EV_TRACE},
-		{GL_KINDS_V7_STREAMS_ALERT,
-		 "UPDATE events SET kind = 2 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ALERT)
-		 " AND " GL_KINDS_V7_IS_ALERT(""), GL_EV_ALERT},
-		{GL_KINDS_V7_STREAMS_ACCESS,
-		 "UPDATE events SET kind = 4 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
-		 " AND " GL_KINDS_V7_IS_ACCESS_FAILED(""), GL_EV_ACCESS_FAILED},
-		{GL_KINDS_V7_STREAMS_ACCESS,
-		 "UPDATE events SET kind = 3 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
-		 " AND kind = 0 AND " GL_KINDS_V7_IS_ACCESS(""), GL_EV_ACCESS},
-	};
-#undef IN_STREAMS
 	int rc = GL_OK;
 
-	for (size_t i = 0; i < sizeof(fill) / sizeof(fill[0]) && rc == GL_OK; i++) {
+	for (size_t i = 0; i < n && rc == GL_OK; i++) {
 		char sql[160];
 		int64_t any = 0;
 
@@ -233,10 +229,54 @@ static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
 			rc = gl_store_exec(st, sql, err);
 		}
 	}
+	return rc;
+}
+
+/*
+ * After the 7 -> 8 migration: the kind of each row stored before, as the
+ * format of its stream tells (kinds_v7.h), and the kinds found (log
+ * lines, 0, too) into event_kinds.
+ */
+static int fill_kinds_v7(struct gl_store *st, struct gl_err *err)
+{
+#define IN_STREAMS(cond) "stream_id IN (SELECT id FROM streams WHERE " cond ")"
+	static const struct kind_fill fill[] = {
+		{GL_KINDS_V7_STREAMS_TRACE,
+		 "UPDATE events SET kind = 1 WHERE " GL_KINDS_V7_IS_TRACE(""), GL_EV_TRACE},
+		{GL_KINDS_V7_STREAMS_ALERT,
+		 "UPDATE events SET kind = 2 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ALERT)
+		 " AND " GL_KINDS_V7_IS_ALERT(""), GL_EV_ALERT},
+		{GL_KINDS_V7_STREAMS_ACCESS,
+		 "UPDATE events SET kind = 4 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
+		 " AND " GL_KINDS_V7_IS_ACCESS_FAILED(""), GL_EV_ACCESS_FAILED},
+		{GL_KINDS_V7_STREAMS_ACCESS,
+		 "UPDATE events SET kind = 3 WHERE " IN_STREAMS(GL_KINDS_V7_STREAMS_ACCESS)
+		 " AND kind = 0 AND " GL_KINDS_V7_IS_ACCESS(""), GL_EV_ACCESS},
+	};
+#undef IN_STREAMS
+	int rc = fill_kinds(st, fill, sizeof(fill) / sizeof(fill[0]), err);
+
 	if (rc == GL_OK)
 		rc = gl_store_exec(st, "INSERT INTO event_kinds SELECT 0"
 				 " WHERE EXISTS (SELECT 1 FROM events WHERE kind = 0)", err);
 	return rc;
+}
+
+/*
+ * After the 8 -> 9 migration: the kind of fact of each row stored before,
+ * as the format of its stream and its metadata tell (kinds_v8.h), and the
+ * kinds found into event_kinds.
+ */
+static int fill_kinds_v8(struct gl_store *st, struct gl_err *err)
+{
+#define FILL_V8(kind, key, streams)                                                            \
+	{streams, "UPDATE events SET kind = " #kind " WHERE kind = 0 AND stream_id IN"       \
+		  " (SELECT id FROM streams WHERE " streams ") AND "                           \
+		  GL_KINDS_V8_IS_FACT("", key), kind},
+	static const struct kind_fill fill[] = {GL_KINDS_V8_FACTS(FILL_V8)};
+#undef FILL_V8
+
+	return fill_kinds(st, fill, sizeof(fill) / sizeof(fill[0]), err);
 }
 
 /* The end of migration 3 -> 4, after the rows are converted. */
@@ -427,6 +467,7 @@ int gl_store_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 		    (ver == 3 && ((rc = gl_sblock_migrate(st->db, st->path, err)) != GL_OK ||
 				  (rc = gl_store_exec(st, samples_v4_sql, err)) != GL_OK)) ||
 		    (ver == 7 && (rc = fill_kinds_v7(st, err)) != GL_OK) ||
+		    (ver == 8 && (rc = fill_kinds_v8(st, err)) != GL_OK) ||
 		    (rc = gl_store_exec(st, sql, err)) != GL_OK ||
 		    (rc = gl_store_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

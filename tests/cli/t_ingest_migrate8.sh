@@ -1,5 +1,5 @@
 # A database of schema version 7 (no events.kind, no event_kinds) is
-# migrated to 8: each row gets the kind its parser gives it today, and
+# migrated to 8 and 9: each row gets the kind its parser gives it today, and
 # event_kinds lists the kinds present, as a fresh ingest of the same tree
 # writes them. The kinds expected are computed here another way: from each
 # row's stream format and text with SQLite's own json_type and GLOB (the
@@ -18,6 +18,12 @@ expected_kinds() {
 		     and json_type(e.metadata, '\$.severity') = 'text' then 2
 		when s.format = 'vllm' and e.message glob '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*' then 4
 		when s.format = 'vllm' and e.message glob '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*' then 3
+		when s.format = 'text' and json_valid(e.metadata)
+		     and json_type(e.metadata, '\$.xid') is not null then 6
+		when s.format in ('text', 'trainstate', 'lightning') and json_valid(e.metadata)
+		     and json_type(e.metadata, '\$.train') is not null then 5
+		when s.format = 'nvsmiq' and json_valid(e.metadata)
+		     and json_type(e.metadata, '\$.inventory') is not null then 7
 		else 0 end
 		from events e join streams s on s.id = e.stream_id order by e.id"
 }
@@ -43,10 +49,10 @@ check_tree() {
 			--output-dir $T/$name-r-$v >/dev/null || fail "$name: report over the $v database"
 	done
 	"$INGEST" --db $db "$tree" 2>$T/$name.err || fail "$name: ingest into the version-7 database"
-	grep -q "^gpulog-ingest: migrating database '$db': from schema 7 to 8" $T/$name.err ||
+	grep -q "^gpulog-ingest: migrating database '$db': from schema 7 to 9" $T/$name.err ||
 		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
 	grep -q "^gpulog-ingest: 0 lines stored" $T/$name.err || fail "$name: the run stored rows: $(cat $T/$name.err)"
-	expect_eq "$name: user_version" 8 "$(q $db 'pragma user_version')"
+	expect_eq "$name: user_version" 9 "$(q $db 'pragma user_version')"
 	q $db "select id, kind from events order by id" > $T/$name.migrated-kinds
 	cmp -s $T/$name.expected $T/$name.migrated-kinds ||
 		fail "$name: the kinds the migration wrote: $(diff $T/$name.expected $T/$name.migrated-kinds | head -5)"
@@ -66,8 +72,9 @@ check_tree() {
 }
 
 check_tree sample fixtures/sample-logs
-# every kind the sample logs have (alerts, access lines, trace records)
-expect_eq "sample: kinds" "0,1,2,3" "$(q $T/sample-fresh.db "select group_concat(kind) from event_kinds")"
+# every kind the sample logs have (alerts, access lines, trace records,
+# trainer's steps, Xids, nvidia-smi -q GPUs)
+expect_eq "sample: kinds" "0,1,2,3,5,6,7" "$(q $T/sample-fresh.db "select group_concat(kind) from event_kinds")"
 if [ -d "$REALDATA" ]; then
 	check_tree real "$REALDATA"
 	# the vLLM logs hold failed requests (HTTP 400)

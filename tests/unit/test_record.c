@@ -60,7 +60,25 @@ static void test_event_kind(void **state)
 	assert_int_equal(GL_EV_ALERT, 2);
 	assert_int_equal(GL_EV_ACCESS, 3);
 	assert_int_equal(GL_EV_ACCESS_FAILED, 4);
-	assert_int_equal(GL_EV_KINDS, 5);
+	assert_int_equal(GL_EV_TRAIN, 5);
+	assert_int_equal(GL_EV_XID, 6);
+	assert_int_equal(GL_EV_INVENTORY, 7);
+	assert_int_equal(GL_EV_KINDS, 8);
+}
+
+/* the key each parser writes its fact under (fmt_text.c, fmt_trainstate.c,
+ * fmt_lightning.c, fmt_nvsmiq.c) names its kind; no other key does */
+static void test_fact_kind(void **state)
+{
+	(void)state;
+	assert_int_equal(gl_ev_fact_kind("train"), GL_EV_TRAIN);
+	assert_int_equal(gl_ev_fact_kind("xid"), GL_EV_XID);
+	assert_int_equal(gl_ev_fact_kind("inventory"), GL_EV_INVENTORY);
+	assert_int_equal(gl_ev_fact_kind("trai"), GL_EV_LOG);
+	assert_int_equal(gl_ev_fact_kind("xid_meaning"), GL_EV_LOG);
+	assert_int_equal(gl_ev_fact_kind("severity"), GL_EV_LOG);
+	assert_int_equal(gl_ev_fact_kind(""), GL_EV_LOG);
+	assert_int_equal(gl_ev_fact_kind(NULL), GL_EV_LOG);
 }
 
 static void test_source_names(void **state)
@@ -77,6 +95,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_init),
 		cmocka_unit_test(test_event_kind),
+		cmocka_unit_test(test_fact_kind),
 		cmocka_unit_test(test_source_names),
 	};
 
