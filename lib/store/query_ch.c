@@ -1,9 +1,23 @@
 /*
- * query_ch.c - the report's readers over ClickHouse (see query_ch.h). In:
- * the tables gpulog-ship writes; out: the rows of gl_query_*, in their
+ * query_ch.c - the second backend of the report's readers (query_int.h,
+ * struct gl_query_backend): the same
+ * gl_query_* calls answered from a ClickHouse server that gpulog-ship
+ * filled (tables in lib/ship/ship.h) instead of an SQLite file. Each
+ * reader streams the server's rows, ordered as the SQLite reader orders
+ * them, as TSV over HTTP into the same callbacks, one row at a time, so
+ * every section computes its figures with the same C code (memory: one
+ * row and one HTTP buffer). Where the SQLite reader evaluates an SQL
+ * expression on a row (json_extract of an alert, GLOB of an access line),
+ * the row's text is evaluated by the same SQLite function, in memory.
+ *
+ * Rows of several nodes with the same time come in the order of the node's
+ * name, then of the row's id in its node's database: the order of one
+ * database into which the nodes were ingested in that order.
+ *
+ * In: the tables gpulog-ship writes; out: the rows of gl_query_*, in their
  * order, through the same callbacks. HTTP through lib/ship/chttp.c.
  */
-#include "store/query_ch.h"
+#include "store/query_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +30,8 @@
 #include "ship/chttp.h"
 #include "store/evpack.h"
 #include "util/timeutil.h"
+
+static const struct gl_query_backend ch_backend;
 
 struct name_slot {
 	const char *s;		/* names[id] of the query; NULL: free */
@@ -331,6 +347,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 		free(q);
 		return oom(err);
 	}
+	q->be = &ch_backend;
 	if (!(q->ch->c = gl_chttp_new(url, 0, err))) {
 		rc = err ? err->code : GL_ENOMEM;
 		goto out;
@@ -372,8 +389,11 @@ out:
 	return rc;
 }
 
-void gl_query_ch_free(struct gl_query_ch *ch)
+static void ch_release(struct gl_query *q)
 {
+	struct gl_query_ch *ch = q->ch;
+
+	q->ch = NULL;
 	if (!ch)
 		return;
 	gl_chttp_free(ch->c);
@@ -442,7 +462,7 @@ static int ev_row(void *arg, struct field *f)
 	return w->fn(w->arg, &ev);
 }
 
-int gl_query_ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		       int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		       struct gl_err *err)
 {
@@ -485,7 +505,7 @@ static int mem_row(void *arg, struct field *f)
 	return w->fn(w->arg, &m);
 }
 
-int gl_query_ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			   int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			   struct gl_err *err)
 {
@@ -519,7 +539,7 @@ static int span_row(void *arg, struct field *f)
 	return w->fn(w->arg, &s);
 }
 
-int gl_query_ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 		      int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
 		      struct gl_err *err)
 {
@@ -598,7 +618,7 @@ static int series_row(void *arg, struct field *f)
 	return w->oom;
 }
 
-int gl_query_ch_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
+static int ch_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
 			    struct gl_err *err)
 {
 	static const char sql[] =
@@ -665,7 +685,7 @@ static int sample_row(void *arg, struct field *f)
 	return w->fn(w->arg, &s);
 }
 
-int gl_query_ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 			struct gl_err *err)
 {
@@ -677,7 +697,7 @@ int gl_query_ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if (!q->ch->n_series) {
 		struct gl_query_series *s = NULL;
 		size_t n = 0;
-		int rc = gl_query_ch_series_load(q, &s, &n, err);
+		int rc = ch_series_load(q, &s, &n, err);
 
 		gl_query_series_free(s, n);
 		if (rc != GL_OK)
@@ -703,7 +723,7 @@ static int span_of(struct gl_query *q, const char *sql, int64_t *first_us, int64
 	return rc;
 }
 
-int gl_query_ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+static int ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
 			    int64_t since_us, int64_t until_us, int64_t *first_us,
 			    int64_t *last_us, struct gl_err *err)
 {
@@ -734,7 +754,7 @@ int gl_query_ch_series_span(struct gl_query *q, const int64_t *series_ids, size_
 	return rc;
 }
 
-int gl_query_ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
 	return span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
@@ -743,7 +763,7 @@ int gl_query_ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until
 		       first_us, last_us, err);
 }
 
-int gl_query_ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			    int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
 	static const char *const tab[2] = {"gpulog_events", "gpulog_mem_events"};
@@ -814,7 +834,7 @@ static int alert_row(void *arg, struct field *f)
 	return rc;
 }
 
-int gl_query_ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			   int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			   struct gl_err *err)
 {
@@ -889,7 +909,7 @@ static int cmp_access(const void *pa, const void *pb)
 	return a->host_id < b->host_id ? -1 : a->host_id > b->host_id;
 }
 
-int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
 				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 				struct gl_err *err)
 {
@@ -965,7 +985,7 @@ static int fact_row(void *arg, struct field *f)
 	return w->fn(w->arg, &e);
 }
 
-int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			    const char *key, const char *const *formats,
 			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			    struct gl_err *err)
@@ -1031,7 +1051,7 @@ static int id_row(void *arg, struct field *f)
 	return 0;
 }
 
-int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
 			      int64_t **ids, size_t *n, struct gl_err *err)
 {
 	struct id_walk w = {0};
@@ -1057,7 +1077,7 @@ int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t unti
 
 /* ----- counts ----- */
 
-int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
 	int64_t v[3];
@@ -1071,7 +1091,7 @@ int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until
 	return rc;
 }
 
-int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
+static int ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
 {
 	int64_t v[3];
 	int rc = three_ints(q, "SELECT countIf(pruned_before_us IS NOT NULL),"
@@ -1080,3 +1100,21 @@ int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_
 	*since_us = rc == GL_OK && v[0] > 0 ? v[1] : GL_TS_NONE;
 	return rc;
 }
+
+static const struct gl_query_backend ch_backend = {
+	.events = ch_events,
+	.mem_events = ch_mem_events,
+	.series_load = ch_series_load,
+	.samples = ch_samples,
+	.series_span = ch_series_span,
+	.samples_span = ch_samples_span,
+	.log_alerts = ch_log_alerts,
+	.access_requests = ch_access_requests,
+	.events_span = ch_events_span,
+	.spans = ch_spans,
+	.table_counts = ch_table_counts,
+	.retained_since = ch_retained_since,
+	.fact_events = ch_fact_events,
+	.alert_streams = ch_alert_streams,
+	.release = ch_release,
+};
