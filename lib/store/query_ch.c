@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/record.h"
 #include "ship/chttp.h"
 #include "store/evpack.h"
+#include "store/kinds_v7.h"
 #include "util/timeutil.h"
 
 static const struct gl_query_backend ch_backend;
@@ -48,7 +50,10 @@ struct gl_query_ch {
 	uint64_t *series_key;		/* by series id - 1 */
 	size_t n_series;
 	sqlite3 *mem;			/* SQLite's own functions, for a row's text */
-	sqlite3_stmt *alert, *glob, *fact;
+	sqlite3_stmt *alert, *fact;
+	/* events.kind on the server: the column, or for a table shipped before
+	 * it was (no such column), the same kind from the row's format and text */
+	const char *kind;
 	struct gl_buf sql;
 };
 
@@ -371,15 +376,16 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 			       " json_extract(?1, '$.metric'), json_extract(?1, '$.value'),"
 			       " json_extract(?1, '$.threshold')", -1, &q->ch->alert, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->ch->mem,
-			       "SELECT ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*', 0),"
-			       " ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*', 0)", -1,
-			       &q->ch->glob, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(q->ch->mem,
 			       "SELECT CASE WHEN json_valid(?1) THEN json_type(?1, ?2) IS NOT NULL"
 			       " ELSE 0 END", -1, &q->ch->fact, NULL) != SQLITE_OK) {
 		rc = oom(err);
 		goto out;
 	}
+	if ((rc = three_ints(q, "SELECT count(), 0, 0 FROM system.columns WHERE database ="
+			     " currentDatabase() AND table = 'gpulog_events' AND name = 'kind'"
+			     " FORMAT TabSeparated", v, err)) != GL_OK)
+		goto out;
+	q->ch->kind = v[0] ? "kind" : "(" GL_KINDS_V7_CH ")";
 	rc = load_names(q, err);
 out:
 	if (rc != GL_OK)
@@ -402,7 +408,6 @@ static void ch_release(struct gl_query *q)
 	free(ch->sids);
 	free(ch->series_key);
 	sqlite3_finalize(ch->alert);
-	sqlite3_finalize(ch->glob);
 	sqlite3_finalize(ch->fact);
 	sqlite3_close(ch->mem);
 	gl_buf_release(&ch->sql);
@@ -841,8 +846,9 @@ static int ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 	struct alert_walk w = {q, fn, arg, 0};
 	const char *sql = sqlf(q, "SELECT ts_us, level, component, host, message, metadata"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND format = 'jsondoc' AND dup_of IS NULL"
-			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
+			       " AND %s = %d AND dup_of IS NULL"
+			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
+			       q->ch->kind, GL_EV_ALERT);
 	int rc;
 
 	if (!sql)
@@ -858,45 +864,25 @@ struct access_walk {
 	struct gl_query *q;
 	struct gl_query_access *a;
 	size_t n, cap;
-	int failed;
+	int oom;
 };
 
+/* Counted on the server, by kind; here the names become ids. */
 static int access_row(void *arg, struct field *f)
 {
 	struct access_walk *w = arg;
-	sqlite3_stmt *st = w->q->ch->glob;
-	int64_t comp = name_id(w->q, &f[0]), host = name_id(w->q, &f[1]);
-	int ok, bad;
 
-	if (f[2].null)
-		return 0;
-	sqlite3_bind_text(st, 1, f[2].s, (int)f[2].n, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return w->failed = 1;
-	}
-	ok = sqlite3_column_int(st, 0);
-	bad = sqlite3_column_int(st, 1);
-	sqlite3_reset(st);
-	if (!ok)
-		return 0;
-	size_t i = 0;
-	while (i < w->n && (w->a[i].component_id != comp || w->a[i].host_id != host))
-		i++;
-	if (i == w->n) {
-		if (w->n == w->cap) {
-			size_t c = w->cap ? w->cap * 2 : 16;
-			struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
+	if (w->n == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 16;
+		struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
 
-			if (!d)
-				return w->failed = 2;
-			w->a = d;
-			w->cap = c;
-		}
-		w->a[w->n++] = (struct gl_query_access){comp, host, 0, 0};
+		if (!d)
+			return w->oom = 1;
+		w->a = d;
+		w->cap = c;
 	}
-	w->a[i].requests++;
-	w->a[i].failed += (uint64_t)bad;
+	w->a[w->n++] = (struct gl_query_access){name_id(w->q, &f[0]), name_id(w->q, &f[1]),
+						(uint64_t)fint(&f[2]), (uint64_t)fint(&f[3])};
 	return 0;
 }
 
@@ -910,28 +896,25 @@ static int cmp_access(const void *pa, const void *pb)
 }
 
 static int ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
-				struct gl_err *err)
+			      int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+			      struct gl_err *err)
 {
 	struct access_walk w = {.q = q};
-	const char *fq = "vllm";
+	const char *k = q->ch->kind;
+	const char *sql = sqlf(q, "SELECT component, host, count(), countIf(%s = %d)"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " AND %s IN (%d, %d) AND dup_of IS NULL GROUP BY component, host"
+			       " FORMAT TabSeparated", k, GL_EV_ACCESS_FAILED, since_us, until_us, k,
+			       GL_EV_ACCESS, GL_EV_ACCESS_FAILED);
 	int rc;
-
-	/* position(): every line the GLOB matches has this text */
-	const char *sql = sqlf(q, "SELECT component, host, message FROM gpulog_events"
-			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND format = '%s'"
-			       " AND dup_of IS NULL AND position(message, '\"POST /v1/') > 0"
-			       " FORMAT TabSeparated", since_us, until_us, fq);
 
 	if (!sql)
 		return oom(err);
-	rc = ch_rows(q, sql, 3, access_row, &w, err);
-	if (w.failed == 2)
+	rc = ch_rows(q, sql, 4, access_row, &w, err);
+	if (w.oom)
 		rc = oom(err);
-	else if (w.failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
-				"cannot read the access lines");
 	if (rc == GL_OK) {
+		/* the SQLite reader's order: by the names' ids */
 		if (w.n)
 			qsort(w.a, w.n, sizeof(*w.a), cmp_access);
 		for (size_t i = 0; i < w.n && rc == GL_OK; i++)
@@ -1055,12 +1038,10 @@ static int ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_
 			      int64_t **ids, size_t *n, struct gl_err *err)
 {
 	struct id_walk w = {0};
-	/* the server's rows know their format, not their kind: the monitor's
-	 * alerts are jsondoc's (kinds_v7.h), as gl_query_ch_log_alerts reads them */
 	const char *sql = sqlf(q, "SELECT DISTINCT intDiv(cityHash64(node, stream_id), 4) AS s"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND format = 'jsondoc' AND level >= %d ORDER BY s FORMAT TabSeparated",
-			       since_us, until_us, GL_LEVEL_WARN);
+			       " AND %s = %d ORDER BY s FORMAT TabSeparated",
+			       since_us, until_us, q->ch->kind, GL_EV_ALERT);
 	int rc = sql ? ch_rows(q, sql, 1, id_row, &w, err) : oom(err);
 
 	if (w.failed)
