@@ -54,6 +54,9 @@ struct gl_query_ch {
 	/* events.kind on the server: the column, or for a table shipped before
 	 * it was (no such column), the same kind from the row's format and text */
 	const char *kind;
+	/* "WITH [names] AS gl_nm, [ids] AS gl_ni": the names of the ids 1..,
+	 * for transform(); NULL when they are too long for one statement */
+	char *names_sql;
 	struct gl_buf sql;
 };
 
@@ -281,6 +284,55 @@ static int name_row(void *arg, struct field *f)
  * numbers them (sections break ties by name id): the first node's (by
  * node name) in its order, then the names the next node adds, in its.
  */
+/* Below ClickHouse's max_query_size (256 KiB) with the rest of a statement. */
+#define NAMES_SQL_MAX 100000
+
+/*
+ * ch->names_sql for the names loaded: the events come with the names' ids
+ * instead of their text (fewer bytes to sort and send, no lookup here).
+ * Names with a control byte, or too many, leave it NULL: text then.
+ */
+static int names_sql(struct gl_query *q, struct gl_err *err)
+{
+	struct gl_buf b = {0};
+	char num[32];
+	int rc = gl_buf_add(&b, "WITH [", 6);
+
+	for (size_t id = 1; rc == GL_OK && id < q->n_names; id++) {
+		const char *p = q->names[id];
+
+		if (b.len > NAMES_SQL_MAX)
+			goto none;
+		rc = gl_buf_add(&b, id > 1 ? ", '" : "'", id > 1 ? 3 : 1);
+		for (; rc == GL_OK && *p; p++) {
+			if ((unsigned char)*p < 0x20)
+				goto none;
+			if (*p == '\\' || *p == '\'')
+				rc = gl_buf_add(&b, "\\", 1);
+			rc = rc ? rc : gl_buf_add(&b, p, 1);
+		}
+		rc = rc ? rc : gl_buf_add(&b, "'", 1);
+	}
+	rc = rc ? rc : gl_buf_add(&b, "] AS gl_nm, [", 13);
+	for (size_t id = 1; rc == GL_OK && id < q->n_names; id++) {
+		int k = snprintf(num, sizeof(num), "%s%zu", id > 1 ? ", " : "", id);
+
+		rc = gl_buf_add(&b, num, (size_t)k);
+	}
+	rc = rc ? rc : gl_buf_add(&b, "] AS gl_ni", 10);
+	if (rc != GL_OK) {
+		gl_buf_release(&b);
+		return oom(err);
+	}
+	if (b.len > NAMES_SQL_MAX || q->n_names < 2)
+		goto none;
+	q->ch->names_sql = b.data;
+	return GL_OK;
+none:
+	gl_buf_release(&b);
+	return GL_OK;
+}
+
 static int load_names(struct gl_query *q, struct gl_err *err)
 {
 	static const char sql[] =
@@ -311,7 +363,7 @@ static int load_names(struct gl_query *q, struct gl_err *err)
 		ch->names[i].s = q->names[id];
 		ch->names[i].id = (int64_t)id;
 	}
-	return GL_OK;
+	return names_sql(q, err);
 }
 
 struct one_int {
@@ -404,6 +456,7 @@ static void ch_release(struct gl_query *q)
 		return;
 	gl_chttp_free(ch->c);
 	free(ch->names);
+	free(ch->names_sql);
 	free(ch->skeys);
 	free(ch->sids);
 	free(ch->series_key);
@@ -419,9 +472,22 @@ static void ch_release(struct gl_query *q)
 struct ev_walk {
 	struct gl_query *q;
 	bool kernels_only;
+	bool trace;		/* the trace columns are read (the window holds a trace's record) */
+	bool ids;		/* names come as their ids (names_sql) */
 	int (*fn)(void *arg, const struct gl_query_event *ev);
 	void *arg;
 };
+
+/* A name column: the name's id (the server mapped it, names_sql) or its text. */
+static int64_t name_of(const struct ev_walk *w, const struct field *f)
+{
+	int64_t id;
+
+	if (!w->ids)
+		return name_id(w->q, f);
+	id = fint(f);
+	return id > 0 && (uint64_t)id < w->q->n_names ? id : 0;
+}
 
 static int ev_row(void *arg, struct field *f)
 {
@@ -431,9 +497,9 @@ static int ev_row(void *arg, struct field *f)
 
 	ev.ts_us = fint(&f[0]);
 	ev.level = level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE;
-	ev.component_id = name_id(w->q, &f[2]);
-	ev.host_id = name_id(w->q, &f[3]);
-	ev.kernel_id = name_id(w->q, &f[4]);
+	ev.component_id = name_of(w, &f[2]);
+	ev.host_id = name_of(w, &f[3]);
+	ev.kernel_id = name_of(w, &f[4]);
 	ev.dur_us = fdouble(&f[5]);
 	ev.mem_mb = fdouble(&f[6]);
 	ev.anomaly = (int)fint(&f[7]);
@@ -443,7 +509,7 @@ static int ev_row(void *arg, struct field *f)
 	ev.exec_ms = fdouble(&f[11]);
 	ev.dup_of = fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
-	const bool has_kernel = f[4].n > 0, has_exec = !isnan(ev.exec_ms);
+	const bool has_kernel = w->ids ? ev.kernel_id != 0 : f[4].n > 0, has_exec = !isnan(ev.exec_ms);
 	const bool op = !f[13].null &&
 			gl_evpack_like_operation((const unsigned char *)f[13].s, f[13].n);
 	const bool want_message = level >= 4 || (!has_kernel && (has_exec || op));
@@ -451,14 +517,14 @@ static int ev_row(void *arg, struct field *f)
 	ev.message_len = ev.message ? f[13].n : 0;
 	ev.metadata = !has_kernel && has_exec && !f[14].null ? f[14].s : NULL;
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
-	ev.source = !w->kernels_only && !f[15].null ? f[15].s : NULL;
+	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
 		ev.launch_overhead_us = fdouble(&f[16]);
 		ev.queue_us = fdouble(&f[17]);
 		ev.occupancy = fdouble(&f[18]);
 		ev.device = f[19].null ? NULL : f[19].s;
-		ev.scope_id = name_id(w->q, &f[20]);
-		ev.stack_id = name_id(w->q, &f[21]);
+		ev.scope_id = name_of(w, &f[20]);
+		ev.stack_id = name_of(w, &f[21]);
 	} else {
 		ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
 		ev.device = NULL;
@@ -467,25 +533,64 @@ static int ev_row(void *arg, struct field *f)
 	return w->fn(w->arg, &ev);
 }
 
-static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		       int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		       struct gl_err *err)
+/* The name column col as read: its id (ids) or its text. */
+static void name_col(char *out, size_t n, bool ids, const char *col)
 {
-	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, fn, arg};
+	if (ids)
+		snprintf(out, n, "transform(%s, gl_nm, gl_ni, 0)", col);
+	else
+		snprintf(out, n, "%s", col);
+}
+
+/*
+ * The window's events, in the SQLite reader's order. The server sorts them
+ * and ships the columns the report reads, as few bytes as it can: names as
+ * their ids where the names fit one statement (names_sql), the kernel-trace
+ * columns only when the window holds a trace's record (kind 1; for
+ * kernels_only never, as the SQLite reader), the text only where read.
+ */
+static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		     struct gl_err *err)
+{
+	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, false, q->ch->names_sql != NULL,
+			    fn, arg};
+	char comp[64], host[64], kern[64], scope[64], stack[64];
+	int rc;
+
+	if (!w.kernels_only) {
+		int64_t v[3];
+
+		if ((rc = three_ints(q, sqlf(q, "SELECT count(), 0, 0 FROM gpulog_events WHERE ts_us >= %"
+					     PRId64 " AND ts_us < %" PRId64 " AND %s = %d FORMAT"
+					     " TabSeparated", since_us, until_us, q->ch->kind,
+					     GL_EV_TRACE), v, err)) != GL_OK)
+			return rc;
+		w.trace = v[0] > 0;
+	}
+	name_col(comp, sizeof(comp), w.ids, "component");
+	name_col(host, sizeof(host), w.ids, "host");
+	name_col(kern, sizeof(kern), w.ids, "kernel");
+	name_col(scope, sizeof(scope), w.ids, "scope");
+	name_col(stack, sizeof(stack), w.ids, "stack");
 	/* A stream's id is its node's: (node, stream_id) made one number. */
 	const char *sql = sqlf(q,
-		"SELECT ts_us, level, component, host, kernel, dur_us, mem_mb, anomaly,"
+		"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
 		" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4), exec_ms,"
 		" ifNull(dup_of, 0),"
 		" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
 		" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
-		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL),"
-		" source, launch_overhead_us, queue_us, occupancy, device, scope, stack"
+		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
+		"%s%s%s%s%s"
 		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
-		" ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
+		" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
+		w.ids ? q->ch->names_sql : "", comp, host, kern,
+		w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
+		w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
+		since_us, until_us,
 		w.kernels_only ? " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL" : "");
 
-	return sql ? ch_rows(q, sql, 22, ev_row, &w, err) : oom(err);
+	return sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
 }
 
 /* ----- memory events, spans ----- */
