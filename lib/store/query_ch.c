@@ -1,21 +1,23 @@
 /*
  * query_ch.c - the second backend of the report's readers (query_int.h,
- * struct gl_query_backend): the same
- * gl_query_* calls answered from a ClickHouse server that gpulog-ship
- * filled (tables in lib/ship/ship.h) instead of an SQLite file. Each
- * reader streams the server's rows, ordered as the SQLite reader orders
- * them, as TSV over HTTP into the same callbacks, one row at a time, so
- * every section computes its figures with the same C code (memory: one
- * row and one HTTP buffer). Where the SQLite reader evaluates an SQL
- * expression on a row (json_extract of an alert, GLOB of an access line),
- * the row's text is evaluated by the same SQLite function, in memory.
+ * struct gl_query_backend): the same gl_query_* calls answered from a
+ * ClickHouse server that gpulog-ship filled (tables in lib/ship/ship.h)
+ * instead of an SQLite file. In: the tables gpulog-ship writes; out: the
+ * rows of gl_query_*, in their order, through the same callbacks, so every
+ * section computes its figures with the same C code. HTTP through
+ * lib/ship/chttp.c.
+ *
+ * The server filters and sorts the window and selects records by their
+ * kind (gpulog_events.kind); it counts the access lines per component and
+ * host itself; the events come as TSV, one row at a time (memory: one row
+ * and one HTTP buffer), with their names as ids where the names fit one
+ * statement. Where the SQLite reader evaluates an SQL expression on a row
+ * (json_extract of an alert's or a fact's metadata), the row's text is
+ * evaluated by the same SQLite function, in memory.
  *
  * Rows of several nodes with the same time come in the order of the node's
  * name, then of the row's id in its node's database: the order of one
  * database into which the nodes were ingested in that order.
- *
- * In: the tables gpulog-ship writes; out: the rows of gl_query_*, in their
- * order, through the same callbacks. HTTP through lib/ship/chttp.c.
  */
 #include "store/query_int.h"
 
