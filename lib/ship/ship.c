@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "chttp.h"
+#include "store/kinds_v7.h"
 #include "store/query.h"
 
 #define DAY_US 86400000000LL
@@ -87,7 +88,17 @@ static const struct col ev_cols[] = {
 	{"stack", "String", "ifnull(sk.name, '')"},
 	{"source", "Nullable(String)", "e.source"},
 	{"format", "String", "ifnull(st.format, '')"},	/* streams.format: the reader's jsondoc, vllm */
+	/* last: a table made before it has it added at the end (add_kind) */
+	{"kind", "UInt8", "e.kind"},			/* events.kind (schema 8), gl_ev_kind */
 };
+
+/* events.kind of a database before schema 8, as the migration would fill it
+ * (kinds_v7.h; format is the stream's, st.format): the same order */
+#define KIND_V7                                                                              \
+	"CASE WHEN " GL_KINDS_V7_STREAMS_ALERT " AND " GL_KINDS_V7_IS_ALERT("e.") " THEN 2"      \
+	" WHEN " GL_KINDS_V7_STREAMS_ACCESS " AND " GL_KINDS_V7_IS_ACCESS_FAILED("e.") " THEN 4"   \
+	" WHEN " GL_KINDS_V7_IS_TRACE("e.") " THEN 1"                                            \
+	" WHEN " GL_KINDS_V7_STREAMS_ACCESS " AND " GL_KINDS_V7_IS_ACCESS("e.") " THEN 3 ELSE 0 END"
 
 static const struct col sample_cols[] = {
 	{"src_id", "Int64", "b.id"},
@@ -223,6 +234,7 @@ struct shipper {
 	struct gl_chttp *ch;
 	char node_q[512];		/* the node as a quoted literal's body */
 	int64_t cutoff_us;		/* keep_days: rows before are not sent; INT64_MIN: none */
+	int64_t db_version;		/* the database's user_version */
 	size_t batch_rows;
 	struct gl_buf sql, ans, tsv;
 };
@@ -307,6 +319,30 @@ static int ch_run(struct shipper *s, struct gl_err *err)
 	return gl_chttp_query(s->ch, s->sql.data, &s->ans, err);
 }
 
+/*
+ * A gpulog_events made by a gpulog-ship before the kind was shipped gets
+ * the column, at the end (an INSERT names no columns), with the kind of
+ * the rows stored before as the migration to schema 8 tells it from their
+ * format and text (kinds_v7.h GL_KINDS_V7_CH): ClickHouse computes a
+ * DEFAULT for the parts written without the column when they are read.
+ */
+static int parse2(struct shipper *s, int64_t *a, int64_t *b, struct gl_err *err);
+
+static int add_kind(struct shipper *s, struct gl_err *err)
+{
+	int64_t has = 0;
+	int rc;
+
+	if ((rc = sqlf(s, err, "SELECT count() FROM system.columns WHERE database ="
+		       " currentDatabase() AND table = 'gpulog_events' AND name = 'kind'")) != GL_OK ||
+	    (rc = ch_run(s, err)) != GL_OK || (rc = parse2(s, &has, NULL, err)) != GL_OK || has)
+		return rc;
+	if ((rc = sqlf(s, err, "ALTER TABLE gpulog_events ADD COLUMN kind UInt8 DEFAULT %s",
+		       GL_KINDS_V7_CH)) != GL_OK)
+		return rc;
+	return ch_run(s, err);
+}
+
 static int create_tables(struct shipper *s, struct gl_err *err)
 {
 	int rc = GL_OK;
@@ -345,7 +381,7 @@ static int create_tables(struct shipper *s, struct gl_err *err)
 				       " (node String, files UInt64, shipped_us Int64) ENGINE = MergeTree"
 				       " ORDER BY (node, shipped_us)")) == GL_OK)
 		rc = ch_run(s, err);
-	return rc;
+	return rc == GL_OK ? add_kind(s, err) : rc;
 }
 
 /* Two integers from an answer "a\tb\n". */
@@ -566,12 +602,16 @@ static int read_batch(struct shipper *s, const struct table *tb, int64_t mark_id
 		goto out;
 	if (*upto == mark_id)
 		goto out;
-	for (size_t i = 0; i < tb->ncols; i++)
-		if ((i && gl_buf_add(&sel, ", ", 2)) ||
-		    gl_buf_add(&sel, tb->cols[i].expr, strlen(tb->cols[i].expr))) {
+	for (size_t i = 0; i < tb->ncols; i++) {
+		const char *x = tb->cols[i].expr;
+
+		if (s->db_version < 8 && !strcmp(x, "e.kind"))
+			x = KIND_V7;
+		if ((i && gl_buf_add(&sel, ", ", 2)) || gl_buf_add(&sel, x, strlen(x))) {
 			rc = oom(err);
 			goto out;
 		}
+	}
 	char tail[64];
 	snprintf(tail, sizeof(tail), " ORDER BY %s%s", tb->id, tb->tail ? tb->tail : "");
 	if ((rc = where_sql(s, tb, sel.data, tail, err)) != GL_OK)
@@ -746,6 +786,7 @@ static int open_db(struct shipper *s, struct gl_err *err)
 		return gl_err_set(err, GL_ENOTGPULOG, s->o->db_path, 0,
 				  "run gpulog-ingest on it once to update it",
 				  "schema %" PRId64 " is too old to ship", ver);
+	s->db_version = ver;
 	return GL_OK;
 }
 

@@ -36,4 +36,21 @@
 #define GL_KINDS_V7_IS_ACCESS_FAILED(e)                                                 \
 	"(" e "message GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*')"
 
+/*
+ * The same facts in ClickHouse's SQL, over a gpulog_events row shipped by a
+ * gpulog-ship that did not ship the kind (lib/ship/ship.c): the DEFAULT of
+ * the column kind added to such a table, which ClickHouse computes for the
+ * rows stored before, and what a report reads for kind from a table still
+ * without it (query_ch.c). In the order the migration fills them: an
+ * alert (visitParam reads the compact JSON the parser wrote), a failed
+ * access line, a trace's record, an access line, else a log line. (?s):
+ * GLOB's '*' crosses a newline.
+ */
+#define GL_KINDS_V7_CH                                                                     \
+	"multiIf(format = 'jsondoc' AND substring(visitParamExtractRaw(ifNull(metadata, ''),"  \
+	" 'severity'), 1, 1) = '\"', 2, format = 'vllm' AND match(ifNull(message, ''),"       \
+	" '(?s)\"POST /v1/.* HTTP/.*\" [45][0-9][0-9]'), 4, source IS NOT NULL, 1,"            \
+	" format = 'vllm' AND match(ifNull(message, ''),"                                       \
+	" '(?s)\"POST /v1/.* HTTP/.*\" [1-5][0-9][0-9]'), 3, 0)"
+
 #endif

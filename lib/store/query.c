@@ -9,7 +9,6 @@
 #include "store/query.h"
 #include "store/evpack.h"
 #include "store/query_int.h"
-#include "store/query_ch.h"
 #include "store/kinds_v7.h"
 #include "store/kinds_v8.h"
 #include "record/record.h"
@@ -321,7 +320,8 @@ void gl_query_close(struct gl_query *q)
 	for (size_t i = 0; i < q->n_names; i++)
 		free(q->names[i]);
 	free(q->names);
-	gl_query_ch_free(q->ch);
+	if (q->be)
+		q->be->release(q);
 	sqlite3_close(q->db);
 	free(q);
 }
@@ -345,8 +345,8 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_mem_events(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->mem_events(q, since_us, until_us, fn, arg, err);
 	static const char sql[] =
 		"SELECT ts_us, action, ptr, size_bytes, host_id FROM mem_events"
 		" WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY ts_us, id";
@@ -378,8 +378,8 @@ int gl_query_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_table_counts(q, since_us, until_us, rejects, files, err);
+	if (q->be)
+		return q->be->table_counts(q, since_us, until_us, rejects, files, err);
 	sqlite3_stmt *st = NULL;
 	int64_t f = 0, has_ts = 0;
 	int rc;
@@ -412,8 +412,8 @@ int gl_query_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us
 
 int gl_query_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_retained_since(q, since_us, err);
+	if (q->be)
+		return q->be->retained_since(q, since_us, err);
 	sqlite3_stmt *s = NULL;
 	int rc = GL_OK;
 
@@ -456,8 +456,8 @@ void gl_query_series_free(struct gl_query_series *s, size_t n)
 int gl_query_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
 			 struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_series_load(q, out, n, err);
+	if (q->be)
+		return q->be->series_load(q, out, n, err);
 	static const char sql[] =
 		"SELECT id, metric_id, device, host_id, source, labels FROM series ORDER BY id";
 	struct gl_query_series *a = NULL;
@@ -515,8 +515,8 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 		   int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
 		   struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_spans(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->spans(q, since_us, until_us, fn, arg, err);
 	static const char sql[] =
 		"SELECT start_us, dur_us, scope_id, depth, device, source, host_id FROM spans"
 		" INDEXED BY spans_start WHERE start_us >= ?1 AND start_us < ?2"
@@ -555,8 +555,8 @@ int gl_query_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_query_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			 int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_events_span(q, since_us, until_us, first_us, last_us, err);
+	if (q->be)
+		return q->be->events_span(q, since_us, until_us, first_us, last_us, err);
 	/* each min() and max() alone is one seek in its index */
 	static const char sql[] =
 		"SELECT (SELECT min(ts_us) FROM events WHERE ts_us >= ?1 AND ts_us < ?2),"
@@ -660,8 +660,8 @@ int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	sqlite3_stmt *st = NULL;
 	int rc = GL_OK, s = SQLITE_DONE;
 
-	if (q->ch)
-		return gl_query_ch_fact_events(q, since_us, until_us, key, formats, fn, arg, err);
+	if (q->be)
+		return q->be->fact_events(q, since_us, until_us, key, formats, fn, arg, err);
 	for (size_t i = 0; i < sizeof(v8) / sizeof(v8[0]); i++)
 		if (v8[i].kind == (int)kind) {
 			streams = v8[i].streams;
@@ -714,8 +714,8 @@ int gl_query_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_u
 
 	*ids = NULL;
 	*n = 0;
-	if (q->ch)
-		return gl_query_ch_alert_streams(q, since_us, until_us, ids, n, err);
+	if (q->be)
+		return q->be->alert_streams(q, since_us, until_us, ids, n, err);
 	if ((rc = has_kind(q, GL_EV_ALERT, GL_EV_ALERT, GL_KINDS_V7_STREAMS_ALERT, &any, err)) !=
 		    GL_OK ||
 	    !any)
@@ -760,8 +760,8 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_log_alerts(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->log_alerts(q, since_us, until_us, fn, arg, err);
 	/* A monitor's alert (GL_EV_ALERT) holds its metric, value and
 	 * threshold in its metadata; a database not migrated to schema 8 tells
 	 * its alerts by their stream's format (kinds_v7.h). */
@@ -823,8 +823,8 @@ int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until
 			     int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
 			     struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_access_requests(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->access_requests(q, since_us, until_us, fn, arg, err);
 	/* An access line (GL_EV_ACCESS, GL_EV_ACCESS_FAILED); a database not
 	 * migrated to schema 8 tells them by their text and their stream's
 	 * format (kinds_v7.h). */

@@ -31,7 +31,7 @@ int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
 
 /*
  * Opens the ClickHouse server at url (http://host:8123/[?database=NAME])
- * that gpulog-ship filled, for the same readers (lib/store/query_ch.h).
+ * that gpulog-ship filled, for the same readers (lib/store/query_ch.c).
  * Fails with GL_EUNAVAIL (unreachable), GL_ENOTGPULOG (no gpulog tables
  * there), GL_EDB or GL_ENOMEM; *q is NULL on failure.
  */

@@ -1,9 +1,25 @@
 /*
- * query_ch.c - the report's readers over ClickHouse (see query_ch.h). In:
- * the tables gpulog-ship writes; out: the rows of gl_query_*, in their
- * order, through the same callbacks. HTTP through lib/ship/chttp.c.
+ * query_ch.c - the second backend of the report's readers (query_int.h,
+ * struct gl_query_backend): the same gl_query_* calls answered from a
+ * ClickHouse server that gpulog-ship filled (tables in lib/ship/ship.h)
+ * instead of an SQLite file. In: the tables gpulog-ship writes; out: the
+ * rows of gl_query_*, in their order, through the same callbacks, so every
+ * section computes its figures with the same C code. HTTP through
+ * lib/ship/chttp.c.
+ *
+ * The server filters and sorts the window and selects records by their
+ * kind (gpulog_events.kind); it counts the access lines per component and
+ * host itself; the events come as TSV, one row at a time (memory: one row
+ * and one HTTP buffer), with their names as ids where the names fit one
+ * statement. Where the SQLite reader evaluates an SQL expression on a row
+ * (json_extract of an alert's or a fact's metadata), the row's text is
+ * evaluated by the same SQLite function, in memory.
+ *
+ * Rows of several nodes with the same time come in the order of the node's
+ * name, then of the row's id in its node's database: the order of one
+ * database into which the nodes were ingested in that order.
  */
-#include "store/query_ch.h"
+#include "store/query_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/record.h"
 #include "ship/chttp.h"
 #include "store/evpack.h"
+#include "store/kinds_v7.h"
 #include "util/timeutil.h"
+
+static const struct gl_query_backend ch_backend;
 
 struct name_slot {
 	const char *s;		/* names[id] of the query; NULL: free */
@@ -32,7 +52,13 @@ struct gl_query_ch {
 	uint64_t *series_key;		/* by series id - 1 */
 	size_t n_series;
 	sqlite3 *mem;			/* SQLite's own functions, for a row's text */
-	sqlite3_stmt *alert, *glob, *fact;
+	sqlite3_stmt *alert, *fact;
+	/* events.kind on the server: the column, or for a table shipped before
+	 * it was (no such column), the same kind from the row's format and text */
+	const char *kind;
+	/* "WITH [names] AS gl_nm, [ids] AS gl_ni": the names of the ids 1..,
+	 * for transform(); NULL when they are too long for one statement */
+	char *names_sql;
 	struct gl_buf sql;
 };
 
@@ -260,6 +286,55 @@ static int name_row(void *arg, struct field *f)
  * numbers them (sections break ties by name id): the first node's (by
  * node name) in its order, then the names the next node adds, in its.
  */
+/* Below ClickHouse's max_query_size (256 KiB) with the rest of a statement. */
+#define NAMES_SQL_MAX 100000
+
+/*
+ * ch->names_sql for the names loaded: the events come with the names' ids
+ * instead of their text (fewer bytes to sort and send, no lookup here).
+ * Names with a control byte, or too many, leave it NULL: text then.
+ */
+static int names_sql(struct gl_query *q, struct gl_err *err)
+{
+	struct gl_buf b = {0};
+	char num[32];
+	int rc = gl_buf_add(&b, "WITH [", 6);
+
+	for (size_t id = 1; rc == GL_OK && id < q->n_names; id++) {
+		const char *p = q->names[id];
+
+		if (b.len > NAMES_SQL_MAX)
+			goto none;
+		rc = gl_buf_add(&b, id > 1 ? ", '" : "'", id > 1 ? 3 : 1);
+		for (; rc == GL_OK && *p; p++) {
+			if ((unsigned char)*p < 0x20)
+				goto none;
+			if (*p == '\\' || *p == '\'')
+				rc = gl_buf_add(&b, "\\", 1);
+			rc = rc ? rc : gl_buf_add(&b, p, 1);
+		}
+		rc = rc ? rc : gl_buf_add(&b, "'", 1);
+	}
+	rc = rc ? rc : gl_buf_add(&b, "] AS gl_nm, [", 13);
+	for (size_t id = 1; rc == GL_OK && id < q->n_names; id++) {
+		int k = snprintf(num, sizeof(num), "%s%zu", id > 1 ? ", " : "", id);
+
+		rc = gl_buf_add(&b, num, (size_t)k);
+	}
+	rc = rc ? rc : gl_buf_add(&b, "] AS gl_ni", 10);
+	if (rc != GL_OK) {
+		gl_buf_release(&b);
+		return oom(err);
+	}
+	if (b.len > NAMES_SQL_MAX || q->n_names < 2)
+		goto none;
+	q->ch->names_sql = b.data;
+	return GL_OK;
+none:
+	gl_buf_release(&b);
+	return GL_OK;
+}
+
 static int load_names(struct gl_query *q, struct gl_err *err)
 {
 	static const char sql[] =
@@ -290,7 +365,7 @@ static int load_names(struct gl_query *q, struct gl_err *err)
 		ch->names[i].s = q->names[id];
 		ch->names[i].id = (int64_t)id;
 	}
-	return GL_OK;
+	return names_sql(q, err);
 }
 
 struct one_int {
@@ -331,6 +406,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 		free(q);
 		return oom(err);
 	}
+	q->be = &ch_backend;
 	if (!(q->ch->c = gl_chttp_new(url, 0, err))) {
 		rc = err ? err->code : GL_ENOMEM;
 		goto out;
@@ -354,15 +430,16 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 			       " json_extract(?1, '$.metric'), json_extract(?1, '$.value'),"
 			       " json_extract(?1, '$.threshold')", -1, &q->ch->alert, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->ch->mem,
-			       "SELECT ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [1-5][0-9][0-9]*', 0),"
-			       " ifnull(?1 GLOB '*\"POST /v1/* HTTP/*\" [45][0-9][0-9]*', 0)", -1,
-			       &q->ch->glob, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(q->ch->mem,
 			       "SELECT CASE WHEN json_valid(?1) THEN json_type(?1, ?2) IS NOT NULL"
 			       " ELSE 0 END", -1, &q->ch->fact, NULL) != SQLITE_OK) {
 		rc = oom(err);
 		goto out;
 	}
+	if ((rc = three_ints(q, "SELECT count(), 0, 0 FROM system.columns WHERE database ="
+			     " currentDatabase() AND table = 'gpulog_events' AND name = 'kind'"
+			     " FORMAT TabSeparated", v, err)) != GL_OK)
+		goto out;
+	q->ch->kind = v[0] ? "kind" : "(" GL_KINDS_V7_CH ")";
 	rc = load_names(q, err);
 out:
 	if (rc != GL_OK)
@@ -372,17 +449,20 @@ out:
 	return rc;
 }
 
-void gl_query_ch_free(struct gl_query_ch *ch)
+static void ch_release(struct gl_query *q)
 {
+	struct gl_query_ch *ch = q->ch;
+
+	q->ch = NULL;
 	if (!ch)
 		return;
 	gl_chttp_free(ch->c);
 	free(ch->names);
+	free(ch->names_sql);
 	free(ch->skeys);
 	free(ch->sids);
 	free(ch->series_key);
 	sqlite3_finalize(ch->alert);
-	sqlite3_finalize(ch->glob);
 	sqlite3_finalize(ch->fact);
 	sqlite3_close(ch->mem);
 	gl_buf_release(&ch->sql);
@@ -394,9 +474,22 @@ void gl_query_ch_free(struct gl_query_ch *ch)
 struct ev_walk {
 	struct gl_query *q;
 	bool kernels_only;
+	bool trace;		/* the trace columns are read (the window holds a trace's record) */
+	bool ids;		/* names come as their ids (names_sql) */
 	int (*fn)(void *arg, const struct gl_query_event *ev);
 	void *arg;
 };
+
+/* A name column: the name's id (the server mapped it, names_sql) or its text. */
+static int64_t name_of(const struct ev_walk *w, const struct field *f)
+{
+	int64_t id;
+
+	if (!w->ids)
+		return name_id(w->q, f);
+	id = fint(f);
+	return id > 0 && (uint64_t)id < w->q->n_names ? id : 0;
+}
 
 static int ev_row(void *arg, struct field *f)
 {
@@ -406,9 +499,9 @@ static int ev_row(void *arg, struct field *f)
 
 	ev.ts_us = fint(&f[0]);
 	ev.level = level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE;
-	ev.component_id = name_id(w->q, &f[2]);
-	ev.host_id = name_id(w->q, &f[3]);
-	ev.kernel_id = name_id(w->q, &f[4]);
+	ev.component_id = name_of(w, &f[2]);
+	ev.host_id = name_of(w, &f[3]);
+	ev.kernel_id = name_of(w, &f[4]);
 	ev.dur_us = fdouble(&f[5]);
 	ev.mem_mb = fdouble(&f[6]);
 	ev.anomaly = (int)fint(&f[7]);
@@ -418,7 +511,7 @@ static int ev_row(void *arg, struct field *f)
 	ev.exec_ms = fdouble(&f[11]);
 	ev.dup_of = fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
-	const bool has_kernel = f[4].n > 0, has_exec = !isnan(ev.exec_ms);
+	const bool has_kernel = w->ids ? ev.kernel_id != 0 : f[4].n > 0, has_exec = !isnan(ev.exec_ms);
 	const bool op = !f[13].null &&
 			gl_evpack_like_operation((const unsigned char *)f[13].s, f[13].n);
 	const bool want_message = level >= 4 || (!has_kernel && (has_exec || op));
@@ -426,14 +519,14 @@ static int ev_row(void *arg, struct field *f)
 	ev.message_len = ev.message ? f[13].n : 0;
 	ev.metadata = !has_kernel && has_exec && !f[14].null ? f[14].s : NULL;
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
-	ev.source = !w->kernels_only && !f[15].null ? f[15].s : NULL;
+	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
 		ev.launch_overhead_us = fdouble(&f[16]);
 		ev.queue_us = fdouble(&f[17]);
 		ev.occupancy = fdouble(&f[18]);
 		ev.device = f[19].null ? NULL : f[19].s;
-		ev.scope_id = name_id(w->q, &f[20]);
-		ev.stack_id = name_id(w->q, &f[21]);
+		ev.scope_id = name_of(w, &f[20]);
+		ev.stack_id = name_of(w, &f[21]);
 	} else {
 		ev.launch_overhead_us = ev.queue_us = ev.occupancy = NAN;
 		ev.device = NULL;
@@ -442,25 +535,64 @@ static int ev_row(void *arg, struct field *f)
 	return w->fn(w->arg, &ev);
 }
 
-int gl_query_ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		       int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		       struct gl_err *err)
+/* The name column col as read: its id (ids) or its text. */
+static void name_col(char *out, size_t n, bool ids, const char *col)
 {
-	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, fn, arg};
+	if (ids)
+		snprintf(out, n, "transform(%s, gl_nm, gl_ni, 0)", col);
+	else
+		snprintf(out, n, "%s", col);
+}
+
+/*
+ * The window's events, in the SQLite reader's order. The server sorts them
+ * and ships the columns the report reads, as few bytes as it can: names as
+ * their ids where the names fit one statement (names_sql), the kernel-trace
+ * columns only when the window holds a trace's record (kind 1; for
+ * kernels_only never, as the SQLite reader), the text only where read.
+ */
+static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		     struct gl_err *err)
+{
+	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, false, q->ch->names_sql != NULL,
+			    fn, arg};
+	char comp[64], host[64], kern[64], scope[64], stack[64];
+	int rc;
+
+	if (!w.kernels_only) {
+		int64_t v[3];
+
+		if ((rc = three_ints(q, sqlf(q, "SELECT count(), 0, 0 FROM gpulog_events WHERE ts_us >= %"
+					     PRId64 " AND ts_us < %" PRId64 " AND %s = %d FORMAT"
+					     " TabSeparated", since_us, until_us, q->ch->kind,
+					     GL_EV_TRACE), v, err)) != GL_OK)
+			return rc;
+		w.trace = v[0] > 0;
+	}
+	name_col(comp, sizeof(comp), w.ids, "component");
+	name_col(host, sizeof(host), w.ids, "host");
+	name_col(kern, sizeof(kern), w.ids, "kernel");
+	name_col(scope, sizeof(scope), w.ids, "scope");
+	name_col(stack, sizeof(stack), w.ids, "stack");
 	/* A stream's id is its node's: (node, stream_id) made one number. */
 	const char *sql = sqlf(q,
-		"SELECT ts_us, level, component, host, kernel, dur_us, mem_mb, anomaly,"
+		"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
 		" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4), exec_ms,"
 		" ifNull(dup_of, 0),"
 		" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
 		" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
-		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL),"
-		" source, launch_overhead_us, queue_us, occupancy, device, scope, stack"
+		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
+		"%s%s%s%s%s"
 		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
-		" ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
+		" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
+		w.ids ? q->ch->names_sql : "", comp, host, kern,
+		w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
+		w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
+		since_us, until_us,
 		w.kernels_only ? " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL" : "");
 
-	return sql ? ch_rows(q, sql, 22, ev_row, &w, err) : oom(err);
+	return sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
 }
 
 /* ----- memory events, spans ----- */
@@ -485,7 +617,7 @@ static int mem_row(void *arg, struct field *f)
 	return w->fn(w->arg, &m);
 }
 
-int gl_query_ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			   int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			   struct gl_err *err)
 {
@@ -519,7 +651,7 @@ static int span_row(void *arg, struct field *f)
 	return w->fn(w->arg, &s);
 }
 
-int gl_query_ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 		      int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
 		      struct gl_err *err)
 {
@@ -598,7 +730,7 @@ static int series_row(void *arg, struct field *f)
 	return w->oom;
 }
 
-int gl_query_ch_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
+static int ch_series_load(struct gl_query *q, struct gl_query_series **out, size_t *n,
 			    struct gl_err *err)
 {
 	static const char sql[] =
@@ -665,7 +797,7 @@ static int sample_row(void *arg, struct field *f)
 	return w->fn(w->arg, &s);
 }
 
-int gl_query_ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 			int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 			struct gl_err *err)
 {
@@ -677,7 +809,7 @@ int gl_query_ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if (!q->ch->n_series) {
 		struct gl_query_series *s = NULL;
 		size_t n = 0;
-		int rc = gl_query_ch_series_load(q, &s, &n, err);
+		int rc = ch_series_load(q, &s, &n, err);
 
 		gl_query_series_free(s, n);
 		if (rc != GL_OK)
@@ -703,7 +835,7 @@ static int span_of(struct gl_query *q, const char *sql, int64_t *first_us, int64
 	return rc;
 }
 
-int gl_query_ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
+static int ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t n,
 			    int64_t since_us, int64_t until_us, int64_t *first_us,
 			    int64_t *last_us, struct gl_err *err)
 {
@@ -734,7 +866,7 @@ int gl_query_ch_series_span(struct gl_query *q, const int64_t *series_ids, size_
 	return rc;
 }
 
-int gl_query_ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
 	return span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
@@ -743,7 +875,7 @@ int gl_query_ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until
 		       first_us, last_us, err);
 }
 
-int gl_query_ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			    int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
 	static const char *const tab[2] = {"gpulog_events", "gpulog_mem_events"};
@@ -814,15 +946,16 @@ static int alert_row(void *arg, struct field *f)
 	return rc;
 }
 
-int gl_query_ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			   int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
 			   struct gl_err *err)
 {
 	struct alert_walk w = {q, fn, arg, 0};
 	const char *sql = sqlf(q, "SELECT ts_us, level, component, host, message, metadata"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND format = 'jsondoc' AND dup_of IS NULL"
-			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
+			       " AND %s = %d AND dup_of IS NULL"
+			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
+			       q->ch->kind, GL_EV_ALERT);
 	int rc;
 
 	if (!sql)
@@ -838,45 +971,25 @@ struct access_walk {
 	struct gl_query *q;
 	struct gl_query_access *a;
 	size_t n, cap;
-	int failed;
+	int oom;
 };
 
+/* Counted on the server, by kind; here the names become ids. */
 static int access_row(void *arg, struct field *f)
 {
 	struct access_walk *w = arg;
-	sqlite3_stmt *st = w->q->ch->glob;
-	int64_t comp = name_id(w->q, &f[0]), host = name_id(w->q, &f[1]);
-	int ok, bad;
 
-	if (f[2].null)
-		return 0;
-	sqlite3_bind_text(st, 1, f[2].s, (int)f[2].n, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return w->failed = 1;
-	}
-	ok = sqlite3_column_int(st, 0);
-	bad = sqlite3_column_int(st, 1);
-	sqlite3_reset(st);
-	if (!ok)
-		return 0;
-	size_t i = 0;
-	while (i < w->n && (w->a[i].component_id != comp || w->a[i].host_id != host))
-		i++;
-	if (i == w->n) {
-		if (w->n == w->cap) {
-			size_t c = w->cap ? w->cap * 2 : 16;
-			struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
+	if (w->n == w->cap) {
+		size_t c = w->cap ? w->cap * 2 : 16;
+		struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
 
-			if (!d)
-				return w->failed = 2;
-			w->a = d;
-			w->cap = c;
-		}
-		w->a[w->n++] = (struct gl_query_access){comp, host, 0, 0};
+		if (!d)
+			return w->oom = 1;
+		w->a = d;
+		w->cap = c;
 	}
-	w->a[i].requests++;
-	w->a[i].failed += (uint64_t)bad;
+	w->a[w->n++] = (struct gl_query_access){name_id(w->q, &f[0]), name_id(w->q, &f[1]),
+						(uint64_t)fint(&f[2]), (uint64_t)fint(&f[3])};
 	return 0;
 }
 
@@ -889,29 +1002,26 @@ static int cmp_access(const void *pa, const void *pb)
 	return a->host_id < b->host_id ? -1 : a->host_id > b->host_id;
 }
 
-int gl_query_ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-				int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
-				struct gl_err *err)
+static int ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
+			      int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+			      struct gl_err *err)
 {
 	struct access_walk w = {.q = q};
-	const char *fq = "vllm";
+	const char *k = q->ch->kind;
+	const char *sql = sqlf(q, "SELECT component, host, count(), countIf(%s = %d)"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       " AND %s IN (%d, %d) AND dup_of IS NULL GROUP BY component, host"
+			       " FORMAT TabSeparated", k, GL_EV_ACCESS_FAILED, since_us, until_us, k,
+			       GL_EV_ACCESS, GL_EV_ACCESS_FAILED);
 	int rc;
-
-	/* position(): every line the GLOB matches has this text */
-	const char *sql = sqlf(q, "SELECT component, host, message FROM gpulog_events"
-			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND format = '%s'"
-			       " AND dup_of IS NULL AND position(message, '\"POST /v1/') > 0"
-			       " FORMAT TabSeparated", since_us, until_us, fq);
 
 	if (!sql)
 		return oom(err);
-	rc = ch_rows(q, sql, 3, access_row, &w, err);
-	if (w.failed == 2)
+	rc = ch_rows(q, sql, 4, access_row, &w, err);
+	if (w.oom)
 		rc = oom(err);
-	else if (w.failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
-				"cannot read the access lines");
 	if (rc == GL_OK) {
+		/* the SQLite reader's order: by the names' ids */
 		if (w.n)
 			qsort(w.a, w.n, sizeof(*w.a), cmp_access);
 		for (size_t i = 0; i < w.n && rc == GL_OK; i++)
@@ -965,7 +1075,7 @@ static int fact_row(void *arg, struct field *f)
 	return w->fn(w->arg, &e);
 }
 
-int gl_query_ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			    const char *key, const char *const *formats,
 			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			    struct gl_err *err)
@@ -1031,16 +1141,14 @@ static int id_row(void *arg, struct field *f)
 	return 0;
 }
 
-int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
 			      int64_t **ids, size_t *n, struct gl_err *err)
 {
 	struct id_walk w = {0};
-	/* the server's rows know their format, not their kind: the monitor's
-	 * alerts are jsondoc's (kinds_v7.h), as gl_query_ch_log_alerts reads them */
 	const char *sql = sqlf(q, "SELECT DISTINCT intDiv(cityHash64(node, stream_id), 4) AS s"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND format = 'jsondoc' AND level >= %d ORDER BY s FORMAT TabSeparated",
-			       since_us, until_us, GL_LEVEL_WARN);
+			       " AND %s = %d ORDER BY s FORMAT TabSeparated",
+			       since_us, until_us, q->ch->kind, GL_EV_ALERT);
 	int rc = sql ? ch_rows(q, sql, 1, id_row, &w, err) : oom(err);
 
 	if (w.failed)
@@ -1057,7 +1165,7 @@ int gl_query_ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t unti
 
 /* ----- counts ----- */
 
-int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+static int ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
 	int64_t v[3];
@@ -1071,7 +1179,7 @@ int gl_query_ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until
 	return rc;
 }
 
-int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
+static int ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_err *err)
 {
 	int64_t v[3];
 	int rc = three_ints(q, "SELECT countIf(pruned_before_us IS NOT NULL),"
@@ -1080,3 +1188,21 @@ int gl_query_ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_
 	*since_us = rc == GL_OK && v[0] > 0 ? v[1] : GL_TS_NONE;
 	return rc;
 }
+
+static const struct gl_query_backend ch_backend = {
+	.events = ch_events,
+	.mem_events = ch_mem_events,
+	.series_load = ch_series_load,
+	.samples = ch_samples,
+	.series_span = ch_series_span,
+	.samples_span = ch_samples_span,
+	.log_alerts = ch_log_alerts,
+	.access_requests = ch_access_requests,
+	.events_span = ch_events_span,
+	.spans = ch_spans,
+	.table_counts = ch_table_counts,
+	.retained_since = ch_retained_since,
+	.fact_events = ch_fact_events,
+	.alert_streams = ch_alert_streams,
+	.release = ch_release,
+};

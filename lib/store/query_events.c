@@ -8,7 +8,6 @@
 #include "store/query.h"
 #include "store/evpack.h"
 #include "store/query_int.h"
-#include "store/query_ch.h"
 #include "store/kinds_v7.h"
 #include "util/timeutil.h"
 
@@ -903,8 +902,8 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_events(q, since_us, until_us, flags, fn, arg, err);
+	if (q->be)
+		return q->be->events(q, since_us, until_us, flags, fn, arg, err);
 	/* with the trace columns, and without them (no trace stream) */
 	const char *sql = events_sql(q, flags, true), *sql_plain = events_sql(q, flags, false);
 	bool started = false;

@@ -33,7 +33,57 @@ struct gl_query {
 	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
 	bool has_kind;		/* events.kind and event_kinds exist (schema 8) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
-	struct gl_query_ch *ch;	/* set: a ClickHouse server answers, db is NULL (query_ch.h) */
+	/* set: another backend answers every reader, db is NULL (query_ch.c:
+	 * a ClickHouse server); its state in ch */
+	const struct gl_query_backend *be;
+	struct gl_query_ch *ch;
+};
+
+/*
+ * The readers of a backend other than SQLite: each answers the gl_query_*
+ * call of its name (query.h) with the same contract. query.c and its
+ * siblings hand a call to q->be when it is set, and never name a backend,
+ * so a backend's file depends on the query layer and not the reverse.
+ * release frees the backend's state (q->ch) at gl_query_close.
+ */
+struct gl_query_backend {
+	int (*events)(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		      int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		      struct gl_err *err);
+	int (*mem_events)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
+			  struct gl_err *err);
+	int (*series_load)(struct gl_query *q, struct gl_query_series **out, size_t *n,
+			   struct gl_err *err);
+	int (*samples)(struct gl_query *q, int64_t since_us, int64_t until_us,
+		       int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
+		       struct gl_err *err);
+	int (*series_span)(struct gl_query *q, const int64_t *series_ids, size_t n,
+			   int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
+			   struct gl_err *err);
+	int (*samples_span)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    int64_t *first_us, int64_t *last_us, struct gl_err *err);
+	int (*log_alerts)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
+			  struct gl_err *err);
+	int (*access_requests)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			       int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
+			       struct gl_err *err);
+	int (*events_span)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int64_t *first_us, int64_t *last_us, struct gl_err *err);
+	int (*spans)(struct gl_query *q, int64_t since_us, int64_t until_us,
+		     int (*fn)(void *arg, const struct gl_query_span *s), void *arg,
+		     struct gl_err *err);
+	int (*table_counts)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    uint64_t *rejects, uint64_t *files, struct gl_err *err);
+	int (*retained_since)(struct gl_query *q, int64_t *since_us, struct gl_err *err);
+	int (*fact_events)(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
+			   const char *const *formats,
+			   int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
+			   struct gl_err *err);
+	int (*alert_streams)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     int64_t **ids, size_t *n, struct gl_err *err);
+	void (*release)(struct gl_query *q);
 };
 
 /* GL_EDB with what and the connection's message. */

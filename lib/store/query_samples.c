@@ -16,7 +16,6 @@
  * [since - GL_SBLOCK_SPAN_US, until).
  */
 #include "store/query_int.h"
-#include "store/query_ch.h"
 #include "store/sblock.h"
 #include "util/timeutil.h"
 
@@ -506,8 +505,8 @@ int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_u
 			   int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 			   struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_samples(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->samples(q, since_us, until_us, fn, arg, err);
 	struct merge m = {.since_us = since_us, .until_us = until_us};
 	struct sample_slots c = {.fn = fn, .arg = arg};
 	const struct gl_query_pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, sample_fail_msg,
@@ -549,8 +548,8 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		     int (*fn)(void *arg, const struct gl_query_sample *s), void *arg,
 		     struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_samples(q, since_us, until_us, fn, arg, err);
+	if (q->be)
+		return q->be->samples(q, since_us, until_us, fn, arg, err);
 	return gl_query_samples_flags(q, since_us, until_us, 0, fn, arg, err);
 }
 
@@ -693,8 +692,8 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 			 int64_t since_us, int64_t until_us, int64_t *first_us, int64_t *last_us,
 			 struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_series_span(q, series_ids, n, since_us, until_us, first_us, last_us, err);
+	if (q->be)
+		return q->be->series_span(q, series_ids, n, since_us, until_us, first_us, last_us, err);
 	int (*end)(struct gl_query *, const int64_t *, size_t, int64_t, int64_t, int, int64_t *,
 		   struct gl_err *) = q->samples == GL_QUERY_SAMPLES_BLOCKS ? blocks_end
 									 : rows_series_end;
@@ -711,8 +710,8 @@ int gl_query_series_span(struct gl_query *q, const int64_t *series_ids, size_t n
 int gl_query_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
-	if (q->ch)
-		return gl_query_ch_samples_span(q, since_us, until_us, first_us, last_us, err);
+	if (q->be)
+		return q->be->samples_span(q, since_us, until_us, first_us, last_us, err);
 	/* Two probes of the table's key, not a scan of the window (SQLite
 	 * reads every row for min() and max() together). */
 	static const char sql[] =
