@@ -292,6 +292,7 @@ struct line_info {
 	int has_bar;
 	struct gl_xid xid;
 	int has_xid;
+	int bad_date;			/* its stamp's date is in no calendar or out of range */
 	/* NCCL */
 	int nccl;
 	struct gl_str nccl_host;
@@ -643,7 +644,13 @@ static int classify(struct gl_parse_ctx *ctx, struct text_state *st, const char 
 		return 1;
 	if (gl_textts_scan(p, (size_t)(end - p), TS_MAX_START, &t)) {
 		int est;
-		int64_t ts = stamp_time(ctx, st, &t, &est);
+		int64_t ts;
+
+		if (t.kind == GL_TEXTTS_BAD) {
+			li->bad_date = 1;
+			return 1;
+		}
+		ts = stamp_time(ctx, st, &t, &est);
 
 		if (ts != GL_TS_NONE) {
 			li->ts_us = ts;
@@ -967,6 +974,12 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		}
 		rec->kind = p < end ? GL_REC_REJECT : GL_REC_NONE;
 		rec->reason = "text before the first record";
+		return;
+	}
+	if (li.bad_date) {
+		/* "2026-02-31 10:00:00 INFO ...", "1900-01-01 ...": no time to place it at */
+		rec->kind = GL_REC_REJECT;
+		rec->reason = "a date not in the calendar, or before 1970 or after 9999";
 		return;
 	}
 	if (!li.msg) {
