@@ -10,14 +10,14 @@
 int gl_launch_once_init(struct gl_launch_once *l, size_t n_ids)
 {
 	*l = (struct gl_launch_once){0};
-	l->ts_us = malloc((n_ids ? n_ids : 1) * sizeof(*l->ts_us));
+	/* zeroed, not filled: a million kernel ids cost no memory until used
+	 * (the kernel pass from the database is seldom made) */
+	l->ts_us = calloc(n_ids ? n_ids : 1, sizeof(*l->ts_us));
 	l->dur_us = calloc(n_ids ? n_ids : 1, sizeof(*l->dur_us));
 	if (!l->ts_us || !l->dur_us) {
 		gl_launch_once_release(l);
 		return GL_ENOMEM;
 	}
-	for (size_t i = 0; i < n_ids; i++)
-		l->ts_us[i] = INT64_MIN;
 	l->n_ids = n_ids;
 	return GL_OK;
 }
@@ -35,9 +35,10 @@ bool gl_launch_once_copy(struct gl_launch_once *l, int64_t kernel_id, int64_t ts
 	if (kernel_id < 0 || (uint64_t)kernel_id >= l->n_ids)
 		return false;
 	size_t k = (size_t)kernel_id;
-	bool copy = l->ts_us[k] == ts_us && l->dur_us[k] == dur_us;
+	int64_t x = (int64_t)((uint64_t)ts_us ^ (uint64_t)INT64_MIN);
+	bool copy = l->ts_us[k] == x && l->dur_us[k] == dur_us;
 
-	l->ts_us[k] = ts_us;
+	l->ts_us[k] = x;
 	l->dur_us[k] = dur_us;
 	l->copies += copy;
 	return copy;

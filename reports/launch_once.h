@@ -27,7 +27,8 @@
 #include <stdint.h>
 
 struct gl_launch_once {
-	int64_t *ts_us;		/* per kernel id: its previous timing's start */
+	int64_t *ts_us;		/* per kernel id: its previous timing's start XOR INT64_MIN
+				 * (0: none; zeroed pages are not touched) */
 	double *dur_us;		/* ... and duration */
 	size_t n_ids;
 	uint64_t copies;	/* timings found to be copies */
