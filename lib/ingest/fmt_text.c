@@ -199,6 +199,30 @@ static const char *find(const char *s, const char *end, const char *needle)
 	return NULL;
 }
 
+/* The digits at *q (before end; strtol would read past a line that ends
+ * in digits: the line is not NUL-terminated), *q moved past them. */
+static long digits_at(const char **q, const char *end)
+{
+	long v = 0;
+
+	for (; *q < end && is_digit(**q); (*q)++)
+		v = v < 100000000 ? v * 10 + (**q - '0') : v;
+	return v;
+}
+
+/* The number at p (before end) as strtod reads it, never past end. */
+static double num_before(const char *p, const char *end)
+{
+	char buf[40];
+	size_t n = end > p ? (size_t)(end - p) : 0;
+
+	if (n > sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return strtod(buf, NULL);
+}
+
 /*
  * One launcher prefix at *p: "[default0]:", "[rank0]:", "[1,0]<stdout>:".
  * Advances *p and sets *rank; returns 1, else 0.
@@ -217,9 +241,10 @@ static int launcher_prefix(const char **p, const char *end, long *rank)
 		q += 4;
 	if (q >= end || !is_digit(*q))
 		return 0;
-	a = strtol(q, (char **)&q, 10);
+	a = digits_at(&q, end);
 	if (q < end && *q == ',' && q + 1 < end && is_digit(q[1])) {
-		b = strtol(q + 1, (char **)&q, 10);
+		q++;
+		b = digits_at(&q, end);
 		if (q >= end || *q != ']')
 			return 0;
 		q++;
@@ -720,12 +745,15 @@ static void nccl_facts(struct gl_jsonw *w, const char *m, const char *end)
 			q++;
 		gl_jsonw_str(w, "nccl_version", p + 13, (size_t)(q - p - 13));
 	}
-	if ((p = find(m, end, " nranks ")) != NULL)
-		gl_jsonw_int(w, "nranks", strtol(p + 8, NULL, 10));
+	if ((p = find(m, end, " nranks ")) != NULL) {
+		const char *q = p + 8;
+
+		gl_jsonw_int(w, "nranks", digits_at(&q, end));
+	}
 	if ((p = find(m, end, "Init COMPLETE")) != NULL)
 		gl_jsonw_bool(w, "init_complete", 1);
 	if ((p = find(m, end, "Init timings")) != NULL && (p = find(p, end, " total ")) != NULL)
-		gl_jsonw_double(w, "init_s", strtod(p + 7, NULL));
+		gl_jsonw_double(w, "init_s", num_before(p + 7, end));
 	if ((p = find(m, end, " via ")) != NULL) {
 		const char *q = p + 5;
 
