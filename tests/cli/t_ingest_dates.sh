@@ -1,7 +1,7 @@
 # Times out of range and dates not in the calendar are rejects with their
 # reason in every format that reads dates (issue 28, Low items): plain text
-# (ISO stamps, syslog), vLLM server logs, Kineto traces (ts 1e308, a
-# negative dur), gpufl (times in ns beyond 64 bits). Each expected count is
+# (ISO stamps, syslog), vLLM server logs, Kineto traces (ts 1e308 or 1e18,
+# a negative dur), gpufl (times in ns beyond 64 bits). Each expected count is
 # the number of such lines the test writes; nothing of them is stored, no
 # row has a NULL time.
 . tests/cli/lib.sh
@@ -70,6 +70,14 @@ expect_eq "kineto: 1 kernel of 3 stored" "n2" \
 expect_eq "kineto: the reasons" "GPU event: negative dur
 GPU event: ts out of range" "$(q $T/k.db 'select reason from rejects order by reason')"
 expect_eq "kineto: no row without a time" 0 "$(q $T/k.db 'select count(*) from events where ts_us is null')"
+
+# a ts of 1e18 us (a ns count written as us: year 33658) is a reject too
+mkdir -p $T/k2
+python3 tests/cli/gen_kineto.py 3 m | sed '0,/"ts": 1712195495000005.250/s//"ts": 1e18/' > $T/k2/t.pt.trace.json
+old $T/k2/t.pt.trace.json
+ingest $T/k2.db $T/k2 || fail "kineto 1e18: ingest"
+expect_eq "kineto 1e18: 2 kernels of 3, 1 reject" "2|1" \
+	"$(q $T/k2.db "select count(*) from events where source = 'kineto' and kernel_id is not null")|$(q $T/k2.db "select count(*) from rejects where reason like 'time out of range%'")"
 
 # --- gpufl: a kernel and a scope at 1e308 and 1e27 ns, one good kernel -------
 mkdir -p $T/g
