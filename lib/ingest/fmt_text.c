@@ -1007,7 +1007,7 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	if (li.bad_date) {
 		/* "2026-02-31 10:00:00 INFO ...", "1900-01-01 ...": no time to place it at */
 		rec->kind = GL_REC_REJECT;
-		rec->reason = "a date not in the calendar, or before 1970 or after 9999";
+		rec->reason = "a date or time not in the calendar, or before 1970 or after 9999";
 		return;
 	}
 	if (!li.msg) {

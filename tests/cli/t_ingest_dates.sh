@@ -10,7 +10,7 @@ command -v python3 >/dev/null 2>&1 || skip "skipped: python3 absent"
 old() { touch -d '10 minutes ago' "$@"; }
 rej() { q "$1" "select count(*) from rejects where reason = '$2'"; }
 
-# --- plain text: 6 stamps of the ISO or syslog shape out of any calendar ---
+# --- plain text: 7 stamps of the ISO or syslog shape out of any calendar ---
 mkdir -p $T/t
 cat > $T/t/app.log <<'X'
 2025-11-13 10:00:00 INFO ok one
@@ -20,14 +20,15 @@ cat > $T/t/app.log <<'X'
 0000-01-01 10:00:00 INFO year 0
 2025-13-01 10:00:00 INFO month 13
 2025-11-13 10:00:01 INFO ok two
+2025-11-13 24:00:00 INFO hour 24
 Feb 30 10:00:00 host kernel: feb 30
 2024-02-29 10:00:00 INFO ok leap day
 X
 old $T/t/app.log
 ingest $T/t.db $T/t || fail "text: ingest"
-TXT='a date not in the calendar, or before 1970 or after 9999'
-expect_eq "text: 6 rejects with the reason" 6 "$(rej $T/t.db "$TXT")"
-expect_eq "text: their lines" "2 3 4 5 6 8" "$(q $T/t.db "select group_concat(line, ' ') from (select line from rejects order by line)")"
+TXT='a date or time not in the calendar, or before 1970 or after 9999'
+expect_eq "text: 7 rejects with the reason" 7 "$(rej $T/t.db "$TXT")"
+expect_eq "text: their lines" "2 3 4 5 6 8 9" "$(q $T/t.db "select group_concat(line, ' ') from (select line from rejects order by line)")"
 # 2025-11-13T10:00:00Z = 1763028000 s; 2024-02-29T10:00:00Z = 1709200800 s
 expect_eq "text: the 3 good lines at their times" "1709200800000000 1763028000000000 1763028001000000" \
 	"$(q $T/t.db "select group_concat(ts_us, ' ') from (select ts_us from events order by ts_us)")"
