@@ -11,15 +11,15 @@
 int gl_launch_once_init(struct gl_launch_once *l, size_t n_ids)
 {
 	*l = (struct gl_launch_once){0};
-	l->ts_us = malloc((n_ids ? n_ids : 1) * sizeof(*l->ts_us));
+	/* zeroed, not filled: a million kernel ids cost no memory until used
+	 * (the kernel pass from the database is seldom made) */
+	l->ts_us = calloc(n_ids ? n_ids : 1, sizeof(*l->ts_us));
 	l->dur_us = calloc(n_ids ? n_ids : 1, sizeof(*l->dur_us));
 	l->warn = calloc(n_ids ? n_ids : 1, sizeof(*l->warn));
 	if (!l->ts_us || !l->dur_us || !l->warn) {
 		gl_launch_once_release(l);
 		return GL_ENOMEM;
 	}
-	for (size_t i = 0; i < n_ids; i++)
-		l->ts_us[i] = INT64_MIN;
 	l->n_ids = n_ids;
 	return GL_OK;
 }
@@ -38,14 +38,16 @@ bool gl_launch_once_copy(struct gl_launch_once *l, int64_t kernel_id, int64_t ts
 	if (kernel_id < 0 || (uint64_t)kernel_id >= l->n_ids)
 		return false;
 	size_t k = (size_t)kernel_id;
-	int64_t prev = l->ts_us[k];
+	/* stored as ts ^ INT64_MIN, so that a zeroed slot reads INT64_MIN: none */
+	int64_t x = (int64_t)((uint64_t)ts_us ^ (uint64_t)INT64_MIN);
+	int64_t prev = (int64_t)((uint64_t)l->ts_us[k] ^ (uint64_t)INT64_MIN);
 	bool near = prev != INT64_MIN && ts_us - prev < GL_LAUNCH_ONCE_TOL_US &&
 		    prev - ts_us < GL_LAUNCH_ONCE_TOL_US;
 	bool other_level = (l->warn[k] & 1) != warn, paired = l->warn[k] & 2;
 	bool copy = l->dur_us[k] == dur_us &&
 		    (prev == ts_us || (near && other_level && !paired));
 
-	l->ts_us[k] = ts_us;
+	l->ts_us[k] = x;
 	l->dur_us[k] = dur_us;
 	l->warn[k] = (unsigned char)(warn | (copy ? 2 : 0));
 	l->copies += copy;

@@ -39,7 +39,8 @@
 #define GL_LAUNCH_ONCE_TOL_US 1000
 
 struct gl_launch_once {
-	int64_t *ts_us;		/* per kernel id: its previous timing's start */
+	int64_t *ts_us;		/* per kernel id: its previous timing's start XOR INT64_MIN
+				 * (0: none; zeroed pages are not touched) */
 	double *dur_us;		/* ... and duration */
 	unsigned char *warn;	/* ... its record's level was WARN or worse (bit 0),
 				   it was paired already (bit 1) */

@@ -26,12 +26,24 @@
 
 #define US_PER_HOUR (3600LL * GL_US_PER_S)
 
+/* 64 bytes a kernel, a million distinct kernels or more: what only the
+ * listed ones need (name, ends) is found for them alone */
 struct kfit {
-	const char *name;
 	struct gl_fit_acc fit;
 	int64_t first_ts_us, last_ts_us;
-	struct gl_trend_ends ends;	/* from the kernel pass */
-	bool have_ends;
+};
+
+/* The ends of a listed kernel's durations, from the kernel pass. */
+struct kends {
+	int64_t id;
+	struct gl_trend_ends ends;
+};
+
+/* A listed kernel's fit, with its name (finish). */
+struct klisted {
+	const struct kfit *k;
+	const char *name;
+	const struct gl_trend_ends *ends;	/* NULL: none */
 };
 
 /* kfits come in slabs of this many: no allocation's header on each of a million */
@@ -41,7 +53,11 @@ struct trends {
 	struct kfit **by_id;	/* per name id, into slabs */
 	struct kfit **slabs;	/* the i-th kernel seen is slabs[i / KFIT_SLAB][i % KFIT_SLAB] */
 	size_t n_slabs;
-	int64_t *ids;
+	struct kends *kends;	/* the kernel pass's listed kernels, in its order */
+	size_t n_kends, cap_kends;
+	int64_t *listed;	/* the kernels section's listed kernels' ids, sorted */
+	size_t n_listed;
+	bool listed_known;	/* listed is filled (at the kernel pass's first row) */
 	size_t n, n_ids;
 	struct gl_fit_acc mem;
 	int64_t mem_first_us, mem_last_us;
@@ -63,12 +79,11 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 	t->n_ids = cx->n_ids;
 	t->by_id = calloc(cx->n_ids, sizeof(*t->by_id));
-	t->ids = calloc(cx->n_ids, sizeof(*t->ids));
 	t->n_bins = (size_t)((len + US_PER_HOUR - 1) / US_PER_HOUR);
 	t->err_bins = calloc(t->n_bins ? t->n_bins : 1, sizeof(double));
 	t->mem_first_us = t->mem_last_us = GL_TS_NONE;
 	gl_fit_acc_init(&t->mem);
-	return t->by_id && t->ids && t->err_bins ? GL_OK : gl_section_oom(cx->err);
+	return t->by_id && t->err_bins ? GL_OK : gl_section_oom(cx->err);
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
@@ -91,11 +106,10 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 				t->n_slabs++;
 			}
 			k = &t->slabs[t->n / KFIT_SLAB][t->n % KFIT_SLAB];
-			k->name = gl_section_name(cx, ev->kernel_id);
 			k->first_ts_us = ev->ts_us;
 			gl_fit_acc_init(&k->fit);
 			t->by_id[ev->kernel_id] = k;
-			t->ids[t->n++] = ev->kernel_id;
+			t->n++;
 		}
 		gl_fit_acc_add(&k->fit, x, ev->dur_us);
 		k->last_ts_us = ev->ts_us;
@@ -126,28 +140,66 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	return GL_OK;
 }
 
-/* The durations of the kernel kept so far give its ends. */
-static void kernel_ends_done(struct trends *t)
+/* The durations of the kernel kept so far give its ends. GL_OK or GL_ENOMEM. */
+static int kernel_ends_done(struct trends *t)
 {
-	struct kfit *k;
+	if (t->kv_id > 0 && (uint64_t)t->kv_id < t->n_ids && t->by_id[t->kv_id] && t->n_kv) {
+		if (t->n_kends == t->cap_kends) {
+			size_t cap = t->cap_kends ? t->cap_kends * 2 : 64;
+			struct kends *v = realloc(t->kends, cap * sizeof(*v));
 
-	if (t->kv_id > 0 && (uint64_t)t->kv_id < t->n_ids && (k = t->by_id[t->kv_id]) &&
-	    t->n_kv) {
-		gl_trend_ends_of(t->kv, t->n_kv, &k->ends);
-		k->have_ends = true;
+			if (!v)
+				return GL_ENOMEM;
+			t->kends = v;
+			t->cap_kends = cap;
+		}
+		t->kends[t->n_kends].id = t->kv_id;
+		gl_trend_ends_of(t->kv, t->n_kv, &t->kends[t->n_kends++].ends);
 	}
 	t->n_kv = 0;
 	t->kv_id = 0;
+	return GL_OK;
 }
 
-/* The kernel pass: each kernel's durations in time order, one kernel at a time. */
+static int cmp_id(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Is kernel id one the kernels section lists (its plan has run)? */
+static int is_listed(struct gl_section_ctx *cx, struct trends *t, int64_t id, bool *yes)
+{
+	if (!t->listed_known) {
+		const struct gl_kernels_result *r = gl_kernels_result(cx->rep);
+
+		if (!(t->listed = malloc((r->n_kernels ? r->n_kernels : 1) * sizeof(*t->listed))))
+			return GL_ENOMEM;
+		for (size_t i = 0; i < r->n_kernels; i++)
+			t->listed[i] = r->kernels[i].kernel_id;
+		t->n_listed = r->n_kernels;
+		qsort(t->listed, t->n_listed, sizeof(*t->listed), cmp_id);
+		t->listed_known = true;
+	}
+	*yes = bsearch(&id, t->listed, t->n_listed, sizeof(*t->listed), cmp_id) != NULL;
+	return GL_OK;
+}
+
+/* The kernel pass: each listed kernel's durations in time order, one kernel at a time. */
 static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
 			  bool first)
 {
 	struct trends *t = st;
 
 	if (first || ev->kernel_id != t->kv_id) {
-		kernel_ends_done(t);
+		bool listed;
+
+		if (kernel_ends_done(t) != GL_OK ||
+		    is_listed(cx, t, ev->kernel_id, &listed) != GL_OK)
+			return gl_section_oom(cx->err);
+		if (!listed)
+			return GL_OK;
 		t->kv_id = ev->kernel_id;
 	}
 	if (t->n_kv == t->cap_kv) {
@@ -163,9 +215,9 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 	return GL_OK;
 }
 
-static int cmp_kfit(const void *pa, const void *pb)
+static int cmp_klisted(const void *pa, const void *pb)
 {
-	return strcmp((*(struct kfit *const *)pa)->name, (*(struct kfit *const *)pb)->name);
+	return strcmp(((const struct klisted *)pa)->name, ((const struct klisted *)pb)->name);
 }
 
 /* Errors per hour, over the hours from the first to the last event of the data. */
@@ -202,18 +254,28 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	struct gl_report_trend *all;
 	size_t nk = 0;
 	const struct gl_kernels_result *listed = gl_kernels_result(cx->rep);
-	struct kfit **ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
+	struct klisted *ks = malloc((listed->n_kernels ? listed->n_kernels : 1) * sizeof(*ks));
 
-	if (!ks)
+	if (!ks || kernel_ends_done(t) != GL_OK) {
+		free(ks);
 		return gl_section_oom(cx->err);
-	kernel_ends_done(t);
+	}
 	for (size_t i = 0; i < listed->n_kernels; i++) {
 		int64_t id = listed->kernels[i].kernel_id;
 
-		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id])
-			ks[nk++] = t->by_id[id];
+		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id]) {
+			ks[nk].k = t->by_id[id];
+			ks[nk].name = gl_section_name(cx, id);
+			ks[nk].ends = NULL;
+			/* the last ends of the kernel (kends: the listed kernels only) */
+			for (size_t e = t->n_kends; e-- > 0 && !ks[nk].ends;)
+				if (t->kends[e].id == id)
+					ks[nk].ends = &t->kends[e].ends;
+			nk++;
+		}
 	}
-	qsort(ks, nk, sizeof(*ks), cmp_kfit);
+	if (nk)
+		qsort(ks, nk, sizeof(*ks), cmp_klisted);
 	/* listed kernels (by name), memory, errors; the other sections' follow (section.h) */
 	if (!(all = gl_trend_list_add(&t->own, nk + 2))) {
 		free(ks);
@@ -222,15 +284,14 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	for (size_t i = 0; i < nk; i++) {
 		struct gl_report_trend *k = &all[i];
 
-		gl_section_trend(cx, &ks[i]->fit, ks[i]->first_ts_us, ks[i]->last_ts_us, k);
+		gl_section_trend(cx, &ks[i].k->fit, ks[i].k->first_ts_us, ks[i].k->last_ts_us, k);
 		k->series = GL_TREND_KERNEL;
 		k->unit = "us";
-		if (!(k->kernel = strdup(ks[i]->name))) {
+		if (!(k->kernel = strdup(ks[i].name))) {
 			free(ks);
 			return gl_section_oom(cx->err);
 		}
-		gl_trend_judge(k, ks[i]->have_ends ? &ks[i]->ends : NULL,
-			       cx->cfg->trend_min_change_pct);
+		gl_trend_judge(k, ks[i].ends, cx->cfg->trend_min_change_pct);
 	}
 	free(ks);
 
@@ -264,7 +325,8 @@ static void release(void *st)
 		free(t->slabs[i]);
 	free(t->slabs);
 	free(t->by_id);
-	free(t->ids);
+	free(t->kends);
+	free(t->listed);
 	free(t->err_bins);
 	free(t->mem_v);
 	free(t->kv);

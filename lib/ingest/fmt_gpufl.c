@@ -154,17 +154,39 @@ static int key_is(const struct gl_json_val *k, const char *s)
 	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
 }
 
+/*
+ * An integer member: 0 with *out; -1 when absent or not a number; -2 for a
+ * number beyond int64 ("start_ns": 1e308, 1e27: no time of any clock).
+ */
 static int ival(const struct gl_json_val *v, int64_t *out)
 {
 	double d;
 
 	if (v->type == GL_JSON_INT)
 		return gl_json_number(v, out, &d);
-	if (v->type == GL_JSON_REAL && gl_json_number(v, out, &d) == 0 && isfinite(d)) {
+	if (v->type == GL_JSON_REAL && gl_json_number(v, out, &d) == 0) {
+		if (!(d > -9.2e18 && d < 9.2e18))
+			return -2;
 		*out = (int64_t)d;
 		return 0;
 	}
 	return -1;
+}
+
+static void reject(struct gl_rec *rec, const char *why);
+
+/* A time member of the record beyond int64: a reject that says so. */
+static int ts_out_of_range(const struct gl_json_val *val, struct gl_rec *rec)
+{
+	static const int keys[] = {K_TS, K_START, K_END, K_TS_START, K_TS_END};
+	int64_t v;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (ival(&val[keys[i]], &v) == -2) {
+			reject(rec, "gpufl: a time in ns out of range (beyond 64 bits)");
+			return 1;
+		}
+	return 0;
 }
 
 static int dval(const struct gl_json_val *v, double *out)
@@ -665,6 +687,8 @@ static void parse_record(struct gl_parse_ctx *ctx, struct gf_state *st, struct g
 	int64_t ts_us = GL_TS_NONE;
 
 	ts_ns = -1;
+	if (ts_out_of_range(val, rec))
+		return;
 	if (ival(&val[K_TS], &ts_ns) == 0 || ival(&val[K_END], &ts_ns) == 0 ||
 	    ival(&val[K_TS_END], &ts_ns) == 0)
 		ts_us = place(ctx, st, ts_ns);

@@ -439,7 +439,10 @@ static void prom_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		 * whose timestamp is out of reach (20 digits) */
 		if (n == 0 && (i < len || !all_digits(tss)))
 			return;
-		reject(rec, "timestamp: not integer milliseconds");
+		/* "m 3 12345678901234567890": an integer, but past any time */
+		reject(rec, i == len && tss.p[0] != '+' && all_digits(tss)
+				    ? "timestamp: integer milliseconds out of range"
+				    : "timestamp: not integer milliseconds");
 		return;
 	}
 	own_ts = tss.p != NULL;

@@ -190,6 +190,30 @@ static const char *find(const char *s, const char *end, const char *needle)
 	return NULL;
 }
 
+/* The digits at *q (before end; strtol would read past a line that ends
+ * in digits: the line is not NUL-terminated), *q moved past them. */
+static long digits_at(const char **q, const char *end)
+{
+	long v = 0;
+
+	for (; *q < end && is_digit(**q); (*q)++)
+		v = v < 100000000 ? v * 10 + (**q - '0') : v;
+	return v;
+}
+
+/* The number at p (before end) as strtod reads it, never past end. */
+static double num_before(const char *p, const char *end)
+{
+	char buf[40];
+	size_t n = end > p ? (size_t)(end - p) : 0;
+
+	if (n > sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return strtod(buf, NULL);
+}
+
 /*
  * One launcher prefix at *p: "[default0]:", "[rank0]:", "[1,0]<stdout>:".
  * Advances *p and sets *rank; returns 1, else 0.
@@ -208,9 +232,10 @@ static int launcher_prefix(const char **p, const char *end, long *rank)
 		q += 4;
 	if (q >= end || !is_digit(*q))
 		return 0;
-	a = strtol(q, (char **)&q, 10);
+	a = digits_at(&q, end);
 	if (q < end && *q == ',' && q + 1 < end && is_digit(q[1])) {
-		b = strtol(q + 1, (char **)&q, 10);
+		q++;
+		b = digits_at(&q, end);
 		if (q >= end || *q != ']')
 			return 0;
 		q++;
@@ -283,6 +308,7 @@ struct line_info {
 	int has_bar;
 	struct gl_xid xid;
 	int has_xid;
+	int bad_date;			/* its stamp's date is in no calendar or out of range */
 	/* NCCL */
 	int nccl;
 	struct gl_str nccl_host;
@@ -634,7 +660,13 @@ static int classify(struct gl_parse_ctx *ctx, struct text_state *st, const char 
 		return 1;
 	if (gl_textts_scan(p, (size_t)(end - p), TS_MAX_START, &t)) {
 		int est;
-		int64_t ts = stamp_time(ctx, st, &t, &est);
+		int64_t ts;
+
+		if (t.kind == GL_TEXTTS_BAD) {
+			li->bad_date = 1;
+			return 1;
+		}
+		ts = stamp_time(ctx, st, &t, &est);
 
 		if (ts != GL_TS_NONE) {
 			li->ts_us = ts;
@@ -704,12 +736,15 @@ static void nccl_facts(struct gl_jsonw *w, const char *m, const char *end)
 			q++;
 		gl_jsonw_str(w, "nccl_version", p + 13, (size_t)(q - p - 13));
 	}
-	if ((p = find(m, end, " nranks ")) != NULL)
-		gl_jsonw_int(w, "nranks", strtol(p + 8, NULL, 10));
+	if ((p = find(m, end, " nranks ")) != NULL) {
+		const char *q = p + 8;
+
+		gl_jsonw_int(w, "nranks", digits_at(&q, end));
+	}
 	if ((p = find(m, end, "Init COMPLETE")) != NULL)
 		gl_jsonw_bool(w, "init_complete", 1);
 	if ((p = find(m, end, "Init timings")) != NULL && (p = find(p, end, " total ")) != NULL)
-		gl_jsonw_double(w, "init_s", strtod(p + 7, NULL));
+		gl_jsonw_double(w, "init_s", num_before(p + 7, end));
 	if ((p = find(m, end, " via ")) != NULL) {
 		const char *q = p + 5;
 
@@ -958,6 +993,12 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		}
 		rec->kind = p < end ? GL_REC_REJECT : GL_REC_NONE;
 		rec->reason = "text before the first record";
+		return;
+	}
+	if (li.bad_date) {
+		/* "2026-02-31 10:00:00 INFO ...", "1900-01-01 ...": no time to place it at */
+		rec->kind = GL_REC_REJECT;
+		rec->reason = "a date or time not in the calendar, or before 1970 or after 9999";
 		return;
 	}
 	if (!li.msg) {

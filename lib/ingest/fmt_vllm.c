@@ -139,11 +139,27 @@ static int scan_date(const char *s, size_t len, unsigned *mo, unsigned *d, int64
 	if (len < 14 || !is_digit(s[0]) || !is_digit(s[1]) || s[2] != '-' || !is_digit(s[3]) ||
 	    !is_digit(s[4]) || s[5] != ' ')
 		return -1;
+	/* the most days of each month in any year: the year is not written */
+	static const unsigned mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
 	*mo = (unsigned)(s[0] - '0') * 10 + (unsigned)(s[1] - '0');
 	*d = (unsigned)(s[3] - '0') * 10 + (unsigned)(s[4] - '0');
-	if (*mo < 1 || *mo > 12 || *d < 1 || *d > 31)
+	if (*mo < 1 || *mo > 12 || *d < 1 || *d > mdays[*mo - 1])
 		return -1;
 	return gl_textfmt_tod(s + 6, 8, '.', tod);
+}
+
+/* s holds the shape of a vLLM date, "NN-NN NN:NN:NN", whatever its numbers. */
+static int date_shape(const char *s, size_t len)
+{
+	static const char shape[] = "00-00 00:00:00";
+
+	if (len < sizeof(shape) - 1)
+		return 0;
+	for (size_t i = 0; i < sizeof(shape) - 1; i++)
+		if (shape[i] == '0' ? !is_digit(s[i]) : s[i] != shape[i])
+			return 0;
+	return 1;
 }
 
 /* The naive time of month-day tod in the stream's year (see the top of the file). */
@@ -376,6 +392,13 @@ static void parse_line(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		}
 		ev->message = (struct gl_str){rest.p + m, rest.len - m};
 		vllm_line = 1;
+	} else if (k && rest.len > k + 1 && rest.p[k] == ' ' &&
+		   date_shape(rest.p + k + 1, rest.len - k - 1)) {
+		/* "INFO 02-31 10:00:00 [...]", "INFO 13-01 ...", "INFO 11-13 25:00:00 ...":
+		 * a vLLM line whose date is in no calendar */
+		rec->kind = GL_REC_REJECT;
+		rec->reason = "vLLM line: a month, day or time out of range";
+		return;
 	} else if (k && rest.len > k && rest.p[k] == ':') {
 		/* uvicorn: "INFO:     127.0.0.1:51906 - "GET /metrics HTTP/1.1" 200 OK" */
 		size_t m = k + 1;

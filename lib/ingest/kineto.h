@@ -109,6 +109,7 @@ int gl_kin_slot_reserve(struct slot *s, size_t n);
 int gl_kin_is_cat(const struct gl_str *c, const char *const *names);
 int gl_kin_num(const struct gl_json_val *v, double *d);
 int gl_kin_scan_event(const char *p, size_t n, struct tev *t, const char **why);
+/* 0 with *t; -1: not a number; -2: a number out of range (1e308). */
 int gl_kin_ts_split(const struct gl_json_val *v, struct kts *t);
 int gl_kin_build_kernel(struct kin_state *st, struct slot *s, const struct tev *t,
 			const char **why);

@@ -512,6 +512,10 @@ int gl_kin_ts_split(const struct gl_json_val *v, struct kts *t)
 	}
 	if (gl_json_number(v, &i, &d) < 0 || !isfinite(d))
 		return -1;
+	/* "ts": 1e308 is a number but no time: beyond int64 µs (and what a
+	 * base added to it could reach) it is out of range */
+	if (!(d > -4.6e18 && d < 4.6e18))
+		return -2;
 	t->whole = (int64_t)floor(d);
 	t->frac = d - floor(d);
 	return 0;
@@ -564,10 +568,20 @@ int gl_kin_build_kernel(struct kin_state *st, struct slot *s, const struct tev *
 		*why = "GPU event: no name";
 		return -1;
 	}
-	if (gl_kin_ts_split(&t->ts, &ts) < 0 || gl_kin_num(&t->dur, &dur) < 0 || dur < 0) {
-		*why = gl_kin_ts_split(&t->ts, &ts) == 0 && gl_kin_num(&t->dur, &dur) == 0
-			       ? "GPU event: negative dur"
-			       : "GPU event: ts or dur is not a number";
+	switch (gl_kin_ts_split(&t->ts, &ts)) {
+	case -2:
+		*why = "GPU event: ts out of range";
+		return -1;
+	case -1:
+		*why = "GPU event: ts is not a number";
+		return -1;
+	}
+	if (gl_kin_num(&t->dur, &dur) < 0) {
+		*why = "GPU event: dur is not a number";
+		return -1;
+	}
+	if (dur < 0) {
+		*why = "GPU event: negative dur";
 		return -1;
 	}
 	gl_event_init(ev);
@@ -617,6 +631,10 @@ int gl_kin_build_span(struct kin *k, struct kin_state *st, struct slot *s, const
 	int64_t tid = -1, pid = 0;
 	struct gl_span *sp = &s->sp;
 
+	if (gl_kin_ts_split(&t->ts, &kt) == -2) {
+		*why = "annotation: ts out of range";
+		return -1;
+	}
 	if (t->name.type != GL_JSON_STRING || gl_kin_ts_split(&t->ts, &kt) < 0 || gl_kin_num(&t->dur, &dur) < 0 ||
 	    dur < 0) {
 		*why = "annotation: no name, ts or dur";

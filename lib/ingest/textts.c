@@ -78,23 +78,54 @@ static int month_of(const char *s, size_t len, size_t i)
 	return 0;
 }
 
+/* A stamp's shape at s[i..end) whose date is in no calendar or out of range. */
+static int bad_at(struct gl_textts *t, size_t i, size_t end)
+{
+	t->kind = GL_TEXTTS_BAD;
+	t->start = i;
+	t->end = end;
+	return 1;
+}
+
+/*
+ * A year of 4 to 6 digits at s[i], then "-MM-DD[T _]HH:MM:SS": 1 with the
+ * stamp's end in *end when the date is in the calendar and in 1970..9999
+ * (the caller reads it), else bad_at: "0000-01-01 ...", "1900-01-01 ...",
+ * "10000-01-01 ...", "2026-02-31 ..." are no times. 0: not that shape.
+ */
+static int iso_shape(const char *s, size_t len, size_t i, long *y, long *mo, long *d,
+		     int64_t *tod, size_t *end, struct gl_textts *t)
+{
+	size_t n = 0;
+
+	*y = 0;
+	while (n < 6 && i + n < len && dig(s[i + n]))
+		*y = *y * 10 + (s[i + n++] - '0');
+	if (n < 4 || i + n + 15 > len || s[i + n] != '-' || s[i + n + 3] != '-')
+		return 0;
+	i += n;
+	*mo = num(s, len, i + 1, 2);
+	*d = num(s, len, i + 4, 2);
+	if (*mo < 0 || *d < 0 || (s[i + 6] != 'T' && s[i + 6] != ' ' && s[i + 6] != '_'))
+		return 0;
+	if (i + 15 > len || s[i + 9] != ':' || s[i + 12] != ':' || num(s, len, i + 7, 2) < 0 ||
+	    num(s, len, i + 10, 2) < 0 || num(s, len, i + 13, 2) < 0)
+		return 0;
+	if (n != 4 || *y < 1970 || !gl_civil_valid(*y, (unsigned)*mo, (unsigned)*d) ||
+	    (*tod = hms(s, len, i + 7, end)) < 0)
+		return bad_at(t, i - n, i + 15);
+	return 1;
+}
+
 /* 2026-11-26[T _]14:02:09[.frac][Z|+hh:mm] */
 static int iso_at(const char *s, size_t len, size_t i, struct gl_textts *t)
 {
-	long y = num(s, len, i, 4), mo, d;
+	long y, mo, d;
 	size_t end;
 	int64_t tod;
 
-	if (y < 1970 || i + 19 > len || s[i + 4] != '-' || s[i + 7] != '-')
-		return 0;
-	mo = num(s, len, i + 5, 2);
-	d = num(s, len, i + 8, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > 31)
-		return 0;
-	if (s[i + 10] != 'T' && s[i + 10] != ' ' && s[i + 10] != '_')
-		return 0;
-	if ((tod = hms(s, len, i + 11, &end)) < 0)
-		return 0;
+	if (!iso_shape(s, len, i, &y, &mo, &d, &tod, &end, t) || t->kind == GL_TEXTTS_BAD)
+		return t->kind == GL_TEXTTS_BAD;
 	t->kind = GL_TEXTTS_ISO;
 	t->naive_us = gl_days_from_civil(y, (unsigned)mo, (unsigned)d) * GL_US_PER_DAY + tod;
 	t->has_zone = 0;
@@ -148,8 +179,13 @@ static int slash_at(const char *s, size_t len, size_t i, struct gl_textts *t)
 
 static int noyear(struct gl_textts *t, unsigned mo, unsigned d, int64_t tod, size_t i, size_t end)
 {
+	/* the most days of each month in any year: the year is not written */
+	static const unsigned mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
 	if (mo < 1 || mo > 12 || d < 1 || d > 31)
 		return 0;
+	if (d > mdays[mo - 1])
+		return bad_at(t, i, end);	/* "Feb 30 10:00:00", "02-31 10:00:00" */
 	t->kind = GL_TEXTTS_NOYEAR;
 	t->a = mo;
 	t->b = d;
@@ -250,6 +286,8 @@ static int bracket_at(const char *s, size_t len, size_t i, struct gl_textts *t)
 
 		if (!syslog_at(s, len, k + 4, &m) || m.end + 6 > len || s[m.end] != ' ')
 			return 0;
+		if (m.kind == GL_TEXTTS_BAD)
+			return bad_at(t, i, m.end);
 		y = num(s, len, m.end + 1, 4);
 		if (y < 1970 || s[m.end + 5] != ']')
 			return 0;
@@ -288,7 +326,7 @@ int64_t gl_textts_slash(const struct gl_textts *t, int dmy)
 {
 	unsigned mo = dmy ? t->b : t->a, d = dmy ? t->a : t->b;
 
-	if (mo < 1 || mo > 12)
+	if (!gl_civil_valid(t->year, mo, d))
 		return -1;
 	return gl_days_from_civil(t->year, mo, d) * GL_US_PER_DAY + t->naive_us;
 }

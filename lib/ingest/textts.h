@@ -22,6 +22,9 @@ enum gl_textts_kind {
 	GL_TEXTTS_SLASH,	/* dd/dd/yyyy: a, b are the two first fields */
 	GL_TEXTTS_NOYEAR,	/* syslog, glog, month-day: year to be supplied */
 	GL_TEXTTS_BOOT,		/* dmesg: naive_us is µs since boot */
+	GL_TEXTTS_BAD,		/* the shape of a stamp whose date is in no calendar or out of
+				 * range: "2026-02-31 10:00:00", "1900-01-01 ...",
+				 * "10000-01-01 ...", "Feb 30 10:00:00" (the line says no time) */
 };
 
 struct gl_textts {

@@ -110,6 +110,17 @@ static int field(const char *s, size_t len, const char *key, struct gl_str *v)
 	return 1;
 }
 
+/* The digits at p (before end) as a number: a line is not NUL-terminated,
+ * and strtol would read past one that ends in digits. */
+static long digits(const char *p, const char *end)
+{
+	long v = 0;
+
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		v = v < 100000000 ? v * 10 + (*p - '0') : v;
+	return v;
+}
+
 int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
 {
 	const char *p = find_str(msg, len, "Xid (PCI:"), *end = msg + len, *q;
@@ -150,12 +161,12 @@ int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
 		p++;
 	if (p >= end || *p < '0' || *p > '9')
 		return 0;
-	x->code = (int)strtol(p, NULL, 10);
+	x->code = (int)digits(p, end);
 	if (field(p, (size_t)(end - p), "pid=", &v)) {
 		if (v.len && v.p[0] == '\'')
 			x->pid = -1;
 		else
-			x->pid = strtol(v.p, NULL, 10);
+			x->pid = digits(v.p, v.p + v.len);
 	}
 	if (field(p, (size_t)(end - p), "name=", &v) && !(v.len && v.p[0] == '<'))
 		x->name = v;

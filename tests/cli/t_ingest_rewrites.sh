@@ -279,7 +279,7 @@ ingest $T/lowp.db $T/lowp || fail "Low: prom"
 expect_eq "Low: prom samples" '1.0|{"a":"x\\y"}
 4.0|' "$(q $T/lowp.db 'select value, labels from v_samples order by value')"
 expect_eq "Low: prom rejects" 'labels: an escape other than \\, \" or \n in a value
-timestamp: not integer milliseconds' "$(q $T/lowp.db 'select reason from rejects order by line')"
+timestamp: integer milliseconds out of range' "$(q $T/lowp.db 'select reason from rejects order by line')"
 # a Kineto kernel with a negative dur: the reason says so
 mkdir -p $T/lowk
 $GEN 3 n | sed 's/"dur": 2.5,/"dur": -2.5,/' > $T/lowk/t.pt.trace.json

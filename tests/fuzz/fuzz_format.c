@@ -11,7 +11,8 @@
  * reject without a reason, samples without a metric name or with a NULL
  * array, a string of the record that lies neither in the line nor in the
  * context's memory, or detection that names a format that is not
- * registered.
+ * registered. A format with an end hook (format.h) is ended after the
+ * last line, as a settled file is.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -137,6 +138,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		start = i + 1;
+	}
+	/* The end of the file, settled: a format that holds a cut record (a
+	 * JSON document without its closing brace) says why, and forgets it. */
+	if (fmt->end) {
+		const char *cut = fmt->end(&ctx);
+
+		if (cut && !*cut)
+			abort();
+		if (ctx.state_len > GL_PARSE_STATE_MAX)
+			abort();
 	}
 	const struct gl_format *d = gl_format_detect(lines, nlines, &why);
 

@@ -332,6 +332,42 @@ static void test_junk(void **state)
 	gl_test_junk(&gl_fmt_text, &ctx, alphabet, sizeof(alphabet) - 1, 31);
 }
 
+/*
+ * A line that ends in digits, in a buffer of exactly its bytes (a reader's
+ * line is not NUL-terminated): "[1860" (make fuzz found strtol reading past
+ * it), "... nranks 8", "... Init timings ... total 0.5", an Xid's code. The
+ * numbers after the end are not read: under make check's AddressSanitizer
+ * a read past the buffer stops the test.
+ */
+static void test_ends_in_digits(void **state)
+{
+	static const char *const lines[] = {
+		"[1860",
+		"[1,0",
+		"node1:4242:4242 [0] NCCL INFO comm 0x1 rank 0 nranks 8",
+		"node1:4242:4242 [0] NCCL INFO Init timings: rank 0 nranks 8 total 0.5",
+		"2026-11-26 14:00:00 kernel: NVRM: Xid (PCI:0000:3b:00): 79",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		size_t n = strlen(lines[i]);
+		char *exact = malloc(n);
+		struct gl_rec rec;
+
+		assert_non_null(exact);
+		memcpy(exact, lines[i], n);
+		gl_ctx_begin_line(&ctx, n);
+		memset(&rec, 0, sizeof(rec));
+		gl_fmt_text.parse(&ctx, exact, n, &rec);
+		if (i == 2)
+			assert_true(meta_has(&rec, "\"nranks\":8"));
+		if (i == 3)
+			assert_true(meta_has(&rec, "\"init_s\":0.5"));
+		free(exact);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +382,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_untimed_stderr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ends_in_digits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
