@@ -55,6 +55,7 @@
  */
 #include "format.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,8 @@ struct text_state {
 	int64_t year;		/* for dates without a year; 0: not known yet */
 	double last_done;	/* the last progress bar's count; -1: none */
 	char run[RUN_MAX];	/* the run: the file's folder */
+	char lost_pci[24];	/* "0000:b3:00" of "NVRM: The NVIDIA GPU 0000:b3:00.0" awaiting its
+				 * "fallen off the bus" line; "": none */
 };
 
 static struct text_state *state_of(struct gl_parse_ctx *ctx)
@@ -739,8 +742,14 @@ static void write_meta(struct gl_jsonw *w, const struct text_state *st, const st
 		const char *m = gl_xid_meaning(li->xid.code);
 
 		gl_jsonw_int(w, "xid", li->xid.code);
-		if (li->xid.pci.p)
-			gl_jsonw_str(w, "pci", li->xid.pci.p, li->xid.pci.len);
+		if (li->xid.pci.p && li->xid.pci.len < 32) {
+			/* nvidia-smi writes "0000:3B:00", the driver "0000:3b:00": one bus */
+			char pci[32];
+
+			for (size_t i = 0; i < li->xid.pci.len; i++)
+				pci[i] = (char)tolower((unsigned char)li->xid.pci.p[i]);
+			gl_jsonw_str(w, "pci", pci, li->xid.pci.len);
+		}
 		if (li->xid.pid >= 0)
 			gl_jsonw_int(w, "pid", li->xid.pid);
 		if (li->xid.name.p)
@@ -840,6 +849,31 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 	}
 	rec->samples = out;
 	rec->n_samples = s.n;
+}
+
+/*
+ * "NVRM: The NVIDIA GPU 0000:b3:00.0" at a line's end: the first line of a
+ * lost GPU's message, whose "fallen off the bus" comes on a later line;
+ * keeps the bus ("0000:b3:00", as an Xid line writes it) in st.
+ */
+static void lost_gpu_line(struct text_state *st, const char *m, const char *end)
+{
+	const char *p = find(m, end, "The NVIDIA GPU "), *q;
+	size_t n;
+
+	if (!p)
+		return;
+	p += strlen("The NVIDIA GPU ");
+	for (q = p; q < end && (is_digit(*q) || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F') ||
+				*q == ':' || *q == '.'); q++)
+		;
+	n = (size_t)(q - p);
+	if (n > 2 && p[n - 2] == '.')
+		n -= 2;
+	if (n < 7 || n >= sizeof(st->lost_pci))
+		return;
+	memcpy(st->lost_pci, p, n);
+	st->lost_pci[n] = '\0';
 }
 
 static int64_t untimed_ts(struct gl_parse_ctx *ctx, const struct text_state *st)
@@ -960,6 +994,18 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	/* what follows a bar alone has no record to continue: it is one */
 	if (!starts_record && after_bar && p < end)
 		starts_record = 1;
+	/* the driver's lost GPU over three lines, the last two indented (dmesg's
+	 * continuation, as NVSentinel's syslog monitor reads it from journald):
+	 *     [ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0
+	 *                    NVRM: (PCI ID: 10de:26b5) installed in this system has
+	 *                    NVRM: fallen off the bus and is not responding to commands.
+	 * the last line is the Xid 79 record of the bus the first one named */
+	if (!starts_record && st->lost_pci[0] && (st->flags & F_RECORD) &&
+	    find(p, end, "NVRM:") && find(p, end, "fallen off the bus")) {
+		starts_record = 1;
+		li.msg = find(p, end, "NVRM:");
+		li.msg_end = end;
+	}
 	if (!starts_record) {
 		if (st->flags & F_RECORD) {
 			rec->kind = GL_REC_CONT;
@@ -987,14 +1033,25 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	}
 	li.has_train = li.train.source ? 1 : gl_train_parse(li.msg, (size_t)(li.msg_end - li.msg),
 							    &li.train);
-	if ((li.has_xid = gl_xid_parse(li.msg, (size_t)(li.msg_end - li.msg), &li.xid)) != 0)
+	if (li.component.len == 4 && !memcmp(li.component.p, "NVRM", 4))
+		li.has_xid = gl_xid_parse_nvrm(li.msg, (size_t)(li.msg_end - li.msg), &li.xid);
+	else
+		li.has_xid = gl_xid_parse(li.msg, (size_t)(li.msg_end - li.msg), &li.xid);
+	if (li.has_xid) {
 		li.level = gl_xid_critical(li.xid.code) ? GL_LEVEL_CRITICAL : GL_LEVEL_ERROR;
+		if (li.xid.code == 79 && !li.xid.pci.len && st->lost_pci[0])
+			li.xid.pci = (struct gl_str){st->lost_pci, strlen(st->lost_pci)};
+	} else {
+		lost_gpu_line(st, li.msg, li.msg_end);
+	}
 	rec->ev.ts_us = li.ts_us;
 	rec->ev.level = li.level;
 	if (li.component.p && li.component.len)
 		rec->ev.component = li.component;
 	rec->ev.message = (struct gl_str){li.msg, (size_t)(li.msg_end - li.msg)};
 	rec->ev.metadata = metadata(ctx, st, &li);
+	if (li.has_xid)
+		st->lost_pci[0] = '\0';	/* used (li.xid.pci pointed here) */
 	put_samples(ctx, st, &li, rec);
 	rec->kind = GL_REC_EVENT;
 }
