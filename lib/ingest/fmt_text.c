@@ -88,6 +88,7 @@ struct text_state {
 	int64_t year;		/* for dates without a year; 0: not known yet */
 	double last_done;	/* the last progress bar's count; -1: none */
 	char run[RUN_MAX];	/* the run: the file's folder */
+	int32_t path_rank;	/* torchrun's ".../attempt_0/<rank>/stdout.log"; -1: none */
 	char lost_pci[24];	/* "0000:b3:00" of "NVRM: The NVIDIA GPU 0000:b3:00.0" awaiting its
 				 * "fallen off the bus" line; "": none */
 };
@@ -102,9 +103,41 @@ static struct text_state *state_of(struct gl_parse_ctx *ctx)
 		st->last_us = GL_TS_NONE;
 		st->boot_us = GL_TS_NONE;
 		st->last_done = -1;
+		st->path_rank = -1;
 		ctx->state_len = sizeof(*st);
 	}
 	return st;
+}
+
+/*
+ * torchrun's per-rank files (--log-dir, --redirects/--tee): the local rank
+ * is the folder of the file, its lines carry no prefix:
+ *     <log-dir>/<run id>/attempt_0/1/stderr.log
+ * Returns the rank and sets *run_len to the length of the path up to the
+ * run id's folder (the run: that folder); -1 for any other path.
+ */
+static long torchrun_rank(const char *path, size_t *run_len)
+{
+	const char *base = strrchr(path, '/'), *r, *a;
+	long rank = 0;
+
+	if (!base || (strcmp(base, "/stdout.log") && strcmp(base, "/stderr.log")))
+		return -1;
+	for (r = base; r > path && r[-1] != '/'; r--)
+		;
+	if (r == base || r == path || base - r > 6)
+		return -1;
+	for (const char *q = r; q < base; q++) {
+		if (*q < '0' || *q > '9')
+			return -1;
+		rank = rank * 10 + (*q - '0');
+	}
+	for (a = r - 1; a > path && a[-1] != '/'; a--)
+		;
+	if ((size_t)(r - 1 - a) <= 8 || memcmp(a, "attempt_", 8) || a == path)
+		return -1;
+	*run_len = (size_t)(a - 1 - path);
+	return rank;
 }
 
 /* The run of a file: its folder, or the folder above a checkpoint-N folder. */
@@ -158,7 +191,22 @@ static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 	int64_t max_rel = -1;
 	int rc;
 
-	run_of_path(path, st->run, sizeof(st->run));
+	{
+		size_t run_len;
+		long rank = torchrun_rank(path, &run_len);
+		char *dir;
+
+		st->path_rank = (int32_t)rank;
+		/* the run of a per-rank file: the run id's folder ("torchrun_logs/none_hrvl9dad") */
+		if (rank >= 0 && (dir = malloc(run_len + 3)) != NULL) {
+			memcpy(dir, path, run_len);
+			memcpy(dir + run_len, "/x", 3);
+			run_of_path(dir, st->run, sizeof(st->run));
+			free(dir);
+		} else {
+			run_of_path(path, st->run, sizeof(st->run));
+		}
+	}
 	memset(&err, 0, sizeof(err));
 	if (gl_reader_open(&r, path, &err) != GL_OK)
 		return -1;
@@ -734,8 +782,8 @@ static void nccl_facts(struct gl_jsonw *w, const char *m, const char *end)
 /* Metadata of a record, written twice (count, then into scratch). */
 static void write_meta(struct gl_jsonw *w, const struct text_state *st, const struct line_info *li)
 {
-	if (li->rank >= 0)
-		gl_jsonw_int(w, "rank", li->rank);
+	if (li->rank >= 0 || st->path_rank >= 0)
+		gl_jsonw_int(w, "rank", li->rank >= 0 ? li->rank : st->path_rank);
 	if (li->ts_estimated)
 		gl_jsonw_int(w, "ts_estimated", 1);
 	if (li->has_xid) {
@@ -840,7 +888,7 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 	}
 	if (!s.n || !(out = gl_ctx_samples(ctx, s.n)))
 		return;
-	labels = sample_labels(ctx, st, li->rank);
+	labels = sample_labels(ctx, st, li->rank >= 0 ? li->rank : st->path_rank);
 	for (size_t i = 0; i < s.n; i++) {
 		out[i] = s.v[i];
 		out[i].ts_us = li->ts_us;

@@ -21,6 +21,14 @@ expect_eq "log_history" "$want" \
 	"$(q $T/db "select count(*) from v_events where path like '%checkpoint-120/trainer_state.json'")"
 expect_eq "GPUs" "$(grep -c '^GPU 0' $F/nvidia-smi-q.txt)" \
 	"$(q $T/db "select count(*) from events where json_extract(metadata, '\$.inventory') = 1")"
+# torchrun's per-rank files (attempt_0/<rank>/stdout.log, stderr.log): lines without a
+# prefix take the rank of their folder
+for r in 0 1; do
+	expect_eq "records of attempt_0/$r without rank $r" 0 \
+		"$(q $T/db "select count(*) from v_events where path like '%/attempt_0/$r/%' and json_extract(metadata, '\$.rank') is not $r")"
+done
+expect_eq "rank 1's stderr records" "$(grep -c '^[^ ]' $F/job/torchrun_logs/*/attempt_0/1/stderr.log)" \
+	"$(q $T/db "select count(*) from v_events where path like '%/attempt_0/1/stderr.log' and json_extract(metadata, '\$.rank') = 1")"
 
 "$REPORT" --db $T/db --since 2026-11-26 --until 2026-11-27 --format json --no-charts --output-dir $T/r \
 	>/dev/null 2>&1 || fail "report"
