@@ -46,8 +46,11 @@
  * Times: a stamp with a zone is UTC; others are naive wall clock in the zone
  * of --timezone. A date without a year takes the year of the file's
  * modification time (the year before when that would put it a day past the
- * file's last write). dd/dd/yyyy is month/day unless a line of the file has
- * a first field above 12 (then day/month, for the whole file). dmesg's
+ * file's last write). dd/dd/yyyy is decided per file by its first date with
+ * a field above 12 (read in prepare, so the lines before it follow it too):
+ * the first field above 12 is day/month, the second month/day; a file with
+ * no such date follows the ingest config's "date_order" (ctx->date_order),
+ * else month/day. dmesg's
  * seconds since boot are placed from the boot time: the file's modification
  * time less the largest such value in the file (read in prepare); such
  * times, and records without a time (which take the last time of the file,
@@ -182,6 +185,16 @@ static void run_of_path(const char *path, char *run, size_t n)
  * prepare: the run name from the path, and for dmesg the boot time: the
  * file's modification time less the largest "[ seconds.micro]" in it.
  */
+/* 13/04/2026 is day/month, 04/13/2026 month/day: for the whole file (st->flags). */
+static void slash_order(struct text_state *st, const struct gl_textts *t)
+{
+	if (!(st->flags & F_DMY_KNOWN) && (t->a > 12 || t->b > 12)) {
+		st->flags |= F_DMY_KNOWN;
+		if (t->a > 12)
+			st->flags |= F_DMY;
+	}
+}
+
 static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct text_state *st = state_of(ctx);
@@ -216,6 +229,11 @@ static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 		if (ln.len && ln.p[0] == '[' && gl_textts_scan(ln.p, ln.len, 0, &t) &&
 		    t.kind == GL_TEXTTS_BOOT && t.naive_us > max_rel)
 			max_rel = t.naive_us;
+		/* the file's first unambiguous dd/dd/yyyy decides its order for every line */
+		if (!(st->flags & F_DMY_KNOWN) &&
+		    memchr(ln.p, '/', ln.len < TS_MAX_START + 10 ? ln.len : TS_MAX_START + 10) &&
+		    gl_textts_scan(ln.p, ln.len, TS_MAX_START, &t) && t.kind == GL_TEXTTS_SLASH)
+			slash_order(st, &t);
 	}
 	gl_reader_close(r);
 	if (max_rel >= 0 && ctx->file_mtime_us)
@@ -614,12 +632,9 @@ static int64_t stamp_time(struct gl_parse_ctx *ctx, struct text_state *st, const
 	case GL_TEXTTS_ISO:
 		return t->has_zone ? t->naive_us : gl_ctx_naive_to_utc(ctx, t->naive_us);
 	case GL_TEXTTS_SLASH:
-		if (!(st->flags & F_DMY_KNOWN) && (t->a > 12 || t->b > 12)) {
-			st->flags |= F_DMY_KNOWN;
-			if (t->a > 12)
-				st->flags |= F_DMY;
-		}
-		v = gl_textts_slash(t, (st->flags & F_DMY) != 0);
+		slash_order(st, t);
+		v = gl_textts_slash(t, (st->flags & F_DMY_KNOWN) ? (st->flags & F_DMY) != 0
+								 : ctx->date_order == GL_DATE_ORDER_DMY);
 		return v < 0 ? GL_TS_NONE : gl_ctx_naive_to_utc(ctx, v);
 	case GL_TEXTTS_NOYEAR:
 		if (!st->year) {
