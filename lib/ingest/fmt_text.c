@@ -54,7 +54,14 @@
  * seconds since boot are placed from the boot time: the file's modification
  * time less the largest such value in the file (read in prepare); such
  * times, and records without a time (which take the last time of the file,
- * else its modification time), carry "ts_estimated":1 in their metadata.
+ * or, behind the training loop's progress bar, the bar's start plus its
+ * elapsed time where that is later; else its modification time), carry
+ * "ts_estimated":1 in their metadata. The bar's start: a bar of elapsed e
+ * written after a line of real time t began at t - e or later; the latest
+ * such bound of the loop (a bar whose count falls starts a new one):
+ *     [default0]:11/26/2026 15:33:59 - WARNING - run_clm - Process rank: 0 ...
+ *     [default0]:  6%|▌   | 7/120 [00:01<00:09, 12.32it/s][default0]:{'loss': '6.884', ...}
+ * puts that dict at 15:34:00.
  */
 #include "format.h"
 
@@ -90,6 +97,15 @@ struct text_state {
 	int64_t boot_us;	/* dmesg boot time; GL_TS_NONE: not known */
 	int64_t year;		/* for dates without a year; 0: not known yet */
 	double last_done;	/* the last progress bar's count; -1: none */
+	/*
+	 * The training loop's bar placed in time: its start and the time of the
+	 * last bar (start + its elapsed time). A bar of elapsed e written after
+	 * a line of real time t says the loop began at t - e or later: the start
+	 * is the latest such bound over the bars of one loop, so no bar is
+	 * placed before a real time written ahead of it. GL_TS_NONE: no bar, or
+	 * no real time before it.
+	 */
+	int64_t bar_t0_us, bar_us;
 	char run[RUN_MAX];	/* the run: the file's folder */
 	int32_t path_rank;	/* torchrun's ".../attempt_0/<rank>/stdout.log"; -1: none */
 	char lost_pci[24];	/* "0000:b3:00" of "NVRM: The NVIDIA GPU 0000:b3:00.0" awaiting its
@@ -106,6 +122,8 @@ static struct text_state *state_of(struct gl_parse_ctx *ctx)
 		st->last_us = GL_TS_NONE;
 		st->boot_us = GL_TS_NONE;
 		st->last_done = -1;
+		st->bar_t0_us = GL_TS_NONE;
+		st->bar_us = GL_TS_NONE;
 		st->path_rank = -1;
 		ctx->state_len = sizeof(*st);
 	}
@@ -941,6 +959,9 @@ static void lost_gpu_line(struct text_state *st, const char *m, const char *end)
 
 static int64_t untimed_ts(struct gl_parse_ctx *ctx, const struct text_state *st)
 {
+	/* behind a bar: its start plus its elapsed time, when that is later */
+	if (st->bar_us != GL_TS_NONE && (st->last_us == GL_TS_NONE || st->bar_us > st->last_us))
+		return st->bar_us;
 	if (st->last_us != GL_TS_NONE)
 		return st->last_us;
 	return ctx->file_mtime_us ? ctx->file_mtime_us : gl_time_now_us();
@@ -994,8 +1015,21 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		const char *after = p + li.bar.end;
 
 		li.has_bar = 1;
-		if (!li.bar.has_desc)
+		if (!li.bar.has_desc) {
+			/* "[00:04<10:54:26, 25.47it/s]": 4 s since the loop began; a bar
+			 * whose count falls is a new loop (the next epoch's, an eval's) */
+			if (!isnan(li.bar.elapsed_s)) {
+				int64_t el_us = (int64_t)(li.bar.elapsed_s * 1e6);
+
+				if (li.bar.done < st->last_done)
+					st->bar_t0_us = GL_TS_NONE;
+				if (st->last_us != GL_TS_NONE &&
+				    (st->bar_t0_us == GL_TS_NONE || st->last_us - el_us > st->bar_t0_us))
+					st->bar_t0_us = st->last_us - el_us;
+				st->bar_us = st->bar_t0_us == GL_TS_NONE ? GL_TS_NONE : st->bar_t0_us + el_us;
+			}
 			st->last_done = li.bar.done;
+		}
 		while (launcher_prefix(&after, end, &rank))
 			;
 		if (rank >= 0)
