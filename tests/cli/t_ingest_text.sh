@@ -54,6 +54,16 @@ done
 dicts=$(grep -c "^{'loss'\|^{'eval_loss'" "$REALDATA"/hf-trainer/Jaong+Checkpoint-of-CPT/cmd.txt)
 expect_eq "console log dicts" "$dicts" \
 	"$(q $T/h.db "select count(*) from events where json_extract(metadata, '\$.train') = 'hf'")"
+# the training section: each step once per run, whatever the sources (the console's dicts of
+# Jaong's run are its state file's steps again): the distinct steps of each log_history
+"$REPORT" --db $T/h.db --since 2000-01-01 --until 2099-01-01 --format json --no-charts \
+	--output-dir $T/hr >/dev/null 2>&1 || fail "report of hf-trainer"
+want=$(for f in "$REALDATA"/hf-trainer/*/trainer_state.json; do
+	python3 -c 'import json,sys; print(sys.argv[2], len({e["step"] for e in json.load(open(sys.argv[1]))["log_history"] if "step" in e}))' \
+		"$f" "$(basename "$(dirname "$f")")"
+done | sort | tr '\n' '|')
+expect_eq "steps per run" "$want" \
+	"$(python3 -c "import json; r=json.load(open('$T/hr/report.json')); print(''.join('%s %d|' % (x['run'].split('/')[-1], x['steps']) for x in sorted(r['training']['runs'], key=lambda x: x['run'].split('/')[-1])))")"
 
 if [ -d "$REALDATA/lightning" ]; then
 	out=$("$INGEST" --db $T/l.db "$REALDATA/lightning" 2>&1) || fail "ingest failed: $out"
