@@ -369,6 +369,7 @@ static const char *skip_seps(const char *p, const char *end)
 struct line_info {
 	long rank;			/* -1: none */
 	int ts_estimated;
+	int bar_placed;			/* the time is the training loop's bar's (estimated) */
 	int64_t ts_us;
 	enum gl_level level;
 	struct gl_str component;
@@ -905,7 +906,8 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 		add_sample(&s, "train.it_per_s", li->bar.it_per_s);
 		add_sample(&s, "train.progress_steps", li->bar.done);
 	}
-	if (li->has_train && !li->ts_estimated) {
+	/* a trainer's values at a time of their own: read, or placed by the bar (estimated) */
+	if (li->has_train && (!li->ts_estimated || li->bar_placed)) {
 		const struct gl_train *t = &li->train;
 
 		if (t->step >= 0)
@@ -1119,6 +1121,7 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	if (li.ts_us == GL_TS_NONE) {
 		li.ts_us = untimed_ts(ctx, st);
 		li.ts_estimated = 1;
+		li.bar_placed = st->bar_us != GL_TS_NONE && li.ts_us == st->bar_us;
 	} else if (!li.ts_estimated) {
 		st->last_us = li.ts_us;
 	}

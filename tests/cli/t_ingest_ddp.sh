@@ -69,6 +69,13 @@ expect_eq "console dict times from the bars" "$want" \
 	"$(q $T/db "select substr(time, 12, 12) from v_events where path like '%job/console.log' and json_extract(metadata, '\$.train') = 'hf' order by line" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "console dicts estimated" 0 \
 	"$(q $T/db "select count(*) from v_events where path like '%job/console.log' and json_extract(metadata, '\$.train') = 'hf' and json_extract(metadata, '\$.ts_estimated') is not 1")"
+# train.* samples: each step once whatever the sources (the console's dicts, placed by the bar;
+# the state files and rank 0's stdout.log give none), estimated, the console's values
+steps=$(python3 -c "import json,glob; print(len({e['step'] for f in glob.glob('$F/job/out/checkpoint-*/trainer_state.json') for e in json.load(open(f))['log_history'] if 'step' in e and 'loss' in e}))")
+expect_eq "train.loss samples" "$steps $steps" \
+	"$(q $T/db "select count(*), sum(ts_estimated) from v_samples where metric = 'train.loss'" | tr '|' ' ')"
+expect_eq "train.loss values" "$(python3 -c "import re; print('%.4f' % sum(float(x) for x in re.findall(r\"'loss': '([0-9.]+)'\", open('$F/job/console.log').read())))")" \
+	"$(q $T/db "select printf('%.4f', sum(value)) from v_samples where metric = 'train.loss'")"
 
 "$REPORT" --db $T/db --since 2026-11-26 --until 2026-11-27 --format json --no-charts --output-dir $T/r \
 	>/dev/null 2>&1 || fail "report"
