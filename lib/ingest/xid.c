@@ -5,7 +5,9 @@
  * The meanings are the "Description" column of NVIDIA's Xid catalogue
  * ("Xid Errors", https://docs.nvidia.com/deploy/xid-errors/ and its
  * "Analyzing Xid Errors with the Xid Catalog" table for Ampere and newer
- * GPUs), cut to a few words. The critical set is the codes whose
+ * GPUs, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html,
+ * whose "Resolution Bucket" column says RESTART_APP, RESET_GPU, ...), cut
+ * to a few words. The critical set is the codes whose
  * catalogue action is a GPU reset, a node drain or a support case: a lost
  * GPU (79), uncorrectable or contained/uncontained memory errors (48, 94,
  * 95, 140), page retirement / row remapping events and failures (63, 64),
