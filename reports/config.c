@@ -29,7 +29,8 @@ static const char default_json[] =
 	"  {\"rule\": \"rmm_leaked_bytes\", \"warning\": 1, \"critical\": 1073741824},"
 	"  {\"rule\": \"rmm_allocation_failures\", \"warning\": 1, \"critical\": 100},"
 	"  {\"rule\": \"failed_requests_pct_above\", \"warning\": 1, \"critical\": 5},"
-	"  {\"rule\": \"finding\", \"match\": \"*\", \"warning\": 20, \"critical\": 100}"
+	"  {\"rule\": \"finding\", \"match\": \"*\", \"warning\": 20, \"critical\": 100},"
+	"  {\"rule\": \"xid\", \"match\": \"*\", \"critical\": 1}"
 	" ]}";
 
 static const char *const rule_names[GL_RULE_COUNT] = {
@@ -38,6 +39,7 @@ static const char *const rule_names[GL_RULE_COUNT] = {
 	"memory_trend_change_pct", "rmm_leaked_bytes", "rmm_allocation_failures",
 	"metric_above", "metric_below", "metric_trend_change_pct",
 	"tokens_per_second_below", "ttft_p95_above", "failed_requests_pct_above", "finding",
+	"xid",
 };
 
 static const char *const stat_names[] = {"mean", "max", "min", "p95", "last"};

@@ -33,6 +33,7 @@ enum gl_rule_kind {
 	GL_RULE_TTFT_P95_ABOVE,		/* inference: p95 time to first token, ms */
 	GL_RULE_FAILED_REQUESTS_PCT_ABOVE,	/* inference: failed per 100 requests */
 	GL_RULE_FINDING,		/* a finding that made a series worse: |change| in % */
+	GL_RULE_XID,			/* driver Xid records of a critical code, per PCI bus and code */
 	GL_RULE_COUNT
 };
 

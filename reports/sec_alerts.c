@@ -16,6 +16,7 @@
 #include "sec_baseline.h"
 #include "sec_errors.h"
 #include "sec_findings.h"
+#include "sec_gpu_health.h"
 #include "sec_inference.h"
 #include "sec_kernels.h"
 #include "sec_memory.h"
@@ -219,6 +220,33 @@ static int eval_ttft(struct gl_section_ctx *cx, struct alerts *a, const struct g
 	return rc;
 }
 
+/*
+ * xid: the driver's Xid records of a code whose catalogue action is a GPU
+ * reset, a node drain or a support case (the ingest stored xid_critical
+ * from lib/ingest/xid.c's table: 48, 63/64, 74, 79, 92, 94/95, 119/120,
+ * 140, 143), one alert per PCI bus and code, subject "Xid 79 on
+ * 0000:3b:00", value the number of records. Codes the catalogue calls
+ * recoverable (13, 31, 43, 45: an application's fault) do not fire.
+ */
+static int eval_xid(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
+{
+	const struct gl_gpu_health_result *h =
+		gl_gpu_health_result(gl_report_state_of(cx->rep, &gl_sec_gpu_health));
+	char subject[128], what[160];
+	int rc = GL_OK;
+
+	for (size_t i = 0; h && i < h->n_xid && rc == GL_OK; i++) {
+		const struct gl_health_xid *x = &h->xid[i];
+
+		if (!x->critical)
+			continue;
+		snprintf(subject, sizeof(subject), "Xid %d on %s", x->code, *x->pci ? x->pci : "?");
+		snprintf(what, sizeof(what), "%s, records", x->meaning ? x->meaning : "Xid error");
+		rc = add_alert(cx, a, r, subject, (double)x->count, what, "");
+	}
+	return rc;
+}
+
 static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *r)
 {
 	struct gl_report *rep = cx->rep;
@@ -330,6 +358,9 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 		}
 		break;
 	}
+	case GL_RULE_XID:
+		rc = eval_xid(cx, a, r);
+		break;
 	case GL_RULE_COUNT:
 		break;
 	}

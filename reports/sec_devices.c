@@ -4,6 +4,16 @@
  * metadata holds "inventory"). One row per GPU and host, its latest report:
  * index, name, uuid, PCI bus, driver and CUDA version, VBIOS, ECC mode,
  * memory. JSON: the key devices[].
+ *
+ * Joined to the telemetry: each metric series of the window (the metrics
+ * section's, finished before this one) belongs to the GPU its labels name
+ * by uuid (nvidia-smi CSV's uuid, DCGM's UUID), else by PCI bus (pci.bus_id,
+ * compared as domain:bus:device whatever the case and the domain's width:
+ * "00000000:3B:00.0" is "0000:3b:00.0"), else, for a series whose labels
+ * name neither (nvidia-smi dmon: the index only), by its index on the same
+ * host. Each device counts its series and names their metrics, and says how
+ * they were joined; gl_devices_of_series() gives the same answer to the
+ * metrics section for its per-GPU figures.
  */
 #include <jansson.h>
 #include <math.h>
@@ -13,6 +23,7 @@
 
 #include "emit_util.h"
 #include "sec_devices.h"
+#include "sec_metrics.h"
 #include "section.h"
 
 struct devices {
@@ -42,12 +53,144 @@ static void dev_free(struct gl_device *d)
 	free(d->vbios);
 	free(d->ecc_mode);
 	free(d->host);
+	free(d->metrics);
 }
 
 static int same(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
 }
+
+/* "00000000:3B:00.0", "0000:3b:00", "3b:00.0" -> "0000:3b:00" into out; 0: not a bus. */
+static int pci_key(const char *s, char *out, size_t n)
+{
+	unsigned dom = 0, bus, dev;
+
+	if (!s)
+		return 0;
+	if (sscanf(s, "%x:%x:%x", &dom, &bus, &dev) != 3) {
+		dom = 0;
+		if (sscanf(s, "%x:%x", &bus, &dev) != 2)
+			return 0;
+	}
+	snprintf(out, n, "%04x:%02x:%02x", dom & 0xffff, bus & 0xff, dev & 0xff);
+	return 1;
+}
+
+static const char *label_of(json_t *o, const char *const *keys)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		json_t *v = json_object_get(o, keys[i]);
+
+		if (json_is_string(v) && *json_string_value(v))
+			return json_string_value(v);
+	}
+	return NULL;
+}
+
+static int same_host(const char *inv, const char *series)
+{
+	return !strcmp(inv ? inv : "", series ? series : "");
+}
+
+static const struct gl_device *match(const struct gl_devices_result *res, const char *host,
+				     const char *device, const char *labels, enum gl_device_join *by)
+{
+	static const char *const uuid_keys[] = {"uuid", "UUID", "gpu_uuid", NULL};
+	static const char *const pci_keys[] = {"pci_bus_id", "pci.bus_id", "pci", "bus_id", NULL};
+	json_t *o = labels && *labels ? json_loads(labels, 0, NULL) : NULL;
+	const char *uuid = o ? label_of(o, uuid_keys) : NULL, *pci = o ? label_of(o, pci_keys) : NULL;
+	const struct gl_device *hit = NULL;
+	enum gl_device_join how = GL_DEVICE_JOIN_NONE;
+	char a[32], b[32];
+	char *end;
+	long idx;
+
+	for (size_t i = 0; res && uuid && !hit && i < res->n; i++)
+		if (same(res->dev[i].uuid, uuid) && same_host(res->dev[i].host, host))
+			hit = &res->dev[i], how = GL_DEVICE_JOIN_UUID;
+	for (size_t i = 0; res && !uuid && pci_key(pci, a, sizeof(a)) && !hit && i < res->n; i++)
+		if (pci_key(res->dev[i].pci, b, sizeof(b)) && !strcmp(a, b) &&
+		    same_host(res->dev[i].host, host))
+			hit = &res->dev[i], how = GL_DEVICE_JOIN_PCI;
+	if (res && !uuid && !pci && device && *device) {
+		idx = strtol(device, &end, 10);
+		for (size_t i = 0; !*end && !hit && i < res->n; i++)
+			if (res->dev[i].index == idx && same_host(res->dev[i].host, host))
+				hit = &res->dev[i], how = GL_DEVICE_JOIN_INDEX;
+	}
+	json_decref(o);
+	if (by)
+		*by = how;
+	return hit;
+}
+
+const struct gl_device *gl_devices_of_series(const struct gl_report *rep, const char *host,
+					     const char *device, const char *labels,
+					     enum gl_device_join *by)
+{
+	return match(gl_devices_result(gl_report_state_of(rep, &gl_sec_devices)), host, device,
+		     labels, by);
+}
+
+const char *gl_device_join_name(enum gl_device_join by)
+{
+	static const char *const names[] = {"", "uuid", "pci", "index"};
+
+	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "";
+}
+
+/* "uuid,index": the ways a device's series were joined. */
+static void joined_names(unsigned mask, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int j = GL_DEVICE_JOIN_UUID; j <= GL_DEVICE_JOIN_INDEX; j++)
+		if (mask & (1u << j))
+			k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%s%s", k ? "," : "",
+					      gl_device_join_name((enum gl_device_join)j));
+}
+
+/* The metric series of the window into the devices they belong to. */
+static int join_telemetry(struct gl_section_ctx *cx, struct gl_devices_result *res)
+{
+	const struct gl_metrics_result *mr = gl_metrics_result(cx->rep);
+
+	for (size_t i = 0; i < mr->n_metrics; i++) {
+		const struct gl_report_metric *m = &mr->metrics[i];
+		enum gl_device_join by;
+		struct gl_device *d = (struct gl_device *)match(res, m->host, m->device, m->labels, &by);
+		size_t have, add;
+		char *p;
+
+		if (!d)
+			continue;
+		d->n_series++;
+		d->joined_by |= 1u << by;
+		have = d->metrics ? strlen(d->metrics) : 0;
+		if (d->metrics) {
+			/* distinct names: ",name," inside ",list," */
+			const char *q = d->metrics;
+			size_t ml = strlen(m->metric);
+			int dup = 0;
+
+			while (!dup && (q = strstr(q, m->metric)) != NULL) {
+				dup = (q == d->metrics || q[-1] == ',') && (q[ml] == ',' || !q[ml]);
+				q += ml;
+			}
+			if (dup)
+				continue;
+		}
+		add = strlen(m->metric) + 2;
+		if (!(p = realloc(d->metrics, have + add)))
+			return gl_section_oom(cx->err);
+		snprintf(p + have, add, "%s%s", have ? "," : "", m->metric);
+		d->metrics = p;
+	}
+	return GL_OK;
+}
+
 
 static int on_inventory(void *arg, const struct gl_query_fact_event *e)
 {
@@ -106,7 +249,7 @@ static int cmp_dev(const void *pa, const void *pb)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	static const char *const formats[] = {"nvsmiq", NULL};
+	static const char *const formats[] = {"nvsmiq", "nvsmiqx", NULL};
 	struct devices *s = st;
 	int rc;
 
@@ -116,8 +259,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	s->cx = NULL;
 	if (rc == GL_ENOMEM)
 		return gl_section_oom(cx->err);
-	if (rc == GL_OK && s->res.n)
+	if (rc == GL_OK && s->res.n) {
 		qsort(s->res.dev, s->res.n, sizeof(*s->res.dev), cmp_dev);
+		rc = join_telemetry(cx, &s->res);
+	}
 	return rc;
 }
 
@@ -152,6 +297,14 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 		gl_jb_set(&jb, o, "memory_total_mib", gl_json_num(d->memory_total_mib));
 		gl_jb_set(&jb, o, "host", gl_json_str(d->host));
 		gl_jb_set(&jb, o, "seen", gl_json_ts(d->ts_us));
+		{
+			char by[32];
+
+			joined_names(d->joined_by, by, sizeof(by));
+			gl_jb_set(&jb, o, "series", gl_json_u64(d->n_series));
+			gl_jb_set(&jb, o, "series_joined_by", gl_json_str(*by ? by : NULL));
+			gl_jb_set(&jb, o, "series_metrics", gl_json_str(d->metrics));
+		}
 		gl_jb_append(&jb, a, o);
 	}
 	return gl_jb_done(&jb, a);
@@ -198,6 +351,13 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 			d->uuid ? d->uuid : "-", d->pci ? d->pci : "-", d->driver ? d->driver : "-",
 			d->cuda ? d->cuda : "-", d->vbios ? d->vbios : "-",
 			gl_text_num(d->memory_total_mib, a, sizeof(a)));
+		if (d->n_series) {
+			char by[32];
+
+			joined_names(d->joined_by, by, sizeof(by));
+			fprintf(fp, "  telemetry: %llu series by %s: %s\n", (unsigned long long)d->n_series,
+				by, d->metrics ? d->metrics : "");
+		}
 	}
 }
 
@@ -211,7 +371,8 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		return;
 	}
 	fputs("<table><tr><th>host</th><th>index</th><th>name</th><th>uuid</th><th>PCI bus</th>"
-	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th></tr>\n", f);
+	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th>"
+	      "<th>telemetry series (joined by)</th></tr>\n", f);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct gl_device *d = &res->dev[i];
 		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
@@ -226,7 +387,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		}
 		fputs("<td class=\"n\">", f);
 		gl_html_num(f, d->memory_total_mib, GL_HTML_G4);
-		fputs("</td></tr>\n", f);
+		{
+			char by[32];
+
+			joined_names(d->joined_by, by, sizeof(by));
+			fprintf(f, "</td><td class=\"n\">%llu%s%s%s</td></tr>\n",
+				(unsigned long long)d->n_series, *by ? " (" : "", by, *by ? ")" : "");
+		}
 	}
 	fputs("</table>\n", f);
 }

@@ -28,6 +28,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "sec_devices.h"
 #include "sec_metrics.h"
 #include "table.h"
 #include "ingest/vocab.h"
@@ -600,11 +601,27 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	const struct gl_metrics_result *res = res_of(st);
 	const struct metrics *m = st;
 
-	(void)r;
-	/* the listed series (rep->top_series; summary: series_total) */
-	if (m && m->listed)
-		return gl_table_json(&table, m->listed, res->n_metrics - res->n_unlisted);
-	return gl_table_json(&table, res->metrics, res->n_metrics);
+	const struct gl_report_metric *rows = m && m->listed ? m->listed : res->metrics;
+	size_t n = m && m->listed ? res->n_metrics - res->n_unlisted : res->n_metrics;
+	json_t *a = gl_table_json(&table, rows, n);
+
+	/* the listed series (rep->top_series; summary: series_total), each that is a GPU of
+	 * the nvidia-smi -q inventory with its "inventory" (sec_devices.h) */
+	for (size_t i = 0; a && i < n && i < json_array_size(a); i++) {
+		enum gl_device_join by;
+		const struct gl_device *d = gl_devices_of_series(r, rows[i].host, rows[i].device,
+								 rows[i].labels, &by);
+		json_t *o = d ? json_object() : NULL;
+
+		if (!o)
+			continue;
+		json_object_set_new(o, "index", json_integer(d->index));
+		json_object_set_new(o, "uuid", d->uuid ? json_string(d->uuid) : json_null());
+		json_object_set_new(o, "pci", d->pci ? json_string(d->pci) : json_null());
+		json_object_set_new(o, "by", json_string(gl_device_join_name(by)));
+		json_object_set_new(json_array_get(a, i), "inventory", o);
+	}
+	return a;
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)

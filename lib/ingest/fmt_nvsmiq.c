@@ -45,24 +45,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvsmiq.h"
 #include "reader.h"
 #include "textfmt.h"
 #include "textts.h"
 
 #define NVQ_MAGIC 0x71736d6eu	/* "nmsq" */
-#define NVQ_GPUS 64
-#define NVQ_STR 96
 
-enum nvq_num {
-	N_MEM_TOTAL, N_MEM_USED, N_TEMP, N_POWER,
-	N_ECC_VOL_CORR, N_ECC_VOL_UNCORR, N_ECC_AGG_CORR, N_ECC_AGG_UNCORR,
-	N_RP_SBE, N_RP_DBE, N_RP_PENDING,
-	N_RR_CORR, N_RR_UNCORR, N_RR_PENDING, N_RR_FAILURE,
-	N_MINOR,
-	N_COUNT
-};
-
-static const char *const num_keys[N_COUNT] = {
+static const char *const num_keys[GL_NVQ_COUNT] = {
 	"memory_total_mib", "memory_used_mib", "temperature_c", "power_w",
 	"ecc_volatile_corrected", "ecc_volatile_uncorrected", "ecc_aggregate_corrected",
 	"ecc_aggregate_uncorrected", "retired_pages_sbe", "retired_pages_dbe",
@@ -70,33 +60,66 @@ static const char *const num_keys[N_COUNT] = {
 	"remapped_rows_pending", "remapped_rows_failure", "minor",
 };
 
-struct nvq_gpu {
-	char pci[32], name[NVQ_STR], uuid[64], vbios[32], ecc_mode[16];
-	char reasons[256];
-	double num[N_COUNT];
-};
-
-struct nvq_doc {
-	char driver[32], cuda[16];
-	int64_t ts_us;			/* GL_TS_NONE: no Timestamp line */
-	size_t n;
-	struct nvq_gpu gpu[NVQ_GPUS];
-	size_t next;			/* GPU header lines handed out so far */
-};
-
 struct nvq_state {
 	uint32_t magic;
 	uint32_t headers;		/* GPU header lines seen (the next one's place) */
 };
+
+static void copy(char *dst, size_t cap, struct gl_str v);
 
 static void doc_free(void *p)
 {
 	free(p);
 }
 
-static struct nvq_doc *doc_of(struct gl_parse_ctx *ctx)
+struct gl_nvsmiq_doc *gl_nvsmiq_doc_of(struct gl_parse_ctx *ctx)
 {
 	return ctx->priv && ctx->priv_free == doc_free ? ctx->priv : NULL;
+}
+
+struct gl_nvsmiq_doc *gl_nvsmiq_doc_new(struct gl_parse_ctx *ctx)
+{
+	struct gl_nvsmiq_doc *d;
+
+	if (ctx->priv || !(d = calloc(1, sizeof(*d))))
+		return NULL;
+	d->ts_us = GL_TS_NONE;
+	ctx->priv = d;
+	ctx->priv_free = doc_free;
+	return d;
+}
+
+struct gl_nvsmiq_gpu *gl_nvsmiq_gpu_add(struct gl_nvsmiq_doc *d, const char *bus, size_t n)
+{
+	struct gl_nvsmiq_gpu *g;
+
+	if (d->n >= GL_NVQ_GPUS)
+		return NULL;
+	g = &d->gpu[d->n++];
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < GL_NVQ_COUNT; i++)
+		g->num[i] = NAN;
+	copy(g->pci, sizeof(g->pci), (struct gl_str){bus, n});
+	return g;
+}
+
+void gl_nvsmiq_reason_add(struct gl_nvsmiq_gpu *g, const char *r, size_t n)
+{
+	size_t k = strlen(g->reasons);
+
+	snprintf(g->reasons + k, sizeof(g->reasons) - k, "%s%.*s", k ? "," : "", (int)n, r);
+}
+
+void gl_nvsmiq_timestamp(struct gl_nvsmiq_doc *d, const char *v, size_t n)
+{
+	char buf[48];
+	struct gl_textts t;
+
+	if (n >= 40)
+		return;
+	snprintf(buf, sizeof(buf), "[%.*s]", (int)n, v);
+	if (gl_textts_scan(buf, strlen(buf), 0, &t) && t.kind == GL_TEXTTS_ISO)
+		d->ts_us = t.naive_us;
 }
 
 static struct nvq_state *state_of(struct gl_parse_ctx *ctx)
@@ -174,12 +197,12 @@ static int is(const char *a, struct gl_str b)
 #define DEPTH_MAX 6
 
 /* One line of the report into doc; sect[] holds the open section names. */
-static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s, size_t len)
+static void read_line(struct gl_nvsmiq_doc *d, char sect[DEPTH_MAX][48], const char *s, size_t len)
 {
 	size_t ind = 0, depth;
 	const char *colon;
 	struct gl_str key, val;
-	struct nvq_gpu *g = d->n ? &d->gpu[d->n - 1] : NULL;
+	struct gl_nvsmiq_gpu *g = d->n ? &d->gpu[d->n - 1] : NULL;
 	size_t n;
 	const char *bus;
 
@@ -187,13 +210,7 @@ static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s
 		ind++;
 	depth = ind / 4;
 	if (depth == 0 && (bus = gpu_header(s, len, &n))) {
-		if (d->n < NVQ_GPUS) {
-			g = &d->gpu[d->n++];
-			memset(g, 0, sizeof(*g));
-			for (int i = 0; i < N_COUNT; i++)
-				g->num[i] = NAN;
-			copy(g->pci, sizeof(g->pci), (struct gl_str){bus, n});
-		}
+		gl_nvsmiq_gpu_add(d, bus, n);
 		return;
 	}
 	colon = memchr(s, ':', len);
@@ -219,14 +236,8 @@ static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s
 			copy(d->driver, sizeof(d->driver), first_word(val));
 		else if (is("CUDA Version", key))
 			copy(d->cuda, sizeof(d->cuda), first_word(val));
-		else if (is("Timestamp", key) && val.len < 40) {
-			char buf[48];
-			struct gl_textts t;
-
-			snprintf(buf, sizeof(buf), "[%.*s]", (int)val.len, val.p);
-			if (gl_textts_scan(buf, strlen(buf), 0, &t) && t.kind == GL_TEXTTS_ISO)
-				d->ts_us = t.naive_us;
-		}
+		else if (is("Timestamp", key))
+			gl_nvsmiq_timestamp(d, val.p, val.len);
 		return;
 	}
 	if (!g)
@@ -239,7 +250,7 @@ static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s
 		else if (is("VBIOS Version", key))
 			copy(g->vbios, sizeof(g->vbios), val);
 		else if (is("Minor Number", key))
-			g->num[N_MINOR] = value_num(val);
+			g->num[GL_NVQ_MINOR] = value_num(val);
 		return;
 	}
 	{
@@ -247,14 +258,14 @@ static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s
 		double v = value_num(val);
 
 		if (!strcmp(s1, "FB Memory Usage") && is("Total", key))
-			g->num[N_MEM_TOTAL] = v;
+			g->num[GL_NVQ_MEM_TOTAL] = v;
 		else if (!strcmp(s1, "FB Memory Usage") && is("Used", key))
-			g->num[N_MEM_USED] = v;
+			g->num[GL_NVQ_MEM_USED] = v;
 		else if (!strcmp(s1, "Temperature") && is("GPU Current Temp", key))
-			g->num[N_TEMP] = v;
+			g->num[GL_NVQ_TEMP] = v;
 		else if ((!strcmp(s1, "GPU Power Readings") || !strcmp(s1, "Power Readings")) &&
 			 (is("Power Draw", key) || is("Average Power Draw", key)))
-			g->num[N_POWER] = v;
+			g->num[GL_NVQ_POWER] = v;
 		else if (!strcmp(s1, "ECC Mode") && is("Current", key))
 			copy(g->ecc_mode, sizeof(g->ecc_mode), val);
 		else if (!strcmp(s1, "ECC Errors") && !isnan(v) &&
@@ -271,35 +282,32 @@ static void read_line(struct nvq_doc *d, char sect[DEPTH_MAX][48], const char *s
 					return;
 				corr = !has(key, "Uncorrectable");
 			}
-			idx = agg ? (corr ? N_ECC_AGG_CORR : N_ECC_AGG_UNCORR)
-				  : (corr ? N_ECC_VOL_CORR : N_ECC_VOL_UNCORR);
+			idx = agg ? (corr ? GL_NVQ_ECC_AGG_CORR : GL_NVQ_ECC_AGG_UNCORR)
+				  : (corr ? GL_NVQ_ECC_VOL_CORR : GL_NVQ_ECC_VOL_UNCORR);
 			g->num[idx] = (isnan(g->num[idx]) ? 0 : g->num[idx]) + v;
 		} else if (!strcmp(s1, "Retired Pages") && !s2[0]) {
 			if (is("Single Bit ECC", key))
-				g->num[N_RP_SBE] = v;
+				g->num[GL_NVQ_RP_SBE] = v;
 			else if (is("Double Bit ECC", key))
-				g->num[N_RP_DBE] = v;
+				g->num[GL_NVQ_RP_DBE] = v;
 		} else if (!strcmp(s1, "Retired Pages") && strstr(s2, "Single Bit") && is("Count", key)) {
-			g->num[N_RP_SBE] = v;
+			g->num[GL_NVQ_RP_SBE] = v;
 		} else if (!strcmp(s1, "Retired Pages") && strstr(s2, "Double Bit") && is("Count", key)) {
-			g->num[N_RP_DBE] = v;
+			g->num[GL_NVQ_RP_DBE] = v;
 		} else if (!strcmp(s1, "Retired Pages") && is("Pending Page Blacklist", key)) {
-			g->num[N_RP_PENDING] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
+			g->num[GL_NVQ_RP_PENDING] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
 		} else if (!strcmp(s1, "Remapped Rows")) {
 			if (is("Correctable Error", key))
-				g->num[N_RR_CORR] = v;
+				g->num[GL_NVQ_RR_CORR] = v;
 			else if (is("Uncorrectable Error", key))
-				g->num[N_RR_UNCORR] = v;
+				g->num[GL_NVQ_RR_UNCORR] = v;
 			else if (is("Pending", key))
-				g->num[N_RR_PENDING] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
+				g->num[GL_NVQ_RR_PENDING] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
 			else if (is("Remapping Failure Occurred", key))
-				g->num[N_RR_FAILURE] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
+				g->num[GL_NVQ_RR_FAILURE] = !strncmp(val.p, "Yes", 3) ? 1 : !strncmp(val.p, "No", 2) ? 0 : NAN;
 		} else if ((!strcmp(s1, "Clocks Event Reasons") || !strcmp(s1, "Clocks Throttle Reasons")) &&
 			   is("Active", val)) {
-			size_t k = strlen(g->reasons);
-
-			snprintf(g->reasons + k, sizeof(g->reasons) - k, "%s%.*s", k ? "," : "",
-				 (int)key.len, key.p);
+			gl_nvsmiq_reason_add(g, key.p, key.len);
 		}
 	}
 }
@@ -309,17 +317,11 @@ static int nvq_prepare(struct gl_parse_ctx *ctx, const char *path)
 	struct gl_reader *r = NULL;
 	struct gl_line ln;
 	struct gl_err err;
-	struct nvq_doc *d;
+	struct gl_nvsmiq_doc *d;
 	char sect[DEPTH_MAX][48] = {{0}};
 
-	if (ctx->priv)
+	if (!(d = gl_nvsmiq_doc_new(ctx)))
 		return -1;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -1;
-	d->ts_us = GL_TS_NONE;
-	ctx->priv = d;
-	ctx->priv_free = doc_free;
 	memset(&err, 0, sizeof(err));
 	if (gl_reader_open(&r, path, &err) != GL_OK)
 		return -1;
@@ -329,7 +331,7 @@ static int nvq_prepare(struct gl_parse_ctx *ctx, const char *path)
 	return 0;
 }
 
-static void write_meta(struct gl_jsonw *w, const struct nvq_doc *d, const struct nvq_gpu *g, long idx)
+static void write_meta(struct gl_jsonw *w, const struct gl_nvsmiq_doc *d, const struct gl_nvsmiq_gpu *g, long idx)
 {
 	gl_jsonw_int(w, "inventory", 1);
 	gl_jsonw_int(w, "index", idx);
@@ -346,47 +348,33 @@ static void write_meta(struct gl_jsonw *w, const struct nvq_doc *d, const struct
 		gl_jsonw_str(w, "vbios", g->vbios, strlen(g->vbios));
 	if (g->ecc_mode[0])
 		gl_jsonw_str(w, "ecc_mode", g->ecc_mode, strlen(g->ecc_mode));
-	for (int i = 0; i < N_COUNT; i++)
-		if (!isnan(g->num[i]) && i != N_MINOR)
+	for (int i = 0; i < GL_NVQ_COUNT; i++)
+		if (!isnan(g->num[i]) && i != GL_NVQ_MINOR)
 			gl_jsonw_double(w, num_keys[i], g->num[i]);
 	gl_jsonw_str(w, "clocks_event_reasons", g->reasons, strlen(g->reasons));
 }
 
-static void nvq_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
+void gl_nvsmiq_gpu_record(struct gl_parse_ctx *ctx, size_t k, const char *bus, size_t n,
+			  struct gl_rec *rec)
 {
-	struct nvq_state *st = state_of(ctx);
-	struct nvq_doc *d = doc_of(ctx);
-	struct nvq_gpu one, *g;
-	const char *bus;
-	size_t n;
+	struct gl_nvsmiq_doc *d = gl_nvsmiq_doc_of(ctx);
+	struct gl_nvsmiq_gpu one, *g;
 	struct gl_jsonw w;
 	char *buf, *msg;
 	long idx;
 	int mlen;
 
-	gl_event_init(&rec->ev);
-	rec->reason = NULL;
-	rec->kind = GL_REC_NONE;
-	if (len >= 23 && !memcmp(line, "==============NVSMI LOG", 23))
-		return;
-	if (!(bus = gpu_header(line, len, &n))) {
-		/* the report's lines: indented, or "Key   : value", or a blank */
-		if (len && line[0] != ' ' && !has((struct gl_str){line, len}, " : "))
-			rec->kind = GL_REC_FOREIGN;
-		return;
-	}
-	if (d && st->headers < d->n) {
-		g = &d->gpu[st->headers];
+	if (d && k < d->n) {
+		g = &d->gpu[k];
 	} else {
 		memset(&one, 0, sizeof(one));
-		for (int i = 0; i < N_COUNT; i++)
+		for (int i = 0; i < GL_NVQ_COUNT; i++)
 			one.num[i] = NAN;
 		copy(one.pci, sizeof(one.pci), (struct gl_str){bus, n});
 		g = &one;
 		d = NULL;
 	}
-	idx = isnan(g->num[N_MINOR]) ? (long)st->headers : (long)g->num[N_MINOR];
-	st->headers++;
+	idx = isnan(g->num[GL_NVQ_MINOR]) ? (long)k : (long)g->num[GL_NVQ_MINOR];
 	gl_jsonw_begin(&w, NULL, 0);
 	write_meta(&w, d, g, idx);
 	gl_jsonw_end(&w);
@@ -416,13 +404,13 @@ static void nvq_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, st
 			int num;
 			const char *metric;
 		} sm[] = {
-			{N_TEMP, "gpu.temperature_c"},
-			{N_POWER, "gpu.power_w"},
-			{N_MEM_USED, "gpu.memory_used_mib"},
-			{N_ECC_AGG_UNCORR, "gpu.ecc_uncorrected_aggregate"},
+			{GL_NVQ_TEMP, "gpu.temperature_c"},
+			{GL_NVQ_POWER, "gpu.power_w"},
+			{GL_NVQ_MEM_USED, "gpu.memory_used_mib"},
+			{GL_NVQ_ECC_AGG_UNCORR, "gpu.ecc_uncorrected_aggregate"},
 		};
 		struct gl_sample *s = gl_ctx_samples(ctx, 5);
-		size_t k = 0;
+		size_t ns = 0;
 		char *dev = gl_ctx_scratch(ctx, 24), *lab = gl_ctx_scratch(ctx, 96);
 		int dl, ll;
 
@@ -433,27 +421,47 @@ static void nvq_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, st
 		for (size_t i = 0; i < sizeof(sm) / sizeof(sm[0]); i++) {
 			if (isnan(g->num[sm[i].num]))
 				continue;
-			s[k].metric = (struct gl_str){sm[i].metric, strlen(sm[i].metric)};
-			s[k].value = g->num[sm[i].num];
-			s[k].ts_us = rec->ev.ts_us;
-			s[k].device = (struct gl_str){dev, (size_t)dl};
-			s[k].labels = ll ? (struct gl_str){lab, (size_t)ll} : (struct gl_str){NULL, 0};
-			k++;
+			s[ns].metric = (struct gl_str){sm[i].metric, strlen(sm[i].metric)};
+			s[ns].value = g->num[sm[i].num];
+			s[ns].ts_us = rec->ev.ts_us;
+			s[ns].device = (struct gl_str){dev, (size_t)dl};
+			s[ns].labels = ll ? (struct gl_str){lab, (size_t)ll} : (struct gl_str){NULL, 0};
+			ns++;
 		}
-		if (!isnan(g->num[N_RP_SBE]) || !isnan(g->num[N_RP_DBE])) {
-			s[k] = s[0];
-			s[k].metric = (struct gl_str){"gpu.retired_pages", 17};
-			s[k].value = (isnan(g->num[N_RP_SBE]) ? 0 : g->num[N_RP_SBE]) +
-				     (isnan(g->num[N_RP_DBE]) ? 0 : g->num[N_RP_DBE]);
-			s[k].ts_us = rec->ev.ts_us;
-			s[k].device = (struct gl_str){dev, (size_t)dl};
-			s[k].labels = ll ? (struct gl_str){lab, (size_t)ll} : (struct gl_str){NULL, 0};
-			k++;
+		if (!isnan(g->num[GL_NVQ_RP_SBE]) || !isnan(g->num[GL_NVQ_RP_DBE])) {
+			s[ns] = s[0];
+			s[ns].metric = (struct gl_str){"gpu.retired_pages", 17};
+			s[ns].value = (isnan(g->num[GL_NVQ_RP_SBE]) ? 0 : g->num[GL_NVQ_RP_SBE]) +
+				     (isnan(g->num[GL_NVQ_RP_DBE]) ? 0 : g->num[GL_NVQ_RP_DBE]);
+			s[ns].ts_us = rec->ev.ts_us;
+			s[ns].device = (struct gl_str){dev, (size_t)dl};
+			s[ns].labels = ll ? (struct gl_str){lab, (size_t)ll} : (struct gl_str){NULL, 0};
+			ns++;
 		}
-		rec->samples = k ? s : NULL;
-		rec->n_samples = k;
+		rec->samples = ns ? s : NULL;
+		rec->n_samples = ns;
 	}
 	rec->kind = GL_REC_EVENT;
+}
+
+static void nvq_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, struct gl_rec *rec)
+{
+	struct nvq_state *st = state_of(ctx);
+	const char *bus;
+	size_t n;
+
+	gl_event_init(&rec->ev);
+	rec->reason = NULL;
+	rec->kind = GL_REC_NONE;
+	if (len >= 23 && !memcmp(line, "==============NVSMI LOG", 23))
+		return;
+	if (!(bus = gpu_header(line, len, &n))) {
+		/* the report's lines: indented, or "Key   : value", or a blank */
+		if (len && line[0] != ' ' && !has((struct gl_str){line, len}, " : "))
+			rec->kind = GL_REC_FOREIGN;
+		return;
+	}
+	gl_nvsmiq_gpu_record(ctx, st->headers++, bus, n, rec);
 }
 
 const struct gl_format gl_fmt_nvsmiq = {

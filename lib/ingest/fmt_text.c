@@ -46,15 +46,26 @@
  * Times: a stamp with a zone is UTC; others are naive wall clock in the zone
  * of --timezone. A date without a year takes the year of the file's
  * modification time (the year before when that would put it a day past the
- * file's last write). dd/dd/yyyy is month/day unless a line of the file has
- * a first field above 12 (then day/month, for the whole file). dmesg's
+ * file's last write). dd/dd/yyyy is decided per file by its first date with
+ * a field above 12 (read in prepare, so the lines before it follow it too):
+ * the first field above 12 is day/month, the second month/day; a file with
+ * no such date follows the ingest config's "date_order" (ctx->date_order),
+ * else month/day. dmesg's
  * seconds since boot are placed from the boot time: the file's modification
  * time less the largest such value in the file (read in prepare); such
  * times, and records without a time (which take the last time of the file,
- * else its modification time), carry "ts_estimated":1 in their metadata.
+ * or, behind the training loop's progress bar, the bar's start plus its
+ * elapsed time where that is later; else its modification time), carry
+ * "ts_estimated":1 in their metadata. The bar's start: a bar of elapsed e
+ * written after a line of real time t began at t - e or later; the latest
+ * such bound of the loop (a bar whose count falls starts a new one):
+ *     [default0]:11/26/2026 15:33:59 - WARNING - run_clm - Process rank: 0 ...
+ *     [default0]:  6%|▌   | 7/120 [00:01<00:09, 12.32it/s][default0]:{'loss': '6.884', ...}
+ * puts that dict at 15:34:00.
  */
 #include "format.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +98,19 @@ struct text_state {
 	int64_t boot_us;	/* dmesg boot time; GL_TS_NONE: not known */
 	int64_t year;		/* for dates without a year; 0: not known yet */
 	double last_done;	/* the last progress bar's count; -1: none */
+	/*
+	 * The training loop's bar placed in time: its start and the time of the
+	 * last bar (start + its elapsed time). A bar of elapsed e written after
+	 * a line of real time t says the loop began at t - e or later: the start
+	 * is the latest such bound over the bars of one loop, so no bar is
+	 * placed before a real time written ahead of it. GL_TS_NONE: no bar, or
+	 * no real time before it.
+	 */
+	int64_t bar_t0_us, bar_us;
 	char run[RUN_MAX];	/* the run: the file's folder */
+	int32_t path_rank;	/* torchrun's ".../attempt_0/<rank>/stdout.log"; -1: none */
+	char lost_pci[24];	/* "0000:b3:00" of "NVRM: The NVIDIA GPU 0000:b3:00.0" awaiting its
+				 * "fallen off the bus" line; "": none */
 };
 
 static struct text_state *state_of(struct gl_parse_ctx *ctx)
@@ -100,9 +123,43 @@ static struct text_state *state_of(struct gl_parse_ctx *ctx)
 		st->last_us = GL_TS_NONE;
 		st->boot_us = GL_TS_NONE;
 		st->last_done = -1;
+		st->bar_t0_us = GL_TS_NONE;
+		st->bar_us = GL_TS_NONE;
+		st->path_rank = -1;
 		ctx->state_len = sizeof(*st);
 	}
 	return st;
+}
+
+/*
+ * torchrun's per-rank files (--log-dir, --redirects/--tee): the local rank
+ * is the folder of the file, its lines carry no prefix:
+ *     <log-dir>/<run id>/attempt_0/1/stderr.log
+ * Returns the rank and sets *run_len to the length of the path up to the
+ * run id's folder (the run: that folder); -1 for any other path.
+ */
+static long torchrun_rank(const char *path, size_t *run_len)
+{
+	const char *base = strrchr(path, '/'), *r, *a;
+	long rank = 0;
+
+	if (!base || (strcmp(base, "/stdout.log") && strcmp(base, "/stderr.log")))
+		return -1;
+	for (r = base; r > path && r[-1] != '/'; r--)
+		;
+	if (r == base || r == path || base - r > 6)
+		return -1;
+	for (const char *q = r; q < base; q++) {
+		if (*q < '0' || *q > '9')
+			return -1;
+		rank = rank * 10 + (*q - '0');
+	}
+	for (a = r - 1; a > path && a[-1] != '/'; a--)
+		;
+	if ((size_t)(r - 1 - a) <= 8 || memcmp(a, "attempt_", 8) || a == path)
+		return -1;
+	*run_len = (size_t)(a - 1 - path);
+	return rank;
 }
 
 /* The run of a file: its folder, or the folder above a checkpoint-N folder. */
@@ -137,6 +194,16 @@ static void run_of_path(const char *path, char *run, size_t n)
  * prepare: the run name from the path, and for dmesg the boot time: the
  * file's modification time less the largest "[ seconds.micro]" in it.
  */
+/* 13/04/2026 is day/month, 04/13/2026 month/day: for the whole file (st->flags). */
+static void slash_order(struct text_state *st, const struct gl_textts *t)
+{
+	if (!(st->flags & F_DMY_KNOWN) && (t->a > 12 || t->b > 12)) {
+		st->flags |= F_DMY_KNOWN;
+		if (t->a > 12)
+			st->flags |= F_DMY;
+	}
+}
+
 static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 {
 	struct text_state *st = state_of(ctx);
@@ -146,7 +213,22 @@ static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 	int64_t max_rel = -1;
 	int rc;
 
-	run_of_path(path, st->run, sizeof(st->run));
+	{
+		size_t run_len;
+		long rank = torchrun_rank(path, &run_len);
+		char *dir;
+
+		st->path_rank = (int32_t)rank;
+		/* the run of a per-rank file: the run id's folder ("torchrun_logs/none_hrvl9dad") */
+		if (rank >= 0 && (dir = malloc(run_len + 3)) != NULL) {
+			memcpy(dir, path, run_len);
+			memcpy(dir + run_len, "/x", 3);
+			run_of_path(dir, st->run, sizeof(st->run));
+			free(dir);
+		} else {
+			run_of_path(path, st->run, sizeof(st->run));
+		}
+	}
 	memset(&err, 0, sizeof(err));
 	if (gl_reader_open(&r, path, &err) != GL_OK)
 		return -1;
@@ -156,6 +238,11 @@ static int text_prepare(struct gl_parse_ctx *ctx, const char *path)
 		if (ln.len && ln.p[0] == '[' && gl_textts_scan(ln.p, ln.len, 0, &t) &&
 		    t.kind == GL_TEXTTS_BOOT && t.naive_us > max_rel)
 			max_rel = t.naive_us;
+		/* the file's first unambiguous dd/dd/yyyy decides its order for every line */
+		if (!(st->flags & F_DMY_KNOWN) &&
+		    memchr(ln.p, '/', ln.len < TS_MAX_START + 10 ? ln.len : TS_MAX_START + 10) &&
+		    gl_textts_scan(ln.p, ln.len, TS_MAX_START, &t) && t.kind == GL_TEXTTS_SLASH)
+			slash_order(st, &t);
 	}
 	gl_reader_close(r);
 	if (max_rel >= 0 && ctx->file_mtime_us)
@@ -298,6 +385,7 @@ static const char *skip_seps(const char *p, const char *end)
 struct line_info {
 	long rank;			/* -1: none */
 	int ts_estimated;
+	int bar_placed;			/* the time is the training loop's bar's (estimated) */
 	int64_t ts_us;
 	enum gl_level level;
 	struct gl_str component;
@@ -580,12 +668,9 @@ static int64_t stamp_time(struct gl_parse_ctx *ctx, struct text_state *st, const
 	case GL_TEXTTS_ISO:
 		return t->has_zone ? t->naive_us : gl_ctx_naive_to_utc(ctx, t->naive_us);
 	case GL_TEXTTS_SLASH:
-		if (!(st->flags & F_DMY_KNOWN) && (t->a > 12 || t->b > 12)) {
-			st->flags |= F_DMY_KNOWN;
-			if (t->a > 12)
-				st->flags |= F_DMY;
-		}
-		v = gl_textts_slash(t, (st->flags & F_DMY) != 0);
+		slash_order(st, t);
+		v = gl_textts_slash(t, (st->flags & F_DMY_KNOWN) ? (st->flags & F_DMY) != 0
+								 : ctx->date_order == GL_DATE_ORDER_DMY);
 		return v < 0 ? GL_TS_NONE : gl_ctx_naive_to_utc(ctx, v);
 	case GL_TEXTTS_NOYEAR:
 		if (!st->year) {
@@ -757,16 +842,22 @@ static void nccl_facts(struct gl_jsonw *w, const char *m, const char *end)
 /* Metadata of a record, written twice (count, then into scratch). */
 static void write_meta(struct gl_jsonw *w, const struct text_state *st, const struct line_info *li)
 {
-	if (li->rank >= 0)
-		gl_jsonw_int(w, "rank", li->rank);
+	if (li->rank >= 0 || st->path_rank >= 0)
+		gl_jsonw_int(w, "rank", li->rank >= 0 ? li->rank : st->path_rank);
 	if (li->ts_estimated)
 		gl_jsonw_int(w, "ts_estimated", 1);
 	if (li->has_xid) {
 		const char *m = gl_xid_meaning(li->xid.code);
 
 		gl_jsonw_int(w, "xid", li->xid.code);
-		if (li->xid.pci.p)
-			gl_jsonw_str(w, "pci", li->xid.pci.p, li->xid.pci.len);
+		if (li->xid.pci.p && li->xid.pci.len < 32) {
+			/* nvidia-smi writes "0000:3B:00", the driver "0000:3b:00": one bus */
+			char pci[32];
+
+			for (size_t i = 0; i < li->xid.pci.len; i++)
+				pci[i] = (char)tolower((unsigned char)li->xid.pci.p[i]);
+			gl_jsonw_str(w, "pci", pci, li->xid.pci.len);
+		}
 		if (li->xid.pid >= 0)
 			gl_jsonw_int(w, "pid", li->xid.pid);
 		if (li->xid.name.p)
@@ -841,7 +932,8 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 		add_sample(&s, "train.it_per_s", li->bar.it_per_s);
 		add_sample(&s, "train.progress_steps", li->bar.done);
 	}
-	if (li->has_train && !li->ts_estimated) {
+	/* a trainer's values at a time of their own: read, or placed by the bar (estimated) */
+	if (li->has_train && (!li->ts_estimated || li->bar_placed)) {
 		const struct gl_train *t = &li->train;
 
 		if (t->step >= 0)
@@ -857,7 +949,7 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 	}
 	if (!s.n || !(out = gl_ctx_samples(ctx, s.n)))
 		return;
-	labels = sample_labels(ctx, st, li->rank);
+	labels = sample_labels(ctx, st, li->rank >= 0 ? li->rank : st->path_rank);
 	for (size_t i = 0; i < s.n; i++) {
 		out[i] = s.v[i];
 		out[i].ts_us = li->ts_us;
@@ -868,8 +960,36 @@ static void put_samples(struct gl_parse_ctx *ctx, const struct text_state *st,
 	rec->n_samples = s.n;
 }
 
+/*
+ * "NVRM: The NVIDIA GPU 0000:b3:00.0" at a line's end: the first line of a
+ * lost GPU's message, whose "fallen off the bus" comes on a later line;
+ * keeps the bus ("0000:b3:00", as an Xid line writes it) in st.
+ */
+static void lost_gpu_line(struct text_state *st, const char *m, const char *end)
+{
+	const char *p = find(m, end, "The NVIDIA GPU "), *q;
+	size_t n;
+
+	if (!p)
+		return;
+	p += strlen("The NVIDIA GPU ");
+	for (q = p; q < end && (is_digit(*q) || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F') ||
+				*q == ':' || *q == '.'); q++)
+		;
+	n = (size_t)(q - p);
+	if (n > 2 && p[n - 2] == '.')
+		n -= 2;
+	if (n < 7 || n >= sizeof(st->lost_pci))
+		return;
+	memcpy(st->lost_pci, p, n);
+	st->lost_pci[n] = '\0';
+}
+
 static int64_t untimed_ts(struct gl_parse_ctx *ctx, const struct text_state *st)
 {
+	/* behind a bar: its start plus its elapsed time, when that is later */
+	if (st->bar_us != GL_TS_NONE && (st->last_us == GL_TS_NONE || st->bar_us > st->last_us))
+		return st->bar_us;
 	if (st->last_us != GL_TS_NONE)
 		return st->last_us;
 	return ctx->file_mtime_us ? ctx->file_mtime_us : gl_time_now_us();
@@ -923,8 +1043,21 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 		const char *after = p + li.bar.end;
 
 		li.has_bar = 1;
-		if (!li.bar.has_desc)
+		if (!li.bar.has_desc) {
+			/* "[00:04<10:54:26, 25.47it/s]": 4 s since the loop began; a bar
+			 * whose count falls is a new loop (the next epoch's, an eval's) */
+			if (!isnan(li.bar.elapsed_s)) {
+				int64_t el_us = (int64_t)(li.bar.elapsed_s * 1e6);
+
+				if (li.bar.done < st->last_done)
+					st->bar_t0_us = GL_TS_NONE;
+				if (st->last_us != GL_TS_NONE &&
+				    (st->bar_t0_us == GL_TS_NONE || st->last_us - el_us > st->bar_t0_us))
+					st->bar_t0_us = st->last_us - el_us;
+				st->bar_us = st->bar_t0_us == GL_TS_NONE ? GL_TS_NONE : st->bar_t0_us + el_us;
+			}
 			st->last_done = li.bar.done;
+		}
 		while (launcher_prefix(&after, end, &rank))
 			;
 		if (rank >= 0)
@@ -986,6 +1119,18 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	/* what follows a bar alone has no record to continue: it is one */
 	if (!starts_record && after_bar && p < end)
 		starts_record = 1;
+	/* the driver's lost GPU over three lines, the last two indented (dmesg's
+	 * continuation, as NVSentinel's syslog monitor reads it from journald):
+	 *     [ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0
+	 *                    NVRM: (PCI ID: 10de:26b5) installed in this system has
+	 *                    NVRM: fallen off the bus and is not responding to commands.
+	 * the last line is the Xid 79 record of the bus the first one named */
+	if (!starts_record && st->lost_pci[0] && (st->flags & F_RECORD) &&
+	    find(p, end, "NVRM:") && find(p, end, "fallen off the bus")) {
+		starts_record = 1;
+		li.msg = find(p, end, "NVRM:");
+		li.msg_end = end;
+	}
 	if (!starts_record) {
 		if (st->flags & F_RECORD) {
 			rec->kind = GL_REC_CONT;
@@ -1008,6 +1153,7 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	if (li.ts_us == GL_TS_NONE) {
 		li.ts_us = untimed_ts(ctx, st);
 		li.ts_estimated = 1;
+		li.bar_placed = st->bar_us != GL_TS_NONE && li.ts_us == st->bar_us;
 	} else if (!li.ts_estimated) {
 		st->last_us = li.ts_us;
 	}
@@ -1019,8 +1165,17 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	}
 	li.has_train = li.train.source ? 1 : gl_train_parse(li.msg, (size_t)(li.msg_end - li.msg),
 							    &li.train);
-	if ((li.has_xid = gl_xid_parse(li.msg, (size_t)(li.msg_end - li.msg), &li.xid)) != 0)
+	if (li.component.len == 4 && !memcmp(li.component.p, "NVRM", 4))
+		li.has_xid = gl_xid_parse_nvrm(li.msg, (size_t)(li.msg_end - li.msg), &li.xid);
+	else
+		li.has_xid = gl_xid_parse(li.msg, (size_t)(li.msg_end - li.msg), &li.xid);
+	if (li.has_xid) {
 		li.level = gl_xid_critical(li.xid.code) ? GL_LEVEL_CRITICAL : GL_LEVEL_ERROR;
+		if (li.xid.code == 79 && !li.xid.pci.len && st->lost_pci[0])
+			li.xid.pci = (struct gl_str){st->lost_pci, strlen(st->lost_pci)};
+	} else {
+		lost_gpu_line(st, li.msg, li.msg_end);
+	}
 	rec->ev.ts_us = li.ts_us;
 	rec->ev.level = li.level;
 	if (li.component.p && li.component.len)
@@ -1029,6 +1184,8 @@ static void text_parse(struct gl_parse_ctx *ctx, const char *line, size_t len, s
 	rec->ev.metadata = metadata(ctx, st, &li);
 	if (rec->ev.metadata.p && (li.has_xid || li.has_train))
 		rec->ev.kind = li.has_xid ? GL_EV_XID : GL_EV_TRAIN;
+	if (li.has_xid)
+		st->lost_pci[0] = '\0';	/* used (li.xid.pci pointed here) */
 	put_samples(ctx, st, &li, rec);
 	rec->kind = GL_REC_EVENT;
 }

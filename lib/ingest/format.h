@@ -60,6 +60,16 @@ struct gl_input_hint {
 	double interval_s;		/* ... and the seconds between rows */
 };
 
+/*
+ * The order of a text date's two first fields ("03/04/2026") where the file
+ * does not tell it: the ingest config's "date_order" (inconfig.h).
+ */
+enum gl_date_order {
+	GL_DATE_ORDER_AUTO = 0,		/* not configured: month/day, as in the US */
+	GL_DATE_ORDER_MDY,		/* "month_first" */
+	GL_DATE_ORDER_DMY,		/* "day_first" */
+};
+
 /* Bytes of per-stream parse state a format may keep (see gl_parse_ctx.state). */
 #define GL_PARSE_STATE_MAX 2048
 
@@ -102,6 +112,7 @@ struct gl_parse_ctx {
 	int64_t file_mtime_us;
 	const char *tz_name;
 	const struct gl_input_hint *hint;
+	enum gl_date_order date_order;	/* the config's, for dd/dd/yyyy a file leaves open */
 	/*
 	 * For formats whose lines carry no time (BitNet-rs metrics lines),
 	 * which place this run's new lines evenly between the file's previous

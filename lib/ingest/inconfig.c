@@ -245,6 +245,21 @@ static int get_columns(json_t *v, const char *name, const char *key, struct gl_i
 	return GL_OK;
 }
 
+/* "date_order": "month_first" (03/04/2026 is March 4) or "day_first" (April 3). */
+static int get_date_order(json_t *v, const char *name, const char *key, enum gl_date_order *out,
+			  struct gl_err *err)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+	if (!strcmp(s, "month_first"))
+		*out = GL_DATE_ORDER_MDY;
+	else if (!strcmp(s, "day_first"))
+		*out = GL_DATE_ORDER_DMY;
+	else
+		return bad(err, name, key, "not \"month_first\" or \"day_first\"");
+	return GL_OK;
+}
+
 static int parse_input(json_t *e, size_t idx, const char *name, struct gl_inconfig_input *in,
 		       struct gl_err *err)
 {
@@ -292,13 +307,15 @@ static int parse_input(json_t *e, size_t idx, const char *name, struct gl_inconf
 				rc = bad(err, name, k, "not a number of seconds above 0");
 			in->interval_s_given = 1;
 			in->hint.interval_s = json_number_value(v);
+		} else if (strcmp(key, "date_order") == 0) {
+			rc = get_date_order(v, name, k, &in->date_order, err);
 		} else if (strcmp(key, "comment") == 0) {
 			if (!json_is_string(v))
 				rc = bad(err, name, k, "not a string");
 		} else {
 			rc = bad(err, name, k,
 				 "unknown key (known: path, format, columns, timezone, host, skip, "
-				 "start, interval_s, comment)");
+				 "start, interval_s, date_order, comment)");
 		}
 		if (rc != GL_OK)
 			return rc;
@@ -364,12 +381,15 @@ int gl_inconfig_parse(struct gl_inconfig **out, const char *text, size_t len, co
 					rc = parse_input(json_array_get(v, i), i, name, &cfg->in[i], err);
 				}
 			}
+		} else if (strcmp(key, "date_order") == 0) {
+			rc = get_date_order(v, name, k, &cfg->date_order, err);
 		} else if (strcmp(key, "comment") == 0) {
 			if (!json_is_string(v))
 				rc = bad(err, name, k, "not a string");
 		} else {
 			rc = bad(err, name, k,
-				 "unknown key (known: inputs, timezone, max_rejects, keep_days, comment)");
+				 "unknown key (known: inputs, timezone, max_rejects, keep_days, date_order, "
+				 "comment)");
 		}
 		if (rc != GL_OK)
 			goto out;

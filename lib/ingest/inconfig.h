@@ -6,7 +6,8 @@
  *    "inputs": [
  *      {"path": "dmon.txt", "start": "2025-09-08T14:00:00", "interval_s": 1},
  *      {"path": "gpu-noheader.csv", "columns": ["timestamp", "index", "utilization.gpu"]},
- *      {"path": "scratch.log", "skip": true}]}
+ *      {"path": "scratch.log", "skip": true},
+ *      {"path": "uk-node.log", "date_order": "day_first"}]}
  * (share/gpulog-ingest.conf.json is a fuller example.)
  *
  * Only this file knows jansson's config side; the rest of ingest sees a
@@ -29,6 +30,7 @@ struct gl_inconfig_input {
 	int skip;			/* "skip": true */
 	int start_naive;		/* "start" had no zone: in tz_name (else the run's zone) */
 	int interval_s_given;		/* "interval_s" was given (checked against "start") */
+	enum gl_date_order date_order;	/* "date_order"; AUTO: the run's */
 	/*
 	 * "columns", "start", "interval_s" as the formats read them; columns
 	 * point into this struct. start_us is final after
@@ -43,6 +45,12 @@ struct gl_inconfig {
 	char *tz_name;			/* "timezone": default zone of every input; NULL: none */
 	uint64_t max_rejects;		/* "max_rejects"; 0: not given */
 	int64_t keep_days;		/* "keep_days"; 0: not given */
+	/*
+	 * "date_order": "month_first" or "day_first", for text dates such as
+	 * 03/04/2026 in a file none of whose dates tells (a first field above
+	 * 12 says day/month, a second one month/day, for the whole file).
+	 */
+	enum gl_date_order date_order;
 };
 
 /*

@@ -124,6 +124,8 @@ static int apply_config(struct pipe *q, const struct gl_found *f)
 	if (p->tz_name && strcmp(p->tz_name, "UTC") == 0)
 		p->tz_name = NULL;
 	p->hint = in ? &in->hint : NULL;
+	p->date_order = in && in->date_order ? in->date_order
+			: q->config ? q->config->date_order : GL_DATE_ORDER_AUTO;
 	if (!same_str(host, b->host)) {
 		p->host = host;
 		if ((b->nev || b->nmem || b->nsamp || b->nrej) && (rc = p->send(p)) != GL_OK)

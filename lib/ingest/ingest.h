@@ -33,6 +33,7 @@ struct gl_producer {
 	int64_t now_us;
 	const char *tz_name;		/* zone of naive times of the file in hand; NULL: UTC */
 	const struct gl_input_hint *hint;	/* the ingest config's entry for it, or NULL */
+	enum gl_date_order date_order;	/* the config's "date_order" for it */
 	const char *host;		/* host label of its rows (set in each batch); NULL: none */
 	struct gl_batch *b;		/* the batch being filled */
 	/* Hands p->b to the writer and puts an empty batch in p->b.

@@ -993,6 +993,7 @@ int gl_stream_file(struct gl_producer *p, const struct gl_found *f)
 	j.ctx.file_mtime_us = f->mtime_ns / 1000;
 	j.ctx.tz_name = p->tz_name;
 	j.ctx.hint = p->hint;
+	j.ctx.date_order = p->date_order;
 
 	/* Make sure a whole file's state ops fit in this batch. */
 	if (gl_batch_full(p->b) && (rc = p->send(p)) != GL_OK)

@@ -5,7 +5,9 @@
  * The meanings are the "Description" column of NVIDIA's Xid catalogue
  * ("Xid Errors", https://docs.nvidia.com/deploy/xid-errors/ and its
  * "Analyzing Xid Errors with the Xid Catalog" table for Ampere and newer
- * GPUs), cut to a few words. The critical set is the codes whose
+ * GPUs, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html,
+ * whose "Resolution Bucket" column says RESTART_APP, RESET_GPU, ...), cut
+ * to a few words. The critical set is the codes whose
  * catalogue action is a GPU reset, a node drain or a support case: a lost
  * GPU (79), uncorrectable or contained/uncontained memory errors (48, 94,
  * 95, 140), page retirement / row remapping events and failures (63, 64),
@@ -121,7 +123,7 @@ static long digits(const char *p, const char *end)
 	return v;
 }
 
-int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
+static int xid_parse(const char *msg, size_t len, int nvrm, struct gl_xid *x)
 {
 	const char *p = find_str(msg, len, "Xid (PCI:"), *end = msg + len, *q;
 	struct gl_str v;
@@ -129,8 +131,18 @@ int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
 	memset(x, 0, sizeof(*x));
 	x->pid = -1;
 	if (!p) {
-		/* "NVRM: GPU at 0000:01:00.0 has fallen off the bus." / "The NVIDIA GPU 0000:b3:00.0" */
-		if (!find_str(msg, len, "NVRM:") || !find_str(msg, len, "fallen off the bus"))
+		/*
+		 * "NVRM: GPU at 0000:01:00.0 has fallen off the bus." / "The NVIDIA GPU 0000:b3:00.0",
+		 * and NVML's word for the same state through nvidia-smi ("GPU is lost",
+		 * NVML_ERROR_GPU_IS_LOST: "the GPU has fallen off the bus or has otherwise
+		 * become inaccessible"):
+		 *     Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to recover this GPU
+		 */
+		int handle = find_str(msg, len, "device handle for") != NULL;
+
+		nvrm = nvrm || find_str(msg, len, "NVRM:") != NULL;
+		if (!((nvrm || handle) && find_str(msg, len, "fallen off the bus")) &&
+		    !(handle && find_str(msg, len, "GPU is lost")))
 			return 0;
 		x->code = 79;
 		if ((p = find_str(msg, len, "0000:")) || (p = find_str(msg, len, "PCI:"))) {
@@ -171,4 +183,14 @@ int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
 	if (field(p, (size_t)(end - p), "name=", &v) && !(v.len && v.p[0] == '<'))
 		x->name = v;
 	return 1;
+}
+
+int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x)
+{
+	return xid_parse(msg, len, 0, x);
+}
+
+int gl_xid_parse_nvrm(const char *msg, size_t len, struct gl_xid *x)
+{
+	return xid_parse(msg, len, 1, x);
 }

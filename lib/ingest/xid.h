@@ -5,6 +5,8 @@
  *     NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ...
  *     NVRM: Xid (PCI:0000:01:00): 31, Ch 00000003, engmask 00000101, intr 10000000
  *     NVRM: The NVIDIA GPU 0000:b3:00.0 ... fallen off the bus   (no Xid number)
+ *     Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  (nvidia-smi)
+ * The last two are recorded as Xid 79, the code the driver gives a lost GPU.
  */
 #ifndef GL_XID_H
 #define GL_XID_H
@@ -22,6 +24,10 @@ struct gl_xid {
 
 /* An Xid (or "fallen off the bus") in msg[0..len): fills x, returns 1; else 0. */
 int gl_xid_parse(const char *msg, size_t len, struct gl_xid *x);
+
+/* The same for a message known to be the driver's, its "NVRM:" taken off as
+ * the record's component: "fallen off the bus and is not responding ...". */
+int gl_xid_parse_nvrm(const char *msg, size_t len, struct gl_xid *x);
 
 /* The catalogue's short description of code ("GPU has fallen off the bus"), or NULL. */
 const char *gl_xid_meaning(int code);

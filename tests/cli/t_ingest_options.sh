@@ -23,7 +23,7 @@ expect_eq "forced format rejects" "0|4" \
 
 # --list-formats, --help, --version
 "$INGEST" --list-formats > $T/formats || fail "--list-formats"
-expect_eq "formats" "bitnet dcgmi dmon envlog gpufl json jsondoc kineto lightning nsys nvsmi nvsmiq pmon prom pylog rmmcsv rmmlog text trainstate vllm" "$(cut -f1 $T/formats | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "formats" "bitnet dcgmi dmon envlog gpufl json jsondoc kineto lightning nsys nvsmi nvsmiq nvsmiqx pmon prom pylog rmmcsv rmmlog text trainstate vllm" "$(cut -f1 $T/formats | tr '\n' ' ' | sed 's/ $//')"
 "$INGEST" --help | grep -q "^Usage: gpulog-ingest" || fail "--help"
 "$INGEST" --version | grep -q "^gpulog-ingest [0-9]" || fail "--version"
 

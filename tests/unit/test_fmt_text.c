@@ -368,6 +368,48 @@ static void test_ends_in_digits(void **state)
 	}
 }
 
+/* A lost GPU as NVSentinel's syslog monitor and nvidia-smi write it: Xid 79 with its bus. */
+static void test_lost_gpu(void **state)
+{
+	struct gl_rec rec;
+
+	(void)state;
+	/* dmesg: the first line names the bus, the indented third says what happened */
+	parse("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_false(meta_has(&rec, "\"xid\""));
+	parse("               NVRM: (PCI ID: 10de:26b5) installed in this system has", &rec);
+	assert_int_equal(rec.kind, GL_REC_CONT);
+	parse("               NVRM: fallen off the bus and is not responding to commands.", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_int_equal(rec.ev.level, GL_LEVEL_CRITICAL);
+	assert_true(meta_has(&rec, "\"xid\":79,\"pci\":\"0000:b3:00\""));
+	/* kern.log: every line with its time */
+	parse("Nov 26 14:01:04 node1 kernel: NVRM: The NVIDIA GPU 0000:3B:00.0", &rec);
+	assert_false(meta_has(&rec, "\"xid\""));
+	parse("Nov 26 14:01:04 node1 kernel: NVRM: (PCI ID: 10de:2330) installed in this system has", &rec);
+	assert_false(meta_has(&rec, "\"xid\""));
+	parse("Nov 26 14:01:04 node1 kernel: NVRM: fallen off the bus and is not responding to commands.",
+	      &rec);
+	assert_true(meta_has(&rec, "\"xid\":79,\"pci\":\"0000:3b:00\""));
+	/* the bus is used once: a later lost GPU without one names none */
+	parse("Nov 26 14:01:05 node1 kernel: NVRM: GPU has fallen off the bus.", &rec);
+	assert_true(meta_has(&rec, "\"xid\":79"));
+	assert_false(meta_has(&rec, "\"pci\""));
+	/* nvidia-smi through NVML: "GPU is lost" (NVML_ERROR_GPU_IS_LOST), 8-digit domain */
+	parse("Nov 26 14:01:06 node1 gpu-check: Unable to determine the device handle for GPU "
+	      "00000000:3B:00.0: GPU is lost.  Reboot the system to recover this GPU", &rec);
+	assert_int_equal(rec.ev.level, GL_LEVEL_CRITICAL);
+	assert_true(meta_has(&rec, "\"xid\":79,\"pci\":\"0000:3b:00\""));
+	/* a GPU the driver does not support is no lost GPU */
+	parse("Nov 26 14:01:07 node1 kernel: NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1e07) "
+	      "installed in this system is not supported by the 390.xx driver", &rec);
+	assert_false(meta_has(&rec, "\"xid\""));
+	/* a user's sentence is no Xid */
+	parse("Nov 26 14:01:08 node1 app: the GPU is lost in thought", &rec);
+	assert_false(meta_has(&rec, "\"xid\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +425,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ends_in_digits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_gpu, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -359,7 +359,7 @@ static void test_detect_mixed(void **state)
 static void test_find(void **state)
 {
 	static const char *const names[] = {"bitnet", "dcgmi", "dmon", "envlog", "gpufl", "json", "jsondoc", "kineto", "lightning",
-					    "nsys", "nvsmi", "nvsmiq", "pmon", "prom", "pylog", "rmmcsv", "rmmlog", "text", "trainstate", "vllm"};
+					    "nsys", "nvsmi", "nvsmiq", "nvsmiqx", "pmon", "prom", "pylog", "rmmcsv", "rmmlog", "text", "trainstate", "vllm"};
 	size_t n = 0;
 
 	(void)state;

@@ -304,10 +304,31 @@ static void test_zone_known(void **state)
 	assert_false(gl_zone_known("Europe/../Europe/Berlin"));
 }
 
+/* "date_order": top level and per entry, two words only. */
+static void test_date_order(void **state)
+{
+	struct gl_inconfig *cfg = parse_ok("{\"date_order\": \"day_first\", \"inputs\": ["
+					   "{\"path\": \"us/*\", \"date_order\": \"month_first\"},"
+					   "{\"path\": \"x.log\"}]}");
+
+	(void)state;
+	assert_int_equal(cfg->date_order, GL_DATE_ORDER_DMY);
+	assert_int_equal(cfg->in[0].date_order, GL_DATE_ORDER_MDY);
+	assert_int_equal(cfg->in[1].date_order, GL_DATE_ORDER_AUTO);
+	gl_inconfig_free(cfg);
+	cfg = parse_ok("{}");
+	assert_int_equal(cfg->date_order, GL_DATE_ORDER_AUTO);
+	gl_inconfig_free(cfg);
+	parse_bad("{\"date_order\": \"dmy\"}", "date_order: not \"month_first\" or \"day_first\"");
+	parse_bad("{\"inputs\": [{\"path\": \"a\", \"date_order\": 1}]}",
+		  "inputs[0].date_order: not \"month_first\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty_and_top_level),
+		cmocka_unit_test(test_date_order),
 		cmocka_unit_test(test_every_input_key),
 		cmocka_unit_test(test_columns_imply_nvsmi),
 		cmocka_unit_test(test_naive_start_resolved),
