@@ -369,6 +369,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 				gl_baseline_verdict_name(k->verdict));
 		}
 		fputs("</table>\n", f);
+	} else {
+		fputs("<p>No kernel ran in both this and the previous window: there is no "
+		      "change to show.</p>\n", f);
 	}
 	const struct {
 		const char *what;
@@ -417,11 +420,10 @@ static int chart_baseline(const struct gl_report *rep, const void *st, const cha
 	size_t idx[BASELINE_ROWS], n = 0;
 	char t[GL_PNG_TITLE_MAX];
 
-	gl_png_title(t, "Change against the previous window of equal length", rep);
+	/* nothing to compare: no chart (an empty frame), the page says so */
 	if (b->n_kernels == 0)
-		return gl_chart_nodata(path, t,
-				       "No kernel ran in both this and the previous window",
-				       o, err);
+		return GL_CHART_NONE;
+	gl_png_title(t, "Change against the previous window of equal length", rep);
 	/* The largest changes, largest first (ties: the report's name order). */
 	for (size_t i = 0; i < b->n_kernels; i++) {
 		size_t j = n < BASELINE_ROWS ? n++ : BASELINE_ROWS;

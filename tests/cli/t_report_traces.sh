@@ -257,7 +257,7 @@ sed -n '/<section id="scopes">/,/<\/section>/p' $h > $T/scopes.html
 expect_eq "html: scope rows" 6 "$(grep -c '<tr><td class="k">' $T/scopes.html)"
 grep -q '<tr><td class="k">epoch|train|fwd</td><td></td><td class="n">3</td>' $T/scopes.html ||
 	fail "html: epoch|train|fwd row"
-grep -q '<figure id="chart-scopes"><img alt="Time per scope' $T/scopes.html || fail "html: scopes.png inline"
+grep -q '<figure id="chart-scopes"><a href="scopes.png"><img alt="Time per scope' $T/scopes.html || fail "html: scopes.png inline"
 grep -q '<h3>Hotspots</h3>' $h || fail "html: hotspots"
 grep -q 'title="_Z5kernAPfi">kernA(...)</td>' $h || fail "html: the kernel written as mangled in the title"
 "$PNGCHECK" $T/h/scopes.png 1600 900 > $T/png.out || fail "scopes.png does not decode: $(cat $T/png.out)"
