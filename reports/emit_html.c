@@ -186,7 +186,7 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	}
 	fig_begin(f);
 	if (worst) {
-		gl_html_text(f, worst->kernel);
+		gl_html_text(f, gl_trend_name(worst));
 		fputs(" ", f);
 		gl_html_num(f, worst->change_pct, GL_HTML_PCT);
 		fputs("%", f);

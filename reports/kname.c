@@ -303,7 +303,7 @@ char *gl_kname_fit(const char *name, const char *display, size_t max_chars, char
 	return out;
 }
 
-char *gl_kname_display(const char *name, char *out, size_t n)
+static char *kname(const char *name, int tagged, char *out, size_t n)
 {
 	char s[WORK];
 	int elided = 0;
@@ -326,9 +326,21 @@ char *gl_kname_display(const char *name, char *out, size_t n)
 		drop_anon(s);
 		templates(s, &elided);
 	}
-	if (elided) {
+	/* tagged: two kernels of one display name (force_pass_kernel logged plain
+	 * by one tool, mangled by another) told apart by what was left out */
+	if (elided || (tagged && strcmp(s, name) != 0)) {
 		len = strlen(s);
 		snprintf(s + len, sizeof(s) - len, "#%04x", hash16(name));
 	}
 	return gl_kname_fit(name, s, GL_KNAME_MAX, out, n);
+}
+
+char *gl_kname_display(const char *name, char *out, size_t n)
+{
+	return kname(name, 0, out, n);
+}
+
+char *gl_kname_distinct(const char *name, char *out, size_t n)
+{
+	return kname(name, 1, out, n);
 }

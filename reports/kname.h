@@ -22,6 +22,13 @@
 char *gl_kname_display(const char *name, char *out, size_t n);
 
 /*
+ * The display name with the "#xxxx" of name's hash whenever it differs from
+ * name: for two kernels whose display names are equal (force_pass_kernel as
+ * one tool logs it and _Z17force_pass_kernelPK6float4PS_i as another does).
+ */
+char *gl_kname_distinct(const char *name, char *out, size_t n);
+
+/*
  * display (from gl_kname_display of name) fitted to max_chars for a narrow
  * column: leading namespaces dropped, then the end cut with "…", its
  * "#xxxx" kept (added when the cut made one necessary). Returns out.
