@@ -727,7 +727,8 @@ static double label_disp(const struct yaxis *ax, double bottom, int small)
 }
 
 static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
-			   const double vp[4], int page_w_px, int small, struct gl_err *err)
+			   const double vp[4], int page_w_px, int small, int time_title,
+			   struct gl_err *err)
 {
 	struct gl_chart_yrange r;
 	struct yaxis ax = {0};
@@ -812,7 +813,8 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 			draw_fit(&fit, f, &ax);
 	}
 	set_color(COL_FG);
-	time_label(day_us, small ? 3.0 : 3.2);
+	if (time_title)
+		time_label(day_us, small ? 3.0 : 3.2);
 	if (r.n_above > 0 && !p->legend) {
 		char yl[TEXT_MAX / 2], a[128];
 
@@ -859,7 +861,19 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 
 		/* without a legend, room for half of the last time label */
 		cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
-		rc = draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1, err);
+		/*
+		 * Stacked panels share one time axis: its title under the last
+		 * panel only, and the room of the others' given to their plots
+		 * (four telemetry panels were thin strips in a third-empty image).
+		 */
+		if (opts && opts->stacked && rows > 1) {
+			double ch = 0.88 / rows;
+
+			vp[2] = 0.02 + ch * (rows - 1 - (int)k) + (k + 1 == npanels ? 0.06 : 0.03);
+			vp[3] = 0.02 + ch * (rows - (int)k) - 0.025;
+		}
+		rc = draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1,
+				     !(opts && opts->stacked) || k + 1 == npanels, err);
 		if (rc != GL_OK)
 			break;
 	}

@@ -61,7 +61,7 @@ static const char style[] =
 	"overflow-x:auto}"
 	"th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
-	"th{background:#f3f3f3}td.k{min-width:9em;white-space:nowrap;"
+	"th{background:#f3f3f3}th.grp{background:#e6edf3}td.k{min-width:9em;white-space:nowrap;"
 	"font-family:'DejaVu Sans Mono',monospace;font-size:.9em}"
 	".critical{color:#a00;font-weight:bold}.warning{color:#b35c00;font-weight:bold}"
 	".muted{color:#666}figure{margin:.6em 0}img{max-width:100%;height:auto;"
