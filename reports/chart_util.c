@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "kname.h"
 #include "util/timeutil.h"
 
 /*
@@ -287,7 +288,9 @@ int gl_chart_panel_yrange(const struct gl_chart_panel *p, struct gl_chart_yrange
 				range_add(r, lo);
 		}
 	}
-	for (size_t f = 0; f < p->nfits; f++) {
+	/* fits are drawn within the data's range (gl_chart_fit_clip): they widen
+	 * the axis only where there is no data to clip them to */
+	for (size_t f = 0; !r->any && f < p->nfits; f++) {
 		if (p->fits[f].y0 <= r->cap)
 			range_add(r, p->fits[f].y0);
 		if (p->fits[f].y1 <= r->cap)
@@ -559,6 +562,9 @@ char *gl_chart_label(const char *name, size_t max_chars, char *out, size_t n)
 	size_t lead = strspn(s, " ");
 
 	memmove(s, s + lead, strlen(s + lead) + 1);
+	/* a kernel's display name keeps its "#xxxx" however short the label */
+	if (gl_kname_tagged(s) && max_chars >= 12)
+		return gl_kname_fit(s, s, max_chars, out, n);
 
 	if (count_chars(s) > max_chars && drop_params(s))
 		drop_return_type(s);

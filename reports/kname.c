@@ -344,3 +344,8 @@ char *gl_kname_distinct(const char *name, char *out, size_t n)
 {
 	return kname(name, 1, out, n);
 }
+
+int gl_kname_tagged(const char *s)
+{
+	return s && has_tag(s);
+}

@@ -36,4 +36,7 @@ char *gl_kname_distinct(const char *name, char *out, size_t n);
 char *gl_kname_fit(const char *name, const char *display, size_t max_chars, char *out,
 		   size_t n);
 
+/* 1 when s ends with a display name's "#xxxx". */
+int gl_kname_tagged(const char *s);
+
 #endif

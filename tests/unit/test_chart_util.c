@@ -345,6 +345,17 @@ static void test_fit_clip(void **state)
 	assert_true(f.t0_us == 10 * S && f.t1_us == 400 * S && f.y0 == 3 && f.y1 == 7);
 }
 
+static void test_label_keeps_kname_tag(void **state)
+{
+	char out[256];
+
+	(void)state;
+	/* a display name (kname.h) cut to 30 characters keeps its #xxxx: 24 kept, "…", the tag */
+	assert_string_equal(gl_chart_label("native::vectorized_elementwise_kernel<\xE2\x80\xA6>#fffe", 30,
+					   out, sizeof(out)),
+			    "vectorized_elementwise_k\xE2\x80\xA6#fffe");
+}
+
 static void test_window_text_one_day(void **state)
 {
 	char buf[64];
@@ -417,14 +428,15 @@ static void test_yrange_spike_clipped(void **state)
 	assert_true(r.above_max == 2000);
 	assert_true(r.any && r.lo == 100 && r.hi == 139);
 	assert_false(r.log);
-	/* A fit ending above the cap leaves the frame; one below it widens the range. */
+	/* Fits are drawn within the data's range (gl_chart_fit_clip): one ending
+	 * above the cap or below it widens nothing (issue 30: fit lines past the data). */
 	p.fits = fit;
 	p.nfits = 1;
 	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
 	assert_true(r.lo == 100 && r.hi == 139);
 	p.fits = &fit[1];
 	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
-	assert_true(r.lo == 100 && r.hi == 400);
+	assert_true(r.lo == 100 && r.hi == 139);
 	/* A linear panel (amounts) is never clipped. */
 	p.nfits = 0;
 	p.linear = 1;
@@ -592,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_label_cut_and_clean),
 		cmocka_unit_test(test_window_text),
 		cmocka_unit_test(test_window_text_one_day),
+		cmocka_unit_test(test_label_keeps_kname_tag),
 		cmocka_unit_test(test_fit_clip),
 		cmocka_unit_test(test_palette_is_okabe_ito),
 	};
