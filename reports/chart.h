@@ -204,6 +204,14 @@ struct gl_chart_fit {
 	int color;			/* palette index; -1: by position */
 };
 
+/*
+ * Clips fit f to the values lo..hi (the data's range: a line fitted to
+ * durations never drawn below the smallest one, so never below zero): the
+ * ends outside are moved along the line to where it crosses lo or hi.
+ * Returns 0 when no part of the line lies in the range (then draw none).
+ */
+int gl_chart_fit_clip(struct gl_chart_fit *f, double lo, double hi);
+
 struct gl_chart_panel {
 	const char *title;		/* panel title, log-derived; NULL: none */
 	const char *y_label;		/* with its unit: "duration (µs)" */
@@ -219,6 +227,9 @@ struct gl_chart_panel {
 	int64_t shade_t0_us, shade_t1_us;	/* an interval shaded behind the series when
 						   shade_t1_us > shade_t0_us (a finding's window) */
 };
+
+/* Anomaly rings drawn in one panel at most: the worst, the rest counted in the legend. */
+#define GL_CHART_ANOMALY_MARKS 20
 
 /* Values above GL_CHART_SPIKE_FACTOR x a panel's level are clipped (see below). */
 #define GL_CHART_SPIKE_FACTOR 3.0

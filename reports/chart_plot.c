@@ -352,8 +352,72 @@ static void broken_line(const PLFLT *x, const PLFLT *y, size_t n)
  * Phase 0 draws the min..max band (alpha alpha), phase 1 the line, dots and
  * anomaly rings: all bands go under all lines, so no band hides a line.
  */
+/*
+ * Anomaly marks: a ring per flagged column buries a timeline of a real run
+ * (hundreds of them), so a panel marks only its worst GL_CHART_ANOMALY_MARKS
+ * and its legend counts the rest. Worst: the largest flagged value against
+ * its series' mean, so that series of unlike scales compare.
+ */
+struct anomaly_marks {
+	double min_score;	/* a column scoring below it is not marked */
+	size_t left;		/* marks still to draw (ties at min_score) */
+	size_t drawn, total;	/* columns marked; columns with a flagged sample */
+};
+
+static double series_mean(const struct gl_chart_cols *c)
+{
+	double sum = 0;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < c->ncols; i++) {
+		sum += c->col[i].sum;
+		n += c->col[i].n;
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+static double anomaly_score(const struct gl_chart_col *k, double mean)
+{
+	return mean > 0 && isfinite(mean) ? k->anomaly_max / mean : k->anomaly_max;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void anomaly_marks_plan(const struct gl_chart_panel *p, struct anomaly_marks *am)
+{
+	double *score = NULL;
+	size_t n = 0;
+
+	memset(am, 0, sizeof(*am));
+	am->min_score = -INFINITY;
+	am->left = SIZE_MAX;
+	for (size_t s = 0; s < p->nseries; s++)
+		for (size_t i = 0; p->series[s].cols && p->series[s].cols->col &&
+				   i < p->series[s].cols->ncols; i++)
+			am->total += p->series[s].cols->col[i].n_anomaly > 0;
+	if (am->total <= GL_CHART_ANOMALY_MARKS || !(score = malloc(sizeof(*score) * am->total)))
+		return;
+	for (size_t s = 0; s < p->nseries; s++) {
+		const struct gl_chart_cols *c = p->series[s].cols;
+		double mean = c && c->col ? series_mean(c) : NAN;
+
+		for (size_t i = 0; c && c->col && i < c->ncols; i++)
+			if (c->col[i].n_anomaly > 0)
+				score[n++] = anomaly_score(&c->col[i], mean);
+	}
+	qsort(score, n, sizeof(*score), cmp_desc);
+	am->min_score = score[GL_CHART_ANOMALY_MARKS - 1];
+	am->left = GL_CHART_ANOMALY_MARKS;
+	free(score);
+}
+
 static void draw_series(const struct gl_chart_series *s, size_t pos, const struct yaxis *ax,
-			size_t *n_anomaly_cols, int phase, double alpha)
+			struct anomaly_marks *am, int phase, double alpha)
 {
 	const struct gl_chart_cols *c = s->cols;
 	size_t n = c->ncols, nonempty = 0, m = 0, last = 0;
@@ -452,8 +516,12 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 
 	/* Anomalies: a black ring at the largest flagged value of the column. */
 	m = 0;
+	double mean = series_mean(c);
+
 	for (size_t i = 0; i < n; i++)
-		if (c->col[i].n_anomaly > 0) {
+		if (c->col[i].n_anomaly > 0 && am->left > 0 &&
+		    anomaly_score(&c->col[i], mean) >= am->min_score) {
+			am->left--;
 			x[m] = gl_chart_cols_center_s(c, i);
 			y[m++] = c->col[i].anomaly_max > ax->cap ? ax->mark
 				: ymap(ax, c->col[i].anomaly_max);
@@ -464,7 +532,7 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 
 		plstring((PLINT)m, x, y, GLYPH_RING);
 		text_restore(ht);
-		*n_anomaly_cols += m;
+		am->drawn += m;
 	}
 out:
 	free(x);
@@ -603,7 +671,7 @@ static void above_text(const struct gl_chart_yrange *r, char *buf, size_t n)
 }
 
 static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yrange *r,
-			size_t anomaly_cols, size_t max_chars, const PLFLT vp[4])
+			const struct anomaly_marks *am, size_t max_chars, const PLFLT vp[4])
 {
 	struct legend_entry e[LEGEND_MAX];
 	size_t n = 0;
@@ -622,10 +690,14 @@ static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yr
 		name_text(p->fits[f].name, max_chars, e[n].text, sizeof(e[n].text));
 		n++;
 	}
-	if (anomaly_cols > 0) {
+	if (am->drawn > 0) {
 		e[n].kind = LEG_RING;
 		e[n].color = COL_FG;
-		snprintf(e[n].text, sizeof(e[n].text), "flagged anomaly");
+		if (am->drawn < am->total)
+			snprintf(e[n].text, sizeof(e[n].text), "flagged anomaly: worst %zu of %zu",
+				 am->drawn, am->total);
+		else
+			snprintf(e[n].text, sizeof(e[n].text), "flagged anomaly");
 		n++;
 	}
 	if (r->n_above > 0) {
@@ -655,11 +727,13 @@ static double label_disp(const struct yaxis *ax, double bottom, int small)
 }
 
 static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_t t1_us,
-			   const double vp[4], int page_w_px, int small, struct gl_err *err)
+			   const double vp[4], int page_w_px, int small, int time_title,
+			   struct gl_err *err)
 {
 	struct gl_chart_yrange r;
 	struct yaxis ax = {0};
-	size_t anomaly_cols = 0, nsamples = 0;
+	struct anomaly_marks am;
+	size_t nsamples = 0;
 	int64_t day_us;
 	double bottom;
 	int rc = gl_chart_panel_yrange(p, &r, err);
@@ -711,17 +785,36 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 		if (sx1 > sx0)
 			plfill(4, bx, by);
 	}
+	anomaly_marks_plan(p, &am);
 	/* Overlapping bands of many series turn grey: fainter the more there are. */
 	double alpha = p->nseries <= 2 ? 0.28 : p->nseries <= 4 ? 0.16 : 0.09;
 
 	for (int phase = 0; phase < 2; phase++)
 		for (size_t s = 0; s < p->nseries; s++)
 			if (p->series[s].cols && p->series[s].cols->col)
-				draw_series(&p->series[s], s, &ax, &anomaly_cols, phase, alpha);
-	for (size_t f = 0; f < p->nfits; f++)
-		draw_fit(&p->fits[f], f, &ax);
+				draw_series(&p->series[s], s, &ax, &am, phase, alpha);
+	/* the fits within the data's range (the columns' min and max) */
+	double dlo = INFINITY, dhi = -INFINITY;
+
+	for (size_t s = 0; s < p->nseries; s++)
+		for (size_t i = 0; p->series[s].cols && p->series[s].cols->col &&
+				   i < p->series[s].cols->ncols; i++) {
+			const struct gl_chart_col *k = &p->series[s].cols->col[i];
+
+			if (k->n && k->min < dlo)
+				dlo = k->min;
+			if (k->n && k->max > dhi)
+				dhi = k->max;
+		}
+	for (size_t f = 0; f < p->nfits; f++) {
+		struct gl_chart_fit fit = p->fits[f];
+
+		if (dlo <= dhi ? gl_chart_fit_clip(&fit, dlo, dhi) : 1)
+			draw_fit(&fit, f, &ax);
+	}
 	set_color(COL_FG);
-	time_label(day_us, small ? 3.0 : 3.2);
+	if (time_title)
+		time_label(day_us, small ? 3.0 : 3.2);
 	if (r.n_above > 0 && !p->legend) {
 		char yl[TEXT_MAX / 2], a[128];
 
@@ -736,7 +829,7 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 	if (nsamples == 0)
 		message_in_viewport("no samples in this window");
 	if (p->legend)
-		draw_legend(p, &r, anomaly_cols, 30, vp);
+		draw_legend(p, &r, &am, 30, vp);
 	plschr(0, TEXT_SCALE);
 	return GL_OK;
 }
@@ -768,7 +861,19 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 
 		/* without a legend, room for half of the last time label */
 		cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
-		rc = draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1, err);
+		/*
+		 * Stacked panels share one time axis: its title under the last
+		 * panel only, and the room of the others' given to their plots
+		 * (four telemetry panels were thin strips in a third-empty image).
+		 */
+		if (opts && opts->stacked && rows > 1) {
+			double ch = 0.88 / rows;
+
+			vp[2] = 0.02 + ch * (rows - 1 - (int)k) + (k + 1 == npanels ? 0.06 : 0.03);
+			vp[3] = 0.02 + ch * (rows - (int)k) - 0.025;
+		}
+		rc = draw_time_panel(&panels[k], t0_us, t1_us, vp, c.width_px, npanels > 1,
+				     !(opts && opts->stacked) || k + 1 == npanels, err);
 		if (rc != GL_OK)
 			break;
 	}

@@ -184,8 +184,9 @@ int gl_telemetry_draw(const struct gl_telemetry *tel, const char *path,
 		np++;
 	}
 	co.stacked = 1;
-	/* four stacked panels need more height than the 900 px of the other charts */
+	/* stacked panels need more height than the 900 px of the other charts: about
+	 * 300 px a panel, the title and the time axis beside */
 	if (!co.height_px)
-		co.height_px = 1400;
+		co.height_px = np > 2 ? 200 + 300 * (int)np : 900;
 	return gl_chart_timeline(path, title, tel->t0_us, tel->t1_us, p, np, &co, err);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "kname.h"
 #include "util/timeutil.h"
 
 /*
@@ -287,7 +288,9 @@ int gl_chart_panel_yrange(const struct gl_chart_panel *p, struct gl_chart_yrange
 				range_add(r, lo);
 		}
 	}
-	for (size_t f = 0; f < p->nfits; f++) {
+	/* fits are drawn within the data's range (gl_chart_fit_clip): they widen
+	 * the axis only where there is no data to clip them to */
+	for (size_t f = 0; !r->any && f < p->nfits; f++) {
 		if (p->fits[f].y0 <= r->cap)
 			range_add(r, p->fits[f].y0);
 		if (p->fits[f].y1 <= r->cap)
@@ -559,6 +562,9 @@ char *gl_chart_label(const char *name, size_t max_chars, char *out, size_t n)
 	size_t lead = strspn(s, " ");
 
 	memmove(s, s + lead, strlen(s + lead) + 1);
+	/* a kernel's display name keeps its "#xxxx" however short the label */
+	if (gl_kname_tagged(s) && max_chars >= 12)
+		return gl_kname_fit(s, s, max_chars, out, n);
 
 	if (count_chars(s) > max_chars && drop_params(s))
 		drop_return_type(s);
@@ -584,6 +590,31 @@ char *gl_chart_label(const char *name, size_t max_chars, char *out, size_t n)
 	return out;
 }
 
+int gl_chart_fit_clip(struct gl_chart_fit *f, double lo, double hi)
+{
+	double t0 = (double)f->t0_us, t1 = (double)f->t1_us, y0 = f->y0, y1 = f->y1;
+
+	if (!isfinite(y0) || !isfinite(y1) || !(lo <= hi))
+		return 0;
+	if ((y0 < lo && y1 < lo) || (y0 > hi && y1 > hi))
+		return 0;
+	for (int e = 0; e < 2; e++) {
+		double *y = e ? &y1 : &y0, *t = e ? &t1 : &t0;
+		double edge = *y < lo ? lo : *y > hi ? hi : *y;
+
+		if (edge == *y)
+			continue;
+		/* where the line y0 + (y1 - y0) * (t - t0) / (t1 - t0) meets edge */
+		*t = f->t0_us + (double)(f->t1_us - f->t0_us) * (edge - f->y0) / (f->y1 - f->y0);
+		*y = edge;
+	}
+	f->t0_us = (int64_t)llround(t0);
+	f->t1_us = (int64_t)llround(t1);
+	f->y0 = y0;
+	f->y1 = y1;
+	return 1;
+}
+
 char *gl_chart_window_text(int64_t t0_us, int64_t t1_us, char *buf, size_t n)
 {
 	int64_t t[2] = {t0_us, t1_us};
@@ -600,6 +631,10 @@ char *gl_chart_window_text(int64_t t0_us, int64_t t1_us, char *buf, size_t n)
 		snprintf(part[k], sizeof(part[k]), "%04lld-%02u-%02u %02lld:%02lld",
 			 (long long)y, m, d, (long long)(sod / 3600), (long long)(sod / 60 % 60));
 	}
-	snprintf(buf, n, "%s \xE2\x80\x93 %s UTC", part[0], part[1]);
+	/* one day: its date once ("2026-11-26 15:45 – 15:48 UTC") */
+	if (!strncmp(part[0], part[1], 11))
+		snprintf(buf, n, "%s \xE2\x80\x93 %s UTC", part[0], part[1] + 11);
+	else
+		snprintf(buf, n, "%s \xE2\x80\x93 %s UTC", part[0], part[1]);
 	return buf;
 }

@@ -57,15 +57,18 @@ static const char style[] =
 	".row>.tbl{flex:1 1 auto;min-width:0;max-width:100%;overflow-x:auto}"
 	".row>.charts{flex:1 1 30em;min-width:0;display:flex;flex-wrap:wrap;gap:0 1em;align-items:flex-start}"
 	".charts>figure{flex:1 1 30em;max-width:48em;min-width:0}"
-	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
+	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;max-width:100%;"
+	"overflow-x:auto}"
 	"th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
-	"th{background:#f3f3f3}td.k{max-width:40em;min-width:9em;overflow-wrap:break-word;"
+	"th{background:#f3f3f3}th.grp{background:#e6edf3}td.k{min-width:9em;white-space:nowrap;"
 	"font-family:'DejaVu Sans Mono',monospace;font-size:.9em}"
 	".critical{color:#a00;font-weight:bold}.warning{color:#b35c00;font-weight:bold}"
 	".muted{color:#666}figure{margin:.6em 0}img{max-width:100%;height:auto;"
 	"border:1px solid #eee}"
+	"figure>a{display:block}"
 	"@media (max-width:700px){main{padding:0 .5em}table{font-size:.8em}"
+	"figure>a{overflow-x:auto}figure>a>img{width:900px;max-width:none}"
 	"nav{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap}"
 	".row>.tbl,.row>.charts{flex-basis:100%}}"
 	"@media print{nav{display:none}body{font-size:10pt}section{break-inside:auto}"
@@ -183,7 +186,7 @@ static void verdict(FILE *f, const struct gl_report *rep)
 	}
 	fig_begin(f);
 	if (worst) {
-		gl_html_text(f, worst->kernel);
+		gl_html_text(f, gl_trend_name(worst));
 		fputs(" ", f);
 		gl_html_num(f, worst->change_pct, GL_HTML_PCT);
 		fputs("%", f);
@@ -260,12 +263,13 @@ static int section_charts(FILE *f, const struct gl_section *s, const struct gl_o
 		int stem = (int)(strlen(c->file) - 4);
 		bool clash = (size_t)stem == strlen(s->name) && !strncmp(c->file, s->name, (size_t)stem);
 
-		fprintf(f, "<figure id=\"%s%.*s\"><img alt=\"%s\" width=\"1600\" "
-			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, c->file,
+		/* the image links to its full-size PNG beside index.html */
+		fprintf(f, "<figure id=\"%s%.*s\"><a href=\"%s\"><img alt=\"%s\" width=\"1600\" "
+			"src=\"data:image/png;base64,", clash ? "chart-" : "", stem, c->file, c->file,
 			c->alt ? c->alt : c->file);
 		base64_file(f, path);
-		fprintf(f, "\"><figcaption class=\"muted\">%s</figcaption></figure>\n",
-			c->file);
+		fprintf(f, "\"></a><figcaption class=\"muted\"><a href=\"%s\">%s</a>"
+			"</figcaption></figure>\n", c->file, c->file);
 	}
 	if (n)
 		fputs("</div>\n", f);

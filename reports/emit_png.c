@@ -116,8 +116,15 @@ static int target_commit(struct target *t, struct gl_output *out, int rc, struct
 void gl_png_title(char *buf, const char *what, const struct gl_report *rep)
 {
 	char w[96];
+	int64_t t0 = rep->window.since_us, t1 = rep->window.until_us;
 
-	gl_chart_window_text(rep->window.since_us, rep->window.until_us, w, sizeof(w));
+	/* the span drawn (the charts' time axis), not the window: a report of
+	 * --days 365 on a 3-minute run is titled with those 3 minutes */
+	if (rep->axis.t1_us > rep->axis.t0_us) {
+		t0 = rep->axis.t0_us;
+		t1 = rep->axis.t1_us;
+	}
+	gl_chart_window_text(t0, t1, w, sizeof(w));
 	snprintf(buf, GL_PNG_TITLE_MAX, "%s \xC2\xB7 %s", what, w);
 }
 

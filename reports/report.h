@@ -78,6 +78,7 @@ enum gl_verdict {
 struct gl_report_trend {
 	enum gl_trend_series series;
 	char *kernel;			/* the kernel (GL_TREND_KERNEL), operation or metric; else NULL */
+	char *display;			/* GL_TREND_KERNEL: the kernel's display name (kname.h); else NULL */
 	char *device, *host;		/* GL_TREND_METRIC: the series' device and host;
 					 * GL_TREND_SCOPE: the spans' device or NULL; else NULL */
 	const char *unit;		/* "us", "MiB", "errors/h" (static) */
@@ -105,6 +106,12 @@ struct gl_report_trend {
 	const char *slope_unit;
 	bool unlisted;			/* GL_TREND_METRIC: its series is not listed (top_series) */
 };
+
+/* The name a person reads for t's series: the display name of a kernel, else t->kernel. */
+static inline const char *gl_trend_name(const struct gl_report_trend *t)
+{
+	return t->display ? t->display : t->kernel;
+}
 
 enum gl_anomaly_method {
 	GL_ANOMALY_STDDEV,	/* mean and sample standard deviation */

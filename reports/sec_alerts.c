@@ -11,6 +11,7 @@
 
 #include "alert_group.h"
 #include "emit_util.h"
+#include "kname.h"
 #include "sec_alerts.h"
 #include "sec_anomalies.h"
 #include "sec_baseline.h"
@@ -92,6 +93,12 @@ static bool is_metric_rule(const struct gl_alert_rule *r)
 	       r->kind == GL_RULE_METRIC_TREND_CHANGE_PCT;
 }
 
+static bool is_kernel_rule(const struct gl_alert_rule *rule)
+{
+	return rule->kind == GL_RULE_KERNEL_P95_US || rule->kind == GL_RULE_KERNEL_MEAN_CHANGE_PCT ||
+	       rule->kind == GL_RULE_KERNEL_TREND_CHANGE_PCT || rule->kind == GL_RULE_KERNEL_ANOMALY_PCT;
+}
+
 static int add_alert(struct gl_section_ctx *cx, struct alerts *a, const struct gl_alert_rule *rule,
 		     const char *subject, double value, const char *what, const char *unit)
 {
@@ -119,6 +126,12 @@ static int add_alert(struct gl_section_ctx *cx, struct alerts *a, const struct g
 
 	alert_value(value, unit, vt, sizeof(vt));
 	alert_value(rule->threshold[sev], unit, tt, sizeof(tt));
+	/* a kernel is named as everywhere a person reads it (kname.h); the rule's
+	 * glob matched its full name above */
+	char dn[GL_KNAME_BUF];
+
+	if (is_kernel_rule(rule))
+		subject = gl_kernels_display(cx->rep, subject, dn, sizeof(dn));
 	snprintf(msg, sizeof(msg), "%s: %s %s (%s at %s)", subject, what, vt,
 		 gl_severity_name((enum gl_severity)sev), tt);
 	*al = (struct gl_report_alert){

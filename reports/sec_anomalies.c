@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emit_util.h"
+#include "kname.h"
 #include "sec_anomalies.h"
 #include "sec_kernels.h"
 #include "section.h"
@@ -34,6 +35,7 @@ struct anomalies {
 	struct item *top;
 	size_t n_top, cap_top;
 	char **names;			/* owned names of the items (n_top of them) */
+	char **displays;		/* and their display names */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -120,7 +122,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 	if (v >= 0)
 		r->judged++;
 	if (v == 1) {
-		struct item x = {{ev->ts_us, NULL, ev->dur_us, c, s, z}, ev->kernel_id};
+		struct item x = {{ev->ts_us, NULL, NULL, ev->dur_us, c, s, z}, ev->kernel_id};
 
 		a->by_id[ev->kernel_id]++;
 		r->total++;
@@ -140,7 +142,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	qsort(a->top, a->n_top, sizeof(*a->top), cmp_item);
 	items = calloc(a->n_top ? a->n_top : 1, sizeof(*items));
 	a->names = calloc(a->n_top ? a->n_top : 1, sizeof(*a->names));
-	if (!items || !a->names) {
+	a->displays = calloc(a->n_top ? a->n_top : 1, sizeof(*a->displays));
+	if (!items || !a->names || !a->displays) {
 		free(items);
 		return gl_section_oom(cx->err);
 	}
@@ -152,12 +155,20 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	for (size_t i = 0; i < a->n_top; i++) {
 		items[i] = a->top[i].a;
 		for (size_t j = 0; j < ks->n_kernels && !items[i].kernel; j++)
-			if (ks->kernels[j].kernel_id == a->top[i].kernel_id)
+			if (ks->kernels[j].kernel_id == a->top[i].kernel_id) {
 				items[i].kernel = ks->kernels[j].kernel;
-		if (!items[i].kernel &&
-		    !(items[i].kernel = a->names[i] = strdup(gl_section_name(cx, a->top[i].kernel_id)))) {
-			free(items);
-			return gl_section_oom(cx->err);
+				items[i].display = gl_report_kernel_name(&ks->kernels[j]);
+			}
+		if (!items[i].kernel) {
+			char dn[GL_KNAME_BUF];
+
+			if (!(items[i].kernel = a->names[i] =
+				      strdup(gl_section_name(cx, a->top[i].kernel_id))) ||
+			    !(items[i].display = a->displays[i] =
+				      strdup(gl_kname_display(items[i].kernel, dn, sizeof(dn))))) {
+				free(items);
+				return gl_section_oom(cx->err);
+			}
 		}
 	}
 	a->res.items = items;
@@ -173,6 +184,9 @@ static void release(void *st)
 	for (size_t i = 0; a->names && i < a->n_top; i++)
 		free(a->names[i]);
 	free(a->names);
+	for (size_t i = 0; a->displays && i < a->n_top; i++)
+		free(a->displays[i]);
+	free(a->displays);
 	free(a->by_id);
 	free(a->top);
 	free(a->res.items);
@@ -205,7 +219,8 @@ static const struct gl_report_anomalies *res_of(const void *st)
  * own way). */
 static const struct gl_col cols[] = {
 	{"ts", GL_COL_TS, AN(ts_us), 0, 0, NULL, 0, 1, "when", 0},
-	{"kernel", GL_COL_TEXT, AN(kernel), GL_COL_NAME, 0, NULL, 0, 2, "kernel", 0},
+	{"kernel", GL_COL_TEXT, AN(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0},
+	{"display", GL_COL_TEXT, AN(display), GL_COL_NAME, 0, NULL, 0, 2, "kernel", 0},
 	{"value_us", GL_COL_NUM, AN(value_us), 0, 0, NULL, 0, 3, "µs", 0},
 	{"mean_us", GL_COL_NUM, AN(mean_us), 0, 0, NULL, 0, 4, "centre µs", 0},
 	{"stddev_us", GL_COL_NUM, AN(stddev_us), 0, 0, NULL, 0, 5, "spread µs", 0},
@@ -259,7 +274,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		(unsigned long long)an->flagged_by_logs);
 	for (size_t i = 0; i < an->n_items && i < 5; i++) {
 		fprintf(fp, "  %s  ", gl_text_ts(an->items[i].ts_us, a));
-		gl_text_cell(fp, an->items[i].kernel, 34);
+		char nm[GL_KNAME_BUF];
+
+		gl_text_cell(fp, an->items[i].display ? gl_kname_fit(an->items[i].kernel,
+				 an->items[i].display, 33, nm, sizeof(nm)) : an->items[i].kernel, 34);
 		fprintf(fp, " %9s us  z %.1f\n", gl_text_num(an->items[i].value_us, b, sizeof(b)),
 			an->items[i].z);
 	}

@@ -17,6 +17,7 @@ extern const struct gl_section gl_sec_anomalies;
 struct gl_report_anomaly {
 	int64_t ts_us;
 	const char *kernel;		/* borrowed from the kernels' list, else owned by the section */
+	const char *display;		/* its display name (kname.h), likewise */
 	double value_us;
 	double mean_us;			/* stddev method: mean; mad method: median */
 	double stddev_us;		/* stddev method: stddev; mad method: 1.4826 * MAD */

@@ -13,6 +13,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "kname.h"
 #include "sec_baseline.h"
 #include "table.h"
 #include "sec_kernels.h"
@@ -170,7 +171,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		struct gl_report_baseline_kernel *bk = &r->kernels[r->n_kernels];
 
-		if (!(bk->kernel = strdup(c->kernel))) {
+		if (!(bk->kernel = strdup(c->kernel)) ||
+		    !(bk->display = strdup(gl_report_kernel_name(c)))) {
 			rc = gl_section_oom(cx->err);
 			break;
 		}
@@ -209,8 +211,10 @@ static void release(void *st)
 	free(b->listed);
 	free(b->n_before);
 	free(b->rank);
-	for (size_t i = 0; i < b->res.n_kernels; i++)
+	for (size_t i = 0; i < b->res.n_kernels; i++) {
 		free(b->res.kernels[i].kernel);
+		free(b->res.kernels[i].display);
+	}
 	free(b->res.kernels);
 	for (size_t i = 0; i < b->res.n_new_kernels; i++)
 		free(b->res.new_kernels[i]);
@@ -259,6 +263,7 @@ static const char *verdict_name(int v)
  * own way). */
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
@@ -303,10 +308,16 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	(void)r;
 	gl_table_csv(&table, b->kernels, b->n_kernels, fp);
 	/* kernels in one window only: counts, nothing to compare */
+	char dn[GL_KNAME_BUF];
+
 	for (size_t i = 0; i < b->n_new_kernels; i++)
-		gl_csv_text(fp, b->new_kernels[i]), fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);
+		gl_csv_text(fp, b->new_kernels[i]), fputc(',', fp),
+			gl_csv_text(fp, gl_kname_display(b->new_kernels[i], dn, sizeof(dn))),
+			fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);
 	for (size_t i = 0; i < b->n_vanished_kernels; i++)
-		gl_csv_text(fp, b->vanished_kernels[i]), fputs(",,0,,,,,,,,vanished", fp), gl_csv_eol(fp);
+		gl_csv_text(fp, b->vanished_kernels[i]), fputc(',', fp),
+			gl_csv_text(fp, gl_kname_display(b->vanished_kernels[i], dn, sizeof(dn))),
+			fputs(",,0,,,,,,,,vanished", fp), gl_csv_eol(fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
@@ -327,7 +338,10 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			continue;
 		k++;
 		fprintf(fp, "  ");
-		gl_text_cell(fp, x->kernel, 34);
+		char nm[GL_KNAME_BUF];
+
+		gl_text_cell(fp, x->display ? gl_kname_fit(x->kernel, x->display, 33, nm, sizeof(nm))
+					    : x->kernel, 34);
 		fprintf(fp, " %-11s mean %s -> %s us (%s%%)  p %s\n",
 			gl_baseline_verdict_name(x->verdict), gl_text_num(x->mean_before_us, a, sizeof(a)),
 			gl_text_num(x->mean_us, b, sizeof(b)), gl_text_pct(x->mean_change_pct, c, sizeof(c)),
@@ -353,7 +367,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			const struct gl_report_baseline_kernel *k = &b->kernels[i];
 
 			fputs("<tr><td class=\"k\">", f);
-			gl_html_text(f, k->kernel);
+			gl_html_text(f, k->display ? k->display : k->kernel);
 			fputs("</td><td class=\"n\">", f);
 			gl_html_num(f, k->mean_before_us, GL_HTML_G4);
 			fputs("</td><td class=\"n\">", f);
@@ -369,6 +383,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 				gl_baseline_verdict_name(k->verdict));
 		}
 		fputs("</table>\n", f);
+	} else {
+		fputs("<p>No kernel ran in both this and the previous window: there is no "
+		      "change to show.</p>\n", f);
 	}
 	const struct {
 		const char *what;
@@ -391,7 +408,9 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			fprintf(f, "<p>%s:</p>\n<ul>\n", lists[l].what);
 		for (size_t i = 0; i < lists[l].n; i++) {
 			fputs("<li class=\"k\">", f);
-			gl_html_text(f, lists[l].names[i]);
+			char dn[GL_KNAME_BUF];
+
+			gl_html_text(f, gl_kernels_display(rep, lists[l].names[i], dn, sizeof(dn)));
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -417,11 +436,10 @@ static int chart_baseline(const struct gl_report *rep, const void *st, const cha
 	size_t idx[BASELINE_ROWS], n = 0;
 	char t[GL_PNG_TITLE_MAX];
 
-	gl_png_title(t, "Change against the previous window of equal length", rep);
+	/* nothing to compare: no chart (an empty frame), the page says so */
 	if (b->n_kernels == 0)
-		return gl_chart_nodata(path, t,
-				       "No kernel ran in both this and the previous window",
-				       o, err);
+		return GL_CHART_NONE;
+	gl_png_title(t, "Change against the previous window of equal length", rep);
 	/* The largest changes, largest first (ties: the report's name order). */
 	for (size_t i = 0; i < b->n_kernels; i++) {
 		size_t j = n < BASELINE_ROWS ? n++ : BASELINE_ROWS;
@@ -440,7 +458,7 @@ static int chart_baseline(const struct gl_report *rep, const void *st, const cha
 	for (size_t r = 0; r < n; r++) {
 		const struct gl_report_baseline_kernel *k = &b->kernels[idx[r]];
 
-		rows[r].name = k->kernel;
+		rows[r].name = k->display ? k->display : k->kernel;
 		rows[r].value[0] = k->mean_change_pct;
 		rows[r].value[1] = k->p95_change_pct;
 		rows[r].value[2] = rows[r].value[3] = NAN;

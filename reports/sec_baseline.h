@@ -15,6 +15,7 @@ extern const struct gl_section gl_sec_baseline;
 /* One kernel present in both windows. */
 struct gl_report_baseline_kernel {
 	char *kernel;
+	char *display;			/* its display name (kname.h) */
 	uint64_t count_before, count;
 	double mean_before_us, mean_us;
 	double p95_before_us, p95_us;

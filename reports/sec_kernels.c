@@ -30,6 +30,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "kernel_trace.h"
+#include "kname.h"
 #include "sec_anomalies.h"
 #include "sec_kernels.h"
 #include "section.h"
@@ -137,6 +138,8 @@ static int cmp_kstate_total(const void *pa, const void *pb)
 }
 
 /* Lists the first max(--top, --chart-top) kernels by total time. */
+static int distinct_names(struct gl_kernels_result *res, struct gl_err *err);
+
 static int plan(struct gl_section_ctx *cx, void *st)
 {
 	struct kernels *ks = st;
@@ -167,7 +170,10 @@ static int plan(struct gl_section_ctx *cx, void *st)
 		struct gl_report_kernel *rk = &rep->kernels[r];
 
 		k->rank = r;
-		if (!(rk->kernel = strdup(k->name))) {
+		char dn[GL_KNAME_BUF];
+
+		if (!(rk->kernel = strdup(k->name)) ||
+		    !(rk->display = strdup(gl_kname_display(k->name, dn, sizeof(dn))))) {
 			free(order);
 			return gl_section_oom(cx->err);
 		}
@@ -177,7 +183,59 @@ static int plan(struct gl_section_ctx *cx, void *st)
 		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
 	}
 	free(order);
+	return distinct_names(rep, cx->err);
+}
+
+static int cmp_display(const void *a, const void *b)
+{
+	const struct gl_report_kernel *x = *(const struct gl_report_kernel *const *)a;
+	const struct gl_report_kernel *y = *(const struct gl_report_kernel *const *)b;
+
+	return strcmp(x->display, y->display);
+}
+
+/*
+ * Listed kernels of one display name (force_pass_kernel logged plain by one
+ * tool and mangled by another) get the "#xxxx" of their full name, so that
+ * no two rows read alike; the other sections take the names from here
+ * (gl_kernels_display).
+ */
+static int distinct_names(struct gl_kernels_result *res, struct gl_err *err)
+{
+	struct gl_report_kernel **by = malloc(sizeof(*by) * (res->n_kernels ? res->n_kernels : 1));
+
+	if (!by)
+		return gl_section_oom(err);
+	for (size_t i = 0; i < res->n_kernels; i++)
+		by[i] = &res->kernels[i];
+	qsort(by, res->n_kernels, sizeof(*by), cmp_display);
+	for (size_t i = 0, j; i < res->n_kernels; i = j) {
+		for (j = i + 1; j < res->n_kernels && !strcmp(by[i]->display, by[j]->display); j++)
+			;
+		for (size_t k = i; j - i > 1 && k < j; k++) {
+			char dn[GL_KNAME_BUF], *d;
+
+			if (!(d = strdup(gl_kname_distinct(by[k]->kernel, dn, sizeof(dn))))) {
+				free(by);
+				return gl_section_oom(err);
+			}
+			free(by[k]->display);
+			by[k]->display = d;
+		}
+	}
+	free(by);
 	return GL_OK;
+}
+
+const char *gl_kernels_display(const struct gl_report *rep, const char *kernel, char *buf,
+			       size_t n)
+{
+	const struct gl_kernels_result *res = gl_kernels_result(rep);
+
+	for (size_t i = 0; res && i < res->n_kernels; i++)
+		if (res->kernels[i].display && !strcmp(res->kernels[i].kernel, kernel))
+			return res->kernels[i].display;
+	return gl_kname_display(kernel, buf, n);
 }
 
 /* The histogram of a charted kernel rk, of rank r: its durations dur[0..n) (any order). */
@@ -202,7 +260,7 @@ static int chart_top_kernel(struct kernels *ks, size_t r, const struct gl_report
 		gl_chart_hist_add(h, dur[i]);
 	h->p50 = rk->p50_us;
 	h->p95 = rk->p95_us;
-	c->top_name[r] = rk->kernel;
+	c->top_name[r] = gl_report_kernel_name(rk);
 	if (r + 1 > c->n_top)
 		c->n_top = r + 1;
 	return GL_OK;
@@ -395,6 +453,7 @@ static void release(void *st)
 	free(ks->ids);
 	for (size_t i = 0; i < ks->res.n_kernels; i++) {
 		free(ks->res.kernels[i].kernel);
+		free(ks->res.kernels[i].display);
 		free(ks->res.kernels[i].device);
 		free(ks->res.kernels[i].source);
 		free(ks->res.kernels[i].hot_stack);
@@ -440,6 +499,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		json_t *o = json_object();
 
 		gl_jb_set(&jb, o, "kernel", gl_json_str(k->kernel));
+		gl_jb_set(&jb, o, "display", gl_json_str(gl_report_kernel_name(k)));
 		gl_jb_set(&jb, o, "count", gl_json_u64(k->count));
 		gl_jb_set(&jb, o, "min_us", gl_json_num(k->min_us));
 		gl_jb_set(&jb, o, "max_us", gl_json_num(k->max_us));
@@ -538,7 +598,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
 		const struct gl_report_kernel *k = &res->kernels[i];
 
-		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
+		gl_text_cell(fp, gl_kname_fit(k->kernel, gl_report_kernel_name(k), 25, nm, sizeof(nm)), 26);
 		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n", (unsigned long long)k->count,
 			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
 			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
@@ -560,7 +620,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 
 		if (!k->source)
 			continue;
-		gl_text_cell(fp, gl_kernel_short_name(k->kernel, nm, sizeof(nm)), 26);
+		gl_text_cell(fp, gl_kname_fit(k->kernel, gl_report_kernel_name(k), 25, nm, sizeof(nm)), 26);
 		if (isnan(k->occupancy))
 			snprintf(d, sizeof(d), "-");
 		else
@@ -582,7 +642,6 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 /* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
 static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
 {
-	char nm[256];
 	size_t n = 0;
 
 	for (size_t i = 0; i < res->n_kernels && i < top; i++) {
@@ -598,7 +657,7 @@ static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE 
 		fputs("<tr><td class=\"k\" title=\"", f);
 		gl_html_text(f, k->kernel);
 		fputs("\">", f);
-		gl_html_text(f, gl_kernel_short_name(k->kernel, nm, sizeof(nm)));
+		gl_html_text(f, gl_report_kernel_name(k));
 		fputs("</td><td class=\"n\">", f);
 		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
 		fputs("</td><td class=\"n\">", f);
@@ -624,8 +683,6 @@ static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE 
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	char nm[256];
-
 	const struct gl_kernels_result *res = res_of(st);
 
 	if (res->n_kernels == 0) {
@@ -644,7 +701,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<tr><td class=\"k\" title=\"", f);
 		gl_html_text(f, k->kernel);
 		fputs("\">", f);
-		gl_html_text(f, gl_kernel_short_name(k->kernel, nm, sizeof(nm)));
+		gl_html_text(f, gl_report_kernel_name(k));
 		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)k->count);
 		for (int j = 0; j < 5; j++) {
 			fputs("<td class=\"n\">", f);

@@ -26,7 +26,8 @@ extern const struct gl_section gl_sec_kernels;
 
 /* One kernel's durations in the window (events.dur_us). */
 struct gl_report_kernel {
-	char *kernel;
+	char *kernel;			/* as logged */
+	char *display;			/* the name a person reads (kname.h); NULL in a hand-made model */
 	int64_t kernel_id;		/* names.id; 0 in a hand-made model */
 	uint64_t count;
 	double min_us, max_us, mean_us;
@@ -57,6 +58,20 @@ struct gl_kernels_result {
 /* The section's results in rep; none when rep holds no kernels state. The result comes
  * first in the state (a hand-made model's to fill). Valid while rep lives. */
 const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep);
+
+/* k's display name: k->display, else k->kernel. */
+static inline const char *gl_report_kernel_name(const struct gl_report_kernel *k)
+{
+	return k->display ? k->display : k->kernel;
+}
+
+/*
+ * The display name of kernel: the kernels section's for a listed kernel (told
+ * apart from another of the same display name), else gl_kname_display's into
+ * buf (GL_KNAME_BUF bytes). Valid while rep's results are, or buf is.
+ */
+const char *gl_kernels_display(const struct gl_report *rep, const char *kernel, char *buf,
+			       size_t n);
 
 /* The charted kernels: the first rep->axis.chart_top of rep->kernels. */
 struct gl_kernels_chart {

@@ -29,6 +29,7 @@
 #include "emit_png.h"
 #include "emit_util.h"
 #include "sec_devices.h"
+#include "sec_gpu_health.h"
 #include "sec_metrics.h"
 #include "table.h"
 #include "ingest/vocab.h"
@@ -49,6 +50,7 @@ struct mseries {
 	struct gl_fit_acc fit;
 	int panel;			/* telemetry panel (-1: none), trace (see telemetry.h) */
 	int trace;
+	bool created;			/* a Prometheus counter's "_created" time: not a metric */
 };
 
 struct metrics {
@@ -106,6 +108,12 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		s->first_ts_us = s->last_ts_us = GL_TS_NONE;
 		s->panel = s->trace = -1;
 		gl_fit_acc_init(&s->fit);
+		/* vllm:prompt_tokens_created{engine="0"} 1.7e9: when the counter was
+		 * made, seconds since 1970; as a metric its trend is nonsense */
+		size_t ml = strlen(s->metric);
+
+		s->created = ml > 8 && !strcmp(s->metric + ml - 8, "_created") && s->qs->source &&
+			     !strncmp(s->qs->source, "prom", 4);
 	}
 	if (cx->rep->axis.charts) {
 		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
@@ -149,7 +157,7 @@ static inline int collect_one(struct gl_section_ctx *cx, struct metrics *m,
 	struct mseries *s;
 	int rc;
 
-	if (row < 0 || !isfinite(smp->value))
+	if (row < 0 || !isfinite(smp->value) || m->ser[row].created)
 		return GL_OK;
 	s = &m->ser[row];
 	if ((rc = gl_values_push(&s->v, smp->value, cx->err)) != GL_OK)
@@ -658,11 +666,55 @@ static double stat_or_nan(const struct gl_report_metric *m, int which)
 	return which == 0 ? m->mean : which == 1 ? m->p95 : m->max;
 }
 
+/*
+ * The GPUs' own figures, one row per GPU (host and device with gpu.*
+ * metrics): the text's and the page's per-GPU summary. Each figure is the
+ * series' of the most samples among those of one quantity (pick).
+ */
+struct gpu_row {
+	const char *host, *device;	/* borrowed from the result */
+	size_t first, end;		/* its series: res->metrics[first..end) */
+	double util_mean_pct, util_p95_pct, mem_peak_mib, mem_installed_mib;
+	double power_mean_w, power_max_w, temp_max_c;
+};
+
+/* The next GPU's row at or after *i (advanced past it); 0 when there is none. */
+static int next_gpu(const struct gl_metrics_result *res, size_t *i, struct gpu_row *g)
+{
+	while (*i < res->n_metrics) {
+		size_t first = *i, j = first;
+		bool gpu = false;
+
+		while (j < res->n_metrics && !strcmp(res->metrics[j].host, res->metrics[first].host) &&
+		       !strcmp(res->metrics[j].device, res->metrics[first].device)) {
+			gpu |= !strncmp(res->metrics[j].metric, "gpu.", 4);
+			j++;
+		}
+		*i = j;
+		if (!gpu || !*res->metrics[first].device)
+			continue;
+		g->host = res->metrics[first].host;
+		g->device = res->metrics[first].device;
+		g->first = first;
+		g->end = j;
+		g->util_mean_pct = stat_or_nan(pick(res, first, j, "gpu.utilization_pct"), 0);
+		g->util_p95_pct = stat_or_nan(pick(res, first, j, "gpu.utilization_pct"), 1);
+		g->mem_peak_mib = stat_or_nan(pick(res, first, j, "gpu.memory_used_mib"), 2);
+		g->mem_installed_mib = stat_or_nan(pick(res, first, j, "gpu.memory_total_mib"), 2);
+		g->power_mean_w = stat_or_nan(pick(res, first, j, "gpu.power_w"), 0);
+		g->power_max_w = stat_or_nan(pick(res, first, j, "gpu.power_w"), 2);
+		g->temp_max_c = stat_or_nan(pick(res, first, j, "gpu.temperature_c"), 2);
+		return 1;
+	}
+	return 0;
+}
+
 /* One line per GPU (host and device with gpu.* metrics): the figures an engineer looks at first. */
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	char b[7][40];
 	size_t gpus = 0, shown = 0;
+	struct gpu_row g;
 
 	const struct gl_metrics_result *res = res_of(st);
 
@@ -670,20 +722,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "no metric samples\n");
 		return;
 	}
-	for (size_t i = 0; i < res->n_metrics;) {
-		size_t j = i;
-		bool gpu = false;
-
-		while (j < res->n_metrics && !strcmp(res->metrics[j].host, res->metrics[i].host) &&
-		       !strcmp(res->metrics[j].device, res->metrics[i].device)) {
-			gpu |= !strncmp(res->metrics[j].metric, "gpu.", 4);
-			j++;
-		}
-		if (gpu && *res->metrics[i].device) {
-			const struct gl_report_metric *u = pick(res, i, j, "gpu.utilization_pct"),
-						      *mu = pick(res, i, j, "gpu.memory_used_mib"),
-						      *p = pick(res, i, j, "gpu.power_w"),
-						      *t = pick(res, i, j, "gpu.temperature_c");
+	for (size_t i = 0; next_gpu(res, &i, &g);) {
+		{
 			char who[128];
 
 			if (gpus++ == 0) {
@@ -696,19 +736,17 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			}
 			if (shown < r->top) {
 				shown++;
-				snprintf(who, sizeof(who), "%s%s%s", res->metrics[i].host,
-					 *res->metrics[i].host ? "/" : "", res->metrics[i].device);
+				snprintf(who, sizeof(who), "%s%s%s", g.host, *g.host ? "/" : "", g.device);
 				gl_text_cell(fp, who, 28);
 				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n",
-					gl_text_num(stat_or_nan(u, 0), b[0], sizeof(b[0])),
-					gl_text_num(stat_or_nan(u, 1), b[1], sizeof(b[1])),
-					gl_text_num(stat_or_nan(mu, 2), b[2], sizeof(b[2])),
-					gl_text_num(stat_or_nan(p, 0), b[3], sizeof(b[3])),
-					gl_text_num(stat_or_nan(p, 2), b[4], sizeof(b[4])),
-					gl_text_num(stat_or_nan(t, 2), b[5], sizeof(b[5])));
+					gl_text_num(g.util_mean_pct, b[0], sizeof(b[0])),
+					gl_text_num(g.util_p95_pct, b[1], sizeof(b[1])),
+					gl_text_num(g.mem_peak_mib, b[2], sizeof(b[2])),
+					gl_text_num(g.power_mean_w, b[3], sizeof(b[3])),
+					gl_text_num(g.power_max_w, b[4], sizeof(b[4])),
+					gl_text_num(g.temp_max_c, b[5], sizeof(b[5])));
 			}
 		}
-		i = j;
 	}
 	if (gpus > shown)
 		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
@@ -721,18 +759,114 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			(unsigned long long)res->samples);
 }
 
+/* "0000:3B:00.0", "00000000:3b:00": "3b:00", the bus and device, to match one GPU's. */
+static void pci_key(const char *pci, char *out, size_t n)
+{
+	const char *p = pci ? strchr(pci, ':') : NULL;
+	size_t w = 0;
+
+	for (p = p ? p + 1 : ""; *p && *p != '.' && w + 1 < n; p++)
+		out[w++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	out[w] = '\0';
+}
+
+/*
+ * The clocks event (throttle) reasons nvidia-smi -q found active on GPU
+ * device of host: the devices section gives its PCI bus, the gpu_health
+ * section the reasons of that bus. NULL when either does not know.
+ */
+static const char *throttle_of(const struct gl_report *rep, const char *host, const char *device)
+{
+	const void *dst = gl_report_state_of(rep, &gl_sec_devices);
+	const void *hst = gl_report_state_of(rep, &gl_sec_gpu_health);
+	const struct gl_devices_result *dv = dst ? gl_devices_result(dst) : NULL;
+	const struct gl_gpu_health_result *h = hst ? gl_gpu_health_result(hst) : NULL;
+	char *end, a[32], b[32];
+	long idx = strtol(device, &end, 10);
+
+	if (!dv || !h || *end || end == device)
+		return NULL;
+	for (size_t i = 0; i < dv->n; i++) {
+		const struct gl_device *d = &dv->dev[i];
+
+		if (d->index != idx || strcmp(d->host ? d->host : "", host) || !d->pci)
+			continue;
+		pci_key(d->pci, a, sizeof(a));
+		for (size_t k = 0; k < h->n_ecc; k++) {
+			pci_key(h->ecc[k].pci, b, sizeof(b));
+			if (*a && !strcmp(a, b))
+				return h->ecc[k].clocks_event_reasons;
+		}
+	}
+	return NULL;
+}
+
+/* The page's per-GPU summary: the text's figures, installed memory and throttle reasons. */
+static void html_gpus(const struct gl_report *rep, const struct gl_metrics_result *res, FILE *f)
+{
+	struct gpu_row g;
+	size_t n = 0;
+
+	for (size_t i = 0; next_gpu(res, &i, &g);) {
+		const double v[] = {g.util_mean_pct, g.util_p95_pct, g.mem_peak_mib,
+				    g.mem_installed_mib, g.power_mean_w, g.power_max_w, g.temp_max_c};
+		const char *thr = throttle_of(rep, g.host, g.device);
+
+		if (n++ == 0)
+			fputs("<h3>Per GPU</h3>\n<table class=\"gpus\"><tr><th>GPU</th>"
+			      "<th>utilisation mean %</th><th>utilisation p95 %</th>"
+			      "<th>memory peak MiB</th><th>memory installed MiB</th>"
+			      "<th>power mean W</th><th>power max W</th><th>temperature max °C</th>"
+			      "<th>throttle reasons seen</th></tr>\n", f);
+		fputs("<tr><td class=\"k\">", f);
+		if (*g.host) {
+			gl_html_text(f, g.host);
+			fputs(" / ", f);
+		}
+		fputs("GPU ", f);
+		gl_html_text(f, g.device);
+		fputs("</td>", f);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			fputs("<td class=\"n\">", f);
+			gl_html_num(f, v[j], GL_HTML_G4);
+			fputs("</td>", f);
+		}
+		fputs("<td>", f);
+		gl_html_text(f, !thr ? "-" : *thr ? thr : "none");
+		fputs("</td></tr>\n", f);
+	}
+	if (n)
+		fputs("</table>\n", f);
+}
+
+/* A series' name: the metric, and a histogram bucket's bound ("_bucket le=0.5"). */
+static void html_metric_name(FILE *f, const struct gl_report_metric *m)
+{
+	json_t *o = m->labels && strstr(m->labels, "\"le\"") ? json_loads(m->labels, 0, NULL) : NULL;
+	json_t *le = o ? json_object_get(o, "le") : NULL;
+
+	gl_html_text(f, m->metric);
+	if (json_is_string(le)) {
+		fputs(" <small>le=", f);
+		gl_html_text(f, json_string_value(le));
+		fputs("</small>", f);
+	}
+	json_decref(o);
+}
+
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_metrics_result *res = res_of(st);
+	const char *host = NULL, *device = NULL;
 
-	(void)rep;
 	if (res->n_metrics == 0) {
 		fputs("<p>No metric samples in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>metric</th><th>unit</th><th>host</th><th>device</th><th>name</th>"
-	      "<th>source</th><th>count</th><th>min</th><th>mean</th><th>p50</th><th>p95</th>"
-	      "<th>p99</th><th>max</th><th>last</th></tr>\n", f);
+	html_gpus(rep, res, f);
+	fputs("<h3>Series</h3>\n<table><tr><th>metric</th><th>unit</th><th>host</th><th>device</th>"
+	      "<th>name</th><th>source</th><th>count</th><th>min</th><th>mean</th><th>p50</th>"
+	      "<th>p95</th><th>p99</th><th>max</th><th>last</th></tr>\n", f);
 	for (size_t i = 0; i < res->n_metrics; i++) {
 		const struct gl_report_metric *m = &res->metrics[i];
 		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
@@ -740,8 +874,23 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 
 		if (m->unlisted)
 			continue;
+		/* the rows of one GPU (or of the host's own series) under its heading */
+		if (!host || strcmp(host, m->host) || strcmp(device, m->device)) {
+			host = m->host;
+			device = m->device;
+			fputs("<tr><th colspan=\"14\" class=\"grp\">", f);
+			gl_html_text(f, *host ? host : "(no host)");
+			fputs(" / ", f);
+			if (*device) {
+				fputs("GPU ", f);
+				gl_html_text(f, device);
+			} else {
+				fputs("no GPU", f);
+			}
+			fputs("</th></tr>\n", f);
+		}
 		fputs("<tr><td class=\"k\">", f);
-		gl_html_text(f, m->metric);
+		html_metric_name(f, m);
 		fputs("</td>", f);
 		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
 			fputs("<td>", f);

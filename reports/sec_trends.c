@@ -16,6 +16,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
+#include "kname.h"
 #include "sec_kernels.h"
 #include "sec_trends.h"
 #include "section.h"
@@ -287,7 +288,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		gl_section_trend(cx, &ks[i].k->fit, ks[i].k->first_ts_us, ks[i].k->last_ts_us, k);
 		k->series = GL_TREND_KERNEL;
 		k->unit = "us";
-		if (!(k->kernel = strdup(ks[i].name))) {
+		char dn[GL_KNAME_BUF];
+
+		if (!(k->kernel = strdup(ks[i].name)) ||
+		    !(k->display = strdup(gl_kernels_display(cx->rep, ks[i].name, dn, sizeof(dn))))) {
 			free(ks);
 			return gl_section_oom(cx->err);
 		}
@@ -406,6 +410,8 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 
 		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
 		gl_jb_set(&jb, o, "kernel", gl_json_str(t->kernel));
+		if (t->display)
+			gl_jb_set(&jb, o, "display", gl_json_str(t->display));
 		if (t->series == GL_TREND_METRIC) {
 			gl_jb_set(&jb, o, "device", gl_json_str(t->device ? t->device : ""));
 			gl_jb_set(&jb, o, "host", gl_json_str(t->host ? t->host : ""));
@@ -488,6 +494,8 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			snprintf(label, sizeof(label), "%s %s%s%s", t->kernel,
 				 t->host && *t->host ? t->host : "", t->host && *t->host ? "/" : "",
 				 t->device && *t->device ? t->device : "-");
+		else if (t->display)
+			gl_kname_fit(t->kernel, t->display, 33, label, sizeof(label));
 		else
 			snprintf(label, sizeof(label), "%s",
 				 named ? t->kernel : gl_trend_series_name(t->series));
@@ -558,7 +566,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		const struct gl_report_trend *t = order[oi].t;
 		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
 		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
-		gl_html_text(f, t->kernel ? t->kernel : "");
+		gl_html_text(f, t->kernel ? gl_trend_name(t) : "");
 		if (t->series == GL_TREND_METRIC) {
 			fputs(" <small>", f);
 			gl_html_text(f, t->host ? t->host : "");
@@ -672,14 +680,14 @@ static int chart_trends(const struct gl_report *rep, const void *st, const char 
 		int degrading = tr->verdict == GL_VERDICT_DEGRADING;
 		char shortname[96];
 
-		gl_chart_label(tr->kernel, 26, shortname, sizeof(shortname));
+		gl_kname_fit(tr->kernel, gl_trend_name(tr), 26, shortname, sizeof(shortname));
 		if (isfinite(tr->change_pct))
 			snprintf(names[k], sizeof(names[k]), "%s: %s %+.0f %%", shortname,
 				 gl_verdict_name(tr->verdict), tr->change_pct);
 		else
 			snprintf(names[k], sizeof(names[k]), "%s: %s", shortname,
 				 gl_verdict_name(tr->verdict));
-		ser[k].name = tr->kernel;
+		ser[k].name = gl_trend_name(tr);
 		ser[k].cols = &cols[k];
 		ser[k].style = GL_CHART_POINTS;
 		ser[k].color = 0;

@@ -266,6 +266,7 @@ void gl_trend_list_release(struct gl_trend_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->items[i].kernel);
+		free(l->items[i].display);
 		free(l->items[i].device);
 		free(l->items[i].host);
 	}

@@ -51,12 +51,14 @@ expect_eq "html open/close" "1 1" "$(grep -c '<html' $h) $(grep -c '</html>' $h)
 expect_eq "images" 10 "$(grep -o '<img ' $h | wc -l)"
 grep -q '<script' $h && fail "a <script> element in the page"
 grep -Eq '(src|href)="https?:' $h && fail "an external asset"
-grep -o '<figcaption class="muted">[^<]*</figcaption>' $h | sed 's/<[^>]*>//g' > $T/captions
+grep -o '<figcaption class="muted"><a href="[^"]*">[^<]*</a></figcaption>' $h | sed 's/<[^>]*>//g' > $T/captions
 expect_eq "captions" "$(echo $pngs | tr ' ' '\n' | sed 's/^scopes.png$/gpu_telemetry.png\n&/')" "$(cat $T/captions)"
 for f in $pngs; do
 	id=${f%.png}
 	case $id in scopes | inference) id=chart-$id ;; esac	# not its section's id again
-	grep -o "<figure id=\"$id\"><img [^>]*>" $h | sed 's/.*base64,\([^"]*\)".*/\1/' |
+	# the image links to its full-size PNG, a file beside the page
+	grep -q "<figure id=\"$id\"><a href=\"$f\"><img " $h || fail "$f: image not a link to its PNG"
+	grep -o "<figure id=\"$id\"><a href=\"$f\"><img [^>]*>" $h | sed 's/.*base64,\([^"]*\)".*/\1/' |
 		base64 -d > $T/img.png || fail "$f: base64"
 	cmp -s $T/img.png $T/a/$f || fail "$f: inline image differs from the file"
 done

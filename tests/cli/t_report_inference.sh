@@ -224,7 +224,7 @@ PNGCHECK="$PWD/$BUILD/bench/pngcheck"
 	fail "report vllm charts"
 "$PNGCHECK" "$T/vc/inference.png" 1600 900 >/dev/null || fail "$("$PNGCHECK" "$T/vc/inference.png" 1600 900)"
 grep -qx "$T/vc/inference.png" "$T/vc.out" || fail "inference.png not printed"
-grep -q '<figure id="chart-inference"><img alt="Tokens generated per second' "$T/vc/index.html" ||
+grep -q '<figure id="chart-inference"><a href="inference.png"><img alt="Tokens generated per second' "$T/vc/index.html" ||
 	fail "index.html lists inference.png"
 cp -p "$T/vllm/vllm_server.log" "$T/bitnet/"
 ingest "$T/bv.db" "$T/bitnet" || fail "ingest bitnet + vllm"

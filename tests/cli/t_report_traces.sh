@@ -241,9 +241,9 @@ expect_eq "text: scope rows" 6 "$(grep -Ec '^(epoch|step)' $T/scopes.txt)"
 grep -Eq '^epoch +2 +22\.0k +11\.0k +11\.0k +11\.9k +12\.0k +11 ' $T/scopes.txt ||
 	fail "text: epoch row: $(grep '^epoch ' $T/scopes.txt)"
 grep -Eq '^step @0 +1 +2 +2 +2 +2 +2 +2 +0\.4$' $T/scopes.txt || fail "text: the GPU range row: $(cat $T/scopes.txt)"
-grep -Eq '^kernA\(\.\.\.\) ' $T/text || fail "text: demangled kernA"
-grep -Eq '^ns::inner::compute\(\.\.\.\) ' $T/text || fail "text: demangled nested name"
-grep -Eq '^kernA\(\.\.\.\) +2100 +7\.5 +2\.5 0\.75 0,1 +a\.py:1\|b\.py:2 \[epoch\|train\|fwd\] \(4\)$' $T/text ||
+grep -Eq '^kernA ' $T/text || fail "text: demangled kernA (its display name)"
+grep -Eq '^ns::inner::compute ' $T/text || fail "text: demangled nested name"
+grep -Eq '^kernA +2100 +7\.5 +2\.5 0\.75 0,1 +a\.py:1\|b\.py:2 \[epoch\|train\|fwd\] \(4\)$' $T/text ||
 	fail "text: kernA hotspot: $(grep '^kernA' $T/text)"
 awk 'length > 100 { exit 1 }' $T/text || fail "text wider than 100 columns"
 
@@ -257,9 +257,9 @@ sed -n '/<section id="scopes">/,/<\/section>/p' $h > $T/scopes.html
 expect_eq "html: scope rows" 6 "$(grep -c '<tr><td class="k">' $T/scopes.html)"
 grep -q '<tr><td class="k">epoch|train|fwd</td><td></td><td class="n">3</td>' $T/scopes.html ||
 	fail "html: epoch|train|fwd row"
-grep -q '<figure id="chart-scopes"><img alt="Time per scope' $T/scopes.html || fail "html: scopes.png inline"
+grep -q '<figure id="chart-scopes"><a href="scopes.png"><img alt="Time per scope' $T/scopes.html || fail "html: scopes.png inline"
 grep -q '<h3>Hotspots</h3>' $h || fail "html: hotspots"
-grep -q 'title="_Z5kernAPfi">kernA(...)</td>' $h || fail "html: the kernel written as mangled in the title"
+grep -q 'title="_Z5kernAPfi">kernA</td>' $h || fail "html: the kernel written as mangled in the title"
 "$PNGCHECK" $T/h/scopes.png 1600 900 > $T/png.out || fail "scopes.png does not decode: $(cat $T/png.out)"
 grep -q 'colours=[0-9]' $T/png.out 2>/dev/null || true
 # not blank: the two bar colours of the palette are drawn (Okabe-Ito blue and orange)

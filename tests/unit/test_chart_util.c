@@ -322,6 +322,51 @@ static void test_window_text(void **state)
 	assert_string_equal(buf, "1969-12-31 23:00 \xE2\x80\x93 1970-01-01 00:00 UTC");
 }
 
+/* Fit lines clipped to the data's range, by hand: y = 100 - t / 10 s over t 0..2000 s. */
+static void test_fit_clip(void **state)
+{
+	struct gl_chart_fit f = {NULL, 0, 2000 * S, 100, -100, 0};
+
+	(void)state;
+	/* data 5..100: the line meets 5 at t = 950 s */
+	assert_int_equal(gl_chart_fit_clip(&f, 5, 100), 1);
+	assert_true(f.t0_us == 0 && f.y0 == 100);
+	assert_true(f.t1_us == 950 * S && f.y1 == 5);
+	/* rising past the top: 0 + t / 20 s over 0..400 s, data 0..10: ends at 200 s */
+	f = (struct gl_chart_fit){NULL, 0, 400 * S, 0, 20, 0};
+	assert_int_equal(gl_chart_fit_clip(&f, 0, 10), 1);
+	assert_true(f.t1_us == 200 * S && f.y1 == 10);
+	/* wholly below the data: nothing to draw */
+	f = (struct gl_chart_fit){NULL, 0, 400 * S, -3, -1, 0};
+	assert_int_equal(gl_chart_fit_clip(&f, 0, 10), 0);
+	/* inside: unchanged */
+	f = (struct gl_chart_fit){NULL, 10 * S, 400 * S, 3, 7, 0};
+	assert_int_equal(gl_chart_fit_clip(&f, 0, 10), 1);
+	assert_true(f.t0_us == 10 * S && f.t1_us == 400 * S && f.y0 == 3 && f.y1 == 7);
+}
+
+static void test_label_keeps_kname_tag(void **state)
+{
+	char out[256];
+
+	(void)state;
+	/* a display name (kname.h) cut to 30 characters keeps its #xxxx: 24 kept, "…", the tag */
+	assert_string_equal(gl_chart_label("native::vectorized_elementwise_kernel<\xE2\x80\xA6>#fffe", 30,
+					   out, sizeof(out)),
+			    "vectorized_elementwise_k\xE2\x80\xA6#fffe");
+}
+
+static void test_window_text_one_day(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	/* one date when both ends fall on it: the span drawn of a 3-minute run */
+	gl_chart_window_text(DAY0 + (15 * 3600 + 45 * 60) * S, DAY0 + (15 * 3600 + 48 * 60) * S, buf,
+			     sizeof(buf));
+	assert_string_equal(buf, "2025-09-09 15:45 \xE2\x80\x93 15:48 UTC");
+}
+
 static void test_palette_is_okabe_ito(void **state)
 {
 	/* The eight Okabe-Ito colours, each once. */
@@ -383,14 +428,15 @@ static void test_yrange_spike_clipped(void **state)
 	assert_true(r.above_max == 2000);
 	assert_true(r.any && r.lo == 100 && r.hi == 139);
 	assert_false(r.log);
-	/* A fit ending above the cap leaves the frame; one below it widens the range. */
+	/* Fits are drawn within the data's range (gl_chart_fit_clip): one ending
+	 * above the cap or below it widens nothing (issue 30: fit lines past the data). */
 	p.fits = fit;
 	p.nfits = 1;
 	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
 	assert_true(r.lo == 100 && r.hi == 139);
 	p.fits = &fit[1];
 	assert_int_equal(gl_chart_panel_yrange(&p, &r, &err), GL_OK);
-	assert_true(r.lo == 100 && r.hi == 400);
+	assert_true(r.lo == 100 && r.hi == 139);
 	/* A linear panel (amounts) is never clipped. */
 	p.nfits = 0;
 	p.linear = 1;
@@ -557,6 +603,9 @@ int main(void)
 		cmocka_unit_test(test_label_cpp),
 		cmocka_unit_test(test_label_cut_and_clean),
 		cmocka_unit_test(test_window_text),
+		cmocka_unit_test(test_window_text_one_day),
+		cmocka_unit_test(test_label_keeps_kname_tag),
+		cmocka_unit_test(test_fit_clip),
 		cmocka_unit_test(test_palette_is_okabe_ito),
 	};
 
