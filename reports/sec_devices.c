@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "emit_util.h"
 #include "sec_devices.h"
 #include "section.h"
+#include "table.h"
 
 struct devices {
 	struct gl_devices_result res;
@@ -130,31 +132,34 @@ static void release(void *st)
 	free(s->res.dev);
 }
 
+#define DV(f) offsetof(struct gl_device, f)
+
+/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time)
+ * and HTML (the text report writes a sentence per GPU). */
+static const struct gl_col cols[] = {
+	{"index", GL_COL_INDEX, DV(index), 0, 0, NULL, 0, 2, "index", 0, NULL, 2},
+	{"name", GL_COL_TEXT, DV(name), 0, 0, NULL, 0, 3, "name", 0, NULL, 3},
+	{"uuid", GL_COL_TEXT, DV(uuid), 0, 0, NULL, 0, 4, "uuid", 0, NULL, 4},
+	{"pci", GL_COL_TEXT, DV(pci), 0, 0, NULL, 0, 5, "PCI bus", 0, NULL, 5},
+	{"driver", GL_COL_TEXT, DV(driver), 0, 0, NULL, 0, 6, "driver", 0, NULL, 6},
+	{"cuda", GL_COL_TEXT, DV(cuda), 0, 0, NULL, 0, 7, "CUDA", 0, NULL, 7},
+	{"vbios", GL_COL_TEXT, DV(vbios), 0, 0, NULL, 0, 8, "VBIOS", 0, NULL, 8},
+	{"ecc_mode", GL_COL_TEXT, DV(ecc_mode), 0, 0, NULL, 0, 9, "ECC", 0, NULL, 9},
+	{"memory_total_mib", GL_COL_NUM, DV(memory_total_mib), 0, 0, NULL, 0, 10, "memory MiB", 0,
+	 NULL, 10},
+	{"host", GL_COL_TEXT, DV(host), 0, 0, NULL, 0, 1, "host", 0, NULL, 1},
+	{"seen", GL_COL_TS, DV(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_device)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "index", d->index >= 0 ? json_integer(d->index) : json_null());
-		gl_jb_set(&jb, o, "name", gl_json_str(d->name));
-		gl_jb_set(&jb, o, "uuid", gl_json_str(d->uuid));
-		gl_jb_set(&jb, o, "pci", gl_json_str(d->pci));
-		gl_jb_set(&jb, o, "driver", gl_json_str(d->driver));
-		gl_jb_set(&jb, o, "cuda", gl_json_str(d->cuda));
-		gl_jb_set(&jb, o, "vbios", gl_json_str(d->vbios));
-		gl_jb_set(&jb, o, "ecc_mode", gl_json_str(d->ecc_mode));
-		gl_jb_set(&jb, o, "memory_total_mib", gl_json_num(d->memory_total_mib));
-		gl_jb_set(&jb, o, "host", gl_json_str(d->host));
-		gl_jb_set(&jb, o, "seen", gl_json_ts(d->ts_us));
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	return gl_table_json(&table, res ? res->dev : NULL, res ? res->n : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
@@ -162,22 +167,7 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	const struct gl_devices_result *res = gl_devices_result(st);
 
 	(void)rep;
-	fputs("host,index,name,uuid,pci,driver,cuda,vbios,ecc_mode,memory_total_mib", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
-
-		gl_csv_text(fp, d->host);
-		fprintf(fp, ",%ld", d->index);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			gl_csv_sep(fp);
-			gl_csv_text(fp, v[k]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_num(fp, d->memory_total_mib);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, res ? res->dev : NULL, res ? res->n : 0, fp);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
@@ -210,25 +200,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No nvidia-smi -q inventory in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>host</th><th>index</th><th>name</th><th>uuid</th><th>PCI bus</th>"
-	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th></tr>\n", f);
-	for (size_t i = 0; i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
-
-		fputs("<tr><td>", f);
-		gl_html_text(f, d->host ? d->host : "");
-		fprintf(f, "</td><td class=\"n\">%ld</td>", d->index);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			fputs("<td>", f);
-			gl_html_text(f, v[k] ? v[k] : "");
-			fputs("</td>", f);
-		}
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, d->memory_total_mib, GL_HTML_G4);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&table, res->dev, res->n, f);
 }
 
 const struct gl_section gl_sec_devices = {
