@@ -63,6 +63,14 @@ static long long_of(const void *v)
 	return x;
 }
 
+static int int_of(const void *v)
+{
+	int x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
 static int64_t ts_of(const void *v)
 {
 	int64_t x;
@@ -87,6 +95,8 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
 				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
+				    : c->kind == GL_COL_INT ? json_integer(int_of(v))
+				    : c->kind == GL_COL_FLAG ? json_boolean(int_of(v))
 				    : c->kind == GL_COL_INDEX ? (long_of(v) >= 0 ? json_integer(long_of(v))
 										 : json_null())
 							    : gl_json_ts(ts_of(v));
@@ -133,6 +143,8 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
 			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
 			case GL_COL_INDEX: fprintf(fp, "%ld", long_of(v)); break;
+			case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
+			case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
 			}
 		}
 		gl_csv_eol(fp);
@@ -190,6 +202,11 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_INDEX:
 				fprintf(fp, "%*ld", c->text_w, long_of(v));
 				break;
+			case GL_COL_INT:
+			case GL_COL_FLAG:
+				fprintf(fp, "%*d", c->text_w,
+					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+				break;
 			}
 		}
 		fputc('\n', fp);
@@ -233,6 +250,11 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				break;
 			case GL_COL_INDEX:
 				fprintf(fp, "<td class=\"n\">%ld", long_of(v));
+				break;
+			case GL_COL_INT:
+			case GL_COL_FLAG:
+				fprintf(fp, "<td class=\"n\">%d",
+					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
 				break;
 			}
 			fputs("</td>", fp);

@@ -30,6 +30,8 @@ enum gl_col_kind {
 				 * (anything else: {}), the text in the others */
 	GL_COL_INDEX,		/* long, a GPU index or rank: null in JSON when negative,
 				 * the number in the others */
+	GL_COL_INT,		/* int */
+	GL_COL_FLAG,		/* int, 0 or not: true/false in JSON, 0/1 in the others */
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
