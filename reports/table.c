@@ -4,6 +4,7 @@
  */
 #include "table.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -142,7 +143,10 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
 			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
-			case GL_COL_INDEX: fprintf(fp, "%ld", long_of(v)); break;
+			case GL_COL_INDEX:
+				if (long_of(v) >= 0)
+					fprintf(fp, "%ld", long_of(v));
+				break;
 			case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
 			case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
 			}
@@ -200,7 +204,10 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				fprintf(fp, "%*s", c->text_w, enum_of(c, v));
 				break;
 			case GL_COL_INDEX:
-				fprintf(fp, "%*ld", c->text_w, long_of(v));
+				if (long_of(v) >= 0)
+					fprintf(fp, "%*ld", c->text_w, long_of(v));
+				else
+					fprintf(fp, "%*s", c->text_w, "-");
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:
@@ -249,7 +256,11 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				gl_html_text(fp, enum_of(c, v));
 				break;
 			case GL_COL_INDEX:
-				fprintf(fp, "<td class=\"n\">%ld", long_of(v));
+				fputs("<td class=\"n\">", fp);
+				if (long_of(v) >= 0)
+					fprintf(fp, "%ld", long_of(v));
+				else
+					gl_html_num(fp, NAN, GL_HTML_G4);
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:

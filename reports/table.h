@@ -28,8 +28,8 @@ enum gl_col_kind {
 	GL_COL_ENUM,		/* an enum, shown as name_of(value) */
 	GL_COL_JSON,		/* const char *, a JSON object's text: an object in JSON
 				 * (anything else: {}), the text in the others */
-	GL_COL_INDEX,		/* long, a GPU index or rank: null in JSON when negative,
-				 * the number in the others */
+	GL_COL_INDEX,		/* long, a GPU index or rank; negative: none (null in JSON,
+				 * an empty cell in CSV, "-" in text, a dash in HTML) */
 	GL_COL_INT,		/* int */
 	GL_COL_FLAG,		/* int, 0 or not: true/false in JSON, 0/1 in the others */
 };
