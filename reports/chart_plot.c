@@ -1,6 +1,8 @@
 /*
- * chart_plot.c - draws the charts with PLplot's cairo PNG device. The only
- * file in the tree that calls PLplot.
+ * chart_plot.c - draws the charts with PLplot's cairo PNG device: time panels,
+ * histograms, bars, stacked bars over time, lines over x. With chart_frame.c
+ * (the stream, text, axes and legends every chart shares) the only files in
+ * the tree that call PLplot.
  *
  * In: reduced data (time columns, histograms, bar rows) from chart.h.
  * Out: one PNG file per call, GL_CHART_WIDTH_PX x GL_CHART_HEIGHT_PX.
@@ -23,260 +25,9 @@
 #include <plplot.h>
 
 #include "chart.h"
+#include "chart_frame.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
-
-/* cmap0 indexes. */
-enum {
-	COL_BG = 0, COL_FG = 1, COL_GRID = 2, COL_MUTED = 3, COL_BAND = 4,
-	COL_PALETTE = 5,	/* GL_CHART_NCOLORS entries from here */
-	NCOL0 = COL_PALETTE + GL_CHART_NCOLORS,
-};
-
-#define TEXT_MAX 1024
-
-/* Character height relative to PLplot's default, which is large at 1600x900. */
-#define TEXT_SCALE 0.62
-
-struct chart {
-	PLINT prev_strm;
-	int width_px, height_px;
-};
-
-static void quiet_abort(PLCHAR_VECTOR msg)
-{
-	(void)msg;
-}
-
-/*
- * Text for PLplot: '#' starts an escape sequence ("#u" superscript, "#(225)"
- * a Hershey glyph), so a literal '#' is written "##".
- */
-static const char *esc_text(const char *s, char *out, size_t n)
-{
-	size_t w = 0;
-
-	/* invalid UTF-8 (a Latin-1 file name) becomes U+FFFD; sequences are never cut */
-	while (s && *s) {
-		size_t k = gl_utf8_seq(s);
-		const char *src = k ? s : GL_UTF8_REPLACEMENT;
-		size_t len = k ? k : 3;
-
-		if (w + len + 2 > n)
-			break;
-		if (*s == '#')
-			out[w++] = '#';
-		memcpy(out + w, src, len);
-		w += len;
-		s += k ? k : 1;
-	}
-	out[w] = '\0';
-	return out;
-}
-
-/* A log-derived name as a label: shortened, then escaped. */
-static const char *name_text(const char *name, size_t max_chars, char *out, size_t n)
-{
-	char tmp[TEXT_MAX / 2];
-
-	gl_chart_label(name, max_chars, tmp, sizeof(tmp));
-	return esc_text(tmp, out, n);
-}
-
-/*
- * Scales the text relative to its current size; returns the size to give
- * back to text_restore. Panels shrink text and helpers scale from there.
- */
-static PLFLT text_scale(double rel)
-{
-	PLFLT def, ht;
-
-	plgchr(&def, &ht);
-	plschr(0, ht * rel / def);
-	return ht;
-}
-
-static void text_restore(PLFLT ht)
-{
-	PLFLT def, cur;
-
-	plgchr(&def, &cur);
-	plschr(0, ht / def);
-}
-
-static void set_color(int idx)
-{
-	plcol0(idx);
-}
-
-static int palette_index(int color, size_t pos)
-{
-	int c = color >= 0 ? color : (int)pos;
-
-	return COL_PALETTE + c % GL_CHART_NCOLORS;
-}
-
-static int chart_begin(struct chart *c, const char *path, const struct gl_chart_opts *opts,
-		       struct gl_err *err)
-{
-	FILE *f;
-
-	c->width_px = opts && opts->width_px > 0 ? opts->width_px : GL_CHART_WIDTH_PX;
-	c->height_px = opts && opts->height_px > 0 ? opts->height_px : GL_CHART_HEIGHT_PX;
-	if (c->width_px < 200 || c->height_px < 150 || c->width_px > 10000 ||
-	    c->height_px > 10000)
-		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
-				  "chart size %dx%d out of range", c->width_px, c->height_px);
-	/* PLplot exits the process when it cannot open its output: check first. */
-	f = fopen(path, "wb");
-	if (!f)
-		return gl_err_set(err, GL_EIO, path, 0, strerror(errno), "cannot write");
-	fclose(f);
-
-	plgstrm(&c->prev_strm);
-	PLINT strm;
-
-	plmkstrm(&strm);
-	plsabort(quiet_abort);
-	plsdev("pngcairo");
-	plsfnam(path);
-	plspage(0, 0, c->width_px, c->height_px, 0, 0);
-	plscmap0n(NCOL0);
-	plscol0(COL_BG, 255, 255, 255);
-	plscol0(COL_FG, 0, 0, 0);
-	plscol0(COL_GRID, 0xDD, 0xDD, 0xDD);
-	plscol0(COL_MUTED, 0x66, 0x66, 0x66);
-	for (int i = 0; i < GL_CHART_NCOLORS; i++)
-		plscol0(COL_PALETTE + i, gl_chart_palette[i][0], gl_chart_palette[i][1],
-			gl_chart_palette[i][2]);
-	plscolbg(255, 255, 255);
-	plinit();
-	/* Plain numbers up to 9 digits: "50000", not "5" and a "(x10^4)" apart. */
-	plsxax(9, 0);
-	plsyax(9, 0);
-	pladv(0);
-	plschr(0, TEXT_SCALE);
-	return GL_OK;
-}
-
-static int chart_end(struct chart *c, const char *path, struct gl_err *err)
-{
-	struct stat st;
-
-	plend1();
-	plsstrm(c->prev_strm);
-	if (stat(path, &st) != 0 || st.st_size == 0)
-		return gl_err_set(err, GL_EIO, path, 0, NULL, "PLplot wrote no image to");
-	return GL_OK;
-}
-
-/* The chart's title, across the top of the page. */
-static void draw_title(const char *title)
-{
-	char t[TEXT_MAX];
-
-	plvpor(0, 1, 0, 1);
-	plwind(0, 1, 0, 1);
-	set_color(COL_FG);
-	PLFLT ht = text_scale(1.3);
-
-	plptex(0.5, 0.955, 1, 0, 0.5, esc_text(title ? title : "", t, sizeof(t)));
-	text_restore(ht);
-}
-
-/* A grid of cells for n small multiples on a 16:9 page. */
-static void grid_shape(size_t n, int *cols, int *rows)
-{
-	static const int shape[13][2] = {
-		{1, 1}, {1, 1}, {2, 1}, {3, 1}, {2, 2}, {3, 2}, {3, 2},
-		{4, 2}, {4, 2}, {4, 3}, {4, 3}, {4, 3}, {4, 3},
-	};
-
-	*cols = shape[n < 13 ? n : 12][0];
-	*rows = shape[n < 13 ? n : 12][1];
-}
-
-/* Viewport of cell k: normalized page coordinates with room for labels. */
-static void cell_viewport(size_t k, int cols, int rows, double right_margin,
-			  double vp[4])
-{
-	double x0 = 0.075, x1 = 1.0 - right_margin, y0 = 0.02, y1 = 0.90;
-	double cw = (x1 - x0) / cols, ch = (y1 - y0) / rows;
-	int cx = (int)(k % (size_t)cols), cy = (int)(k / (size_t)cols);
-	double left = rows * cols > 1 ? 0.06 : 0.0;
-
-	vp[0] = x0 + cw * cx + left;
-	vp[1] = x0 + cw * (cx + 1) - 0.015;
-	vp[2] = y0 + ch * (rows - 1 - cy) + (rows > 1 ? 0.085 : 0.08);
-	vp[3] = y0 + ch * (rows - cy) - (rows > 1 ? 0.045 : 0.0);
-}
-
-/* Time axis box for [t0, t1] on a viewport of vp_w_px pixels. */
-static void time_box(int64_t t0_us, int64_t t1_us, int vp_w_px, const char *yopt,
-		     int64_t *day_us)
-{
-	char fmt[16];
-	double step = gl_chart_time_step_s(t0_us, t1_us, vp_w_px, fmt);
-	char xopt[16];
-
-	pltimefmt(fmt);
-	set_color(COL_GRID);
-	plwidth(1);
-	snprintf(xopt, sizeof(xopt), "g");
-	plbox(xopt, step, 0, strchr(yopt, 'l') ? "gl" : "g", 0, 0);
-	set_color(COL_FG);
-	plbox("bcnstd", step, 0, yopt, 0, 0);
-	*day_us = fmt[1] == 'H' ? t0_us - (t0_us % GL_US_PER_DAY + GL_US_PER_DAY) % GL_US_PER_DAY
-		: GL_TS_NONE;
-}
-
-/* "time (UTC)", with the date when the ticks show times of one day only. */
-static void time_label(int64_t day_us, double disp)
-{
-	char buf[64];
-
-	if (day_us != GL_TS_NONE) {
-		char d[32];
-
-		gl_time_format(day_us, d);
-		d[10] = '\0';
-		snprintf(buf, sizeof(buf), "time (UTC), %s", d);
-	} else {
-		snprintf(buf, sizeof(buf), "time (UTC)");
-	}
-	set_color(COL_FG);
-	plmtex("b", disp, 0.5, 0.5, buf);
-}
-
-static void y_label(const char *label, double disp)
-{
-	char t[TEXT_MAX];
-
-	set_color(COL_FG);
-	plmtex("l", disp, 0.5, 0.5, esc_text(label ? label : "", t, sizeof(t)));
-}
-
-static void panel_title(const char *title, size_t max_chars)
-{
-	char t[TEXT_MAX];
-
-	if (!title)
-		return;
-	set_color(COL_FG);
-	plmtex("t", 0.8, 0.5, 0.5, name_text(title, max_chars, t, sizeof(t)));
-}
-
-static void message_in_viewport(const char *msg)
-{
-	char t[TEXT_MAX];
-
-	plwind(0, 1, 0, 1);
-	set_color(COL_MUTED);
-	PLFLT ht = text_scale(1.2);
-
-	plptex(0.5, 0.5, 1, 0, 0.5, esc_text(msg, t, sizeof(t)));
-	text_restore(ht);
-}
 
 /* ---------------------------------------------------------------------
  * Time panels.
@@ -324,10 +75,6 @@ static double ymap(const struct yaxis *ax, double v)
 {
 	return v > ax->cap ? ax->top : ymap_raw(ax, v);
 }
-
-#define GLYPH_DOT "\xE2\x97\x8F"
-#define GLYPH_RING "\xE2\x97\x8B"
-#define GLYPH_UP "\xE2\x96\xB2"
 
 /* Polyline through points (x[i], y[i]); NAN in y breaks it. */
 static void broken_line(const PLFLT *x, const PLFLT *y, size_t n)
@@ -421,7 +168,7 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 {
 	const struct gl_chart_cols *c = s->cols;
 	size_t n = c->ncols, nonempty = 0, m = 0, last = 0;
-	int color = palette_index(s->color, pos);
+	int color = gl_plot_palette_index(s->color, pos);
 	PLFLT *x = malloc(sizeof(PLFLT) * (2 * n + 2));
 	PLFLT *y = malloc(sizeof(PLFLT) * (2 * n + 2));
 	PLFLT *bx = malloc(sizeof(PLFLT) * (2 * n + 2));
@@ -439,7 +186,7 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 		if (s->style != GL_CHART_LINE)
 			goto out;
 		plscol0a(COL_BAND, rgb[0], rgb[1], rgb[2], alpha);
-		set_color(COL_BAND);
+		gl_plot_set_color(COL_BAND);
 		for (size_t i = 0; i < n;) {
 			size_t j = i, k = 0;
 
@@ -476,7 +223,7 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 		y[m++] = ymap(ax, s->style == GL_CHART_MAXLINE ? k->max : col_mean(k));
 		last = i;
 	}
-	set_color(color);
+	gl_plot_set_color(color);
 	if (s->style != GL_CHART_POINTS) {
 		plwidth(2);
 		broken_line(x, y, m);
@@ -491,10 +238,10 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 				bx[k] = x[i];
 				by[k++] = y[i];
 			}
-		PLFLT ht = text_scale(s->style == GL_CHART_POINTS ? 1.0 : 0.7);
+		PLFLT ht = gl_plot_text_scale(s->style == GL_CHART_POINTS ? 1.0 : 0.7);
 
 		plstring((PLINT)k, bx, by, GLYPH_DOT);
-		text_restore(ht);
+		gl_plot_text_restore(ht);
 	}
 
 	/* Clipped values: a triangle in the series' colour just under the top edge. */
@@ -508,10 +255,10 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 		}
 	}
 	if (m > 0) {
-		PLFLT ht = text_scale(0.8);
+		PLFLT ht = gl_plot_text_scale(0.8);
 
 		plstring((PLINT)m, x, y, GLYPH_UP);
-		text_restore(ht);
+		gl_plot_text_restore(ht);
 	}
 
 	/* Anomalies: a black ring at the largest flagged value of the column. */
@@ -527,11 +274,11 @@ static void draw_series(const struct gl_chart_series *s, size_t pos, const struc
 				: ymap(ax, c->col[i].anomaly_max);
 		}
 	if (m > 0) {
-		set_color(COL_FG);
-		PLFLT ht = text_scale(1.1);
+		gl_plot_set_color(COL_FG);
+		PLFLT ht = gl_plot_text_scale(1.1);
 
 		plstring((PLINT)m, x, y, GLYPH_RING);
-		text_restore(ht);
+		gl_plot_text_restore(ht);
 		am->drawn += m;
 	}
 out:
@@ -548,7 +295,7 @@ static void draw_fit(const struct gl_chart_fit *f, size_t pos, const struct yaxi
 
 	if (!isfinite(f->y0) || !isfinite(f->y1))
 		return;
-	set_color(palette_index(f->color, pos));
+	gl_plot_set_color(gl_plot_palette_index(f->color, pos));
 	pllsty(2);
 	plwidth(2.5);
 	plline(2, x, y);
@@ -556,117 +303,12 @@ static void draw_fit(const struct gl_chart_fit *f, size_t pos, const struct yaxi
 	pllsty(1);
 }
 
-static void fmt_value(double v, char *buf, size_t n)
-{
-	if (fabs(v) >= 1e5 || (fabs(v) < 0.01 && v != 0))
-		snprintf(buf, n, "%.3g", v);
-	else if (fabs(v) >= 100)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
-}
-
-#define LEGEND_MAX 24
-
-enum legend_kind { LEG_LINE, LEG_DASH, LEG_DOT, LEG_RING, LEG_UP, LEG_BOX };
-
-struct legend_entry {
-	int kind;		/* enum legend_kind */
-	int color;		/* cmap0 index */
-	char text[256];		/* escaped for PLplot */
-};
-
-/*
- * A legend drawn by hand in the column right of the viewport vp (PLplot's
- * pllegend places an outside legend above the viewport and cannot shrink
- * its rows to fit). Rows from the top, at most LEGEND_MAX.
- */
-static void legend_draw(const struct legend_entry *e, size_t n, const PLFLT vp[4])
-{
-	double dy;
-
-	if (n == 0)
-		return;
-	plvpor(vp[1] + 0.012, 0.995, vp[2], vp[3]);
-	plwind(0, 1, 0, 1);
-	PLFLT ht = text_scale(n > 12 ? 0.8 : 0.9);
-	PLFLT sx0, sx1, sy0, sy1, chr_def, chr_mm;
-
-	/*
-	 * Rows a twelfth of the panel apart, but never closer than 1.5 text
-	 * heights: a short panel (the four stacked telemetry panels) had its
-	 * legend rows drawn over each other.
-	 */
-	dy = 1.0 / (double)(n > 12 ? n : 12);
-	plgspa(&sx0, &sx1, &sy0, &sy1);
-	plgchr(&chr_def, &chr_mm);
-	if ((vp[3] - vp[2]) * (sy1 - sy0) > 0) {
-		double min_dy = 1.5 * chr_mm / ((vp[3] - vp[2]) * (sy1 - sy0));
-
-		if (dy < min_dy)
-			dy = min_dy;
-	}
-
-	/*
-	 * Rows that do not fit go in a second (third) column: 8 GPUs in a
-	 * stacked telemetry panel showed 6, the rest cut off below it.
-	 */
-	size_t ncols = 1, rows = n;
-
-	if (dy * (double)n > 1.0) {
-		size_t fit = dy < 1.0 ? (size_t)(1.0 / dy) : 1;
-
-		ncols = (n + fit - 1) / fit;
-		if (ncols > 3)
-			ncols = 3;
-		rows = (n + ncols - 1) / ncols;
-	}
-	double mk = ncols > 1 ? 0.06 : 0.085, tx = ncols > 1 ? 0.08 : 0.11;
-
-	for (size_t i = 0; i < n; i++) {
-		double x0 = (double)(i / rows) / (double)ncols;
-		double y = 1.0 - dy * ((double)(i % rows) + 0.5);
-		PLFLT lx[2] = {x0, x0 + mk}, ly[2] = {y, y};
-
-		set_color(e[i].color);
-		switch (e[i].kind) {
-		case LEG_LINE:
-		case LEG_DASH:
-			pllsty(e[i].kind == LEG_DASH ? 2 : 1);
-			plwidth(3);
-			plline(2, lx, ly);
-			plwidth(1);
-			pllsty(1);
-			break;
-		case LEG_DOT:
-		case LEG_RING:
-		case LEG_UP: {
-			PLFLT sx = x0 + mk / 2;
-
-			plstring(1, &sx, &ly[0], e[i].kind == LEG_DOT ? GLYPH_DOT
-				 : e[i].kind == LEG_RING ? GLYPH_RING : GLYPH_UP);
-			break;
-		}
-		default: {
-			PLFLT bx[4] = {x0, x0, x0 + mk, x0 + mk};
-			PLFLT by[4] = {y - dy * 0.3, y + dy * 0.3, y + dy * 0.3, y - dy * 0.3};
-
-			plfill(4, bx, by);
-			break;
-		}
-		}
-		set_color(COL_FG);
-		plptex(x0 + tx, y, 1, 0, 0.0, e[i].text);
-	}
-	text_restore(ht);
-}
-
 /* "12 above the range, max 20931": what clipping left out of the frame. */
 static void above_text(const struct gl_chart_yrange *r, char *buf, size_t n)
 {
 	char v[32];
 
-	fmt_value(r->above_max, v, sizeof(v));
+	gl_plot_fmt_value(r->above_max, v, sizeof(v));
 	snprintf(buf, n, "%llu above the range, max %s", (unsigned long long)r->n_above, v);
 }
 
@@ -678,16 +320,16 @@ static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yr
 
 	for (size_t s = 0; s < p->nseries && n < LEGEND_MAX - 2; s++, n++) {
 		e[n].kind = p->series[s].style == GL_CHART_POINTS ? LEG_DOT : LEG_LINE;
-		e[n].color = palette_index(p->series[s].color, s);
-		name_text(p->series[s].name ? p->series[s].name : "", max_chars, e[n].text,
+		e[n].color = gl_plot_palette_index(p->series[s].color, s);
+		gl_plot_name_text(p->series[s].name ? p->series[s].name : "", max_chars, e[n].text,
 			  sizeof(e[n].text));
 	}
 	for (size_t f = 0; f < p->nfits && n < LEGEND_MAX - 2; f++) {
 		if (!p->fits[f].name)
 			continue;
 		e[n].kind = LEG_DASH;
-		e[n].color = palette_index(p->fits[f].color, f);
-		name_text(p->fits[f].name, max_chars, e[n].text, sizeof(e[n].text));
+		e[n].color = gl_plot_palette_index(p->fits[f].color, f);
+		gl_plot_name_text(p->fits[f].name, max_chars, e[n].text, sizeof(e[n].text));
 		n++;
 	}
 	if (am->drawn > 0) {
@@ -706,7 +348,7 @@ static void draw_legend(const struct gl_chart_panel *p, const struct gl_chart_yr
 		above_text(r, e[n].text, sizeof(e[n].text));
 		n++;
 	}
-	legend_draw(e, n, vp);
+	gl_plot_legend_draw(e, n, vp);
 }
 
 /*
@@ -773,7 +415,7 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 	plwind((double)t0_us / 1e6, (double)t1_us / 1e6, bottom, ax.top);
 	if (small)
 		plschr(0, TEXT_SCALE * 0.85);
-	time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
+	gl_plot_time_box(t0_us, t1_us, (int)((vp[1] - vp[0]) * page_w_px), ax.log ? "bcnstvl" : "bcnstv",
 		 &day_us);
 	if (p->shade_t1_us > p->shade_t0_us) {
 		double sx0 = (double)(p->shade_t0_us > t0_us ? p->shade_t0_us : t0_us) / 1e6;
@@ -781,7 +423,7 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 		PLFLT bx[4] = {sx0, sx1, sx1, sx0}, by[4] = {bottom, bottom, ax.top, ax.top};
 
 		plscol0a(COL_BAND, 0xE6, 0x9F, 0x00, 0.18);
-		set_color(COL_BAND);
+		gl_plot_set_color(COL_BAND);
 		if (sx1 > sx0)
 			plfill(4, bx, by);
 	}
@@ -812,22 +454,22 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 		if (dlo <= dhi ? gl_chart_fit_clip(&fit, dlo, dhi) : 1)
 			draw_fit(&fit, f, &ax);
 	}
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	if (time_title)
-		time_label(day_us, small ? 3.0 : 3.2);
+		gl_plot_time_label(day_us, small ? 3.0 : 3.2);
 	if (r.n_above > 0 && !p->legend) {
 		char yl[TEXT_MAX / 2], a[128];
 
 		above_text(&r, a, sizeof(a));
 		snprintf(yl, sizeof(yl), "%s \xC2\xB7 " GLYPH_UP " %s", p->y_label ? p->y_label : "",
 			 a);
-		y_label(yl, small ? 4.6 : 5.6);
+		gl_plot_y_label(yl, small ? 4.6 : 5.6);
 	} else {
-		y_label(p->y_label, label_disp(&ax, bottom, small));
+		gl_plot_y_label(p->y_label, label_disp(&ax, bottom, small));
 	}
-	panel_title(p->title, small ? 40 : 90);
+	gl_plot_panel_title(p->title, small ? 40 : 90);
 	if (nsamples == 0)
-		message_in_viewport("no samples in this window");
+		gl_plot_message_in_viewport("no samples in this window");
 	if (p->legend)
 		draw_legend(p, &r, &am, 30, vp);
 	plschr(0, TEXT_SCALE);
@@ -848,10 +490,10 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 		t1_us = t0_us + GL_US_PER_S;
 	for (size_t k = 0; k < npanels; k++)
 		legend |= panels[k].legend;
-	rc = chart_begin(&c, path, opts, err);
+	rc = gl_plot_chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
-	grid_shape(npanels, &cols, &rows);
+	gl_plot_grid_shape(npanels, &cols, &rows);
 	if (opts && opts->stacked) {
 		cols = 1;
 		rows = (int)npanels;
@@ -860,7 +502,7 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 		double vp[4];
 
 		/* without a legend, room for half of the last time label */
-		cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
+		gl_plot_cell_viewport(k, cols, rows, legend ? 0.245 : 0.05, vp);
 		/*
 		 * Stacked panels share one time axis: its title under the last
 		 * panel only, and the room of the others' given to their plots
@@ -877,14 +519,14 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 		if (rc != GL_OK)
 			break;
 	}
-	draw_title(title);
+	gl_plot_draw_title(title);
 	if (rc != GL_OK) {
 		plend1();
 		plsstrm(c.prev_strm);
 		remove(path);
 		return rc;
 	}
-	return chart_end(&c, path, err);
+	return gl_plot_chart_end(&c, path, err);
 }
 
 /* ---------------------------------------------------------------------
@@ -912,13 +554,13 @@ static void draw_quantile(const struct gl_chart_hist *h, double q, const char *n
 	if (!isfinite(q))
 		return;
 	x[0] = x[1] = hmap(h, q);
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	pllsty(style);
 	plwidth(2);
 	plline(2, x, y);
 	plwidth(1);
 	pllsty(1);
-	fmt_value(q, v, sizeof(v));
+	gl_plot_fmt_value(q, v, sizeof(v));
 	/* " p95 1774" is about a third of a small panel wide: past 60 % it goes left */
 	just = (x[0] - x_lo) > 0.6 * (x_hi - x_lo) ? 1.0 : 0.0;
 	snprintf(t, sizeof(t), just > 0.5 ? "%s %s " : " %s %s", name, v);
@@ -939,19 +581,19 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 			cmax = h->count[i];
 	if (h->n == 0 || !h->count) {
 		plwind(0, 1, 0, 1);
-		set_color(COL_FG);
+		gl_plot_set_color(COL_FG);
 		plbox("bc", 0, 0, "bc", 0, 0);
-		panel_title(name, small ? 40 : 90);
-		message_in_viewport("no samples");
+		gl_plot_panel_title(name, small ? 40 : 90);
+		gl_plot_message_in_viewport("no samples");
 		plschr(0, TEXT_SCALE);
 		return;
 	}
 	double ymax = (double)cmax * 1.15;
 
 	plwind(hmap(h, h->lo), hmap(h, h->hi), 0, ymax);
-	set_color(COL_GRID);
+	gl_plot_set_color(COL_GRID);
 	plbox(h->log_bins ? "gl" : "g", 0, 0, "g", 0, 0);
-	set_color(palette_index(-1, pos));
+	gl_plot_set_color(gl_plot_palette_index(-1, pos));
 	for (size_t i = 0; i < h->nbins; i++) {
 		PLFLT x0 = hmap(h, gl_chart_hist_edge(h, i));
 		PLFLT x1 = hmap(h, gl_chart_hist_edge(h, i + 1));
@@ -961,7 +603,7 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 		if (h->count[i] > 0)
 			plfill(4, bx, by);
 	}
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	plbox(h->log_bins ? "bcnstl" : "bcnst",
 	      h->log_bins ? 0 : gl_chart_nice_step(h->hi - h->lo, small ? 4 : 8), 0,
 	      "bcnstv", gl_chart_nice_step(ymax, small ? 5 : 8), 0);
@@ -970,8 +612,8 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 	{
 		char xl[TEXT_MAX], lo[32], hi[32];
 
-		fmt_value(h->lo, lo, sizeof(lo));
-		fmt_value(h->hi, hi, sizeof(hi));
+		gl_plot_fmt_value(h->lo, lo, sizeof(lo));
+		gl_plot_fmt_value(h->hi, hi, sizeof(hi));
 		/* Samples outside the bins are said, shortly: "9 > 24.7 not drawn". */
 		snprintf(xl, sizeof(xl), "%s", x_label ? x_label : "");
 		if (h->n_below > 0)
@@ -982,18 +624,18 @@ static void draw_hist_panel(const char *name, const struct gl_chart_hist *h, siz
 				 (unsigned long long)h->n_above, hi);
 		if (h->n_below + h->n_above > 0)
 			snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), " not drawn");
-		set_color(COL_FG);
-		plmtex("b", small ? 3.0 : 3.4, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
+		gl_plot_set_color(COL_FG);
+		plmtex("b", small ? 3.0 : 3.4, 0.5, 0.5, gl_plot_esc_text(xl, t, sizeof(t)));
 	}
-	y_label("count", small ? 5.2 : 5.6);
+	gl_plot_y_label("count", small ? 5.2 : 5.6);
 	{
 		char lab[TEXT_MAX / 2], full[TEXT_MAX];
 
 		gl_chart_label(name ? name : "", small ? 26 : 80, lab, sizeof(lab));
 		snprintf(full, sizeof(full), "%s (n=%llu)", lab,
 			 (unsigned long long)(h->n + h->n_below + h->n_above));
-		set_color(COL_FG);
-		plmtex("t", 1.1, 0.5, 0.5, esc_text(full, t, sizeof(t)));
+		gl_plot_set_color(COL_FG);
+		plmtex("t", 1.1, 0.5, 0.5, gl_plot_esc_text(full, t, sizeof(t)));
 	}
 	plschr(0, TEXT_SCALE);
 }
@@ -1013,33 +655,18 @@ int gl_chart_histograms(const char *path, const char *title, const char *x_label
 				   h[k].hi <= h[k].lo || (h[k].log_bins && h[k].lo <= 0)))
 			return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
 					  "histogram %zu has a bad range", k);
-	rc = chart_begin(&c, path, opts, err);
+	rc = gl_plot_chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
-	grid_shape(n, &cols, &rows);
+	gl_plot_grid_shape(n, &cols, &rows);
 	for (size_t k = 0; k < n; k++) {
 		double vp[4];
 
-		cell_viewport(k, cols, rows, 0.02, vp);
+		gl_plot_cell_viewport(k, cols, rows, 0.02, vp);
 		draw_hist_panel(names ? names[k] : NULL, &h[k], k, x_label, vp, n > 1);
 	}
-	draw_title(title);
-	return chart_end(&c, path, err);
-}
-
-/* A legend of colour boxes, palette by position, right of the viewport. */
-static void legend_boxes(const char *const *names, size_t n, const PLFLT vp[4])
-{
-	struct legend_entry e[LEGEND_MAX];
-
-	if (n > LEGEND_MAX)
-		n = LEGEND_MAX;
-	for (size_t g = 0; g < n; g++) {
-		e[g].kind = LEG_BOX;
-		e[g].color = palette_index((int)g, g);
-		name_text(names && names[g] ? names[g] : "", 34, e[g].text, sizeof(e[g].text));
-	}
-	legend_draw(e, n, vp);
+	gl_plot_draw_title(title);
+	return gl_plot_chart_end(&c, path, err);
 }
 
 /* ---------------------------------------------------------------------
@@ -1070,7 +697,7 @@ int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
 		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
 				  "bars: 1 to 4 values and 1 to 40 rows, not %zu and %zu",
 				  nvalues, nrows);
-	rc = chart_begin(&c, path, opts, err);
+	rc = gl_plot_chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
 	const int changes = !strcmp(value_fmt, "%+.1f");
@@ -1106,7 +733,7 @@ int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
 
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	plwind(lo, hi, 0, (double)nrows);
-	set_color(COL_GRID);
+	gl_plot_set_color(COL_GRID);
 	plbox(logx ? "gl" : "g", 0, 0, "", 0, 0);
 	double band = 0.8 / (double)nvalues;
 
@@ -1120,14 +747,14 @@ int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
 			char num[64];
 
 			if (!isfinite(val)) {
-				set_color(COL_MUTED);
+				gl_plot_set_color(COL_MUTED);
 				plptex(0, (y0 + y1) / 2, 1, 0, -0.1, " n/a");
 				continue;
 			}
 			double x = logx ? log10(val) : val;
 			PLFLT bx[4] = {base, base, x, x}, by[4] = {y0, y1, y1, y0};
 
-			set_color(palette_index((int)v, v));
+			gl_plot_set_color(gl_plot_palette_index((int)v, v));
 			plfill(4, bx, by);
 			/* -0.04 rounds to "-0.0": say 0.0 */
 			if (!strcmp(value_fmt, "%+.1f"))
@@ -1137,18 +764,18 @@ int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
 				snprintf(num, sizeof(num), fabs(val) >= 1e4 && fabs(val) < 1e9 ? "%.0f%s"
 							   : "%.4g%s", val,
 					 value_suffix ? value_suffix : "");
-			set_color(COL_FG);
+			gl_plot_set_color(COL_FG);
 			plptex(x, (y0 + y1) / 2 - band * 0.15, 1, 0, val < 0 ? 1.05 : -0.05,
-			       esc_text(num, t, sizeof(t)));
+			       gl_plot_esc_text(num, t, sizeof(t)));
 		}
-		set_color(COL_FG);
+		gl_plot_set_color(COL_FG);
 		plmtex("lv", 0.8, ((double)(nrows - i) - 0.5) / (double)nrows, 1.0,
-		       name_text(rows[i].name ? rows[i].name : "", 48, t, sizeof(t)));
+		       gl_plot_name_text(rows[i].name ? rows[i].name : "", 48, t, sizeof(t)));
 	}
 	plschr(0, TEXT_SCALE);
 	PLFLT zx[2] = {base, base}, zy[2] = {0, (double)nrows};
 
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	plwidth(1.5);
 	plline(2, zx, zy);
 	plwidth(1);
@@ -1156,10 +783,10 @@ int gl_chart_bars_fmt(const char *path, const char *title, const char *x_label,
 	char xl[TEXT_MAX];
 
 	snprintf(xl, sizeof(xl), "%s%s", x_label ? x_label : "", logx ? ", log scale" : "");
-	plmtex("b", 3.2, 0.5, 0.5, esc_text(xl, t, sizeof(t)));
-	legend_boxes(value_names, nvalues, vp);
-	draw_title(title);
-	return chart_end(&c, path, err);
+	plmtex("b", 3.2, 0.5, 0.5, gl_plot_esc_text(xl, t, sizeof(t)));
+	gl_plot_legend_boxes(value_names, nvalues, vp);
+	gl_plot_draw_title(title);
+	return gl_plot_chart_end(&c, path, err);
 }
 
 /* ---------------------------------------------------------------------
@@ -1190,14 +817,14 @@ int gl_chart_time_bars(const char *path, const char *title, const char *y_label_
 			top = sum;
 	}
 	t1_us = t0_us + bucket_us * (int64_t)nbuckets;
-	rc = chart_begin(&c, path, opts, err);
+	rc = gl_plot_chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
 	const PLFLT vp[4] = {0.075, 0.755, 0.10, 0.90};
 
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	plwind((double)t0_us / 1e6, (double)t1_us / 1e6, 0, top > 0 ? (double)top * 1.1 : 1);
-	time_box(t0_us, t1_us, (int)(0.68 * c.width_px), "bcnstv", &day_us);
+	gl_plot_time_box(t0_us, t1_us, (int)(0.68 * c.width_px), "bcnstv", &day_us);
 	double gap = nbuckets <= 200 ? 0.1 : 0;
 
 	for (size_t b = 0; b < nbuckets; b++) {
@@ -1214,37 +841,37 @@ int gl_chart_time_bars(const char *path, const char *title, const char *y_label_
 				       x0 + w * (1 - gap / 2)};
 			PLFLT by[4] = {base, base + v, base + v, base};
 
-			set_color(palette_index((int)g, g));
+			gl_plot_set_color(gl_plot_palette_index((int)g, g));
 			plfill(4, bx, by);
 			base += v;
 		}
 	}
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	plbox("bc", 0, 0, "bc", 0, 0);
-	time_label(day_us, 3.2);
-	y_label(y_label_text, 5.6);
+	gl_plot_time_label(day_us, 3.2);
+	gl_plot_y_label(y_label_text, 5.6);
 	if (total == 0)
-		message_in_viewport("no errors in this window");
-	legend_boxes(groups, ngroups, vp);
-	draw_title(title);
-	return chart_end(&c, path, err);
+		gl_plot_message_in_viewport("no errors in this window");
+	gl_plot_legend_boxes(groups, ngroups, vp);
+	gl_plot_draw_title(title);
+	return gl_plot_chart_end(&c, path, err);
 }
 
 int gl_chart_nodata(const char *path, const char *title, const char *message,
 		    const struct gl_chart_opts *opts, struct gl_err *err)
 {
 	struct chart c;
-	int rc = chart_begin(&c, path, opts, err);
+	int rc = gl_plot_chart_begin(&c, path, opts, err);
 
 	if (rc != GL_OK)
 		return rc;
 	plvpor(0.075, 0.975, 0.10, 0.88);
 	plwind(0, 1, 0, 1);
-	set_color(COL_GRID);
+	gl_plot_set_color(COL_GRID);
 	plbox("bc", 0, 0, "bc", 0, 0);
-	message_in_viewport(message ? message : "no data in this window");
-	draw_title(title);
-	return chart_end(&c, path, err);
+	gl_plot_message_in_viewport(message ? message : "no data in this window");
+	gl_plot_draw_title(title);
+	return gl_plot_chart_end(&c, path, err);
 }
 
 /* ---------------------------------------------------------------------
@@ -1289,17 +916,17 @@ int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
 		y0 -= pad;
 		y1 += pad;
 	}
-	rc = chart_begin(&c, path, opts, err);
+	rc = gl_plot_chart_begin(&c, path, opts, err);
 	if (rc != GL_OK)
 		return rc;
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	plwind(x0, x1, logy ? log10(y0) : y0, logy ? log10(y1) : y1);
-	set_color(COL_GRID);
+	gl_plot_set_color(COL_GRID);
 	plbox("g", 0, 0, "g", 0, 0);
-	set_color(COL_FG);
+	gl_plot_set_color(COL_FG);
 	plbox("bcnst", 0, 0, logy ? "bcnstvl" : "bcnstv", 0, 0);
-	plmtex("b", 3.0, 0.5, 0.5, esc_text(x_label, t, sizeof(t)));
-	plmtex("l", 5.0, 0.5, 0.5, esc_text(y_label, t, sizeof(t)));
+	plmtex("b", 3.0, 0.5, 0.5, gl_plot_esc_text(x_label, t, sizeof(t)));
+	plmtex("l", 5.0, 0.5, 0.5, gl_plot_esc_text(y_label, t, sizeof(t)));
 	for (size_t i = 0; i < nlines && i < LEGEND_MAX; i++) {
 		PLFLT *px = malloc((lines[i].n + 1) * sizeof(*px)), *py = malloc((lines[i].n + 1) * sizeof(*py));
 		size_t m = 0;
@@ -1316,25 +943,25 @@ int gl_chart_xy_lines(const char *path, const char *title, const char *x_label,
 			py[m] = logy ? log10(lines[i].y[k]) : lines[i].y[k];
 			m++;
 		}
-		set_color(palette_index(-1, i));
+		gl_plot_set_color(gl_plot_palette_index(-1, i));
 		plwidth(2);
 		if (m > 1)
 			plline((PLINT)m, px, py);
 		plwidth(1);
 		/* a point of its own where the line is short or has one point */
 		if (m && m <= 40) {
-			PLFLT ht = text_scale(0.5);
+			PLFLT ht = gl_plot_text_scale(0.5);
 
 			plstring((PLINT)m, px, py, GLYPH_DOT);
-			text_restore(ht);
+			gl_plot_text_restore(ht);
 		}
 		e[i].kind = LEG_LINE;
-		e[i].color = palette_index(-1, i);
-		name_text(lines[i].name ? lines[i].name : "", 34, e[i].text, sizeof(e[i].text));
+		e[i].color = gl_plot_palette_index(-1, i);
+		gl_plot_name_text(lines[i].name ? lines[i].name : "", 34, e[i].text, sizeof(e[i].text));
 		free(px);
 		free(py);
 	}
-	legend_draw(e, nlines < LEGEND_MAX ? nlines : LEGEND_MAX, vp);
-	draw_title(title);
-	return chart_end(&c, path, err);
+	gl_plot_legend_draw(e, nlines < LEGEND_MAX ? nlines : LEGEND_MAX, vp);
+	gl_plot_draw_title(title);
+	return gl_plot_chart_end(&c, path, err);
 }

@@ -17,6 +17,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "sec_devices.h"
 #include "sec_metrics.h"
 #include "section.h"
+#include "table.h"
 
 struct devices {
 	struct gl_devices_result res;
@@ -275,6 +277,28 @@ static void release(void *st)
 	free(s->res.dev);
 }
 
+#define DV(f) offsetof(struct gl_device, f)
+
+/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time)
+ * and HTML (the text report writes a sentence per GPU). */
+static const struct gl_col cols[] = {
+	{"index", GL_COL_INDEX, DV(index), 0, 0, NULL, 0, 2, "index", 0, NULL, 2},
+	{"name", GL_COL_TEXT, DV(name), 0, 0, NULL, 0, 3, "name", 0, NULL, 3},
+	{"uuid", GL_COL_TEXT, DV(uuid), 0, 0, NULL, 0, 4, "uuid", 0, NULL, 4},
+	{"pci", GL_COL_TEXT, DV(pci), 0, 0, NULL, 0, 5, "PCI bus", 0, NULL, 5},
+	{"driver", GL_COL_TEXT, DV(driver), 0, 0, NULL, 0, 6, "driver", 0, NULL, 6},
+	{"cuda", GL_COL_TEXT, DV(cuda), 0, 0, NULL, 0, 7, "CUDA", 0, NULL, 7},
+	{"vbios", GL_COL_TEXT, DV(vbios), 0, 0, NULL, 0, 8, "VBIOS", 0, NULL, 8},
+	{"ecc_mode", GL_COL_TEXT, DV(ecc_mode), 0, 0, NULL, 0, 9, "ECC", 0, NULL, 9},
+	{"memory_total_mib", GL_COL_NUM, DV(memory_total_mib), 0, 0, NULL, 0, 10, "memory MiB", 0,
+	 NULL, 10},
+	{"host", GL_COL_TEXT, DV(host), 0, 0, NULL, 0, 1, "host", 0, NULL, 1},
+	{"seen", GL_COL_TS, DV(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct gl_device)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
@@ -315,22 +339,7 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	const struct gl_devices_result *res = gl_devices_result(st);
 
 	(void)rep;
-	fputs("host,index,name,uuid,pci,driver,cuda,vbios,ecc_mode,memory_total_mib", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
-
-		gl_csv_text(fp, d->host);
-		fprintf(fp, ",%ld", d->index);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			gl_csv_sep(fp);
-			gl_csv_text(fp, v[k]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_num(fp, d->memory_total_mib);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, res ? res->dev : NULL, res ? res->n : 0, fp);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)

@@ -15,7 +15,6 @@
 #include "counter.h"
 #include "emit_util.h"
 #include "sec_errors.h"
-#include "sec_summary.h"
 #include "section.h"
 #include "sections.h"
 #include "util/hash.h"
@@ -54,6 +53,7 @@ struct errors {
 	struct gl_report_errors res;	/* first: see sec_errors.h */
 	uint64_t *comp_warn, *comp_events, *comp_errors;	/* per component id */
 	size_t n_ids;
+	uint64_t events;		/* of the window: the summary's count, for per_1000_events */
 	struct shape *shapes;
 	size_t shape_cap, n_shapes;
 	struct source *src;
@@ -434,6 +434,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 			    ? (size_t)ev->component_id : 0;
 
 	b->comp_events[cs]++;
+	b->events++;
 	if (ev->error_count >= 0 || ev->recovery_attempts >= 0) {
 		struct source *s = source_of(b, ev);
 
@@ -529,8 +530,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 	/* per hour of the data's own span: 234 errors in 5 minutes are 2,808/h, not 9.8/h */
 	e->per_hour = hours > 0 ? (double)e->errors / hours : NAN;
-	e->per_1000_events = gl_summary_result(rep)->events
-		? (double)e->errors * 1000.0 / (double)gl_summary_result(rep)->events : NAN;
+	e->per_1000_events = b->events ? (double)e->errors * 1000.0 / (double)b->events : NAN;
 	/* a series counts from zero when its process started in the window */
 	for (size_t i = 0; i < b->src_cap; i++) {
 		if (!b->src[i].used)

@@ -34,6 +34,7 @@
 #include "chart.h"
 #include "emit_util.h"
 #include "findings_evidence.h"
+#include "findings_state.h"
 #include "sec_findings.h"
 #include "sec_training.h"
 #include "section.h"
@@ -42,8 +43,6 @@
 #include "table.h"
 #include "util/timeutil.h"
 
-#define FB_N 240		/* buckets over the data's span */
-#define FB_K 7			/* values a bucket keeps for its median */
 #define FS_MAX 4096		/* series tested; more are counted in skipped */
 #define FS_MIN_SAMPLES 40	/* fewer: not tested */
 #define FS_MIN_BUCKETS 12	/* non-empty buckets */
@@ -52,65 +51,6 @@
 
 enum { SRC_KERNEL, SRC_OPERATION, SRC_INFERENCE, SRC_TRAINING };
 static const char *const src_names[] = {"kernel", "operation", "inference", "training"};
-
-struct fser {
-	int src;
-	int64_t name_id;		/* kernel: names id; else 0 */
-	char *name;			/* operation, metric or run; kernel: NULL (from name_id) */
-	int64_t host_id;
-	char *device;			/* as the records write it; NULL: none */
-	long rank;
-	const char *unit;
-	int higher_worse;
-	uint64_t n;
-	uint32_t *bn;			/* FB_N counts */
-	float *bv;			/* FB_N x FB_K kept values */
-	double med[FB_N];		/* finish: bucket medians, NAN when empty */
-};
-
-enum { T_UTIL, T_SM, T_POWER, T_TEMP, T_MEM, T_PROC, T_COUNT };
-static const char *const t_metrics[T_COUNT] = {
-	"gpu.utilization_pct", "gpu.sm_clock_mhz", "gpu.power_w", "gpu.temperature_c",
-	"gpu.memory_used_mib", "pmon.utilization_pct",
-};
-
-struct tser {
-	int met;
-	int64_t host_id;
-	const char *device;		/* borrowed from the series table */
-	const char *labels;		/* pmon: {"pid", "command"} */
-	double sum[FB_N];
-	uint32_t n[FB_N];
-};
-
-enum { E_ERR, E_OOM, E_XID, E_NCCL, E_COUNT };
-static const char *const e_names[E_COUNT] = {"errors", "oom", "xid", "nccl_warnings"};
-
-struct hev {
-	int64_t host_id;
-	uint32_t c[E_COUNT][FB_N];
-};
-
-struct findings {
-	int64_t t0_us, t1_us;		/* the data's span */
-	struct fser *s;
-	size_t n_s, cap_s;
-	uint32_t *hash;			/* index + 1 into s; 0 empty */
-	size_t n_hash;
-	size_t skipped;
-	struct gl_section_series ss;
-	long *row_t;			/* per series row: its tser, -1 */
-	long *row_s;			/* per series row: its fser (inference), -1 */
-	struct tser *t;
-	size_t n_t;
-	struct hev *h;
-	size_t n_h;
-	uint64_t rng;
-	char **names;			/* per host and kernel name id used, for output: copies */
-	struct gl_fev *fev;		/* throttle reasons, ECC, processes (findings_evidence.c) */
-	struct gl_findings_result res;
-	bool loaded;
-};
 
 const struct gl_findings_result *gl_findings_result(const struct gl_report *rep)
 {
@@ -126,11 +66,6 @@ static size_t bucket_of(const struct findings *f, int64_t ts_us)
 	if (ts_us >= f->t1_us)
 		return FB_N - 1;
 	return (size_t)((double)(ts_us - f->t0_us) * FB_N / (double)(f->t1_us - f->t0_us + 1));
-}
-
-static int64_t bucket_start(const struct findings *f, size_t b)
-{
-	return f->t0_us + (int64_t)((double)(f->t1_us - f->t0_us + 1) * (double)b / FB_N);
 }
 
 static uint64_t str_hash(const char *s)
@@ -506,11 +441,6 @@ static void medians(struct fser *s)
 	}
 }
 
-static bool host_match(int64_t a, int64_t b)
-{
-	return a == b || a == 0 || b == 0;
-}
-
 /* Mean of t's bucket means over [b0, b1); NAN when none. */
 static double t_mean(const struct tser *t, size_t b0, size_t b1)
 {
@@ -779,14 +709,6 @@ static int explain(struct gl_section_ctx *cx, struct findings *f, struct gl_find
 		fd->evidence[i].implicated = !strcmp(fd->evidence[i].device, fd->device) ||
 					     !fd->evidence[i].device[0];
 	return GL_OK;
-}
-
-static const struct gl_finding_evidence *ev_of(const struct gl_finding *fd, const char *metric)
-{
-	for (size_t i = 0; i < fd->n_evidence; i++)
-		if (fd->evidence[i].implicated && !strcmp(fd->evidence[i].metric, metric))
-			return &fd->evidence[i];
-	return NULL;
 }
 
 static void sentence(struct gl_finding *fd, size_t others_changed, char *buf, size_t n)
@@ -1188,120 +1110,6 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	gl_table_html(&table, fs->res.items, fs->res.n, f);
 }
 
-/* ---- charts: one per top finding --------------------------------------- */
-
-static const int t_chart[] = {T_POWER, T_UTIL, T_SM, T_TEMP, T_MEM};
-static const char *const t_label[] = {
-	[T_POWER] = "power (W)", [T_UTIL] = "utilisation (%)", [T_SM] = "SM clock (MHz)",
-	[T_TEMP] = "temperature (\xC2\xB0" "C)", [T_MEM] = "memory used (MiB)",
-};
-
-static int draw_finding(const struct findings *f, size_t which, const char *path,
-			const struct gl_chart_opts *o, struct gl_err *err)
-{
-	const struct gl_finding *fd = &f->res.items[which];
-	const struct fser *s = &f->s[fd->ser];
-	struct gl_chart_cols cols[1 + 5 * 8];
-	struct gl_chart_series ser[1 + 5 * 8];
-	struct gl_chart_panel pan[6];
-	char names[5 * 8][64], title[300], ylab[64], tit[6][96];
-	size_t nc = 0, np = 0;
-	int rc = GL_OK;
-
-	memset(cols, 0, sizeof(cols));
-	memset(pan, 0, sizeof(pan));
-	if ((rc = gl_chart_cols_init(&cols[0], f->t0_us, f->t1_us + 1, FB_N, err)) != GL_OK)
-		return rc;
-	nc = 1;
-	for (size_t b = 0; b < FB_N; b++)
-		if (!isnan(s->med[b]))
-			gl_chart_cols_add(&cols[0], bucket_start(f, b), s->med[b], 0);
-	ser[0] = (struct gl_chart_series){fd->series, &cols[0], GL_CHART_LINE, 0};
-	snprintf(ylab, sizeof(ylab), "median (%s)", !strcmp(fd->unit, "us") ? "\xC2\xB5s" : fd->unit);
-	snprintf(tit[0], sizeof(tit[0]), "%s (%s)", fd->series, fd->kind);
-	pan[np++] = (struct gl_chart_panel){tit[0], ylab, &ser[0], 1, NULL, 0, 1, 0, 0, 0,
-					     fd->start_us, fd->end_us};
-	/* the metrics that moved on the implicated GPU, else power and utilisation: three
-	 * panels at most under the series (a stacked panel needs its height) */
-	int want[T_COUNT] = {0}, n_want = 0;
-
-	for (size_t m = 0; m < sizeof(t_chart) / sizeof(t_chart[0]); m++)
-		if (ev_of(fd, t_metrics[t_chart[m]]) && n_want < 3) {
-			want[t_chart[m]] = 1;
-			n_want++;
-		}
-	if (!n_want)
-		want[T_POWER] = want[T_UTIL] = 1;
-	for (size_t m = 0; m < sizeof(t_chart) / sizeof(t_chart[0]) && np < 4; m++) {
-		size_t first = nc, k = 0;
-
-		if (!want[t_chart[m]])
-			continue;
-
-		for (size_t i = 0; i < f->n_t && nc < sizeof(cols) / sizeof(cols[0]); i++) {
-			const struct tser *t = &f->t[i];
-			bool mine;
-
-			if (t->met != t_chart[m] || !host_match(t->host_id, s->host_id))
-				continue;
-			mine = fd->device && !strcmp(fd->device, t->device);
-			if ((rc = gl_chart_cols_init(&cols[nc], f->t0_us, f->t1_us + 1, FB_N, err)) != GL_OK)
-				goto out;
-			for (size_t b = 0; b < FB_N; b++)
-				if (t->n[b])
-					gl_chart_cols_add(&cols[nc], bucket_start(f, b), t->sum[b] / t->n[b], 0);
-			snprintf(names[nc - 1], sizeof(names[0]), "GPU %s", t->device);
-			/* the implicated GPU in orange (palette 1), the others black (7) */
-			ser[nc] = (struct gl_chart_series){names[nc - 1], &cols[nc],
-							    mine ? GL_CHART_LINE : GL_CHART_MAXLINE,
-							    mine ? 1 : 7};
-			nc++;
-			k++;
-		}
-		if (!k)
-			continue;
-		snprintf(tit[np], sizeof(tit[0]), "%s%s%s%s", t_label[t_chart[m]],
-			 fd->device ? " \xC2\xB7 GPU " : "", fd->device ? fd->device : "",
-			 fd->device ? " in orange" : "");
-		pan[np] = (struct gl_chart_panel){tit[np], t_label[t_chart[m]], &ser[first], k,
-						   NULL, 0, 1, 1, 0, 0, fd->start_us, fd->end_us};
-		np++;
-	}
-	snprintf(title, sizeof(title), "Finding %zu: %s", which + 1, fd->series);
-	{
-		struct gl_chart_opts co = o ? *o : (struct gl_chart_opts){0};
-
-		co.stacked = 1;
-		if (!co.height_px)
-			co.height_px = 500 + 300 * (int)np;
-		rc = gl_chart_timeline(path, title, f->t0_us, f->t1_us + 1, pan, np, &co, err);
-	}
-out:
-	for (size_t i = 0; i < nc; i++)
-		gl_chart_cols_release(&cols[i]);
-	return rc;
-}
-
-#define CHART_FN(k)                                                                         \
-	static int chart_##k(const struct gl_report *rep, const void *st, const char *path,  \
-			     const struct gl_chart_opts *o, struct gl_err *err)               \
-	{                                                                                   \
-		const struct findings *f = st;                                              \
-		(void)rep;                                                                  \
-		return f && f->res.n > k ? draw_finding(f, k, path, o, err) : GL_CHART_NONE; \
-	}
-CHART_FN(0)
-CHART_FN(1)
-CHART_FN(2)
-
-static const struct gl_chart_def charts[] = {
-	{"finding_1.png", "The top finding's series with its interval shaded, and the host's GPUs "
-			  "over the same time", chart_0},
-	{"finding_2.png", "The second finding", chart_1},
-	{"finding_3.png", "The third finding", chart_2},
-	{NULL, NULL, NULL},
-};
-
 const struct gl_section gl_sec_findings = {
 	.name = "findings",
 	.title = "Findings",
@@ -1316,5 +1124,5 @@ const struct gl_section gl_sec_findings = {
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,
 	.emit_html = emit_html,
-	.charts = charts,
+	.charts = gl_findings_charts,
 };

@@ -12,6 +12,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "emit_util.h"
 #include "sec_gpu_health.h"
 #include "section.h"
+#include "table.h"
 
 struct health {
 	struct gl_gpu_health_result res;
@@ -254,27 +256,32 @@ static void ecc_values(const struct gl_health_ecc *g, double v[11])
 	memcpy(v, x, sizeof(x));
 }
 
+#define XI(f) offsetof(struct gl_health_xid, f)
+
+/* An Xid code of a GPU: JSON's xid items and the CSV (the text and HTML tables show them
+ * their own way: the text the top few with the last time, the page the critical rows). */
+static const struct gl_col xid_cols[] = {
+	{"pci", GL_COL_TEXT, XI(pci), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"code", GL_COL_INT, XI(code), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_U64, XI(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"meaning", GL_COL_TEXT, XI(meaning), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"critical", GL_COL_FLAG, XI(critical), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"first", GL_COL_TS, XI(first_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"last", GL_COL_TS, XI(last_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"processes", GL_COL_TEXT, XI(processes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table xid_table = {xid_cols, sizeof(xid_cols) / sizeof(xid_cols[0]),
+					  sizeof(struct gl_health_xid)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *xa = json_array(), *ea = json_array(), *ta = json_array();
+	json_t *o = json_object(), *ea = json_array(), *ta = json_array();
+	json_t *xa = gl_table_json(&xid_table, res ? res->xid : NULL, res ? res->n_xid : 0);
 
 	(void)rep;
-	for (size_t i = 0; xa && res && i < res->n_xid; i++) {
-		const struct gl_health_xid *x = &res->xid[i];
-		json_t *j = json_object();
-
-		gl_jb_set(&jb, j, "pci", gl_json_str(x->pci));
-		gl_jb_set(&jb, j, "code", json_integer(x->code));
-		gl_jb_set(&jb, j, "count", gl_json_u64(x->count));
-		gl_jb_set(&jb, j, "meaning", gl_json_str(x->meaning));
-		gl_jb_set(&jb, j, "critical", json_boolean(x->critical));
-		gl_jb_set(&jb, j, "first", gl_json_ts(x->first_us));
-		gl_jb_set(&jb, j, "last", gl_json_ts(x->last_us));
-		gl_jb_set(&jb, j, "processes", gl_json_str(x->processes));
-		gl_jb_append(&jb, xa, j);
-	}
 	for (size_t i = 0; ea && res && i < res->n_ecc; i++) {
 		const struct gl_health_ecc *g = &res->ecc[i];
 		json_t *j = json_object();
@@ -303,24 +310,7 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
 
 	(void)rep;
-	fputs("pci,code,count,meaning,critical,first,last,processes", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n_xid; i++) {
-		const struct gl_health_xid *x = &res->xid[i];
-
-		gl_csv_text(fp, x->pci);
-		fprintf(fp, ",%d,", x->code);
-		gl_csv_u64(fp, x->count);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, x->meaning);
-		fprintf(fp, ",%d,", x->critical);
-		gl_csv_ts(fp, x->first_us);
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, x->last_us);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, x->processes);
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&xid_table, res ? res->xid : NULL, res ? res->n_xid : 0, fp);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)

@@ -1,12 +1,16 @@
 /*
  * sec_summary.c - the summary section: events of the window by level and
  * by component, the first and last event, mirrored records left out,
- * rejected lines and files of the database.
+ * rejected lines and files of the database, and the report's verdict
+ * (status.h), which it reads from the alerts section when it is emitted
+ * (every section has finished then).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit_util.h"
+#include "sec_alerts.h"
+#include "sec_memory.h"
 #include "sec_kernels.h"
 #include "sec_metrics.h"
 #include "sec_scopes.h"
@@ -46,36 +50,6 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	if (r->first_ts_us == GL_TS_NONE)
 		r->first_ts_us = ev->ts_us;
 	r->last_ts_us = ev->ts_us;
-	return GL_OK;
-}
-
-static int cmp_count_name(const void *pa, const void *pb)
-{
-	return strcmp(((const struct gl_report_count *)pa)->name,
-		      ((const struct gl_report_count *)pb)->name);
-}
-
-int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *counts,
-				struct gl_report_count **out, size_t *n_out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < cx->n_ids; i++)
-		n += counts[i] > 0;
-	*n_out = 0;
-	*out = n ? calloc(n, sizeof(**out)) : NULL;
-	if (n && !*out)
-		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < cx->n_ids; i++) {
-		if (!counts[i])
-			continue;
-		(*out)[*n_out].name = strdup(gl_section_name(cx, (int64_t)i));
-		(*out)[*n_out].count = counts[i];
-		if (!(*out)[(*n_out)++].name)
-			return gl_section_oom(cx->err);
-	}
-	if (*n_out > 1)
-		qsort(*out, *n_out, sizeof(**out), cmp_count_name);
 	return GL_OK;
 }
 
@@ -120,6 +94,23 @@ static const struct gl_report_summary *res_of(const void *st)
 const struct gl_report_summary *gl_summary_result(const struct gl_report *rep)
 {
 	return res_of(gl_report_state_of(rep, &gl_sec_summary));
+}
+
+enum gl_status gl_status_of(const struct gl_report *rep)
+{
+	const struct gl_alerts_result *al = gl_alerts_result(rep);
+	enum gl_status s = GL_STATUS_OK;
+
+	if (gl_summary_result(rep)->events == 0 && gl_metrics_result(rep)->samples == 0 &&
+	    gl_memory_result(rep)->rmm.events == 0)
+		return GL_STATUS_NO_DATA;
+	for (size_t i = 0; i < al->n_alerts; i++) {
+		if (al->alerts[i].severity == GL_SEVERITY_CRITICAL)
+			return GL_STATUS_CRITICAL;
+		if (al->alerts[i].severity == GL_SEVERITY_WARNING)
+			s = GL_STATUS_WARNING;
+	}
+	return s;
 }
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)

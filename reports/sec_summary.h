@@ -9,6 +9,7 @@
 #define GL_SEC_SUMMARY_H
 
 #include "report.h"
+#include "status.h"
 
 struct gl_section;
 extern const struct gl_section gl_sec_summary;
@@ -32,5 +33,12 @@ struct gl_report_summary {
 /* The section's results in rep; none (no events) when rep holds no summary state. The
  * result comes first in the state (a hand-made model's to fill). */
 const struct gl_report_summary *gl_summary_result(const struct gl_report *rep);
+
+/*
+ * The report's verdict (status.h): no data when the window holds no event, no metric sample
+ * and no RMM row, else the worst alert severity. Reads the summary, metrics, memory and
+ * alerts results: for a built report (every section finished) or a hand-made model.
+ */
+enum gl_status gl_status_of(const struct gl_report *rep);
 
 #endif

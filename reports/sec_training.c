@@ -34,6 +34,8 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,7 @@
 #include "emit_util.h"
 #include "sec_training.h"
 #include "section.h"
+#include "table.h"
 #include "util/timeutil.h"
 
 #define STRAGGLER_MIN_PCT 10.0
@@ -505,34 +508,43 @@ static void release(void *st)
 	free(t->res.runs);
 }
 
+#define TR(f) offsetof(struct gl_training_run, f)
+
+/* size_t counted as a u64 column */
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "n_steps is read as a uint64_t");
+
+/* A run (and rank): JSON's runs and the CSV (which leaves duplicates out: no CSV position);
+ * the text and the page show them their own way. */
+static const struct gl_col run_cols[] = {
+	{"run", GL_COL_TEXT, TR(run), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
+	{"rank", GL_COL_INDEX, TR(rank), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
+	{"sources", GL_COL_TEXT, TR(sources), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3},
+	{"steps", GL_COL_U64, TR(n_steps), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4},
+	{"duplicates", GL_COL_U64, TR(duplicates), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"step_first", GL_COL_NUM, TR(step_first), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
+	{"step_last", GL_COL_NUM, TR(step_last), 0, 0, NULL, 0, 0, NULL, 0, NULL, 6},
+	{"loss_first", GL_COL_NUM, TR(loss_first), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
+	{"loss_last", GL_COL_NUM, TR(loss_last), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
+	{"loss_min", GL_COL_NUM, TR(loss_min), 0, 0, NULL, 0, 0, NULL, 0, NULL, 9},
+	{"loss_change_pct", GL_COL_NUM, TR(loss_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
+	{"iteration_ms_p50", GL_COL_NUM, TR(iter_ms_p50), 0, 0, NULL, 0, 0, NULL, 0, NULL, 11},
+	{"iteration_ms_p95", GL_COL_NUM, TR(iter_ms_p95), 0, 0, NULL, 0, 0, NULL, 0, NULL, 12},
+	{"iteration_change_pct", GL_COL_NUM, TR(iter_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 13},
+	{"straggler_pct", GL_COL_NUM, TR(straggler_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+};
+
+static const struct gl_table run_table = {run_cols, sizeof(run_cols) / sizeof(run_cols[0]),
+					  sizeof(struct gl_training_run)};
+
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_training_result *res = gl_training_result(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *a = json_array();
+	json_t *o = json_object(), *a = gl_table_json(&run_table, res ? res->runs : NULL,
+						   res ? res->n : 0);
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_training_run *r = &res->runs[i];
-		json_t *x = json_object();
-
-		gl_jb_set(&jb, x, "run", gl_json_str(r->run));
-		gl_jb_set(&jb, x, "rank", r->rank >= 0 ? json_integer(r->rank) : json_null());
-		gl_jb_set(&jb, x, "sources", gl_json_str(r->sources));
-		gl_jb_set(&jb, x, "steps", gl_json_u64(r->n_steps));
-		gl_jb_set(&jb, x, "duplicates", gl_json_u64(r->duplicates));
-		gl_jb_set(&jb, x, "step_first", gl_json_num(r->step_first));
-		gl_jb_set(&jb, x, "step_last", gl_json_num(r->step_last));
-		gl_jb_set(&jb, x, "loss_first", gl_json_num(r->loss_first));
-		gl_jb_set(&jb, x, "loss_last", gl_json_num(r->loss_last));
-		gl_jb_set(&jb, x, "loss_min", gl_json_num(r->loss_min));
-		gl_jb_set(&jb, x, "loss_change_pct", gl_json_num(r->loss_change_pct));
-		gl_jb_set(&jb, x, "iteration_ms_p50", gl_json_num(r->iter_ms_p50));
-		gl_jb_set(&jb, x, "iteration_ms_p95", gl_json_num(r->iter_ms_p95));
-		gl_jb_set(&jb, x, "iteration_change_pct", gl_json_num(r->iter_change_pct));
-		gl_jb_set(&jb, x, "straggler_pct", gl_json_num(r->straggler_pct));
-		gl_jb_append(&jb, a, x);
-	}
 	gl_jb_set(&jb, o, "runs", a);
 	gl_jb_set(&jb, o, "records", gl_json_u64(res ? res->records : 0));
 	gl_jb_set(&jb, o, "oom", gl_json_u64(res ? res->oom : 0));
@@ -547,30 +559,7 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	const struct gl_training_result *res = gl_training_result(st);
 
 	(void)rep;
-	fputs("run,rank,sources,steps,step_first,step_last,loss_first,loss_last,loss_min,"
-	      "loss_change_pct,iteration_ms_p50,iteration_ms_p95,iteration_change_pct,straggler_pct",
-	      fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; res && i < res->n; i++) {
-		const struct gl_training_run *r = &res->runs[i];
-		const double v[] = {r->step_first, r->step_last, r->loss_first, r->loss_last,
-				    r->loss_min, r->loss_change_pct, r->iter_ms_p50, r->iter_ms_p95,
-				    r->iter_change_pct, r->straggler_pct};
-
-		gl_csv_text(fp, r->run);
-		gl_csv_sep(fp);
-		if (r->rank >= 0)
-			fprintf(fp, "%ld", r->rank);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, r->sources);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, r->n_steps);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[k]);
-		}
-		gl_csv_eol(fp);
-	}
+	gl_table_csv(&run_table, res ? res->runs : NULL, res ? res->n : 0, fp);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)

@@ -145,6 +145,36 @@ const char *gl_section_name(const struct gl_section_ctx *cx, int64_t id)
 	return s ? s : "";
 }
 
+static int cmp_count_name(const void *pa, const void *pb)
+{
+	return strcmp(((const struct gl_report_count *)pa)->name,
+		      ((const struct gl_report_count *)pb)->name);
+}
+
+int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *counts,
+				struct gl_report_count **out, size_t *n_out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cx->n_ids; i++)
+		n += counts[i] > 0;
+	*n_out = 0;
+	*out = n ? calloc(n, sizeof(**out)) : NULL;
+	if (n && !*out)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < cx->n_ids; i++) {
+		if (!counts[i])
+			continue;
+		(*out)[*n_out].name = strdup(gl_section_name(cx, (int64_t)i));
+		(*out)[*n_out].count = counts[i];
+		if (!(*out)[(*n_out)++].name)
+			return gl_section_oom(cx->err);
+	}
+	if (*n_out > 1)
+		qsort(*out, *n_out, sizeof(**out), cmp_count_name);
+	return GL_OK;
+}
+
 double gl_section_days(const struct gl_section_ctx *cx, int64_t ts_us)
 {
 	return (double)(ts_us - cx->p->since_us) / (double)GL_US_PER_DAY;

@@ -1,6 +1,7 @@
 /*
  * status.h - the report's one-word verdict. In: a built report model
- * (report.h). Out: no_data, ok, warning or critical, the value of
+ * (report.h). Out: no_data, ok, warning or critical (gl_status_of,
+ * declared in sec_summary.h: the verdict is the summary's), the value of
  * summary.status in JSON, the page's verdict box, the text report's first
  * line and gpulog-report's --fail-on.
  *
@@ -23,9 +24,6 @@ enum gl_status {
 	GL_STATUS_WARNING,
 	GL_STATUS_CRITICAL,
 };
-
-/* The status of rep (read only). */
-enum gl_status gl_status_of(const struct gl_report *rep);
 
 /* "no_data", "ok", "warning", "critical" (static). */
 const char *gl_status_name(enum gl_status s);

@@ -4,6 +4,8 @@
  */
 #include "table.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,6 +56,22 @@ static json_t *object_of(const char *text)
 	return json_object();
 }
 
+static long long_of(const void *v)
+{
+	long x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
+static int int_of(const void *v)
+{
+	int x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
 static int64_t ts_of(const void *v)
 {
 	int64_t x;
@@ -78,6 +96,10 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
 				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
+				    : c->kind == GL_COL_INT ? json_integer(int_of(v))
+				    : c->kind == GL_COL_FLAG ? json_boolean(int_of(v))
+				    : c->kind == GL_COL_INDEX ? (long_of(v) >= 0 ? json_integer(long_of(v))
+										 : json_null())
 							    : gl_json_ts(ts_of(v));
 
 			gl_jb_set(&jb, o, c->name, j);
@@ -87,17 +109,32 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 	return gl_jb_done(&jb, a);
 }
 
+/* The column of CSV position pos (1, 2, ...) when the columns give positions, else the
+ * pos-th of the list; NULL past the last. */
+static const struct gl_col *csv_at(const struct gl_table *t, unsigned pos)
+{
+	bool given = false;
+
+	for (size_t k = 0; k < t->n_cols; k++) {
+		if (t->cols[k].csv_pos == pos)
+			return &t->cols[k];
+		given |= t->cols[k].csv_pos != 0;
+	}
+	return !given && pos <= t->n_cols ? &t->cols[pos - 1] : NULL;
+}
+
 void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
-	for (size_t k = 0; k < t->n_cols; k++)
-		fprintf(fp, "%s%s", k ? "," : "", t->cols[k].name);
+	const struct gl_col *c;
+
+	for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++)
+		fprintf(fp, "%s%s", p > 1 ? "," : "", c->name);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < t->n_cols; k++) {
-			const struct gl_col *c = &t->cols[k];
+		for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
 
-			if (k)
+			if (p > 1)
 				gl_csv_sep(fp);
 			switch (c->kind) {
 			case GL_COL_TEXT:
@@ -106,6 +143,12 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
 			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
+			case GL_COL_INDEX:
+				if (long_of(v) >= 0)
+					fprintf(fp, "%ld", long_of(v));
+				break;
+			case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
+			case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
 			}
 		}
 		gl_csv_eol(fp);
@@ -160,6 +203,17 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_ENUM:
 				fprintf(fp, "%*s", c->text_w, enum_of(c, v));
 				break;
+			case GL_COL_INDEX:
+				if (long_of(v) >= 0)
+					fprintf(fp, "%*ld", c->text_w, long_of(v));
+				else
+					fprintf(fp, "%*s", c->text_w, "-");
+				break;
+			case GL_COL_INT:
+			case GL_COL_FLAG:
+				fprintf(fp, "%*d", c->text_w,
+					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+				break;
 			}
 		}
 		fputc('\n', fp);
@@ -200,6 +254,18 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_ENUM:
 				fputs("<td>", fp);
 				gl_html_text(fp, enum_of(c, v));
+				break;
+			case GL_COL_INDEX:
+				fputs("<td class=\"n\">", fp);
+				if (long_of(v) >= 0)
+					fprintf(fp, "%ld", long_of(v));
+				else
+					gl_html_num(fp, NAN, GL_HTML_G4);
+				break;
+			case GL_COL_INT:
+			case GL_COL_FLAG:
+				fprintf(fp, "<td class=\"n\">%d",
+					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
 				break;
 			}
 			fputs("</td>", fp);

@@ -6,8 +6,9 @@
  * header, width, position, unit change); JSON, CSV, text and HTML are drawn from
  * that list. A new statistic is one more line in the list.
  *
- * JSON and CSV show every column, in list order; text and HTML show the
- * columns that have a position for them, in that order. Undefined numbers
+ * JSON shows every column, in list order, and so does CSV unless the columns
+ * give CSV positions; text and HTML show the columns that have a position
+ * for them, in that order. Undefined numbers
  * (NAN, infinities) are null in JSON, an empty cell in CSV, "-" in text and
  * a dash in HTML (emit_util.h). Rows are borrowed for the call.
  */
@@ -27,6 +28,10 @@ enum gl_col_kind {
 	GL_COL_ENUM,		/* an enum, shown as name_of(value) */
 	GL_COL_JSON,		/* const char *, a JSON object's text: an object in JSON
 				 * (anything else: {}), the text in the others */
+	GL_COL_INDEX,		/* long, a GPU index or rank; negative: none (null in JSON,
+				 * an empty cell in CSV, "-" in text, a dash in HTML) */
+	GL_COL_INT,		/* int */
+	GL_COL_FLAG,		/* int, 0 or not: true/false in JSON, 0/1 in the others */
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
@@ -46,6 +51,9 @@ struct gl_col {
 	const char *html_head;
 	double html_div;
 	const char *(*name_of)(int value);	/* GL_COL_ENUM: its name (static) */
+	/* CSV: position (1, 2, ...); when no column of the table has one, every column in
+	 * list order, else those that have one, in that order */
+	unsigned csv_pos;
 };
 
 struct gl_table {

@@ -197,6 +197,64 @@ static void test_json_column(void **state)
 	free(buf);
 }
 
+/*
+ * A GPU index (none when negative), an int and a flag, and CSV positions: CSV shows the
+ * columns that have one, in that order (the flag first, the int left out); JSON every
+ * column in list order.
+ */
+static void test_index_int_flag_csv_pos(void **state)
+{
+	struct irow {
+		long index;
+		int code;
+		int critical;
+	} ir[2] = {{3, 79, 1}, {-1, 13, 0}};
+	static const struct gl_col icols[] = {
+		{"index", GL_COL_INDEX, offsetof(struct irow, index), 0, 1, "gpu", 3, 1, "GPU", 0,
+		 NULL, 2},
+		{"code", GL_COL_INT, offsetof(struct irow, code), 0, 2, "xid", 4, 2, "Xid", 0, NULL,
+		 0},
+		{"critical", GL_COL_FLAG, offsetof(struct irow, critical), 0, 3, "crit", 4, 3,
+		 "critical", 0, NULL, 1},
+	};
+	const struct gl_table it = {icols, 3, sizeof(struct irow)};
+	json_t *a = gl_table_json(&it, ir, 2), *o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	const char *key;
+	json_t *v;
+	size_t i = 0;
+
+	(void)state;
+	o = json_array_get(a, 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "index")), 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "code")), 79);
+	assert_true(json_is_true(json_object_get(o, "critical")));
+	json_object_foreach(o, key, v)
+		assert_string_equal(key, i++ == 0 ? "index" : i == 2 ? "code" : "critical");
+	o = json_array_get(a, 1);
+	assert_true(json_is_null(json_object_get(o, "index")));
+	assert_true(json_is_false(json_object_get(o, "critical")));
+	json_decref(a);
+	gl_table_csv(&it, ir, 2, fp);
+	/* the first column of a text table is a name: a number there is left empty */
+	gl_table_text(&it, ir, 2, fp);
+	gl_table_html(&it, ir, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "critical,index\r\n1,3\r\n0,\r\n"
+				 /* gpu in 3, xid right in 4 just after it, then a space, crit in 4 */
+				 "gpu xid crit\n"
+				 "     79    1\n"
+				 "     13    0\n"
+				 "<table><tr><th>GPU</th><th>Xid</th><th>critical</th></tr>\n"
+				 "<tr><td class=\"n\">3</td><td class=\"n\">79</td>"
+				 "<td class=\"n\">1</td></tr>\n"
+				 "<tr><td class=\"n\">&ndash;</td><td class=\"n\">13</td>"
+				 "<td class=\"n\">0</td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_enum),
 		cmocka_unit_test(test_json_column),
+		cmocka_unit_test(test_index_int_flag_csv_pos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
