@@ -28,7 +28,7 @@ SAN ?=
 # libisal-dev: igzip, gpulog-ingest's gzip inflate (lib/ingest/reader.c). zlib:
 # the tests' gzip writer and PNG reader, and gpulog-ship's gzip batches.
 # libcurl4-openssl-dev: gpulog-ship's and gpulog-report --clickhouse's HTTP
-# to ClickHouse (lib/ship/chttp.c), with TLS for https:// servers.
+# to ClickHouse (lib/net/chttp.c), with TLS for https:// servers.
 DEB_PKGS := libjansson-dev libisal-dev zlib1g-dev libsqlite3-dev libgsl-dev libplplot-dev \
 	plplot-driver-cairo libcmocka-dev pkg-config sqlite3 libcurl4-openssl-dev
 PC_PKGS := jansson libisal zlib sqlite3 gsl plplot cmocka libcurl

@@ -251,13 +251,12 @@ static int cmp_dev(const void *pa, const void *pb)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	static const char *const formats[] = {"nvsmiq", "nvsmiqx", NULL};
 	struct devices *s = st;
 	int rc;
 
 	s->cx = cx;
 	rc = gl_query_fact_events(cx->q, cx->rep->window.since_us, cx->rep->window.until_us,
-				  "inventory", formats, on_inventory, s, cx->err);
+				  "inventory", on_inventory, s, cx->err);
 	s->cx = NULL;
 	if (rc == GL_ENOMEM)
 		return gl_section_oom(cx->err);

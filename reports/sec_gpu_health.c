@@ -198,14 +198,12 @@ static int cmp_ecc(const void *pa, const void *pb)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	static const char *const kernel_formats[] = {"text", NULL};
-	static const char *const inv_formats[] = {"nvsmiq", "nvsmiqx", NULL};
 	struct gl_gpu_health_result *res = &((struct health *)st)->res;
 	int64_t t0 = cx->rep->window.since_us, t1 = cx->rep->window.until_us;
-	int rc = gl_query_fact_events(cx->q, t0, t1, "xid", kernel_formats, on_xid, res, cx->err);
+	int rc = gl_query_fact_events(cx->q, t0, t1, "xid", on_xid, res, cx->err);
 
 	if (rc == GL_OK)
-		rc = gl_query_fact_events(cx->q, t0, t1, "inventory", inv_formats, on_inventory, res,
+		rc = gl_query_fact_events(cx->q, t0, t1, "inventory", on_inventory, res,
 					  cx->err);
 	if (rc == GL_ENOMEM)
 		return gl_section_oom(cx->err);

@@ -468,10 +468,9 @@ static int build_runs(struct training *t)
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
-	static const char *const formats[] = {"text", "trainstate", "lightning", NULL};
 	struct training *t = st;
 	int rc = gl_query_fact_events(cx->q, cx->rep->window.since_us, cx->rep->window.until_us,
-				      "train", formats, on_fact, t, cx->err);
+				      "train", on_fact, t, cx->err);
 
 	if (rc != GL_OK)
 		return rc;

@@ -17,7 +17,7 @@
 
 #include <sqlite3.h>
 
-#include "chttp.h"
+#include "net/chttp.h"
 #include "store/kinds_v7.h"
 #include "store/query.h"
 

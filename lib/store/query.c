@@ -630,7 +630,6 @@ static int has_kind(struct gl_query *q, int k1, int k2, const char *streams_v7, 
 }
 
 int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
-			 const char *const *formats,
 			 int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			 struct gl_err *err)
 {
@@ -661,7 +660,7 @@ int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 	int rc = GL_OK, s = SQLITE_DONE;
 
 	if (q->be)
-		return q->be->fact_events(q, since_us, until_us, key, formats, fn, arg, err);
+		return q->be->fact_events(q, since_us, until_us, key, fn, arg, err);
 	for (size_t i = 0; i < sizeof(v8) / sizeof(v8[0]); i++)
 		if (v8[i].kind == (int)kind) {
 			streams = v8[i].streams;

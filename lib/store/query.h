@@ -251,9 +251,8 @@ int gl_query_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
  * mirrors left out; message and metadata valid during the call. None are
  * read when the database has held no record of that kind (the window's
  * events have no index by kind: a database without them costs one lookup).
- * formats (NULL-terminated) are those of the streams whose records carry
- * the fact, read only from a ClickHouse server (lib/store/query_ch.h),
- * whose rows have no kind yet.
+ * A ClickHouse server's rows shipped before their kind was give theirs by
+ * the rule of kinds_v8.h.
  */
 struct gl_query_fact_event {
 	int64_t ts_us;
@@ -264,7 +263,6 @@ struct gl_query_fact_event {
 };
 
 int gl_query_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
-			 const char *const *formats,
 			 int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			 struct gl_err *err);
 

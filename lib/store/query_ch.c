@@ -5,7 +5,7 @@
  * instead of an SQLite file. In: the tables gpulog-ship writes; out: the
  * rows of gl_query_*, in their order, through the same callbacks, so every
  * section computes its figures with the same C code. HTTP through
- * lib/ship/chttp.c.
+ * lib/net/chttp.c.
  *
  * The server filters and sorts the window and selects records by their
  * kind (gpulog_events.kind); it counts the access lines per component and
@@ -30,9 +30,11 @@
 #include <string.h>
 
 #include "record/record.h"
-#include "ship/chttp.h"
+#include "net/chttp.h"
+#include "net/chtsv.h"
 #include "store/evpack.h"
 #include "store/kinds_v7.h"
+#include "store/kinds_v8.h"
 #include "util/timeutil.h"
 
 static const struct gl_query_backend ch_backend;
@@ -62,23 +64,6 @@ struct gl_query_ch {
 	struct gl_buf sql;
 };
 
-/* A field of a TSV row, unescaped in place. */
-struct field {
-	char *s;
-	size_t n;
-	int null;
-};
-
-#define MAX_FIELDS 32
-
-struct rows {
-	struct gl_buf carry;
-	int ncols;
-	int (*row)(void *arg, struct field *f);
-	void *arg;
-	int bad;		/* a line without ncols fields */
-};
-
 static int oom(struct gl_err *err)
 {
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -93,104 +78,11 @@ static uint64_t hash_str(const char *s, size_t n)
 	return h;
 }
 
-/* ClickHouse's TabSeparated escapes, undone in place. */
-static void unescape(struct field *f)
-{
-	char *w = f->s;
-
-	f->null = f->n == 2 && f->s[0] == '\\' && f->s[1] == 'N';
-	if (f->null)
-		return;
-	for (size_t i = 0; i < f->n; i++) {
-		char c = f->s[i];
-
-		if (c == '\\' && i + 1 < f->n) {
-			switch (f->s[++i]) {
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'r': c = '\r'; break;
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '0': c = '\0'; break;
-			case 'a': c = '\a'; break;
-			case 'v': c = '\v'; break;
-			default: c = f->s[i]; break;
-			}
-		}
-		*w++ = c;
-	}
-	f->n = (size_t)(w - f->s);
-	*w = '\0';
-}
-
-static int on_line(struct rows *r, char *line, size_t n)
-{
-	struct field f[MAX_FIELDS];
-	int k = 0;
-	char *p = line, *end = line + n;
-
-	for (;;) {
-		char *tab = memchr(p, '\t', (size_t)(end - p));
-
-		if (k == r->ncols) {
-			r->bad = 1;
-			return 1;
-		}
-		f[k].s = p;
-		f[k].n = (size_t)((tab ? tab : end) - p);
-		k++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	if (k != r->ncols) {
-		r->bad = 1;
-		return 1;
-	}
-	for (int i = 0; i < k; i++) {
-		f[i].s[f[i].n] = '\0';
-		unescape(&f[i]);
-	}
-	return r->row(r->arg, f);
-}
-
-static int on_chunk(void *arg, const char *p, size_t n)
-{
-	struct rows *r = arg;
-	size_t start = 0;
-	int rc = 0;
-
-	if (gl_buf_add(&r->carry, p, n) != GL_OK)
-		return GL_ENOMEM;
-	for (size_t i = r->carry.len - n; i < r->carry.len && rc == 0; i++) {
-		if (r->carry.data[i] != '\n')
-			continue;
-		r->carry.data[i] = '\0';
-		rc = on_line(r, r->carry.data + start, i - start);
-		start = i + 1;
-	}
-	memmove(r->carry.data, r->carry.data + start, r->carry.len - start);
-	r->carry.len -= start;
-	return rc;
-}
-
 /* Streams the rows of sql (ncols columns) to row; row's value stops it. */
 static int ch_rows(struct gl_query *q, const char *sql, int ncols,
-		   int (*row)(void *arg, struct field *f), void *arg, struct gl_err *err)
+		   int (*row)(void *arg, struct gl_tsv_field *f), void *arg, struct gl_err *err)
 {
-	struct rows r = {.ncols = ncols, .row = row, .arg = arg};
-	int rc = gl_chttp_stream(q->ch->c, sql, on_chunk, &r, err);
-
-	if (rc == GL_ENOMEM && !r.bad)
-		rc = oom(err);
-	if ((rc == 1 && r.bad) || (rc == GL_OK && r.carry.len > 0)) {
-		char cut[120];
-
-		snprintf(cut, sizeof(cut), "%.100s", r.carry.data ? r.carry.data : "");
-		rc = gl_err_set(err, GL_EDB, NULL, 0, cut, "unexpected answer from the server");
-	}
-	gl_buf_release(&r.carry);
-	return rc;
+	return gl_chttp_rows(q->ch->c, sql, ncols, row, arg, err);
 }
 
 /* printf into q->ch->sql. */
@@ -218,7 +110,7 @@ static const char *sqlf(struct gl_query *q, const char *fmt, ...)
 	}
 }
 
-static int64_t name_id(const struct gl_query *q, const struct field *f)
+static int64_t name_id(const struct gl_query *q, const struct gl_tsv_field *f)
 {
 	const struct gl_query_ch *ch = q->ch;
 
@@ -234,18 +126,18 @@ static int64_t name_id(const struct gl_query *q, const struct field *f)
 	}
 }
 
-static double fdouble(const struct field *f)
+static double fdouble(const struct gl_tsv_field *f)
 {
 	return f->null ? NAN : strtod(f->s, NULL);
 }
 
-static int64_t fint(const struct field *f)
+static int64_t fint(const struct gl_tsv_field *f)
 {
 	return f->null ? 0 : strtoll(f->s, NULL, 10);
 }
 
 /* events.recovery_attempts and error_count: -1 when NULL or negative */
-static int64_t fcount(const struct field *f)
+static int64_t fcount(const struct gl_tsv_field *f)
 {
 	int64_t v = fint(f);
 
@@ -260,7 +152,7 @@ struct names_load {
 	int oom;
 };
 
-static int name_row(void *arg, struct field *f)
+static int name_row(void *arg, struct gl_tsv_field *f)
 {
 	struct names_load *l = arg;
 	struct gl_query *q = l->q;
@@ -373,7 +265,7 @@ struct one_int {
 	int nulls;
 };
 
-static int int_row(void *arg, struct field *f)
+static int int_row(void *arg, struct gl_tsv_field *f)
 {
 	struct one_int *o = arg;
 
@@ -481,7 +373,7 @@ struct ev_walk {
 };
 
 /* A name column: the name's id (the server mapped it, names_sql) or its text. */
-static int64_t name_of(const struct ev_walk *w, const struct field *f)
+static int64_t name_of(const struct ev_walk *w, const struct gl_tsv_field *f)
 {
 	int64_t id;
 
@@ -491,7 +383,7 @@ static int64_t name_of(const struct ev_walk *w, const struct field *f)
 	return id > 0 && (uint64_t)id < w->q->n_names ? id : 0;
 }
 
-static int ev_row(void *arg, struct field *f)
+static int ev_row(void *arg, struct gl_tsv_field *f)
 {
 	struct ev_walk *w = arg;
 	struct gl_query_event ev;
@@ -603,7 +495,7 @@ struct mem_walk {
 	void *arg;
 };
 
-static int mem_row(void *arg, struct field *f)
+static int mem_row(void *arg, struct gl_tsv_field *f)
 {
 	struct mem_walk *w = arg;
 	struct gl_query_mem m = {
@@ -635,7 +527,7 @@ struct span_walk {
 	void *arg;
 };
 
-static int span_row(void *arg, struct field *f)
+static int span_row(void *arg, struct gl_tsv_field *f)
 {
 	struct span_walk *w = arg;
 	struct gl_query_span s = {
@@ -688,7 +580,7 @@ struct series_walk {
 	int oom;
 };
 
-static char *fdup(const struct field *f, int *oom_flag)
+static char *fdup(const struct gl_tsv_field *f, int *oom_flag)
 {
 	char *d;
 
@@ -701,7 +593,7 @@ static char *fdup(const struct field *f, int *oom_flag)
 	return d;
 }
 
-static int series_row(void *arg, struct field *f)
+static int series_row(void *arg, struct gl_tsv_field *f)
 {
 	struct series_walk *w = arg;
 
@@ -785,7 +677,7 @@ struct sample_walk {
 	void *arg;
 };
 
-static int sample_row(void *arg, struct field *f)
+static int sample_row(void *arg, struct gl_tsv_field *f)
 {
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
@@ -913,7 +805,7 @@ static double json_num(sqlite3_stmt *st, int i)
 		       ? NAN : sqlite3_column_double(st, i);
 }
 
-static int alert_row(void *arg, struct field *f)
+static int alert_row(void *arg, struct gl_tsv_field *f)
 {
 	struct alert_walk *w = arg;
 	sqlite3_stmt *st = w->q->ch->alert;
@@ -975,7 +867,7 @@ struct access_walk {
 };
 
 /* Counted on the server, by kind; here the names become ids. */
-static int access_row(void *arg, struct field *f)
+static int access_row(void *arg, struct gl_tsv_field *f)
 {
 	struct access_walk *w = arg;
 
@@ -1043,7 +935,7 @@ struct fact_walk {
 
 /* The row's metadata holds the key, as the SQLite reader asks it (query.c):
  * valid JSON whose member key is present. */
-static int fact_row(void *arg, struct field *f)
+static int fact_row(void *arg, struct gl_tsv_field *f)
 {
 	struct fact_walk *w = arg;
 	sqlite3_stmt *st = w->q->ch->fact;
@@ -1075,46 +967,45 @@ static int fact_row(void *arg, struct field *f)
 	return w->fn(w->arg, &e);
 }
 
+/* kinds_v8.h's rule as a ClickHouse condition on format: rows shipped
+ * before they had a kind of fact (their kind column 0) */
+#define CH_FACT_V8(kind, key, streams) {kind, streams},
+static const struct {
+	int kind;
+	const char *streams;
+} ch_fact_v8[] = {GL_KINDS_V8_FACTS(CH_FACT_V8)};
+#undef CH_FACT_V8
+
 static int ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
-			    const char *key, const char *const *formats,
+			    const char *key,
 			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			    struct gl_err *err)
 {
 	char path[80];
 	struct fact_walk w = {q, path, fn, arg, 0};
-	struct gl_buf in = {0};
-	const char *sql;
-	int rc = GL_OK;
+	int kind = (int)gl_ev_fact_kind(key), rc;
+	const char *sql, *v8 = NULL;
 
-	/* the formats and the key are the callers' constants: names of [a-z_] */
-	for (size_t i = 0; formats && formats[i] && rc == GL_OK; i++) {
-		if (strspn(formats[i], "abcdefghijklmnopqrstuvwxyz_") != strlen(formats[i]))
-			continue;
-		if ((in.len && gl_buf_add(&in, ",", 1) != GL_OK) || gl_buf_add(&in, "'", 1) != GL_OK ||
-		    gl_buf_add(&in, formats[i], strlen(formats[i])) != GL_OK ||
-		    gl_buf_add(&in, "'", 1) != GL_OK)
-			rc = oom(err);
-	}
-	if (rc != GL_OK || !in.len || strlen(key) > 60 ||
-	    strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key)) {
-		gl_buf_release(&in);
-		return rc;
-	}
+	for (size_t i = 0; i < sizeof(ch_fact_v8) / sizeof(ch_fact_v8[0]); i++)
+		if (ch_fact_v8[i].kind == kind)
+			v8 = ch_fact_v8[i].streams;
+	/* the key is the callers' constant: a name of [a-z_] */
+	if (!v8 || strlen(key) > 60 || strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key))
+		return GL_OK;
 	snprintf(path, sizeof(path), "$.%s", key);
 	/* A stream's id is its node's: (node, stream_id) made one number. The
-	 * server keeps the rows whose text names the key; SQLite's JSON
-	 * functions decide (fact_row). */
+	 * server keeps the rows of the kind (or, shipped before their kind,
+	 * whose text names the key); SQLite's JSON functions decide (fact_row). */
 	sql = sqlf(q, "SELECT ts_us, level, component, host, intDiv(cityHash64(node, stream_id), 4),"
 		   " message, metadata FROM gpulog_events WHERE ts_us >= %" PRId64
-		   " AND ts_us < %" PRId64 " AND dup_of IS NULL AND format IN (%.*s)"
-		   " AND position(ifNull(metadata, ''), '\"%s\"') > 0"
+		   " AND ts_us < %" PRId64 " AND dup_of IS NULL AND (%s = %d OR (%s = 0 AND %s"
+		   " AND position(ifNull(metadata, ''), '\"%s\"') > 0))"
 		   " ORDER BY ts_us, node, src_id FORMAT TabSeparated",
-		   since_us, until_us, (int)in.len, in.data, key);
+		   since_us, until_us, q->ch->kind, kind, q->ch->kind, v8, key);
 	rc = sql ? ch_rows(q, sql, 7, fact_row, &w, err) : oom(err);
 	if (w.db_failed)
 		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
 				"cannot read the events' facts");
-	gl_buf_release(&in);
 	return rc;
 }
 
@@ -1124,7 +1015,7 @@ struct id_walk {
 	int failed;
 };
 
-static int id_row(void *arg, struct field *f)
+static int id_row(void *arg, struct gl_tsv_field *f)
 {
 	struct id_walk *w = arg;
 

@@ -78,7 +78,6 @@ struct gl_query_backend {
 			    uint64_t *rejects, uint64_t *files, struct gl_err *err);
 	int (*retained_since)(struct gl_query *q, int64_t *since_us, struct gl_err *err);
 	int (*fact_events)(struct gl_query *q, int64_t since_us, int64_t until_us, const char *key,
-			   const char *const *formats,
 			   int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
 			   struct gl_err *err);
 	int (*alert_streams)(struct gl_query *q, int64_t since_us, int64_t until_us,

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "gpulog.h"
-#include "ship/chttp.h"
+#include "net/chttp.h"
 #include "ship/ship.h"
 #include "store/store.h"
 #include "support/tmpdir.h"

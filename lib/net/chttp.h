@@ -1,5 +1,6 @@
 /*
- * chttp.h - ClickHouse over HTTP: the only code that talks libcurl and the
+ * chttp.h - ClickHouse over HTTP, below lib/ship and lib/store (the shipper
+ * and the report's ClickHouse reader both use it): the only code that talks libcurl and the
  * only code of the shipper that compresses. In: SQL text and, for an
  * INSERT, the rows as TSV; out: the server's answer, or a gl_err that says
  * whether the server could not be reached (GL_EUNAVAIL: connection
