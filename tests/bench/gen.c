@@ -19,7 +19,11 @@
  * {"timestamp": "2025-11-16T14:30:22.123456Z", "level": "INFO", "component": "gpu", "message": "Kernel force_pass_kernel executed in 512.34μs", "metadata": {"batch": 3, "device": "cuda:0"}, "execution_time_ms": 0.51234, "memory_usage_mb": 1024.5, "gpu_metrics": {"kernel_name": "force_pass_kernel", "execution_time_us": 512.34, "memory_allocated_mb": 256.0, "memory_peak_mb": 300.5, "gpu_utilization_percent": 85.2, "error_count": 0, "recovery_attempts": 0, "performance_anomaly": false}}
  *
  * the rest server requests, memory reports, performance notes, warnings and
- * errors. -l BYTES pads every line shorter than BYTES to BYTES with a
+ * errors. -k KERNELS (default 10, at most 60) names that many kernels: the
+ * ten above, then variants of them ("gemm_fp16_kernel_v2", ...) with their
+ * own typical times. -d DAYS spreads the LINES evenly over DAYS days (the
+ * mean gap between lines is DAYS days / LINES) instead of the default mean
+ * gap of 0.2 s; issue 34's report bench uses -k 43 -d 7. -l BYTES pads every line shorter than BYTES to BYTES with a
  * "trace_id" member of random hex digits (or blanks) before its closing brace (issue
  * 12's variant with longer lines: -l 512). The output depends only on
  * LINES, NFILES, BYTES and SEED (default 1): the same arguments give the
@@ -57,7 +61,31 @@ static const struct kernel kernels[] = {
 	{"allreduce_ring_kernel", 4870.0, 2048.0},
 };
 
-#define NKERNELS (sizeof(kernels) / sizeof(kernels[0]))
+#define NBASE (sizeof(kernels) / sizeof(kernels[0]))
+#define MAX_KERNELS 60
+
+/* -k: the kernels in use; the first NBASE are kernels[], the rest variants. */
+static struct kernel kern_all[MAX_KERNELS];
+static char kern_names[MAX_KERNELS][48];
+static int nkernels = (int)NBASE;
+
+static void kernels_init(int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct kernel *b = &kernels[(size_t)i % NBASE];
+
+		kern_all[i] = *b;
+		if ((size_t)i >= NBASE) {
+			snprintf(kern_names[i], sizeof(kern_names[i]), "%s_v%d", b->name,
+				 (int)((size_t)i / NBASE) + 1);
+			kern_all[i].name = kern_names[i];
+			/* a variant of a kernel runs somewhat longer or shorter than it */
+			kern_all[i].base_us = b->base_us * (0.6 + 0.2 * (double)((size_t)i / NBASE) +
+							    0.03 * (double)((size_t)i % NBASE));
+		}
+	}
+	nkernels = n;
+}
 
 static const char *const routes[] = {
 	"/v1/infer", "/v1/embed", "/v1/models", "/v1/batch", "/healthz", "/metrics",
@@ -76,6 +104,7 @@ struct gen {
 	double peak_mb;
 	uint64_t bytes;		/* uncompressed bytes written */
 	int pad_to;		/* -l: pad shorter lines to this length; 0: none */
+	uint64_t gap_us;	/* -d: the mean gap between lines; 0: the default 0.2 s */
 	uint64_t pad_rng;	/* the padding's own sequence: the lines stay as without -l */
 };
 
@@ -126,7 +155,7 @@ static void fmt_ts(char *buf, size_t n, int64_t t_us)
 
 static int line_kernel(struct gen *g, char *buf, size_t n, const char *ts)
 {
-	const struct kernel *k = &kernels[pick(g, NKERNELS)];
+	const struct kernel *k = &kern_all[pick(g, nkernels)];
 	int anomaly = unif(g) < 0.02;
 	double us = k->base_us * jitter(g) * (anomaly ? 3.0 + 5.0 * unif(g) : 1.0);
 	double alloc = k->alloc_mb * (0.75 + 0.5 * unif(g));
@@ -235,7 +264,7 @@ static int line_perf(struct gen *g, char *buf, size_t n, const char *ts)
 
 static int line_error(struct gen *g, char *buf, size_t n, const char *ts)
 {
-	const struct kernel *k = &kernels[pick(g, NKERNELS)];
+	const struct kernel *k = &kern_all[pick(g, nkernels)];
 	int dev = pick(g, 8), attempt = 1 + pick(g, 3);
 
 	switch (pick(g, 5)) {
@@ -313,7 +342,10 @@ static int gen_line(struct gen *g, char *buf, size_t n)
 	double r;
 	int k;
 
-	g->t_us += 1000 + (int64_t)(rnd(g) % 400000);
+	if (g->gap_us)
+		g->t_us += 1 + (int64_t)(rnd(g) % (2 * g->gap_us - 1));
+	else
+		g->t_us += 1000 + (int64_t)(rnd(g) % 400000);
 	fmt_ts(ts, sizeof(ts), g->t_us);
 	r = unif(g);
 	if (r < 0.70)
@@ -387,7 +419,7 @@ static void write_file(struct gen *g, const char *path, uint64_t nlines, int gz)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen [-f NFILES] [-l BYTES] DIR LINES [SEED]\n");
+	fprintf(stderr, "usage: gen [-f NFILES] [-l BYTES] [-k KERNELS] [-d DAYS] DIR LINES [SEED]\n");
 	exit(2);
 }
 
@@ -395,7 +427,7 @@ int main(int argc, char **argv)
 {
 	struct gen g = {0};
 	uint64_t lines, seed = 1, live, prev, in_gz, done = 0;
-	long nfiles = 24, ngz, narch, nrot;
+	long nfiles = 24, ngz, narch, nrot, nk = (long)NBASE, days = 0;
 	int64_t last_name_s = 0;
 	const char *dir;
 	char path[4096];
@@ -412,6 +444,16 @@ int main(int argc, char **argv)
 				usage();
 			g.pad_to = (int)l;
 			a += 2;
+		} else if (a + 1 < argc && strcmp(argv[a], "-k") == 0) {
+			nk = strtol(argv[a + 1], NULL, 10);
+			if (nk < 1 || nk > MAX_KERNELS)
+				usage();
+			a += 2;
+		} else if (a + 1 < argc && strcmp(argv[a], "-d") == 0) {
+			days = strtol(argv[a + 1], NULL, 10);
+			if (days < 1 || days > 3650)
+				usage();
+			a += 2;
 		} else {
 			break;
 		}
@@ -423,6 +465,12 @@ int main(int argc, char **argv)
 	if (argc - a == 3)
 		seed = strtoull(argv[a + 2], NULL, 10);
 
+	kernels_init((int)nk);
+	if (days > 0 && lines > 0) {
+		g.gap_us = (uint64_t)days * 86400000000ULL / lines;
+		if (g.gap_us < 1)
+			g.gap_us = 1;
+	}
 	g.rng = seed;
 	g.pad_rng = ~seed;
 	g.t_us = START_S * 1000000LL;
