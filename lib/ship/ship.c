@@ -19,6 +19,7 @@
 
 #include "net/chttp.h"
 #include "store/kinds_v7.h"
+#include "store/kinds_v8.h"
 #include "store/query.h"
 
 #define DAY_US 86400000000LL
@@ -322,8 +323,8 @@ static int ch_run(struct shipper *s, struct gl_err *err)
 /*
  * A gpulog_events made by a gpulog-ship before the kind was shipped gets
  * the column, at the end (an INSERT names no columns), with the kind of
- * the rows stored before as the migration to schema 8 tells it from their
- * format and text (kinds_v7.h GL_KINDS_V7_CH): ClickHouse computes a
+ * the rows stored before as the migrations to schemas 8 and 9 tell it from
+ * their format, text and metadata (kinds_v8.h GL_KINDS_CH): ClickHouse computes a
  * DEFAULT for the parts written without the column when they are read.
  */
 static int parse2(struct shipper *s, int64_t *a, int64_t *b, struct gl_err *err);
@@ -338,7 +339,7 @@ static int add_kind(struct shipper *s, struct gl_err *err)
 	    (rc = ch_run(s, err)) != GL_OK || (rc = parse2(s, &has, NULL, err)) != GL_OK || has)
 		return rc;
 	if ((rc = sqlf(s, err, "ALTER TABLE gpulog_events ADD COLUMN kind UInt8 DEFAULT %s",
-		       GL_KINDS_V7_CH)) != GL_OK)
+		       GL_KINDS_CH)) != GL_OK)
 		return rc;
 	return ch_run(s, err);
 }

@@ -20,6 +20,8 @@
 #ifndef GL_KINDS_V8_H
 #define GL_KINDS_V8_H
 
+#include "store/kinds_v7.h"
+
 #define GL_KINDS_V8_IS_FACT(e, key)                                                     \
 	"(json_valid(" e "metadata) AND json_type(" e "metadata, '$." key "') IS NOT NULL)"
 
@@ -30,5 +32,19 @@
 	X(5, "train", "(format IN ('text', 'trainstate', 'lightning'))")                \
 	/* a GPU of nvidia-smi -q (nvsmiq) */                                           \
 	X(7, "inventory", "(format = 'nvsmiq')")
+
+/*
+ * The same rule over a ClickHouse row (gpulog_events, lib/ship/ship.h),
+ * for rows shipped before they had a kind: their metadata's key found by
+ * visitParamHas, the fact itself checked by SQLite's JSON functions when
+ * the row is read (query_ch.c). GL_KINDS_CH: the kind of such a row, as the
+ * migrations to schema 8 and 9 would give it (kinds_v7.h first).
+ */
+#define GL_KINDS_V8_CH                                                                  \
+	"multiIf(format = 'text' AND visitParamHas(ifNull(metadata, ''), 'xid'), 6,"        \
+	" format IN ('text', 'trainstate', 'lightning') AND"                                \
+	" visitParamHas(ifNull(metadata, ''), 'train'), 5,"                                 \
+	" format = 'nvsmiq' AND visitParamHas(ifNull(metadata, ''), 'inventory'), 7, 0)"
+#define GL_KINDS_CH "if((" GL_KINDS_V7_CH ") != 0, (" GL_KINDS_V7_CH "), " GL_KINDS_V8_CH ")"
 
 #endif

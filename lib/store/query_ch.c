@@ -331,7 +331,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 			     " currentDatabase() AND table = 'gpulog_events' AND name = 'kind'"
 			     " FORMAT TabSeparated", v, err)) != GL_OK)
 		goto out;
-	q->ch->kind = v[0] ? "kind" : "(" GL_KINDS_V7_CH ")";
+	q->ch->kind = v[0] ? "kind" : "(" GL_KINDS_CH ")";
 	rc = load_names(q, err);
 out:
 	if (rc != GL_OK)

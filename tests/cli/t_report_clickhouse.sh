@@ -92,11 +92,12 @@ LC_ALL=C join -t "$TAB" $T/want $T/got | awk -F'\t' '{ for (i = 2; i <= 5; i++) 
 expect_eq "kernels joined" "$(wc -l < $T/got)" "$(LC_ALL=C join -t "$TAB" $T/want $T/got | wc -l)"
 
 # Each event's kind (events.kind: log line, trace record, alert, access
-# line) is shipped: the server counts as many of each as the database
-# (of those with a time: gpulog-ship sends no untimed row).
+# line; since schema 9 a trainer's step, an Xid, an nvidia-smi -q GPU) is
+# shipped: the server counts as many of each as the database (of those
+# with a time: gpulog-ship sends no untimed row).
 kinds() { q $T/ab.db "select kind, count(*) from events where ts_us is not null group by kind order by kind" | tr '|' '\t'; }
 expect_eq "kinds shipped" "$(kinds)" "$(chq one "SELECT kind, count() FROM gpulog_events GROUP BY kind ORDER BY kind")"
-[ "$(kinds | cut -f1 | tr -d '\n')" = 0123 ] || fail "the fixture's kinds: $(kinds)"
+[ "$(kinds | cut -f1 | tr -d '\n')" = 0123567 ] || fail "the fixture's kinds: $(kinds)"
 # A table shipped before the kind was: the report reads the kind from
 # the rows' format and text (as the SQLite migration does), and the next
 # gpulog-ship adds the column, whose default gives the old rows the same.
