@@ -36,6 +36,7 @@
 #include "findings_evidence.h"
 #include "findings_state.h"
 #include "sec_findings.h"
+#include "sec_kernels.h"
 #include "sec_training.h"
 #include "section.h"
 #include "sections.h"
@@ -817,8 +818,8 @@ static int cmp_finding(const void *pa, const void *pb)
 
 static const char *series_name(struct gl_section_ctx *cx, const struct fser *s, char *buf, size_t n)
 {
-	if (s->src == SRC_KERNEL)
-		return gl_section_name(cx, s->name_id);
+	if (s->src == SRC_KERNEL)	/* the name a person reads, as in the kernels' table */
+		return gl_kernels_display(cx->rep, gl_section_name(cx, s->name_id), buf, n);
 	if (s->src == SRC_TRAINING && s->rank >= 0) {
 		snprintf(buf, n, "%s rank %ld", s->name, s->rank);
 		return buf;
@@ -873,6 +874,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 		intervals(&c, bidx, n, &d0, &d1, &p0, &p1);
 		fd->ser = i;
 		fd->series = xstrdup(series_name(cx, s, nb, sizeof(nb)));
+		if (s->src == SRC_KERNEL && !(fd->kernel = xstrdup(gl_section_name(cx, s->name_id))))
+			return gl_section_oom(cx->err);
 		fd->source = src_names[s->src];
 		fd->unit = s->unit;
 		fd->kind = c.kind == GL_CHANGE_TREND ? "trend" : c.kind == GL_CHANGE_STEP ? "step"
@@ -973,6 +976,7 @@ static void release(void *st)
 		struct gl_finding *fd = &f->res.items[i];
 
 		free(fd->series);
+		free(fd->kernel);
 		free(fd->host);
 		free(fd->device);
 		free(fd->evidence);
@@ -991,6 +995,7 @@ static void release(void *st)
  * CSV show them all; the page's table the main ones under the sentences. */
 static const struct gl_col finding_cols[] = {
 	{"series", GL_COL_TEXT, FD(series), GL_COL_NAME, 0, NULL, 0, 1, "series", 0, NULL},
+	{"kernel", GL_COL_TEXT, FD(kernel), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"source", GL_COL_TEXT, FD(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"kind", GL_COL_TEXT, FD(kind), 0, 0, NULL, 0, 2, "kind", 0, NULL},
 	{"host", GL_COL_TEXT, FD(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},

@@ -35,6 +35,8 @@ struct gl_finding_evidence {
 struct gl_finding {
 	char *series;			/* "compact_frontier_kernel", "operation layout_step",
 					   "train.iteration_ms job/run1 rank 0", "inference.ttft_ms" */
+	char *kernel;			/* source kernel: its full name (series: its display name,
+					   sec_kernels.h); else NULL */
 	const char *source;		/* "kernel", "operation", "training", "inference" */
 	const char *unit;		/* "us", "ms", "tokens/s", "samples/s" */
 	const char *kind;		/* "window", "step", "trend" */

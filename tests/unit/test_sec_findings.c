@@ -4,7 +4,9 @@
  *
  * 240 s of data, one kernel launch and one sample of each series a second, so that each of
  * the section's 240 buckets holds one second (the data span from T0 to T0 + 240 s - 1 us).
- * Kernel k_slow takes 100 us, 300 us from 100 s to 140 s; k_flat 50 us throughout. GPU 1
+ * Kernel k_slow (its full name a C++ one, "void ns::k_slow<float, 128>(float const*, int)": the
+ * finding names it as the kernels' table does, ns::k_slow<float, 128>, and keeps the full
+ * name beside it) takes 100 us, 300 us from 100 s to 140 s; k_flat 50 us throughout. GPU 1
  * (uuid GPU-aaa) draws 400 W, 650 W in that interval; GPU 0 300 W throughout. Optional
  * causes on GPU 1 in the interval: its clocks event reasons 0x60 (SW and HW thermal
  * slowdown), its ECC counter 0 -> 2 from 100 s on, a process compute-apps lists only then
@@ -39,6 +41,8 @@
 #define S_US 1000000LL
 
 enum { C_THROTTLE = 1, C_ECC = 2, C_APP = 4, C_PMON = 8 };
+
+#define K_SLOW "void ns::k_slow<float, 128>(float const*, int)"
 
 static void near(double a, double b)
 {
@@ -85,7 +89,7 @@ static void make_db(char *path, int causes)
 	exec(db, "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
 		 "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes, head_hash)"
 		 " VALUES (1, 'f', 0, 0, 0, 0, 0);"
-		 "INSERT INTO names(name) VALUES ('k_slow'), ('k_flat'), ('gpu.power_w'),"
+		 "INSERT INTO names(name) VALUES ('void ns::k_slow<float, 128>(float const*, int)'), ('k_flat'), ('gpu.power_w'),"
 		 " ('nvidia_smi.clocks_event_reasons.active'), ('gpu.ecc_errors'),"
 		 " ('compute_apps.memory_used_mib'), ('pmon.utilization_pct');"
 		 "INSERT OR IGNORE INTO event_kinds(kind) VALUES (1);"
@@ -104,7 +108,7 @@ static void make_db(char *path, int causes)
 		 "  '{\"pid\":\"555\",\"type\":\"C\",\"command\":\"helper\"}');"
 		 "BEGIN");
 	for (int s = 0; s < 240; s++) {
-		kernel(db, T0 + s * S_US + S_US / 2, in_window(s) ? 300 : 100, "k_slow");
+		kernel(db, T0 + s * S_US + S_US / 2, in_window(s) ? 300 : 100, K_SLOW);
 		kernel(db, T0 + s * S_US + S_US / 2 + 10, 50, "k_flat");
 	}
 	/* the data's last time: T0 + 240 s - 1 us, so a bucket is one second */
@@ -185,7 +189,8 @@ static void test_window_and_evidence(void **state)
 	assert_int_equal(r->tested, 2);
 	assert_int_equal(r->n, 1);
 	fd = &r->items[0];
-	assert_string_equal(fd->series, "k_slow");
+	assert_string_equal(fd->series, "ns::k_slow<float, 128>");
+	assert_string_equal(fd->kernel, K_SLOW);
 	assert_string_equal(fd->source, "kernel");
 	assert_string_equal(fd->kind, "window");
 	assert_true(fd->start_us == T0 + 100 * S_US);
@@ -245,7 +250,7 @@ static void test_window_and_evidence(void **state)
 	near(e->change_pct, 1100);
 
 	/* a new process comes first among the causes */
-	assert_non_null(strstr(fd->sentence, "k_slow ran 3.0\xC3\x97 slower (100 \xC2\xB5s \xE2\x86\x92 "
+	assert_non_null(strstr(fd->sentence, "ns::k_slow<float, 128> ran 3.0\xC3\x97 slower (100 \xC2\xB5s \xE2\x86\x92 "
 					     "300 \xC2\xB5s) from 00:01:40 to 00:02:20 on GPU 1"));
 	assert_non_null(strstr(fd->sentence, "a new process on the GPU (burn pid 777)"));
 	assert_non_null(strstr(fd->sentence, "the other kernel did not change."));
