@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "sec_errors.h"
 #include "section.h"
 #include "sections.h"
+#include "table.h"
 #include "util/hash.h"
 #include "util/timeutil.h"
 
@@ -609,11 +611,36 @@ const struct gl_report_errors *gl_errors_result(const struct gl_report *rep)
 	return res_of(gl_report_state_of(rep, &gl_sec_errors));
 }
 
+static const char *level_name(int level)
+{
+	return gl_level_name((enum gl_level)level);
+}
+
+#define SH(f) offsetof(struct gl_report_shape, f)
+
+/*
+ * A message shape: JSON's top_messages items. The CSV keeps its own rows (they
+ * share the key,name,value header of the section's other rows), and so do the text
+ * (count first, no header) and the HTML table (the level cell's class is its level's).
+ */
+static const struct gl_col shape_cols[] = {
+	{"shape", GL_COL_TEXT, SH(shape), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"level", GL_COL_ENUM, SH(level), 0, 0, NULL, 0, 0, NULL, 0, level_name, 0},
+	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"sample", GL_COL_TEXT, SH(sample), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table shape_table = {shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]),
+					    sizeof(struct gl_report_shape)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_errors *e = res_of(st);
 	struct gl_jb jb_ = {0}, *jb = &jb_;
-	json_t *o = json_object(), *top = json_array();
+	json_t *o = json_object(), *top = gl_table_json(&shape_table, e->top_messages,
+							 e->n_top_messages);
 
 	(void)r;
 
@@ -623,18 +650,6 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(jb, o, "by_level", gl_json_levels(jb, e->by_level, GL_LEVEL_WARN));
 	gl_jb_set(jb, o, "per_1000_events", gl_json_num(e->per_1000_events));
 	gl_jb_set(jb, o, "per_hour", gl_json_num(e->per_hour));
-	for (size_t i = 0; i < e->n_top_messages; i++) {
-		const struct gl_report_shape *s = &e->top_messages[i];
-		json_t *m = json_object();
-
-		gl_jb_set(jb, m, "shape", gl_json_str(s->shape));
-		gl_jb_set(jb, m, "level", json_string(gl_level_name((enum gl_level)s->level)));
-		gl_jb_set(jb, m, "count", gl_json_u64(s->count));
-		gl_jb_set(jb, m, "first_ts", gl_json_ts(s->first_ts_us));
-		gl_jb_set(jb, m, "last_ts", gl_json_ts(s->last_ts_us));
-		gl_jb_set(jb, m, "sample", gl_json_str(s->sample));
-		gl_jb_append(jb, top, m);
-	}
 	gl_jb_set(jb, o, "top_messages", top);
 	gl_jb_set(jb, o, "shapes", gl_json_u64(e->shapes));
 	gl_jb_set(jb, o, "shapes_overflow", gl_json_u64(e->shapes_overflow));
