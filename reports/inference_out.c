@@ -4,6 +4,7 @@
  * counts, each quantity's distribution, counters and histograms.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #include "emit_util.h"
 #include "inference_out.h"
+#include "table.h"
 
 /* The result in st, the first member of the section's state; none (zero) without a state. */
 static const struct gl_report_inference *res_of(const void *st)
@@ -24,6 +26,60 @@ static const struct gl_report_dist *dist_c(const struct gl_report_inference *ri,
 {
 	return dist_at((struct gl_report_inference *)ri, q);
 }
+
+/* A quantity's distribution as the tables show it: its name and unit, then the figures. */
+struct q_row {
+	const char *name, *unit;
+	uint64_t count;
+	double mean, p50, p95, p99, min, max;
+};
+
+#define QR(f) offsetof(struct q_row, f)
+
+/* A quantity: JSON (an object per name, the name its key) and HTML. */
+static const struct gl_col q_cols[] = {
+	{"name", GL_COL_TEXT, QR(name), GL_COL_NAME, 0, NULL, 0, 1, "quantity", 0, NULL, 0},
+	{"unit", GL_COL_TEXT, QR(unit), 0, 0, NULL, 0, 2, "unit", 0, NULL, 0},
+	{"count", GL_COL_U64, QR(count), 0, 0, NULL, 0, 3, "count", 0, NULL, 0},
+	{"mean", GL_COL_NUM, QR(mean), 0, 0, NULL, 0, 4, "mean", 0, NULL, 0},
+	{"p50", GL_COL_NUM, QR(p50), 0, 0, NULL, 0, 5, "p50", 0, NULL, 0},
+	{"p95", GL_COL_NUM, QR(p95), 0, 0, NULL, 0, 6, "p95", 0, NULL, 0},
+	{"p99", GL_COL_NUM, QR(p99), 0, 0, NULL, 0, 7, "p99", 0, NULL, 0},
+	{"min", GL_COL_NUM, QR(min), 0, 0, NULL, 0, 8, "min", 0, NULL, 0},
+	{"max", GL_COL_NUM, QR(max), 0, 0, NULL, 0, 9, "max", 0, NULL, 0},
+};
+
+static const struct gl_table q_table = {q_cols, sizeof(q_cols) / sizeof(q_cols[0]),
+					sizeof(struct q_row)};
+
+/* The quantities of ri, in enum quantity's order. */
+static void q_rows_of(const struct gl_report_inference *ri, struct q_row rows[Q_COUNT])
+{
+	for (int q = 0; q < Q_COUNT; q++) {
+		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
+
+		rows[q] = (struct q_row){quantities[q].name, quantities[q].unit, d->count, d->mean,
+					 d->p50, d->p95, d->p99, d->min, d->max};
+	}
+}
+
+#define PC(f) offsetof(struct gl_report_prom_counter, f)
+
+/* A Prometheus counter: JSON (every column) and HTML (the CSV row is one of inference.csv's
+ * kinds). */
+static const struct gl_col counter_cols[] = {
+	{"metric", GL_COL_TEXT, PC(metric), GL_COL_NAME, 0, NULL, 0, 1, "counter", 0, NULL, 0},
+	{"host", GL_COL_TEXT, PC(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"labels", GL_COL_JSON, PC(labels), 0, 0, NULL, 0, 2, "labels", 0, NULL, 0},
+	{"samples", GL_COL_U64, PC(samples), 0, 0, NULL, 0, 3, "samples", 0, NULL, 0},
+	{"resets", GL_COL_U64, PC(resets), 0, 0, NULL, 0, 4, "resets", 0, NULL, 0},
+	{"increase", GL_COL_NUM, PC(increase), 0, 0, NULL, 0, 5, "increase", 0, NULL, 0},
+	{"last", GL_COL_NUM, PC(last), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table counter_table = {counter_cols,
+					      sizeof(counter_cols) / sizeof(counter_cols[0]),
+					      sizeof(struct gl_report_prom_counter)};
 
 static json_t *labels_json(const char *text)
 {
@@ -39,7 +95,8 @@ json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *ca = json_array(), *ha = json_array();
+	struct q_row qr[Q_COUNT];
+	json_t *o = json_object(), *ha = json_array(), *qa;
 
 	(void)r;
 	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
@@ -64,34 +121,19 @@ json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 		}
 		gl_jb_set(&jb, o, "requests_by_server", by);
 	}
+	/* each quantity's row, its name the key of the rest */
+	q_rows_of(ri, qr);
+	qa = gl_table_json(&q_table, qr, Q_COUNT);
 	for (int q = 0; q < Q_COUNT; q++) {
-		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
-		json_t *x = json_object();
+		json_t *x = json_array_get(qa, (size_t)q);
 
-		gl_jb_set(&jb, x, "unit", gl_json_str(quantities[q].unit));
-		gl_jb_set(&jb, x, "count", gl_json_u64(d->count));
-		gl_jb_set(&jb, x, "mean", gl_json_num(d->mean));
-		gl_jb_set(&jb, x, "p50", gl_json_num(d->p50));
-		gl_jb_set(&jb, x, "p95", gl_json_num(d->p95));
-		gl_jb_set(&jb, x, "p99", gl_json_num(d->p99));
-		gl_jb_set(&jb, x, "min", gl_json_num(d->min));
-		gl_jb_set(&jb, x, "max", gl_json_num(d->max));
-		gl_jb_set(&jb, o, quantities[q].name, x);
+		if (x && json_object_del(x, "name") == 0)
+			gl_jb_set(&jb, o, quantities[q].name, json_incref(x));
+		else
+			gl_jb_set(&jb, o, quantities[q].name, NULL);
 	}
-	for (size_t i = 0; ca && i < ri->n_counters; i++) {
-		const struct gl_report_prom_counter *c = &ri->counters[i];
-		json_t *x = json_object();
-
-		gl_jb_set(&jb, x, "metric", gl_json_str(c->metric));
-		gl_jb_set(&jb, x, "host", gl_json_str(c->host));
-		gl_jb_set(&jb, x, "labels", labels_json(c->labels));
-		gl_jb_set(&jb, x, "samples", gl_json_u64(c->samples));
-		gl_jb_set(&jb, x, "resets", gl_json_u64(c->resets));
-		gl_jb_set(&jb, x, "increase", gl_json_num(c->increase));
-		gl_jb_set(&jb, x, "last", gl_json_num(c->last));
-		gl_jb_append(&jb, ca, x);
-	}
-	gl_jb_set(&jb, o, "counters", ca);
+	json_decref(qa);
+	gl_jb_set(&jb, o, "counters", gl_table_json(&counter_table, ri->counters, ri->n_counters));
 	for (size_t i = 0; ha && i < ri->n_histograms; i++) {
 		const struct gl_report_prom_histogram *h = &ri->histograms[i];
 		json_t *x = json_object();
@@ -251,6 +293,7 @@ static void html_row(FILE *f, const char *name, const char *labels, const double
 void gl_inference_emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_report_inference *ri = res_of(st);
+	struct q_row qr[Q_COUNT];
 
 	(void)rep;
 	if (empty(ri)) {
@@ -261,26 +304,11 @@ void gl_inference_emit_html(const struct gl_report *rep, const void *st, FILE *f
 	gl_html_num(f, ri->requests, GL_HTML_G4);
 	fputs(", failed: ", f);
 	gl_html_num(f, ri->failed, GL_HTML_G4);
-	fputs("</p>\n<table><tr><th>quantity</th><th>unit</th><th>count</th><th>mean</th>"
-	      "<th>p50</th><th>p95</th><th>p99</th><th>min</th><th>max</th></tr>\n", f);
-	for (int q = 0; q < Q_COUNT; q++) {
-		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
-		const double v[] = {(double)d->count, d->mean, d->p50, d->p95, d->p99, d->min, d->max};
-
-		html_row(f, quantities[q].name, quantities[q].unit, v, sizeof(v) / sizeof(v[0]));
-	}
-	fputs("</table>\n", f);
-	if (ri->n_counters) {
-		fputs("<table><tr><th>counter</th><th>labels</th><th>samples</th><th>resets</th>"
-		      "<th>increase</th></tr>\n", f);
-		for (size_t i = 0; i < ri->n_counters; i++) {
-			const struct gl_report_prom_counter *c = &ri->counters[i];
-			const double v[] = {(double)c->samples, (double)c->resets, c->increase};
-
-			html_row(f, c->metric, c->labels, v, 3);
-		}
-		fputs("</table>\n", f);
-	}
+	fputs("</p>\n", f);
+	q_rows_of(ri, qr);
+	gl_table_html(&q_table, qr, Q_COUNT, f);
+	if (ri->n_counters)
+		gl_table_html(&counter_table, ri->counters, ri->n_counters, f);
 	if (ri->n_histograms) {
 		fputs("<table><tr><th>histogram</th><th>labels</th><th>observations</th><th>p50</th>"
 		      "<th>p95</th><th>p99</th></tr>\n", f);

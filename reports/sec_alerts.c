@@ -5,6 +5,7 @@
  */
 #include <fnmatch.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +26,33 @@
 #include "section.h"
 #include "sections.h"
 #include "sec_trends.h"
+#include "table.h"
 #include "util/timeutil.h"
 
 /* Timings a kernel needs before its anomaly rate is judged (kernel_anomaly_pct). */
 #define KERNEL_ANOMALY_MIN_SAMPLES 100
+
+/*
+ * An alert as JSON and CSV show it (cols below): the severity's name, the
+ * source ("gpulog" when none), the times of a log's alert only (none for
+ * gpulog's), a count of at least 1, the worst value again as "worst".
+ */
+struct alert_row {
+	const char *severity, *rule, *subject;
+	double value, threshold;
+	const char *message, *source;
+	int64_t time_us;
+	uint64_t count;
+	int64_t first_ts_us, last_ts_us;
+	double worst;
+};
 
 /* What the per-component rule needs: events and ERROR+ events per component id. */
 struct alerts {
 	struct gl_alerts_result res;	/* first: see sec_alerts.h */
 	uint64_t *comp_events, *comp_errors;
 	size_t n_ids;
+	struct alert_row *rows;		/* res.alerts as shown, once finished */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -423,6 +441,39 @@ static int on_log_alert(void *arg, const struct gl_query_log_alert *la)
 	return GL_OK;
 }
 
+static bool is_log(const struct gl_report_alert *a)
+{
+	return a->source && !strcmp(a->source, "log");
+}
+
+/* The alerts as JSON and CSV show them (struct alert_row). */
+static int rows_of(struct gl_section_ctx *cx, struct alerts *a)
+{
+	if (!a->res.n_alerts)
+		return GL_OK;
+	if (!(a->rows = calloc(a->res.n_alerts, sizeof(*a->rows))))
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < a->res.n_alerts; i++) {
+		const struct gl_report_alert *al = &a->res.alerts[i];
+
+		a->rows[i] = (struct alert_row){
+			.severity = gl_severity_name(al->severity),
+			.rule = al->rule,
+			.subject = al->subject,
+			.value = al->value,
+			.threshold = al->threshold,
+			.message = al->message,
+			.source = al->source ? al->source : "gpulog",
+			.time_us = is_log(al) ? al->ts_us : GL_TS_NONE,
+			.count = al->count ? al->count : 1,
+			.first_ts_us = is_log(al) ? al->first_ts_us : GL_TS_NONE,
+			.last_ts_us = is_log(al) ? al->last_ts_us : GL_TS_NONE,
+			.worst = al->value,
+		};
+	}
+	return GL_OK;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct gl_alerts_result *rep = &((struct alerts *)st)->res;
@@ -437,6 +488,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	/* one entry per (source, rule, subject, severity), critical first */
 	if (rc == GL_OK)
 		gl_alert_group(rep->alerts, &rep->n_alerts);
+	if (rc == GL_OK)
+		rc = rows_of(cx, st);
 	return rc;
 }
 
@@ -446,6 +499,7 @@ static void release(void *st)
 
 	free(a->comp_events);
 	free(a->comp_errors);
+	free(a->rows);
 	for (size_t i = 0; i < a->res.n_alerts; i++) {
 		free(a->res.alerts[i].rule);
 		free(a->res.alerts[i].subject);
@@ -467,60 +521,49 @@ const struct gl_alerts_result *gl_alerts_result(const struct gl_report *rep)
 	return res_of(gl_report_state_of(rep, &gl_sec_alerts));
 }
 
-static bool is_log(const struct gl_report_alert *a)
+#define AR(f) offsetof(struct alert_row, f)
+
+/* An alert: JSON (every column) and CSV (all but worst, the value again); the text report
+ * writes a line per alert, the HTML table colours the severity's cell. */
+static const struct gl_col cols[] = {
+	{"severity", GL_COL_TEXT, AR(severity), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
+	{"rule", GL_COL_TEXT, AR(rule), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
+	{"subject", GL_COL_TEXT, AR(subject), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3},
+	{"value", GL_COL_NUM, AR(value), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4},
+	{"threshold", GL_COL_NUM, AR(threshold), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
+	{"message", GL_COL_TEXT, AR(message), 0, 0, NULL, 0, 0, NULL, 0, NULL, 6},
+	{"source", GL_COL_TEXT, AR(source), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
+	{"time", GL_COL_TS, AR(time_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
+	{"count", GL_COL_U64, AR(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 9},
+	{"first_ts", GL_COL_TS, AR(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
+	{"last_ts", GL_COL_TS, AR(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 11},
+	{"worst", GL_COL_NUM, AR(worst), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
+				      sizeof(struct alert_row)};
+
+/* The rows of a finished section; none without them. */
+static const struct alert_row *rows_shown(const void *st)
 {
-	return a->source && !strcmp(a->source, "log");
+	return st ? ((const struct alerts *)st)->rows : NULL;
+}
+
+static size_t n_shown(const void *st)
+{
+	return rows_shown(st) ? res_of(st)->n_alerts : 0;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	struct gl_jb jb_ = {0}, *jb = &jb_;
-	json_t *a = json_array();
-
 	(void)r;
-	const struct gl_alerts_result *res = res_of(st);
-
-
-	for (size_t i = 0; a && i < res->n_alerts; i++) {
-		const struct gl_report_alert *al = &res->alerts[i];
-		json_t *o = json_object();
-
-		gl_jb_set(jb, o, "severity", gl_json_str(gl_severity_name(al->severity)));
-		gl_jb_set(jb, o, "rule", gl_json_str(al->rule));
-		gl_jb_set(jb, o, "subject", gl_json_str(al->subject));
-		gl_jb_set(jb, o, "value", gl_json_num(al->value));
-		gl_jb_set(jb, o, "threshold", gl_json_num(al->threshold));
-		gl_jb_set(jb, o, "message", gl_json_str(al->message));
-		gl_jb_set(jb, o, "source", gl_json_str(al->source ? al->source : "gpulog"));
-		gl_jb_set(jb, o, "time", gl_json_ts(is_log(al) ? al->ts_us : GL_TS_NONE));
-		gl_jb_set(jb, o, "count", gl_json_u64(al->count ? al->count : 1));
-		gl_jb_set(jb, o, "first_ts", gl_json_ts(is_log(al) ? al->first_ts_us : GL_TS_NONE));
-		gl_jb_set(jb, o, "last_ts", gl_json_ts(is_log(al) ? al->last_ts_us : GL_TS_NONE));
-		gl_jb_set(jb, o, "worst", gl_json_num(al->value));
-		gl_jb_append(jb, a, o);
-	}
-	return gl_jb_done(jb, a);
+	return gl_table_json(&table, rows_shown(st), n_shown(st));
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_alerts_result *res = res_of(st);
-
 	(void)r;
-	fputs("severity,rule,subject,value,threshold,message,source,time,count,first_ts,last_ts", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < res->n_alerts; i++) {
-		const struct gl_report_alert *a = &res->alerts[i];
-
-		gl_csv_text(fp, gl_severity_name(a->severity)), gl_csv_sep(fp), gl_csv_text(fp, a->rule), gl_csv_sep(fp);
-		gl_csv_text(fp, a->subject), gl_csv_sep(fp), gl_csv_num(fp, a->value), gl_csv_sep(fp);
-		gl_csv_num(fp, a->threshold), gl_csv_sep(fp), gl_csv_text(fp, a->message), gl_csv_sep(fp);
-		gl_csv_text(fp, a->source ? a->source : "gpulog"), gl_csv_sep(fp);
-		gl_csv_ts(fp, is_log(a) ? a->ts_us : GL_TS_NONE), gl_csv_sep(fp);
-		gl_csv_u64(fp, a->count ? a->count : 1), gl_csv_sep(fp);
-		gl_csv_ts(fp, is_log(a) ? a->first_ts_us : GL_TS_NONE), gl_csv_sep(fp);
-		gl_csv_ts(fp, is_log(a) ? a->last_ts_us : GL_TS_NONE), gl_csv_eol(fp);
-	}
+	gl_table_csv(&table, rows_shown(st), n_shown(st), fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
