@@ -237,22 +237,39 @@ static void release(void *st)
 	free(res->throttle);
 }
 
-static const char *const ecc_keys[] = {
-	"ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
-	"ecc_aggregate_corrected", "retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending",
-	"remapped_rows_correctable", "remapped_rows_uncorrectable", "remapped_rows_pending",
-	"remapped_rows_failure",
+#define EC(f) offsetof(struct gl_health_ecc, f)
+
+/* A GPU of the nvidia-smi -q inventory: JSON's ecc items (the text and HTML show them their
+ * own way: the text a line per GPU, the page a volatile / aggregate pair per cell). */
+static const struct gl_col ecc_cols[] = {
+	{"pci", GL_COL_TEXT, EC(pci), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"uuid", GL_COL_TEXT, EC(uuid), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"ecc_volatile_uncorrected", GL_COL_NUM, EC(volatile_uncorrected), 0, 0, NULL, 0, 0, NULL,
+	 0, NULL, 0},
+	{"ecc_volatile_corrected", GL_COL_NUM, EC(volatile_corrected), 0, 0, NULL, 0, 0, NULL, 0,
+	 NULL, 0},
+	{"ecc_aggregate_uncorrected", GL_COL_NUM, EC(aggregate_uncorrected), 0, 0, NULL, 0, 0, NULL,
+	 0, NULL, 0},
+	{"ecc_aggregate_corrected", GL_COL_NUM, EC(aggregate_corrected), 0, 0, NULL, 0, 0, NULL, 0,
+	 NULL, 0},
+	{"retired_pages_sbe", GL_COL_NUM, EC(retired_sbe), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"retired_pages_dbe", GL_COL_NUM, EC(retired_dbe), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"retired_pages_pending", GL_COL_NUM, EC(retired_pending), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 0},
+	{"remapped_rows_correctable", GL_COL_NUM, EC(remapped_correctable), 0, 0, NULL, 0, 0, NULL,
+	 0, NULL, 0},
+	{"remapped_rows_uncorrectable", GL_COL_NUM, EC(remapped_uncorrectable), 0, 0, NULL, 0, 0,
+	 NULL, 0, NULL, 0},
+	{"remapped_rows_pending", GL_COL_NUM, EC(remapped_pending), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 0},
+	{"remapped_rows_failure", GL_COL_NUM, EC(remapped_failure), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 0},
+	{"clocks_event_reasons", GL_COL_TEXT, EC(clocks_event_reasons), 0, 0, NULL, 0, 0, NULL, 0,
+	 NULL, 0},
 };
 
-static void ecc_values(const struct gl_health_ecc *g, double v[11])
-{
-	const double x[11] = {g->volatile_uncorrected, g->volatile_corrected, g->aggregate_uncorrected,
-			      g->aggregate_corrected, g->retired_sbe, g->retired_dbe, g->retired_pending,
-			      g->remapped_correctable, g->remapped_uncorrectable, g->remapped_pending,
-			      g->remapped_failure};
-
-	memcpy(v, x, sizeof(x));
-}
+static const struct gl_table ecc_table = {ecc_cols, sizeof(ecc_cols) / sizeof(ecc_cols[0]),
+					  sizeof(struct gl_health_ecc)};
 
 #define XI(f) offsetof(struct gl_health_xid, f)
 
@@ -276,23 +293,11 @@ static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
 	struct gl_jb jb = {0};
-	json_t *o = json_object(), *ea = json_array(), *ta = json_array();
+	json_t *o = json_object(), *ta = json_array();
 	json_t *xa = gl_table_json(&xid_table, res ? res->xid : NULL, res ? res->n_xid : 0);
+	json_t *ea = gl_table_json(&ecc_table, res ? res->ecc : NULL, res ? res->n_ecc : 0);
 
 	(void)rep;
-	for (size_t i = 0; ea && res && i < res->n_ecc; i++) {
-		const struct gl_health_ecc *g = &res->ecc[i];
-		json_t *j = json_object();
-		double v[11];
-
-		ecc_values(g, v);
-		gl_jb_set(&jb, j, "pci", gl_json_str(g->pci));
-		gl_jb_set(&jb, j, "uuid", gl_json_str(g->uuid));
-		for (size_t k = 0; k < 11; k++)
-			gl_jb_set(&jb, j, ecc_keys[k], gl_json_num(v[k]));
-		gl_jb_set(&jb, j, "clocks_event_reasons", gl_json_str(g->clocks_event_reasons));
-		gl_jb_append(&jb, ea, j);
-	}
 	for (size_t i = 0; ta && res && i < res->n_throttle; i++)
 		gl_jb_append(&jb, ta, gl_json_str(res->throttle[i]));
 	gl_jb_set(&jb, o, "xid", xa);
