@@ -5,7 +5,6 @@
  */
 #include "kernel_trace.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,78 +151,4 @@ void gl_ktrace_release(struct gl_ktrace *t)
 	free(t->devs);
 	free(t->pairs);
 	memset(t, 0, sizeof(*t));
-}
-
-/* <digits><that many bytes> at *p: the name's start and length; 0 when not there. */
-static size_t source_name(const char **p, const char **name)
-{
-	size_t len = 0;
-
-	if (!isdigit((unsigned char)**p) || **p == '0')
-		return 0;
-	while (isdigit((unsigned char)**p) && len < 100000)
-		len = len * 10 + (size_t)(*(*p)++ - '0');
-	if (strnlen(*p, len) < len)
-		return 0;
-	*name = *p;
-	*p += len;
-	return len;
-}
-
-const char *gl_kernel_short_name(const char *name, char *buf, size_t n)
-{
-	const char *p = name, *part;
-	size_t len = 0, plen;
-	int nested;
-
-	if (n == 0)
-		return buf;
-	buf[0] = '\0';
-	if (strncmp(name, "_Z", 2) != 0)
-		goto as_written;
-	p += 2;
-	nested = *p == 'N';
-	if (nested)
-		p++;
-	/* cv-qualifiers of a nested member function: _ZNK... */
-	while (nested && (*p == 'K' || *p == 'V' || *p == 'r'))
-		p++;
-	do {
-		if (!(plen = source_name(&p, &part)))
-			break;
-		if (len && len + 2 < n) {
-			memcpy(buf + len, "::", 2);
-			len += 2;
-		}
-		if (len + plen >= n)
-			plen = n - 1 - len;
-		memcpy(buf + len, part, plen);
-		len += plen;
-		if (*p == 'I') {	/* template arguments: not decoded */
-			int depth = 0;
-
-			do {
-				if (*p == 'I')
-					depth++;
-				else if (*p == 'E')
-					depth--;
-				p++;
-			} while (*p && depth > 0);
-			if (len + 3 < n) {
-				memcpy(buf + len, "<>", 2);
-				len += 2;
-			}
-		}
-	} while (nested && *p != 'E' && *p);
-	/* "(...)": the parameters left out; also tells it from a plain name */
-	if (len && len + 5 < n) {
-		memcpy(buf + len, "(...)", 5);
-		len += 5;
-	}
-	buf[len] = '\0';
-	if (len)
-		return buf;
-as_written:
-	snprintf(buf, n, "%s", name);
-	return buf;
 }

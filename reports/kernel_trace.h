@@ -55,18 +55,4 @@ int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
 
 void gl_ktrace_release(struct gl_ktrace *t);
 
-/*
- * A shorter form of a kernel name for text, HTML and charts: an Itanium
- * mangled name of the form _Z<len><name><params> (a free function) or
- * _ZN<len><name>...<len><name>E<params> (a nested name, namespaces joined
- * with ::) becomes its name with "(...)" for the parameters
- * ("force_pass_kernel(...)", "at::native::vectorized_elementwise_kernel(...)");
- * template arguments
- * (I...E after a name), substitutions and every other form are left as
- * far as they were read ("...<>" marks skipped template arguments). Any
- * other name is returned as written. Writes at most n - 1 bytes and a NUL
- * to buf; returns buf.
- */
-const char *gl_kernel_short_name(const char *name, char *buf, size_t n);
-
 #endif

@@ -1,6 +1,6 @@
 /*
- * test_kernel_trace.c - reports/kernel_trace.c: the shortened form of
- * Itanium-mangled kernel names, and the per-kernel trace accumulator (means
+ * test_kernel_trace.c - reports/kernel_trace.c: the per-kernel trace
+ * accumulator (means
  * over the timings that carry a value, devices in order of first sight and
  * capped, sources, the (stack, scope) pairs capped). Names of the hotspot
  * pair are resolved through a database; t_report_traces.sh checks them.
@@ -17,43 +17,6 @@
 #include <cmocka.h>
 
 #include "../../reports/kernel_trace.h"
-
-static const char *shorten(const char *name, size_t n)
-{
-	static char buf[512];
-
-	return gl_kernel_short_name(name, buf, n);
-}
-
-static void test_short_name(void **state)
-{
-	(void)state;
-	/* kernA(float*, int): _Z, length 5, name, parameters */
-	assert_string_equal(shorten("_Z5kernAPfi", 512), "kernA(...)");
-	assert_string_equal(shorten("_Z17force_pass_kernelPK6float4PS_i", 512),
-			    "force_pass_kernel(...)");
-	/* nested: ns::inner::compute(), const member Foo::bar() const */
-	assert_string_equal(shorten("_ZN2ns5inner7computeEv", 512), "ns::inner::compute(...)");
-	assert_string_equal(shorten("_ZNK3Foo3barEv", 512), "Foo::bar(...)");
-	/* template arguments are skipped, marked <> */
-	assert_string_equal(
-		shorten("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
-			512),
-		"at::native::vectorized_elementwise_kernel<>(...)");
-	/* not of that form: as written */
-	assert_string_equal(shorten("void at::native::foo<float>(float*)", 512),
-			    "void at::native::foo<float>(float*)");
-	assert_string_equal(shorten("reduce_sum_kernel", 512), "reduce_sum_kernel");
-	assert_string_equal(shorten("_Zgarbage", 512), "_Zgarbage");
-	assert_string_equal(shorten("_Z99abc", 512), "_Z99abc");	/* longer than the rest */
-	assert_string_equal(shorten("_Z0x", 512), "_Z0x");
-	assert_string_equal(shorten("_Z", 512), "_Z");
-	assert_string_equal(shorten("", 512), "");
-	/* a small buffer: cut, never overrun; no room for "(...)" */
-	assert_string_equal(shorten("_Z5kernAPfi", 8), "kernA");
-	assert_string_equal(shorten("_Z5kernAPfi", 4), "ker");
-	assert_string_equal(shorten("plain_kernel_name", 6), "plain");
-}
 
 static struct gl_query_event ev(const char *source, const char *device, double ov, double qu,
 				double occ, int64_t stack, int64_t scope)
@@ -168,7 +131,6 @@ static void test_size(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short_name),
 		cmocka_unit_test(test_accumulate),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_size),
