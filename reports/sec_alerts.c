@@ -53,7 +53,60 @@ struct alerts {
 	uint64_t *comp_events, *comp_errors;
 	size_t n_ids;
 	struct alert_row *rows;		/* res.alerts as shown, once finished */
+	/* while the rules run: the alerts of a kernel's duration trend, and of a
+	 * finding that a kernel grew steadily (the same claim: one_trend_claim) */
+	size_t *trend_at, *ftrend_at;
+	size_t n_trend, n_ftrend;
 };
+
+/* Notes that the alert just added (if any: a rule fires only past its
+ * threshold) is at index n - 1 of the list at *v. */
+static int note_added(struct alerts *a, size_t before, size_t **v, size_t *n)
+{
+	size_t *p;
+
+	if (a->res.n_alerts == before)
+		return GL_OK;
+	if (!(p = realloc(*v, (*n + 1) * sizeof(*p))))
+		return GL_ENOMEM;
+	*v = p;
+	p[(*n)++] = a->res.n_alerts - 1;
+	return GL_OK;
+}
+
+/*
+ * A kernel that grew steadily is told twice, by the trend rule ("duration
+ * trend over the data's span") and by a finding of kind trend on the same
+ * kernel (the change detector's claim, with its span and GPU): the verdict
+ * keeps the finding and drops the trend alert, unless the trend alert is the
+ * more severe.
+ */
+static void one_trend_claim(struct alerts *a)
+{
+	struct gl_alerts_result *r = &a->res;
+	size_t w = 0;
+
+	for (size_t i = 0; i < a->n_trend; i++) {
+		struct gl_report_alert *t = &r->alerts[a->trend_at[i]];
+
+		for (size_t j = 0; j < a->n_ftrend; j++) {
+			const struct gl_report_alert *f = &r->alerts[a->ftrend_at[j]];
+
+			if (t->subject && f->subject && !strcmp(t->subject, f->subject) &&
+			    f->severity >= t->severity) {
+				free(t->rule);
+				free(t->subject);
+				free(t->message);
+				t->rule = t->subject = t->message = NULL;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < r->n_alerts; i++)
+		if (r->alerts[i].rule)
+			r->alerts[w++] = r->alerts[i];
+	r->n_alerts = w;
+}
 
 static int begin(struct gl_section_ctx *cx, void *st)
 {
@@ -301,10 +354,15 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 	case GL_RULE_KERNEL_TREND_CHANGE_PCT:
 		for (size_t i = 0; i < gl_trends_n(rep) && rc == GL_OK; i++)
 			if (gl_trends_at(rep, i)->series == GL_TREND_KERNEL &&
-			    gl_trends_at(rep, i)->verdict == GL_VERDICT_DEGRADING)
+			    gl_trends_at(rep, i)->verdict == GL_VERDICT_DEGRADING) {
+				size_t before = a->res.n_alerts;
+
 				rc = add_alert(cx, a, r, gl_trends_at(rep, i)->kernel,
 					       gl_trends_at(rep, i)->change_pct,
 					       "duration trend over the data's span", "%");
+				if (rc == GL_OK && note_added(a, before, &a->trend_at, &a->n_trend))
+					rc = gl_section_oom(cx->err);
+			}
 		break;
 	case GL_RULE_KERNEL_ANOMALY_PCT:
 		/*
@@ -385,7 +443,12 @@ static int eval_rule(struct gl_section_ctx *cx, struct alerts *a, const struct g
 			gl_text_ts(fd->end_us, t1);
 			snprintf(what, sizeof(what), "finding (%s %s .. %s%s%s), changed by", fd->kind, t0,
 				 t1, fd->device ? ", GPU " : "", fd->device ? fd->device : "");
+			size_t before = a->res.n_alerts;
+
 			rc = add_alert(cx, a, r, fd->series, fabs(fd->change_pct), what, "%");
+			if (rc == GL_OK && !strcmp(fd->kind, "trend") && !strcmp(fd->source, "kernel") &&
+			    note_added(a, before, &a->ftrend_at, &a->n_ftrend))
+				rc = gl_section_oom(cx->err);
 		}
 		break;
 	}
@@ -483,6 +546,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	for (size_t i = 0; i < cx->cfg->n_rules && rc == GL_OK; i++)
 		rc = eval_rule(cx, st, &cx->cfg->rules[i]);
 	if (rc == GL_OK)
+		one_trend_claim(st);
+	if (rc == GL_OK)
 		rc = gl_query_log_alerts(cx->q, cx->p->since_us, cx->p->until_us, on_log_alert, &la,
 					 cx->err);
 	/* one entry per (source, rule, subject, severity), critical first */
@@ -500,6 +565,8 @@ static void release(void *st)
 	free(a->comp_events);
 	free(a->comp_errors);
 	free(a->rows);
+	free(a->trend_at);
+	free(a->ftrend_at);
 	for (size_t i = 0; i < a->res.n_alerts; i++) {
 		free(a->res.alerts[i].rule);
 		free(a->res.alerts[i].subject);

@@ -85,6 +85,11 @@ check("kernel_anomaly_pct on tiny_fill", [a["severity"] for a in r["alerts"]
       if a["rule"] == "kernel_anomaly_pct" and a["subject"] == "tiny_fill"], [])
 keys = [(a["source"], a["rule"], a["subject"], a["severity"]) for a in r["alerts"]]
 check("one entry per key", len(keys), len(set(keys)))
+# growing_gemm's growth is told once in the verdict: the finding that it grew
+# steadily, not also the trend rule's alert on the same kernel
+check("growing_gemm's growth told once",
+      sorted(a["rule"] for a in r["alerts"] if a["subject"] == "growing_gemm" and
+             a["rule"] in ("finding", "kernel_trend_change_pct")), ["finding"])
 check("no rule on the monitor's alerts",
       [a["rule"] for a in r["alerts"] if a["source"] == "gpulog" and a["subject"] == m["subject"]], [])
 # trends: growing_gemm's change from the medians of its first and last tenth
