@@ -3,8 +3,9 @@
  * against the timings of the same kernel before it (moving window, mean and
  * standard deviation or median and MAD, stats.h), the largest ones listed;
  * also the count of events the logs flagged themselves. Its results
- * (sec_anomalies.h) stay in its state; the kernels section asks for each
- * kernel's count. Every kernel
+ * (sec_anomalies.h) stay in its state; each kernel's count is offered
+ * through the section's kernel_anomalies hook (section.h), which the kernels
+ * table reads without naming this section. Every kernel
  * is judged, in the kernel pass (section.h), one kernel at a time: one
  * detector's memory, however many kernels there are.
  */
@@ -197,12 +198,18 @@ const struct gl_report_anomalies *gl_anomalies_result(const struct gl_report *re
 	return gl_report_state_of(rep, &gl_sec_anomalies);
 }
 
-uint64_t gl_anomalies_of_kernel(const struct gl_report *rep, int64_t kernel_id)
+/* section.h: kernel_anomalies. */
+static uint64_t of_kernel(const void *st, int64_t kernel_id)
 {
-	const struct anomalies *a = gl_report_state_of(rep, &gl_sec_anomalies);
+	const struct anomalies *a = st;
 
 	return a && a->by_id && kernel_id >= 0 && (uint64_t)kernel_id < a->n_ids
 		       ? a->by_id[kernel_id] : 0;
+}
+
+uint64_t gl_anomalies_of_kernel(const struct gl_report *rep, int64_t kernel_id)
+{
+	return of_kernel(gl_report_state_of(rep, &gl_sec_anomalies), kernel_id);
 }
 
 /* The results in st; none (zero) for a report without the section's state. */
@@ -306,6 +313,7 @@ const struct gl_section gl_sec_anomalies = {
 	.collect_kernel = collect_kernel,
 	.finish = finish,
 	.release = release,
+	.kernel_anomalies = of_kernel,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -12,8 +12,8 @@
  * "00000000:3B:00.0" is "0000:3b:00.0"), else, for a series whose labels
  * name neither (nvidia-smi dmon: the index only), by its index on the same
  * host. Each device counts its series and names their metrics, and says how
- * they were joined; gl_devices_of_series() gives the same answer to the
- * metrics section for its per-GPU figures.
+ * they were joined; the join itself (gpu_inventory.c) is shared with the metrics section,
+ * which reads the inventory through this section's inventory hook.
  */
 #include <jansson.h>
 #include <math.h>
@@ -36,6 +36,12 @@ struct devices {
 const struct gl_devices_result *gl_devices_result(const void *st)
 {
 	return st ? &((const struct devices *)st)->res : NULL;
+}
+
+/* section.h: inventory. */
+static const struct gl_devices_result *inventory(const void *st)
+{
+	return gl_devices_result(st);
 }
 
 static char *sdup(json_t *o, const char *key)
@@ -63,85 +69,6 @@ static int same(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-/* "00000000:3B:00.0", "0000:3b:00", "3b:00.0" -> "0000:3b:00" into out; 0: not a bus. */
-static int pci_key(const char *s, char *out, size_t n)
-{
-	unsigned dom = 0, bus, dev;
-
-	if (!s)
-		return 0;
-	if (sscanf(s, "%x:%x:%x", &dom, &bus, &dev) != 3) {
-		dom = 0;
-		if (sscanf(s, "%x:%x", &bus, &dev) != 2)
-			return 0;
-	}
-	snprintf(out, n, "%04x:%02x:%02x", dom & 0xffff, bus & 0xff, dev & 0xff);
-	return 1;
-}
-
-static const char *label_of(json_t *o, const char *const *keys)
-{
-	for (size_t i = 0; keys[i]; i++) {
-		json_t *v = json_object_get(o, keys[i]);
-
-		if (json_is_string(v) && *json_string_value(v))
-			return json_string_value(v);
-	}
-	return NULL;
-}
-
-static int same_host(const char *inv, const char *series)
-{
-	return !strcmp(inv ? inv : "", series ? series : "");
-}
-
-static const struct gl_device *match(const struct gl_devices_result *res, const char *host,
-				     const char *device, const char *labels, enum gl_device_join *by)
-{
-	static const char *const uuid_keys[] = {"uuid", "UUID", "gpu_uuid", NULL};
-	static const char *const pci_keys[] = {"pci_bus_id", "pci.bus_id", "pci", "bus_id", NULL};
-	json_t *o = labels && *labels ? json_loads(labels, 0, NULL) : NULL;
-	const char *uuid = o ? label_of(o, uuid_keys) : NULL, *pci = o ? label_of(o, pci_keys) : NULL;
-	const struct gl_device *hit = NULL;
-	enum gl_device_join how = GL_DEVICE_JOIN_NONE;
-	char a[32], b[32];
-	char *end;
-	long idx;
-
-	for (size_t i = 0; res && uuid && !hit && i < res->n; i++)
-		if (same(res->dev[i].uuid, uuid) && same_host(res->dev[i].host, host))
-			hit = &res->dev[i], how = GL_DEVICE_JOIN_UUID;
-	for (size_t i = 0; res && !uuid && pci_key(pci, a, sizeof(a)) && !hit && i < res->n; i++)
-		if (pci_key(res->dev[i].pci, b, sizeof(b)) && !strcmp(a, b) &&
-		    same_host(res->dev[i].host, host))
-			hit = &res->dev[i], how = GL_DEVICE_JOIN_PCI;
-	if (res && !uuid && !pci && device && *device) {
-		idx = strtol(device, &end, 10);
-		for (size_t i = 0; !*end && !hit && i < res->n; i++)
-			if (res->dev[i].index == idx && same_host(res->dev[i].host, host))
-				hit = &res->dev[i], how = GL_DEVICE_JOIN_INDEX;
-	}
-	json_decref(o);
-	if (by)
-		*by = how;
-	return hit;
-}
-
-const struct gl_device *gl_devices_of_series(const struct gl_report *rep, const char *host,
-					     const char *device, const char *labels,
-					     enum gl_device_join *by)
-{
-	return match(gl_devices_result(gl_report_state_of(rep, &gl_sec_devices)), host, device,
-		     labels, by);
-}
-
-const char *gl_device_join_name(enum gl_device_join by)
-{
-	static const char *const names[] = {"", "uuid", "pci", "index"};
-
-	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "";
-}
-
 /* "uuid,index": the ways a device's series were joined. */
 static void joined_names(unsigned mask, char *buf, size_t n)
 {
@@ -162,7 +89,7 @@ static int join_telemetry(struct gl_section_ctx *cx, struct gl_devices_result *r
 	for (size_t i = 0; i < mr->n_metrics; i++) {
 		const struct gl_report_metric *m = &mr->metrics[i];
 		enum gl_device_join by;
-		struct gl_device *d = (struct gl_device *)match(res, m->host, m->device, m->labels, &by);
+		struct gl_device *d = (struct gl_device *)gl_inventory_match(res, m->host, m->device, m->labels, &by);
 		size_t have, add;
 		char *p;
 
@@ -412,6 +339,7 @@ const struct gl_section gl_sec_devices = {
 	.state_size = sizeof(struct devices),
 	.finish = finish,
 	.release = release,
+	.inventory = inventory,
 	.emit_json = emit_json,
 	.emit_csv = emit_csv,
 	.emit_text = emit_text,

@@ -31,7 +31,6 @@
 #include "emit_util.h"
 #include "kernel_trace.h"
 #include "kname.h"
-#include "sec_anomalies.h"
 #include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
@@ -510,7 +509,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 		gl_jb_set(&jb, o, "p95_us", gl_json_num(k->p95_us));
 		gl_jb_set(&jb, o, "p99_us", gl_json_num(k->p99_us));
 		gl_jb_set(&jb, o, "total_us", gl_json_num(k->total_us));
-		gl_jb_set(&jb, o, "anomalies", gl_json_u64(gl_anomalies_of_kernel(r, k->kernel_id)));
+		gl_jb_set(&jb, o, "anomalies", gl_json_u64(gl_report_kernel_anomalies(r, k->kernel_id)));
 		gl_jb_set(&jb, o, "flagged_anomalies", gl_json_u64(k->flagged));
 		gl_jb_set(&jb, o, "mean_mem_mib", gl_json_num(k->mean_mem_mib));
 		if (k->source) {	/* a kernel of a profiler trace */
@@ -554,7 +553,7 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 			gl_csv_num(fp, v[j]);
 		}
 		gl_csv_sep(fp);
-		gl_csv_u64(fp, gl_anomalies_of_kernel(r, k->kernel_id));
+		gl_csv_u64(fp, gl_report_kernel_anomalies(r, k->kernel_id));
 		gl_csv_sep(fp);
 		gl_csv_u64(fp, k->flagged);
 		gl_csv_sep(fp);
@@ -603,7 +602,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
 			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
 			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
-			(unsigned long long)gl_anomalies_of_kernel(r, k->kernel_id));
+			(unsigned long long)gl_report_kernel_anomalies(r, k->kernel_id));
 	}
 	if (n_total(res) > n_listed(res, r->top))
 		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(res), n_listed(res, r->top));
@@ -711,7 +710,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<td class=\"n\">", f);
 		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
 		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-			(unsigned long long)gl_anomalies_of_kernel(rep, k->kernel_id),
+			(unsigned long long)gl_report_kernel_anomalies(rep, k->kernel_id),
 			(unsigned long long)k->flagged);
 	}
 	fputs("</table>\n", f);

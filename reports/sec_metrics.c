@@ -28,7 +28,7 @@
 
 #include "emit_png.h"
 #include "emit_util.h"
-#include "sec_devices.h"
+#include "gpu_inventory.h"
 #include "sec_gpu_health.h"
 #include "sec_metrics.h"
 #include "table.h"
@@ -614,11 +614,11 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	json_t *a = gl_table_json(&table, rows, n);
 
 	/* the listed series (rep->top_series; summary: series_total), each that is a GPU of
-	 * the nvidia-smi -q inventory with its "inventory" (sec_devices.h) */
+	 * the nvidia-smi -q inventory with its "inventory" (gpu_inventory.h) */
 	for (size_t i = 0; a && i < n && i < json_array_size(a); i++) {
 		enum gl_device_join by;
-		const struct gl_device *d = gl_devices_of_series(r, rows[i].host, rows[i].device,
-								 rows[i].labels, &by);
+		const struct gl_device *d = gl_inventory_match(gl_report_inventory(r), rows[i].host,
+							       rows[i].device, rows[i].labels, &by);
 		json_t *o = d ? json_object() : NULL;
 
 		if (!o)
@@ -777,9 +777,8 @@ static void pci_key(const char *pci, char *out, size_t n)
  */
 static const char *throttle_of(const struct gl_report *rep, const char *host, const char *device)
 {
-	const void *dst = gl_report_state_of(rep, &gl_sec_devices);
 	const void *hst = gl_report_state_of(rep, &gl_sec_gpu_health);
-	const struct gl_devices_result *dv = dst ? gl_devices_result(dst) : NULL;
+	const struct gl_devices_result *dv = gl_report_inventory(rep);
 	const struct gl_gpu_health_result *h = hst ? gl_gpu_health_result(hst) : NULL;
 	char *end, a[32], b[32];
 	long idx = strtol(device, &end, 10);

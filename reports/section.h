@@ -73,6 +73,7 @@
 struct json_t;			/* jansson's json_t */
 struct gl_chart_opts;
 struct gl_report_params;
+struct gl_devices_result;
 
 /* What a chart's draw returns when it has nothing to show: no file is written, and one of
  * that name left in the output directory by an earlier report is removed. */
@@ -162,6 +163,12 @@ struct gl_section {
 	/* Optional: the trend lines the section found (st's own list), which the trends
 	 * section shows after its own, in table order; valid after its finish. */
 	const struct gl_trend_list *(*trend_list)(const void *st);
+	/* Optional: the anomalous timings the section found of kernel kernel_id (names.id),
+	 * which the kernels table shows (gl_report_kernel_anomalies); valid after its finish. */
+	uint64_t (*kernel_anomalies)(const void *st, int64_t kernel_id);
+	/* Optional: the GPU inventory the section holds (gpu_inventory.h), to which other
+	 * sections join their telemetry series (gl_report_inventory); valid after its finish. */
+	const struct gl_devices_result *(*inventory)(const void *st);
 	/* Output; st may be NULL (see above). json: a new reference, NULL when out of memory. */
 	struct json_t *(*emit_json)(const struct gl_report *rep, const void *st);
 	void (*emit_csv)(const struct gl_report *rep, const void *st, FILE *fp);
@@ -188,6 +195,15 @@ const void *gl_report_section_state(const struct gl_report *rep, size_t i);
 /* The state of section sec in rep; NULL when rep was not built with it (a hand-made
  * model). For the getters of sec_<name>.h. */
 const void *gl_report_state_of(const struct gl_report *rep, const struct gl_section *sec);
+
+/*
+ * What one section found, asked for by another without naming the section
+ * (its hook above says what it offers; the table's order says that it
+ * finished first): the anomalous timings of kernel kernel_id (0: none, or no
+ * section counts them) and the GPU inventory (NULL: none).
+ */
+uint64_t gl_report_kernel_anomalies(const struct gl_report *rep, int64_t kernel_id);
+const struct gl_devices_result *gl_report_inventory(const struct gl_report *rep);
 
 /* ---- for section files ----------------------------------------------- */
 

@@ -94,6 +94,26 @@ const void *gl_report_state_of(const struct gl_report *rep, const struct gl_sect
 	return NULL;
 }
 
+uint64_t gl_report_kernel_anomalies(const struct gl_report *rep, int64_t kernel_id)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i]->kernel_anomalies && rep->sec_state[i])
+			return l->items[i]->kernel_anomalies(rep->sec_state[i], kernel_id);
+	return 0;
+}
+
+const struct gl_devices_result *gl_report_inventory(const struct gl_report *rep)
+{
+	const struct gl_section_list *l = gl_report_sections(rep);
+
+	for (size_t i = 0; rep->sec_state && i < l->n; i++)
+		if (l->items[i]->inventory && rep->sec_state[i])
+			return l->items[i]->inventory(rep->sec_state[i]);
+	return NULL;
+}
+
 /* The states of a report gl_report_build made: each section releases its own. */
 static void free_built_states(struct gl_report *rep)
 {
