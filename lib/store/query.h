@@ -37,6 +37,14 @@ int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
  */
 int gl_query_open_clickhouse(const char *url, struct gl_query **q, struct gl_err *err);
 
+/*
+ * A ClickHouse query (gl_query_open_clickhouse) reads a window of more than
+ * rows events in time slices of about that many rows, one statement each,
+ * so that the server sorts one slice at a time; 0: 500,000. No effect on
+ * an SQLite file's query. For tests, to read small windows in slices.
+ */
+void gl_query_ch_slice_rows(struct gl_query *q, uint64_t rows);
+
 /* Closes q; NULL is a no-op. */
 void gl_query_close(struct gl_query *q);
 

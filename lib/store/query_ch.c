@@ -61,8 +61,13 @@ struct gl_query_ch {
 	/* "WITH [names] AS gl_nm, [ids] AS gl_ni": the names of the ids 1..,
 	 * for transform(); NULL when they are too long for one statement */
 	char *names_sql;
+	uint64_t slice_rows;		/* gl_query_ch_slice_rows; 0: CH_SLICE_ROWS */
 	struct gl_buf sql;
 };
+
+/* The rows of a window one statement of ch_events sorts, at most (about
+ * 100 MB of columns on the server: below the external sort's bound). */
+#define CH_SLICE_ROWS 500000u
 
 static int oom(struct gl_err *err)
 {
@@ -341,6 +346,12 @@ out:
 	return rc;
 }
 
+void gl_query_ch_slice_rows(struct gl_query *q, uint64_t rows)
+{
+	if (q && q->ch)
+		q->ch->slice_rows = rows;
+}
+
 static void ch_release(struct gl_query *q)
 {
 	struct gl_query_ch *ch = q->ch;
@@ -437,11 +448,48 @@ static void name_col(char *out, size_t n, bool ids, const char *col)
 }
 
 /*
+ * Where ch_events cuts a window: at whole minutes from its start (rows of
+ * one instant are never parted), so that each statement sorts at most
+ * slice_rows rows (a minute that holds more is one slice by itself).
+ */
+struct slice_walk {
+	int64_t since_us;
+	uint64_t max, rows;	/* rows of the slice being grown */
+	int64_t *cut;		/* the slices' first times after since_us */
+	size_t n, cap;
+};
+
+static int slice_row(void *arg, struct gl_tsv_field *f)
+{
+	struct slice_walk *w = arg;
+	uint64_t c = (uint64_t)fint(&f[1]);
+
+	if (w->rows && w->rows + c > w->max) {
+		if (w->n == w->cap) {
+			size_t cap = w->cap ? w->cap * 2 : 16;
+			int64_t *d = realloc(w->cut, cap * sizeof(*d));
+
+			if (!d)
+				return GL_ENOMEM;
+			w->cut = d;
+			w->cap = cap;
+		}
+		w->cut[w->n++] = w->since_us + fint(&f[0]) * 60000000;
+		w->rows = 0;
+	}
+	w->rows += c;
+	return 0;
+}
+
+/*
  * The window's events, in the SQLite reader's order. The server sorts them
  * and ships the columns the report reads, as few bytes as it can: names as
  * their ids where the names fit one statement (names_sql), the kernel-trace
  * columns only when the window holds a trace's record (kind 1; for
  * kernels_only never, as the SQLite reader), the text only where read.
+ * A window of more than slice_rows rows is read in time slices of about
+ * that many (slice_walk), one statement each: the server sorts one slice
+ * at a time, in memory, not the whole window.
  */
 static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
@@ -449,6 +497,9 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 {
 	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, false, q->ch->names_sql != NULL,
 			    fn, arg};
+	struct slice_walk sw = {since_us, q->ch->slice_rows ? q->ch->slice_rows : CH_SLICE_ROWS, 0,
+				NULL, 0, 0};
+	const char *kernels = " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL";
 	char comp[64], host[64], kern[64], scope[64], stack[64];
 	int rc;
 
@@ -462,29 +513,43 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 			return rc;
 		w.trace = v[0] > 0;
 	}
+	const char *cnt = sqlf(q, "SELECT intDiv(ts_us - %" PRId64 ", 60000000) AS m, count()"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       "%s GROUP BY m ORDER BY m FORMAT TabSeparated",
+			       since_us, since_us, until_us, w.kernels_only ? kernels : "");
+	if (!cnt)
+		return oom(err);
+	if ((rc = ch_rows(q, cnt, 2, slice_row, &sw, err)) != GL_OK) {
+		free(sw.cut);
+		return rc == GL_ENOMEM ? oom(err) : rc;
+	}
 	name_col(comp, sizeof(comp), w.ids, "component");
 	name_col(host, sizeof(host), w.ids, "host");
 	name_col(kern, sizeof(kern), w.ids, "kernel");
 	name_col(scope, sizeof(scope), w.ids, "scope");
 	name_col(stack, sizeof(stack), w.ids, "stack");
-	/* A stream's id is its node's: (node, stream_id) made one number. */
-	const char *sql = sqlf(q,
-		"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
-		" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4), exec_ms,"
-		" ifNull(dup_of, 0),"
-		" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
-		" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
-		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
-		"%s%s%s%s%s"
-		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
-		" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
-		w.ids ? q->ch->names_sql : "", comp, host, kern,
-		w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
-		w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
-		since_us, until_us,
-		w.kernels_only ? " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL" : "");
+	for (size_t i = 0; i <= sw.n && rc == GL_OK; i++) {
+		const int64_t t0 = i ? sw.cut[i - 1] : since_us, t1 = i < sw.n ? sw.cut[i] : until_us;
+		/* A stream's id is its node's: (node, stream_id) made one number. */
+		const char *sql = sqlf(q,
+			"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
+			" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4),"
+			" exec_ms, ifNull(dup_of, 0),"
+			" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
+			" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
+			" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
+			"%s%s%s%s%s"
+			" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
+			" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
+			w.ids ? q->ch->names_sql : "", comp, host, kern,
+			w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
+			w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
+			t0, t1, w.kernels_only ? kernels : "");
 
-	return sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
+		rc = sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
+	}
+	free(sw.cut);
+	return rc;
 }
 
 /* ----- memory events, spans ----- */
