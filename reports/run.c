@@ -132,6 +132,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.charts = charts,
 		.chart_top = opts->chart_top,
 		.top_series = opts->top_series ? opts->top_series : 500,
+		.kernel_cache_max = opts->kernel_cache_max,
 	};
 	if (opts->no_findings) {
 		for (size_t i = 0; i < gl_sections.n && without.n < 64; i++)

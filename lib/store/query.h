@@ -138,6 +138,17 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    struct gl_err *err);
 
 /*
+ * The kernel pass read from the database, a group of kernels at a time:
+ * the rows gl_query_events gives with GL_QUERY_KERNELS_ONLY (same order,
+ * same contract), of which a backend that can narrow the read on its side
+ * (ClickHouse) sends only those of the kernels whose names ids are
+ * lo_id..hi_id; an SQLite file gives them all (the caller keeps the group's).
+ */
+int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t lo_id,
+			   int64_t hi_id, int (*fn)(void *arg, const struct gl_query_event *ev),
+			   void *arg, struct gl_err *err);
+
+/*
  * The statement gl_query_events runs for flags over a snapshot with a
  * stream of a profiler trace (traces true) or without (false); ?1 and ?2
  * are the window. For tests: its query plan.

@@ -491,15 +491,16 @@ static int slice_row(void *arg, struct gl_tsv_field *f)
  * that many (slice_walk), one statement each: the server sorts one slice
  * at a time, in memory, not the whole window.
  */
-static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		     struct gl_err *err)
+static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     const char *only, int (*fn)(void *arg, const struct gl_query_event *ev),
+		     void *arg, struct gl_err *err)
 {
 	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, false, q->ch->names_sql != NULL,
 			    fn, arg};
 	struct slice_walk sw = {since_us, q->ch->slice_rows ? q->ch->slice_rows : CH_SLICE_ROWS, 0,
 				NULL, 0, 0};
 	const char *kernels = " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL";
+	const char *extra = w.kernels_only ? kernels : "";
 	char comp[64], host[64], kern[64], scope[64], stack[64];
 	int rc;
 
@@ -515,8 +516,8 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 	}
 	const char *cnt = sqlf(q, "SELECT intDiv(ts_us - %" PRId64 ", 60000000) AS m, count()"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       "%s GROUP BY m ORDER BY m FORMAT TabSeparated",
-			       since_us, since_us, until_us, w.kernels_only ? kernels : "");
+			       "%s%s GROUP BY m ORDER BY m FORMAT TabSeparated",
+			       since_us, since_us, until_us, extra, only);
 	if (!cnt)
 		return oom(err);
 	if ((rc = ch_rows(q, cnt, 2, slice_row, &sw, err)) != GL_OK) {
@@ -539,16 +540,65 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 			" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
 			" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
 			"%s%s%s%s%s"
-			" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
+			" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s%s"
 			" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
 			w.ids ? q->ch->names_sql : "", comp, host, kern,
 			w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
 			w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
-			t0, t1, w.kernels_only ? kernels : "");
+			t0, t1, extra, only);
 
 		rc = sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
 	}
 	free(sw.cut);
+	return rc;
+}
+
+static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		     struct gl_err *err)
+{
+	return events_of(q, since_us, until_us, flags, "", fn, arg, err);
+}
+
+/*
+ * The kernel pass of a group of kernels (ids lo_id..hi_id): the server
+ * sends their rows only, " AND kernel IN (...)", not every kernel's for
+ * each group. Names with a control byte, or too many for one statement:
+ * every kernel's rows (the caller keeps the group's).
+ */
+static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t lo_id,
+			    int64_t hi_id, int (*fn)(void *arg, const struct gl_query_event *ev),
+			    void *arg, struct gl_err *err)
+{
+	struct gl_buf b = {0};
+	bool first = true, all = false;
+	int rc = gl_buf_add(&b, " AND kernel IN (", 16);
+
+	for (int64_t id = lo_id < 1 ? 1 : lo_id; rc == GL_OK && !all && id <= hi_id &&
+						 (uint64_t)id < q->n_names; id++) {
+		const char *p = q->names[id];
+
+		if (!p)
+			continue;
+		rc = gl_buf_add(&b, first ? "'" : ", '", first ? 1 : 3);
+		first = false;
+		for (; rc == GL_OK && *p; p++) {
+			if ((unsigned char)*p < 0x20)
+				all = true;
+			if (*p == '\\' || *p == '\'')
+				rc = gl_buf_add(&b, "\\", 1);
+			rc = rc ? rc : gl_buf_add(&b, p, 1);
+		}
+		rc = rc ? rc : gl_buf_add(&b, "'", 1);
+		all = all || b.len > NAMES_SQL_MAX;
+	}
+	rc = rc ? rc : gl_buf_add(&b, ")", 2);	/* with the NUL */
+	if (rc == GL_OK)
+		rc = events_of(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
+			       all || first ? "" : b.data, fn, arg, err);
+	else
+		rc = oom(err);
+	gl_buf_release(&b);
 	return rc;
 }
 
@@ -1147,6 +1197,7 @@ static int ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_er
 
 static const struct gl_query_backend ch_backend = {
 	.events = ch_events,
+	.kernel_events = ch_kernel_events,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

@@ -898,6 +898,15 @@ const char *gl_query_events_sql(const struct gl_query *q, unsigned flags, bool t
 	return events_sql(q, flags, traces);
 }
 
+int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t lo_id,
+			   int64_t hi_id, int (*fn)(void *arg, const struct gl_query_event *ev),
+			   void *arg, struct gl_err *err)
+{
+	if (q->be && q->be->kernel_events)
+		return q->be->kernel_events(q, since_us, until_us, lo_id, hi_id, fn, arg, err);
+	return gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, fn, arg, err);
+}
+
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)

@@ -72,6 +72,21 @@ expect_eq "rows sorted in slices" "$(chq one "SELECT count() FROM gpulog_events 
 	fail "too few slices: $(chq one "SELECT count() FROM system.query_log WHERE $SLICES")"
 [ "$(chq one "SELECT max(result_rows) FROM system.query_log WHERE $SLICES")" -le \
 	"$(( minute > 200 ? minute : 200 ))" ] || fail "a slice above its bound"
+# The kernel pass read again from the server when the kernels' timings do
+# not fit in memory (at most 300 here): a group of kernels at a time, and
+# the server sends each group's rows only, so every kernel timing of the
+# window comes once (not once per group); the same report.
+export GPULOG_REPORT_TEST_KERNEL_CACHE=300
+same_report "kernel groups" "${U}?log_queries=1" $W --format json --no-charts
+unset GPULOG_REPORT_TEST_KERNEL_CACHE
+chq one "SYSTEM FLUSH LOGS"
+KPASS="type = 2 AND query LIKE '%ts_us >= 1761955200000000 AND ts_us < 1764547200000000 AND kernel !=%'
+	AND query LIKE '%dur_us IS NOT NULL AND dup_of IS NULL AND kernel IN (%ORDER BY ts_us%'"
+[ "$(chq one "SELECT count() FROM system.query_log WHERE $KPASS")" -ge 3 ] ||
+	fail "too few kernel groups: $(chq one "SELECT count() FROM system.query_log WHERE $KPASS")"
+expect_eq "kernel timings sent once" \
+	"$(chq one "SELECT count() FROM gpulog_events WHERE $WALL AND dup_of IS NULL AND kernel != '' AND dur_us IS NOT NULL")" \
+	"$(chq one "SELECT sum(result_rows) FROM system.query_log WHERE $KPASS")"
 "$REPORT" --db $T/ab.db $W --format text > $T/t1 && "$REPORT" --clickhouse $U $W --format text > $T/t2 ||
 	fail "text to stdout"
 cmp $T/t1 $T/t2 || fail "text to stdout differs"
