@@ -131,14 +131,39 @@ static int64_t name_id(const struct gl_query *q, const struct gl_tsv_field *f)
 	}
 }
 
+/* An unsigned decimal of up to 19 digits (hashes), as strtoull reads it; else strtoull. */
+static uint64_t fuint(const struct gl_tsv_field *f)
+{
+	const char *p = f->s;
+	uint64_t v = 0;
+	size_t nd = 0;
+
+	for (; *p >= '0' && *p <= '9' && nd < 19; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return nd && !*p ? v : strtoull(f->s, NULL, 10);
+}
+
 static double fdouble(const struct gl_tsv_field *f)
 {
 	return f->null ? NAN : strtod(f->s, NULL);
 }
 
+/* A decimal integer of up to 18 digits, as strtoll reads it (the hot
+ * columns of the events: times, ids); else strtoll itself. */
 static int64_t fint(const struct gl_tsv_field *f)
 {
-	return f->null ? 0 : strtoll(f->s, NULL, 10);
+	const char *p = f->s;
+	bool neg = *p == '-';
+	uint64_t v = 0;
+	size_t nd = 0;
+
+	if (f->null)
+		return 0;
+	for (p += neg; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (nd == 0 || *p)
+		return strtoll(f->s, NULL, 10);
+	return neg ? -(int64_t)v : (int64_t)v;
 }
 
 /* events.recovery_attempts and error_count: -1 when NULL or negative */
@@ -410,7 +435,7 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.anomaly = (int)fint(&f[7]);
 	ev.recovery_attempts = fcount(&f[8]);
 	ev.error_count = fcount(&f[9]);
-	ev.stream_id = (int64_t)strtoull(f[10].s, NULL, 10);
+	ev.stream_id = (int64_t)fuint(&f[10]);
 	ev.exec_ms = fdouble(&f[11]);
 	ev.dup_of = fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
@@ -797,7 +822,7 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
 		.ts_us = fint(&f[0]),
-		.series_id = series_id(w->q->ch, strtoull(f[1].s, NULL, 10)),
+		.series_id = series_id(w->q->ch, fuint(&f[1])),
 		.value = fdouble(&f[2]),
 	};
 
