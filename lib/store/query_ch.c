@@ -150,6 +150,37 @@ static double fdouble(const struct gl_tsv_field *f)
 
 /* A decimal integer of up to 18 digits, as strtoll reads it (the hot
  * columns of the events: times, ids); else strtoll itself. */
+/*
+ * A Float64 column sent as its 8 bytes, CH_BITS(col): the same double as
+ * the server's, bit for bit, and read without strtod (the events' and the
+ * samples' hot columns). ClickHouse leaves out the trailing zero bytes
+ * (0.0 is ""); NULL is NAN; a field that is not such hex, strtod's value.
+ */
+#define CH_BITS(col) "hex(reinterpretAsString(" col "))"
+
+static double fbits(const struct gl_tsv_field *f)
+{
+	uint64_t u = 0;
+	double d;
+
+	if (f->null)
+		return NAN;
+	if (f->n > 16 || f->n % 2)
+		return strtod(f->s, NULL);
+	for (size_t i = 0; i < f->n; i++) {
+		char c = f->s[i];
+		unsigned v = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
+
+		if (v == 16)
+			return strtod(f->s, NULL);
+		/* byte i / 2 (little-endian), high nibble first */
+		u |= (uint64_t)v << (8 * (i / 2) + (i % 2 ? 0 : 4));
+	}
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
 static int64_t fint(const struct gl_tsv_field *f)
 {
 	const char *p = f->s;
@@ -430,13 +461,13 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.component_id = name_of(w, &f[2]);
 	ev.host_id = name_of(w, &f[3]);
 	ev.kernel_id = name_of(w, &f[4]);
-	ev.dur_us = fdouble(&f[5]);
-	ev.mem_mb = fdouble(&f[6]);
+	ev.dur_us = fbits(&f[5]);
+	ev.mem_mb = fbits(&f[6]);
 	ev.anomaly = (int)fint(&f[7]);
 	ev.recovery_attempts = fcount(&f[8]);
 	ev.error_count = fcount(&f[9]);
 	ev.stream_id = (int64_t)fuint(&f[10]);
-	ev.exec_ms = fdouble(&f[11]);
+	ev.exec_ms = fbits(&f[11]);
 	ev.dup_of = fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
 	const bool has_kernel = w->ids ? ev.kernel_id != 0 : f[4].n > 0, has_exec = !isnan(ev.exec_ms);
@@ -449,9 +480,9 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
 	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
-		ev.launch_overhead_us = fdouble(&f[16]);
-		ev.queue_us = fdouble(&f[17]);
-		ev.occupancy = fdouble(&f[18]);
+		ev.launch_overhead_us = fbits(&f[16]);
+		ev.queue_us = fbits(&f[17]);
+		ev.occupancy = fbits(&f[18]);
 		ev.device = f[19].null ? NULL : f[19].s;
 		ev.scope_id = name_of(w, &f[20]);
 		ev.stack_id = name_of(w, &f[21]);
@@ -558,9 +589,10 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 		const int64_t t0 = i ? sw.cut[i - 1] : since_us, t1 = i < sw.n ? sw.cut[i] : until_us;
 		/* A stream's id is its node's: (node, stream_id) made one number. */
 		const char *sql = sqlf(q,
-			"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
+			"%s SELECT ts_us, level, %s, %s, %s, " CH_BITS("dur_us") ", " CH_BITS("mem_mb") ","
+			" anomaly,"
 			" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4),"
-			" exec_ms, ifNull(dup_of, 0),"
+			" " CH_BITS("exec_ms") ", ifNull(dup_of, 0),"
 			" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
 			" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
 			" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
@@ -568,7 +600,8 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 			" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s%s"
 			" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
 			w.ids ? q->ch->names_sql : "", comp, host, kern,
-			w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
+			w.trace ? ", source, " CH_BITS("launch_overhead_us") ", " CH_BITS("queue_us") ", "
+				  CH_BITS("occupancy") ", device, " : "",
 			w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
 			t0, t1, extra, only);
 
@@ -823,7 +856,7 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 	struct gl_query_sample s = {
 		.ts_us = fint(&f[0]),
 		.series_id = series_id(w->q->ch, fuint(&f[1])),
-		.value = fdouble(&f[2]),
+		.value = fbits(&f[2]),
 	};
 
 	return w->fn(w->arg, &s);
@@ -847,7 +880,7 @@ static int ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		if (rc != GL_OK)
 			return rc;
 	}
-	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", value FROM gpulog_samples"
+	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", " CH_BITS("value") " FROM gpulog_samples"
 		   " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 		   " ORDER BY ts_us, node, src_id, idx FORMAT TabSeparated", since_us, until_us);
 	return sql ? ch_rows(q, sql, 3, sample_row, &w, err) : oom(err);

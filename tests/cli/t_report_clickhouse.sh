@@ -61,7 +61,7 @@ same_report "slices" "${U}?log_queries=1" $W --format json --no-charts
 unset GPULOG_REPORT_TEST_SLICE_ROWS
 chq one "SYSTEM FLUSH LOGS"
 SLICES="type = 2 AND query LIKE '% FROM gpulog_events WHERE %ORDER BY ts_us, node, src_id%'
-	AND query LIKE '%, exec_ms, ifNull(dup_of, 0)%'
+	AND query LIKE '%(exec_ms)), ifNull(dup_of, 0)%'
 	AND position(query, 'dur_us IS NOT NULL AND dup_of IS NULL') = 0"
 WALL="ts_us >= 1761955200000000 AND ts_us < 1764547200000000"
 minute=$(chq one "SELECT max(c) FROM (SELECT count() AS c FROM gpulog_events WHERE $WALL
