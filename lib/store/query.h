@@ -138,15 +138,41 @@ int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsi
 		    struct gl_err *err);
 
 /*
- * The kernel pass read from the database, a group of kernels at a time:
- * the rows gl_query_events gives with GL_QUERY_KERNELS_ONLY (same order,
- * same contract), of which a backend that can narrow the read on its side
+ * Some kernels' timings (the kernel pass read from the database, a group
+ * of kernels at a time; the baseline's listed kernels): the rows
+ * gl_query_events gives with GL_QUERY_KERNELS_ONLY (same order, same
+ * contract), of which a backend that can narrow the read on its side
  * (ClickHouse) sends only those of the kernels whose names ids are
- * lo_id..hi_id; an SQLite file gives them all (the caller keeps the group's).
+ * ids[0..n) (n 0: every kernel's); an SQLite file gives them all (the
+ * caller keeps its own).
  */
-int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t lo_id,
-			   int64_t hi_id, int (*fn)(void *arg, const struct gl_query_event *ev),
-			   void *arg, struct gl_err *err);
+int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   const int64_t *ids, size_t n,
+			   int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			   struct gl_err *err);
+
+/* The GL_QUERY_KERNELS_ONLY rows of a window counted per kernel, component and host. */
+struct gl_query_kernel_count {
+	int64_t kernel_id, component_id, host_id;	/* names ids; 0: none or unknown */
+	uint64_t n;
+};
+
+/*
+ * Does q count kernel timings on its side (gl_query_kernel_counts)? A
+ * ClickHouse server does; an SQLite file does not (the caller counts the
+ * rows of gl_query_events).
+ */
+bool gl_query_counts_kernels(const struct gl_query *q);
+
+/*
+ * Calls fn once per kernel, component and host that has kernel timings in
+ * [since_us, until_us), in no set order; fn's value stops it. GL_OK, fn's
+ * value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM; where gl_query_counts_kernels
+ * is false, GL_EUSAGE.
+ */
+int gl_query_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			   struct gl_err *err);
 
 /*
  * The statement gl_query_events runs for flags over a snapshot with a

@@ -611,6 +611,36 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 	return rc;
 }
 
+struct count_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_kernel_count *c);
+	void *arg;
+};
+
+static int count_row(void *arg, struct gl_tsv_field *f)
+{
+	struct count_walk *w = arg;
+	struct gl_query_kernel_count c = {name_id(w->q, &f[0]), name_id(w->q, &f[1]),
+					  name_id(w->q, &f[2]), (uint64_t)fint(&f[3])};
+
+	return w->fn(w->arg, &c);
+}
+
+/* The kernel timings (the rows of kernels_only) counted on the server. */
+static int ch_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			    struct gl_err *err)
+{
+	struct count_walk w = {q, fn, arg};
+	const char *sql = sqlf(q, "SELECT kernel, component, host, count() FROM gpulog_events"
+			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND kernel != ''"
+			       " AND dur_us IS NOT NULL AND dup_of IS NULL"
+			       " GROUP BY kernel, component, host FORMAT TabSeparated",
+			       since_us, until_us);
+
+	return sql ? ch_rows(q, sql, 4, count_row, &w, err) : oom(err);
+}
+
 static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		     struct gl_err *err)
@@ -619,22 +649,22 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 }
 
 /*
- * The kernel pass of a group of kernels (ids lo_id..hi_id): the server
- * sends their rows only, " AND kernel IN (...)", not every kernel's for
- * each group. Names with a control byte, or too many for one statement:
- * every kernel's rows (the caller keeps the group's).
+ * Some kernels' timings (ids[0..n)): the server sends their rows only,
+ * " AND kernel IN (...)", not every kernel's (for each group of the kernel
+ * pass, for the baseline's listed kernels). Names with a control byte, or
+ * too many for one statement: every kernel's rows (the caller keeps its own).
  */
-static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us, int64_t lo_id,
-			    int64_t hi_id, int (*fn)(void *arg, const struct gl_query_event *ev),
-			    void *arg, struct gl_err *err)
+static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const int64_t *ids, size_t n,
+			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			    struct gl_err *err)
 {
 	struct gl_buf b = {0};
 	bool first = true, all = false;
 	int rc = gl_buf_add(&b, " AND kernel IN (", 16);
 
-	for (int64_t id = lo_id < 1 ? 1 : lo_id; rc == GL_OK && !all && id <= hi_id &&
-						 (uint64_t)id < q->n_names; id++) {
-		const char *p = q->names[id];
+	for (size_t i = 0; rc == GL_OK && !all && i < n; i++) {
+		const char *p = ids[i] > 0 && (uint64_t)ids[i] < q->n_names ? q->names[ids[i]] : NULL;
 
 		if (!p)
 			continue;
@@ -1256,6 +1286,7 @@ static int ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_er
 static const struct gl_query_backend ch_backend = {
 	.events = ch_events,
 	.kernel_events = ch_kernel_events,
+	.kernel_counts = ch_kernel_counts,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,
