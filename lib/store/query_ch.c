@@ -65,8 +65,8 @@ struct gl_query_ch {
 	struct gl_buf sql;
 };
 
-/* The rows of a window one statement of ch_events sorts, at most (about
- * 100 MB of columns on the server: below the external sort's bound). */
+/* The rows of a window one statement of ch_events sorts, at most (some
+ * 70 MB of columns for the server to sort, far below its memory bounds). */
 #define CH_SLICE_ROWS 500000u
 
 static int oom(struct gl_err *err)
@@ -148,8 +148,6 @@ static double fdouble(const struct gl_tsv_field *f)
 	return f->null ? NAN : strtod(f->s, NULL);
 }
 
-/* A decimal integer of up to 18 digits, as strtoll reads it (the hot
- * columns of the events: times, ids); else strtoll itself. */
 /*
  * A Float64 column sent as its 8 bytes, CH_BITS(col): the same double as
  * the server's, bit for bit, and read without strtod (the events' and the
@@ -181,6 +179,8 @@ static double fbits(const struct gl_tsv_field *f)
 	return d;
 }
 
+/* A decimal integer of up to 18 digits, as strtoll reads it (the hot
+ * columns of the events: times, ids); else strtoll itself. */
 static int64_t fint(const struct gl_tsv_field *f)
 {
 	const char *p = f->s;
