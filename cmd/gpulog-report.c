@@ -307,6 +307,12 @@ int main(int argc, char **argv)
 		return bad_usage("%s", "give --db or --clickhouse, not both");
 	if (o.clickhouse_url && o.events)
 		return bad_usage("%s", "--events reads a database file: not with --clickhouse");
+	/* for tests: a small window read from ClickHouse in slices of this many rows */
+	if (getenv("GPULOG_REPORT_TEST_SLICE_ROWS"))
+		o.clickhouse_slice_rows = strtoull(getenv("GPULOG_REPORT_TEST_SLICE_ROWS"), NULL, 10);
+	/* for tests: the kernel pass read again from the database, a few kernels at a time */
+	if (getenv("GPULOG_REPORT_TEST_KERNEL_CACHE"))
+		o.kernel_cache_max = strtoull(getenv("GPULOG_REPORT_TEST_KERNEL_CACHE"), NULL, 10);
 	if (!o.db_path)
 		o.db_path = getenv(GL_DB_ENV) && *getenv(GL_DB_ENV) ? getenv(GL_DB_ENV) : GL_DEFAULT_DB;
 	/* The same on a terminal and in a pipe: the directory and the text summary. */

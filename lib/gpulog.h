@@ -207,6 +207,8 @@ void gl_format_list_text(char *buf, size_t n);
 struct gl_report_opts {
 	const char *db_path;		/* database, opened read-only */
 	const char *clickhouse_url;	/* set: read the server gpulog-ship fills, not db_path */
+	uint64_t clickhouse_slice_rows;	/* for tests: gl_query_ch_slice_rows; 0: its default */
+	size_t kernel_cache_max;	/* for tests: kernel timings held in memory; 0: default */
 	int64_t since_us;		/* window [since_us, until_us), µs UTC */
 	int64_t until_us;
 	const char *const *components;	/* glob patterns, any may match; n 0: all */

@@ -229,8 +229,16 @@ static int read_group(struct gl_query *q, int64_t since_us, int64_t until_us,
 	if (!w->stream && (w->c = gl_kcache_new(n_ids, max_timings))) {
 		bool held;
 
-		rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
-				     err);
+		size_t n = 0;
+		int64_t *ids = malloc((size_t)(hi - lo + 1) * sizeof(*ids));
+
+		for (int64_t id = lo; ids && id <= hi; id++)
+			if (kernel_n[id])
+				ids[n++] = id;
+		/* no room for the list: every kernel's rows, the group's kept */
+		rc = gl_query_kernel_events(q, since_us, until_us, ids, ids ? n : 0, on_group_row, w,
+					    err);
+		free(ids);
 		held = rc == GL_OK && gl_kcache_ok(w->c);
 		if (held)
 			rc = gl_kcache_replay(w->c, w->fn, w->arg);
@@ -246,8 +254,7 @@ static int read_group(struct gl_query *q, int64_t since_us, int64_t until_us,
 		if (kernel_n[id] == 0)
 			continue;
 		w->lo = w->hi = id;
-		rc = gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, on_group_row, w,
-				     err);
+		rc = gl_query_kernel_events(q, since_us, until_us, &id, 1, on_group_row, w, err);
 		if (rc != GL_OK)
 			return rc;
 	}

@@ -121,6 +121,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 				  : gl_query_open(opts->db_path, &q, err);
 	if (rc != GL_OK)
 		goto out;
+	gl_query_ch_slice_rows(q, opts->clickhouse_slice_rows);
 	struct gl_report_params p = {
 		.since_us = opts->since_us, .until_us = opts->until_us,
 		.components = opts->components, .ncomponents = opts->ncomponents,
@@ -131,6 +132,7 @@ int gl_report_run(const struct gl_report_opts *opts, struct gl_report_result *re
 		.charts = charts,
 		.chart_top = opts->chart_top,
 		.top_series = opts->top_series ? opts->top_series : 500,
+		.kernel_cache_max = opts->kernel_cache_max,
 	};
 	if (opts->no_findings) {
 		for (size_t i = 0; i < gl_sections.n && without.n < 64; i++)

@@ -35,6 +35,7 @@ struct baseline {
 	size_t *rank;		/* per kernel id: index into the listed kernels + 1; 0: not listed */
 	struct before *listed;	/* per rank */
 	size_t n_listed, n_ids;
+	bool counted;		/* n_before and samples counted by the backend (on_count) */
 };
 
 static int begin(struct gl_section_ctx *cx, void *st)
@@ -61,8 +62,10 @@ static int on_before(void *arg, const struct gl_query_event *ev)
 	if (!gl_section_event_ok(cx, ev) || !gl_section_kernel_ok(cx, ev->kernel_id) ||
 	    (uint64_t)ev->kernel_id >= b->n_ids)
 		return 0;
-	b->n_before[ev->kernel_id]++;
-	b->res.samples++;
+	if (!b->counted) {
+		b->n_before[ev->kernel_id]++;
+		b->res.samples++;
+	}
 	if (!b->rank[ev->kernel_id])
 		return 0;
 	k = &b->listed[b->rank[ev->kernel_id] - 1];
@@ -76,6 +79,23 @@ static int on_before(void *arg, const struct gl_query_event *ev)
 		k->cap = cap;
 	}
 	k->dur[k->n++] = ev->dur_us;
+	return 0;
+}
+
+/* The preceding window's timings of one kernel, component and host, counted
+ * by the backend: the counts on_before makes, under the same filters. */
+static int on_count(void *arg, const struct gl_query_kernel_count *c)
+{
+	struct baseline *b = arg;
+	struct gl_section_ctx *cx = b->cx;
+	struct gl_query_event ev = {.component_id = c->component_id, .host_id = c->host_id,
+				    .kernel_id = c->kernel_id};
+
+	if (!gl_section_event_ok(cx, &ev) || !gl_section_kernel_ok(cx, c->kernel_id) ||
+	    c->kernel_id < 0 || (uint64_t)c->kernel_id >= b->n_ids)
+		return 0;
+	b->n_before[c->kernel_id] += c->n;
+	b->res.samples += c->n;
 	return 0;
 }
 
@@ -137,8 +157,27 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			b->rank[listed->kernels[i].kernel_id] = i + 1;
 	/* only the listed kernels' timings are kept; the others are counted */
 	/* in time order: each kernel's durations in (ts_us, id) order, as listed */
-	rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY, on_before, b,
-			     cx->err);
+	if (gl_query_counts_kernels(cx->q)) {
+		/* counted by the backend, and only the listed kernels' timings read */
+		int64_t *ids = malloc((nk ? nk : 1) * sizeof(*ids));
+		size_t n = 0;
+
+		if (!ids)
+			return gl_section_oom(cx->err);
+		for (size_t i = 0; i < nk; i++)
+			if (listed->kernels[i].kernel_id > 0 &&
+			    (uint64_t)listed->kernels[i].kernel_id < b->n_ids)
+				ids[n++] = listed->kernels[i].kernel_id;
+		b->counted = true;
+		rc = gl_query_kernel_counts(cx->q, r->since_us, r->until_us, on_count, b, cx->err);
+		if (rc == GL_OK && n)
+			rc = gl_query_kernel_events(cx->q, r->since_us, r->until_us, ids, n, on_before,
+						    b, cx->err);
+		free(ids);
+	} else {
+		rc = gl_query_events(cx->q, r->since_us, r->until_us, GL_QUERY_KERNELS_ONLY,
+				     on_before, b, cx->err);
+	}
 	if (rc != GL_OK)
 		return rc;
 	new_ids = malloc(b->n_ids * sizeof(*new_ids));

@@ -21,9 +21,9 @@ static void unescape(struct gl_tsv_field *f)
 	char *w = f->s;
 
 	f->null = f->n == 2 && f->s[0] == '\\' && f->s[1] == 'N';
-	if (f->null)
+	if (f->null || !(w = memchr(f->s, '\\', f->n)))
 		return;
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = (size_t)(w - f->s); i < f->n; i++) {
 		char c = f->s[i];
 
 		if (c == '\\' && i + 1 < f->n) {
@@ -84,10 +84,11 @@ static int on_chunk(void *arg, const char *p, size_t n)
 
 	if (gl_buf_add(&r->carry, p, n) != GL_OK)
 		return GL_ENOMEM;
-	for (size_t i = r->carry.len - n; i < r->carry.len && rc == 0; i++) {
-		if (r->carry.data[i] != '\n')
-			continue;
-		r->carry.data[i] = '\0';
+	for (char *nl, *p0 = r->carry.data + r->carry.len - n, *end = r->carry.data + r->carry.len;
+	     rc == 0 && (nl = memchr(p0, '\n', (size_t)(end - p0))); p0 = nl + 1) {
+		size_t i = (size_t)(nl - r->carry.data);
+
+		*nl = '\0';
 		rc = on_line(r, r->carry.data + start, i - start);
 		start = i + 1;
 	}

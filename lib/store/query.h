@@ -37,6 +37,14 @@ int gl_query_open(const char *path, struct gl_query **q, struct gl_err *err);
  */
 int gl_query_open_clickhouse(const char *url, struct gl_query **q, struct gl_err *err);
 
+/*
+ * A ClickHouse query (gl_query_open_clickhouse) reads a window of more than
+ * rows events in time slices of about that many rows, one statement each,
+ * so that the server sorts one slice at a time; 0: 500,000. No effect on
+ * an SQLite file's query. For tests, to read small windows in slices.
+ */
+void gl_query_ch_slice_rows(struct gl_query *q, uint64_t rows);
+
 /* Closes q; NULL is a no-op. */
 void gl_query_close(struct gl_query *q);
 
@@ -128,6 +136,43 @@ bool gl_query_has_dup_of(const struct gl_query *q);
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err);
+
+/*
+ * Some kernels' timings (the kernel pass read from the database, a group
+ * of kernels at a time; the baseline's listed kernels): the rows
+ * gl_query_events gives with GL_QUERY_KERNELS_ONLY (same order, same
+ * contract), of which a backend that can narrow the read on its side
+ * (ClickHouse) sends only those of the kernels whose names ids are
+ * ids[0..n) (n 0: every kernel's); an SQLite file gives them all (the
+ * caller keeps its own).
+ */
+int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   const int64_t *ids, size_t n,
+			   int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			   struct gl_err *err);
+
+/* The GL_QUERY_KERNELS_ONLY rows of a window counted per kernel, component and host. */
+struct gl_query_kernel_count {
+	int64_t kernel_id, component_id, host_id;	/* names ids; 0: none or unknown */
+	uint64_t n;
+};
+
+/*
+ * Does q count kernel timings on its side (gl_query_kernel_counts)? A
+ * ClickHouse server does; an SQLite file does not (the caller counts the
+ * rows of gl_query_events).
+ */
+bool gl_query_counts_kernels(const struct gl_query *q);
+
+/*
+ * Calls fn once per kernel, component and host that has kernel timings in
+ * [since_us, until_us), in no set order; fn's value stops it. GL_OK, fn's
+ * value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM; where gl_query_counts_kernels
+ * is false, GL_EUSAGE.
+ */
+int gl_query_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			   struct gl_err *err);
 
 /*
  * The statement gl_query_events runs for flags over a snapshot with a

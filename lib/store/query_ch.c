@@ -61,8 +61,13 @@ struct gl_query_ch {
 	/* "WITH [names] AS gl_nm, [ids] AS gl_ni": the names of the ids 1..,
 	 * for transform(); NULL when they are too long for one statement */
 	char *names_sql;
+	uint64_t slice_rows;		/* gl_query_ch_slice_rows; 0: CH_SLICE_ROWS */
 	struct gl_buf sql;
 };
+
+/* The rows of a window one statement of ch_events sorts, at most (some
+ * 70 MB of columns for the server to sort, far below its memory bounds). */
+#define CH_SLICE_ROWS 500000u
 
 static int oom(struct gl_err *err)
 {
@@ -126,14 +131,70 @@ static int64_t name_id(const struct gl_query *q, const struct gl_tsv_field *f)
 	}
 }
 
+/* An unsigned decimal of up to 19 digits (hashes), as strtoull reads it; else strtoull. */
+static uint64_t fuint(const struct gl_tsv_field *f)
+{
+	const char *p = f->s;
+	uint64_t v = 0;
+	size_t nd = 0;
+
+	for (; *p >= '0' && *p <= '9' && nd < 19; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return nd && !*p ? v : strtoull(f->s, NULL, 10);
+}
+
 static double fdouble(const struct gl_tsv_field *f)
 {
 	return f->null ? NAN : strtod(f->s, NULL);
 }
 
+/*
+ * A Float64 column sent as its 8 bytes, CH_BITS(col): the same double as
+ * the server's, bit for bit, and read without strtod (the events' and the
+ * samples' hot columns). ClickHouse leaves out the trailing zero bytes
+ * (0.0 is ""); NULL is NAN; a field that is not such hex, strtod's value.
+ */
+#define CH_BITS(col) "hex(reinterpretAsString(" col "))"
+
+static double fbits(const struct gl_tsv_field *f)
+{
+	uint64_t u = 0;
+	double d;
+
+	if (f->null)
+		return NAN;
+	if (f->n > 16 || f->n % 2)
+		return strtod(f->s, NULL);
+	for (size_t i = 0; i < f->n; i++) {
+		char c = f->s[i];
+		unsigned v = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
+
+		if (v == 16)
+			return strtod(f->s, NULL);
+		/* byte i / 2 (little-endian), high nibble first */
+		u |= (uint64_t)v << (8 * (i / 2) + (i % 2 ? 0 : 4));
+	}
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+/* A decimal integer of up to 18 digits, as strtoll reads it (the hot
+ * columns of the events: times, ids); else strtoll itself. */
 static int64_t fint(const struct gl_tsv_field *f)
 {
-	return f->null ? 0 : strtoll(f->s, NULL, 10);
+	const char *p = f->s;
+	bool neg = *p == '-';
+	uint64_t v = 0;
+	size_t nd = 0;
+
+	if (f->null)
+		return 0;
+	for (p += neg; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (nd == 0 || *p)
+		return strtoll(f->s, NULL, 10);
+	return neg ? -(int64_t)v : (int64_t)v;
 }
 
 /* events.recovery_attempts and error_count: -1 when NULL or negative */
@@ -341,6 +402,12 @@ out:
 	return rc;
 }
 
+void gl_query_ch_slice_rows(struct gl_query *q, uint64_t rows)
+{
+	if (q && q->ch)
+		q->ch->slice_rows = rows;
+}
+
 static void ch_release(struct gl_query *q)
 {
 	struct gl_query_ch *ch = q->ch;
@@ -394,13 +461,13 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.component_id = name_of(w, &f[2]);
 	ev.host_id = name_of(w, &f[3]);
 	ev.kernel_id = name_of(w, &f[4]);
-	ev.dur_us = fdouble(&f[5]);
-	ev.mem_mb = fdouble(&f[6]);
+	ev.dur_us = fbits(&f[5]);
+	ev.mem_mb = fbits(&f[6]);
 	ev.anomaly = (int)fint(&f[7]);
 	ev.recovery_attempts = fcount(&f[8]);
 	ev.error_count = fcount(&f[9]);
-	ev.stream_id = (int64_t)strtoull(f[10].s, NULL, 10);
-	ev.exec_ms = fdouble(&f[11]);
+	ev.stream_id = (int64_t)fuint(&f[10]);
+	ev.exec_ms = fbits(&f[11]);
 	ev.dup_of = fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
 	const bool has_kernel = w->ids ? ev.kernel_id != 0 : f[4].n > 0, has_exec = !isnan(ev.exec_ms);
@@ -413,9 +480,9 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
 	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
-		ev.launch_overhead_us = fdouble(&f[16]);
-		ev.queue_us = fdouble(&f[17]);
-		ev.occupancy = fdouble(&f[18]);
+		ev.launch_overhead_us = fbits(&f[16]);
+		ev.queue_us = fbits(&f[17]);
+		ev.occupancy = fbits(&f[18]);
 		ev.device = f[19].null ? NULL : f[19].s;
 		ev.scope_id = name_of(w, &f[20]);
 		ev.stack_id = name_of(w, &f[21]);
@@ -437,18 +504,59 @@ static void name_col(char *out, size_t n, bool ids, const char *col)
 }
 
 /*
+ * Where ch_events cuts a window: at whole minutes from its start (rows of
+ * one instant are never parted), so that each statement sorts at most
+ * slice_rows rows (a minute that holds more is one slice by itself).
+ */
+struct slice_walk {
+	int64_t since_us;
+	uint64_t max, rows;	/* rows of the slice being grown */
+	int64_t *cut;		/* the slices' first times after since_us */
+	size_t n, cap;
+};
+
+static int slice_row(void *arg, struct gl_tsv_field *f)
+{
+	struct slice_walk *w = arg;
+	uint64_t c = (uint64_t)fint(&f[1]);
+
+	if (w->rows && w->rows + c > w->max) {
+		if (w->n == w->cap) {
+			size_t cap = w->cap ? w->cap * 2 : 16;
+			int64_t *d = realloc(w->cut, cap * sizeof(*d));
+
+			if (!d)
+				return GL_ENOMEM;
+			w->cut = d;
+			w->cap = cap;
+		}
+		w->cut[w->n++] = w->since_us + fint(&f[0]) * 60000000;
+		w->rows = 0;
+	}
+	w->rows += c;
+	return 0;
+}
+
+/*
  * The window's events, in the SQLite reader's order. The server sorts them
  * and ships the columns the report reads, as few bytes as it can: names as
  * their ids where the names fit one statement (names_sql), the kernel-trace
  * columns only when the window holds a trace's record (kind 1; for
  * kernels_only never, as the SQLite reader), the text only where read.
+ * A window of more than slice_rows rows is read in time slices of about
+ * that many (slice_walk), one statement each: the server sorts one slice
+ * at a time, in memory, not the whole window.
  */
-static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
-		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
-		     struct gl_err *err)
+static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     const char *only, int (*fn)(void *arg, const struct gl_query_event *ev),
+		     void *arg, struct gl_err *err)
 {
 	struct ev_walk w = {q, (flags & GL_QUERY_KERNELS_ONLY) != 0, false, q->ch->names_sql != NULL,
 			    fn, arg};
+	struct slice_walk sw = {since_us, q->ch->slice_rows ? q->ch->slice_rows : CH_SLICE_ROWS, 0,
+				NULL, 0, 0};
+	const char *kernels = " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL";
+	const char *extra = w.kernels_only ? kernels : "";
 	char comp[64], host[64], kern[64], scope[64], stack[64];
 	int rc;
 
@@ -462,29 +570,124 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 			return rc;
 		w.trace = v[0] > 0;
 	}
+	const char *cnt = sqlf(q, "SELECT intDiv(ts_us - %" PRId64 ", 60000000) AS m, count()"
+			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+			       "%s%s GROUP BY m ORDER BY m FORMAT TabSeparated",
+			       since_us, since_us, until_us, extra, only);
+	if (!cnt)
+		return oom(err);
+	if ((rc = ch_rows(q, cnt, 2, slice_row, &sw, err)) != GL_OK) {
+		free(sw.cut);
+		return rc == GL_ENOMEM ? oom(err) : rc;
+	}
 	name_col(comp, sizeof(comp), w.ids, "component");
 	name_col(host, sizeof(host), w.ids, "host");
 	name_col(kern, sizeof(kern), w.ids, "kernel");
 	name_col(scope, sizeof(scope), w.ids, "scope");
 	name_col(stack, sizeof(stack), w.ids, "stack");
-	/* A stream's id is its node's: (node, stream_id) made one number. */
-	const char *sql = sqlf(q,
-		"%s SELECT ts_us, level, %s, %s, %s, dur_us, mem_mb, anomaly,"
-		" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4), exec_ms,"
-		" ifNull(dup_of, 0),"
-		" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
-		" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
-		" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
-		"%s%s%s%s%s"
-		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s"
-		" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
-		w.ids ? q->ch->names_sql : "", comp, host, kern,
-		w.trace ? ", source, launch_overhead_us, queue_us, occupancy, device, " : "",
-		w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
-		since_us, until_us,
-		w.kernels_only ? " AND kernel != '' AND dur_us IS NOT NULL AND dup_of IS NULL" : "");
+	for (size_t i = 0; i <= sw.n && rc == GL_OK; i++) {
+		const int64_t t0 = i ? sw.cut[i - 1] : since_us, t1 = i < sw.n ? sw.cut[i] : until_us;
+		/* A stream's id is its node's: (node, stream_id) made one number. */
+		const char *sql = sqlf(q,
+			"%s SELECT ts_us, level, %s, %s, %s, " CH_BITS("dur_us") ", " CH_BITS("mem_mb") ","
+			" anomaly,"
+			" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4),"
+			" " CH_BITS("exec_ms") ", ifNull(dup_of, 0),"
+			" if(level >= 4 OR (kernel = '' AND (exec_ms IS NOT NULL"
+			" OR lower(substring(message, 1, 10)) = 'operation ')), message, NULL),"
+			" if(kernel = '' AND exec_ms IS NOT NULL, metadata, NULL)"
+			"%s%s%s%s%s"
+			" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 "%s%s"
+			" ORDER BY ts_us, node, src_id FORMAT TabSeparated",
+			w.ids ? q->ch->names_sql : "", comp, host, kern,
+			w.trace ? ", source, " CH_BITS("launch_overhead_us") ", " CH_BITS("queue_us") ", "
+				  CH_BITS("occupancy") ", device, " : "",
+			w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
+			t0, t1, extra, only);
 
-	return sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
+		rc = sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
+	}
+	free(sw.cut);
+	return rc;
+}
+
+struct count_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_kernel_count *c);
+	void *arg;
+};
+
+static int count_row(void *arg, struct gl_tsv_field *f)
+{
+	struct count_walk *w = arg;
+	struct gl_query_kernel_count c = {name_id(w->q, &f[0]), name_id(w->q, &f[1]),
+					  name_id(w->q, &f[2]), (uint64_t)fint(&f[3])};
+
+	return w->fn(w->arg, &c);
+}
+
+/* The kernel timings (the rows of kernels_only) counted on the server. */
+static int ch_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			    struct gl_err *err)
+{
+	struct count_walk w = {q, fn, arg};
+	const char *sql = sqlf(q, "SELECT kernel, component, host, count() FROM gpulog_events"
+			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND kernel != ''"
+			       " AND dur_us IS NOT NULL AND dup_of IS NULL"
+			       " GROUP BY kernel, component, host FORMAT TabSeparated",
+			       since_us, until_us);
+
+	return sql ? ch_rows(q, sql, 4, count_row, &w, err) : oom(err);
+}
+
+static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
+		     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+		     struct gl_err *err)
+{
+	return events_of(q, since_us, until_us, flags, "", fn, arg, err);
+}
+
+/*
+ * Some kernels' timings (ids[0..n)): the server sends their rows only,
+ * " AND kernel IN (...)", not every kernel's (for each group of the kernel
+ * pass, for the baseline's listed kernels). Names with a control byte, or
+ * too many for one statement: every kernel's rows (the caller keeps its own).
+ */
+static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const int64_t *ids, size_t n,
+			    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			    struct gl_err *err)
+{
+	struct gl_buf b = {0};
+	bool first = true, all = false;
+	int rc = gl_buf_add(&b, " AND kernel IN (", 16);
+
+	for (size_t i = 0; rc == GL_OK && !all && i < n; i++) {
+		const char *p = ids[i] > 0 && (uint64_t)ids[i] < q->n_names ? q->names[ids[i]] : NULL;
+
+		if (!p)
+			continue;
+		rc = gl_buf_add(&b, first ? "'" : ", '", first ? 1 : 3);
+		first = false;
+		for (; rc == GL_OK && *p; p++) {
+			if ((unsigned char)*p < 0x20)
+				all = true;
+			if (*p == '\\' || *p == '\'')
+				rc = gl_buf_add(&b, "\\", 1);
+			rc = rc ? rc : gl_buf_add(&b, p, 1);
+		}
+		rc = rc ? rc : gl_buf_add(&b, "'", 1);
+		all = all || b.len > NAMES_SQL_MAX;
+	}
+	rc = rc ? rc : gl_buf_add(&b, ")", 2);	/* with the NUL */
+	if (rc == GL_OK)
+		rc = events_of(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
+			       all || first ? "" : b.data, fn, arg, err);
+	else
+		rc = oom(err);
+	gl_buf_release(&b);
+	return rc;
 }
 
 /* ----- memory events, spans ----- */
@@ -682,8 +885,8 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
 		.ts_us = fint(&f[0]),
-		.series_id = series_id(w->q->ch, strtoull(f[1].s, NULL, 10)),
-		.value = fdouble(&f[2]),
+		.series_id = series_id(w->q->ch, fuint(&f[1])),
+		.value = fbits(&f[2]),
 	};
 
 	return w->fn(w->arg, &s);
@@ -707,7 +910,7 @@ static int ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		if (rc != GL_OK)
 			return rc;
 	}
-	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", value FROM gpulog_samples"
+	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", " CH_BITS("value") " FROM gpulog_samples"
 		   " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 		   " ORDER BY ts_us, node, src_id, idx FORMAT TabSeparated", since_us, until_us);
 	return sql ? ch_rows(q, sql, 3, sample_row, &w, err) : oom(err);
@@ -1082,6 +1285,8 @@ static int ch_retained_since(struct gl_query *q, int64_t *since_us, struct gl_er
 
 static const struct gl_query_backend ch_backend = {
 	.events = ch_events,
+	.kernel_events = ch_kernel_events,
+	.kernel_counts = ch_kernel_counts,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

@@ -898,6 +898,31 @@ const char *gl_query_events_sql(const struct gl_query *q, unsigned flags, bool t
 	return events_sql(q, flags, traces);
 }
 
+int gl_query_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   const int64_t *ids, size_t n,
+			   int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			   struct gl_err *err)
+{
+	if (q->be && q->be->kernel_events)
+		return q->be->kernel_events(q, since_us, until_us, ids, n, fn, arg, err);
+	return gl_query_events(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, fn, arg, err);
+}
+
+bool gl_query_counts_kernels(const struct gl_query *q)
+{
+	return q->be && q->be->kernel_counts;
+}
+
+int gl_query_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			   struct gl_err *err)
+{
+	if (!gl_query_counts_kernels(q))
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "kernel timings are counted by the caller here");
+	return q->be->kernel_counts(q, since_us, until_us, fn, arg, err);
+}
+
 int gl_query_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		    int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		    struct gl_err *err)

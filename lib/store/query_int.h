@@ -50,6 +50,15 @@ struct gl_query_backend {
 	int (*events)(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
 		      int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
 		      struct gl_err *err);
+	/* optional: gl_query_kernel_events (else events with GL_QUERY_KERNELS_ONLY) */
+	int (*kernel_events)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     const int64_t *ids, size_t n,
+			     int (*fn)(void *arg, const struct gl_query_event *ev), void *arg,
+			     struct gl_err *err);
+	/* optional: gl_query_kernel_counts */
+	int (*kernel_counts)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			     int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
+			     struct gl_err *err);
 	int (*mem_events)(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			  struct gl_err *err);

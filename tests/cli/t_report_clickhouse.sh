@@ -52,6 +52,41 @@ same_report "host b" $U $W --format json --no-charts --host b
 same_report "host a" $U $W --format json --no-charts --host 'a*'
 same_report "3 days" $U --until 2025-11-17 --days 3 --format json --no-charts
 same_report "empty window" $U --until 2020-01-01 --format json --no-charts
+# A window read in time slices (at whole minutes, of at most 200 rows
+# but for a minute that holds more), one statement each: the same report,
+# and the server sorted every row of the window once, no slice above its
+# bound. The bound: 200, or the most rows one minute of the window holds.
+export GPULOG_REPORT_TEST_SLICE_ROWS=200
+same_report "slices" "${U}?log_queries=1" $W --format json --no-charts
+unset GPULOG_REPORT_TEST_SLICE_ROWS
+chq one "SYSTEM FLUSH LOGS"
+SLICES="type = 2 AND query LIKE '% FROM gpulog_events WHERE %ORDER BY ts_us, node, src_id%'
+	AND query LIKE '%(exec_ms)), ifNull(dup_of, 0)%'
+	AND position(query, 'dur_us IS NOT NULL AND dup_of IS NULL') = 0"
+WALL="ts_us >= 1761955200000000 AND ts_us < 1764547200000000"
+minute=$(chq one "SELECT max(c) FROM (SELECT count() AS c FROM gpulog_events WHERE $WALL
+	GROUP BY intDiv(ts_us - 1761955200000000, 60000000))")
+expect_eq "rows sorted in slices" "$(chq one "SELECT count() FROM gpulog_events WHERE $WALL")" \
+	"$(chq one "SELECT sum(result_rows) FROM system.query_log WHERE $SLICES")"
+[ "$(chq one "SELECT count() FROM system.query_log WHERE $SLICES")" -gt 10 ] ||
+	fail "too few slices: $(chq one "SELECT count() FROM system.query_log WHERE $SLICES")"
+[ "$(chq one "SELECT max(result_rows) FROM system.query_log WHERE $SLICES")" -le \
+	"$(( minute > 200 ? minute : 200 ))" ] || fail "a slice above its bound"
+# The kernel pass read again from the server when the kernels' timings do
+# not fit in memory (at most 300 here): a group of kernels at a time, and
+# the server sends each group's rows only, so every kernel timing of the
+# window comes once (not once per group); the same report.
+export GPULOG_REPORT_TEST_KERNEL_CACHE=300
+same_report "kernel groups" "${U}?log_queries=1" $W --format json --no-charts
+unset GPULOG_REPORT_TEST_KERNEL_CACHE
+chq one "SYSTEM FLUSH LOGS"
+KPASS="type = 2 AND query LIKE '%ts_us >= 1761955200000000 AND ts_us < 1764547200000000 AND kernel !=%'
+	AND query LIKE '%dur_us IS NOT NULL AND dup_of IS NULL AND kernel IN (%ORDER BY ts_us%'"
+[ "$(chq one "SELECT count() FROM system.query_log WHERE $KPASS")" -ge 3 ] ||
+	fail "too few kernel groups: $(chq one "SELECT count() FROM system.query_log WHERE $KPASS")"
+expect_eq "kernel timings sent once" \
+	"$(chq one "SELECT count() FROM gpulog_events WHERE $WALL AND dup_of IS NULL AND kernel != '' AND dur_us IS NOT NULL")" \
+	"$(chq one "SELECT sum(result_rows) FROM system.query_log WHERE $KPASS")"
 "$REPORT" --db $T/ab.db $W --format text > $T/t1 && "$REPORT" --clickhouse $U $W --format text > $T/t2 ||
 	fail "text to stdout"
 cmp $T/t1 $T/t2 || fail "text to stdout differs"
