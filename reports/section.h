@@ -7,9 +7,10 @@
  *   build    begin -> collect_span (each trace span, one ordered pass)
  *            -> collect (each event of the window, one ordered pass; a
  *               mirrored record goes to collect_mirrored instead)
- *            -> collect_mem (each RMM row, one ordered pass)
- *            -> collect_samples (the metric samples in blocks, one ordered pass) -> plan
+ *            -> collect_mem (each RMM row, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
+ *            -> collect_samples (the metric samples in blocks, one ordered pass;
+ *               after the kernel pass, whose cache is freed by then)
  *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its

@@ -1,8 +1,8 @@
 /*
  * values.c - the narrowest-exact-type array (values.h): growth (heap below
  * 64 KiB, then an anonymous mapping grown by mremap, its pages made ready
- * 256 KiB ahead) and widening (int16 -> float -> double, each value
- * converted exactly).
+ * 256 KiB ahead) and widening (int16 -> float or tenths -> double, each
+ * value converted exactly).
  */
 #define _GNU_SOURCE		/* mremap, MREMAP_MAYMOVE */
 #include "util/values.h"
@@ -17,8 +17,10 @@
 
 static size_t elem_size(enum gl_values_kind k)
 {
-	return k == GL_VALUES_I16 ? sizeof(int16_t) : k == GL_VALUES_F32 ? sizeof(float)
-									  : sizeof(double);
+	return k == GL_VALUES_I16 ? sizeof(int16_t)
+	       : k == GL_VALUES_F32 ? sizeof(float)
+	       : k == GL_VALUES_T32 ? sizeof(int32_t)
+				    : sizeof(double);
 }
 
 static void *map_new(size_t bytes)
@@ -109,6 +111,8 @@ static double value_at(const struct gl_values *vs, size_t i)
 		return ((const int16_t *)vs->p)[i];
 	case GL_VALUES_F32:
 		return ((const float *)vs->p)[i];
+	case GL_VALUES_T32:
+		return (double)((const int32_t *)vs->p)[i] / 10.0;
 	case GL_VALUES_F64:
 		break;
 	}
@@ -126,6 +130,9 @@ static int widen(struct gl_values *vs, enum gl_values_kind k, struct gl_err *err
 	for (size_t i = 0; i < vs->n; i++)
 		if (k == GL_VALUES_F32)
 			((float *)w.p)[i] = (float)value_at(vs, i);
+		else if (k == GL_VALUES_T32)
+			/* from int16: every integer of it is exact in tenths */
+			((int32_t *)w.p)[i] = (int32_t)value_at(vs, i) * 10;
 		else
 			((double *)w.p)[i] = value_at(vs, i);
 	w.n = vs->n;
@@ -136,13 +143,23 @@ static int widen(struct gl_values *vs, enum gl_values_kind k, struct gl_err *err
 
 int gl_values_push_slow(struct gl_values *vs, double x, struct gl_err *err)
 {
-	enum gl_values_kind k = gl_values_fits_i16(x) ? GL_VALUES_I16
-				: gl_values_fits_f32(x) ? GL_VALUES_F32
-							: GL_VALUES_F64;
+	int32_t tenths = 0;
+	bool fits = vs->kind == GL_VALUES_I16	? gl_values_fits_i16(x)
+		    : vs->kind == GL_VALUES_F32 ? gl_values_fits_f32(x)
+		    : vs->kind == GL_VALUES_T32 ? gl_values_tenths(x, &tenths)
+						: true;
 	int rc;
 
-	if (k > vs->kind && (rc = widen(vs, k, err)) != GL_OK)
-		return rc;
+	if (!fits) {
+		/* from int16 the narrowest that holds x; from float or tenths, double */
+		enum gl_values_kind k = vs->kind != GL_VALUES_I16   ? GL_VALUES_F64
+					: gl_values_fits_f32(x)	    ? GL_VALUES_F32
+					: gl_values_tenths(x, &tenths) ? GL_VALUES_T32
+								    : GL_VALUES_F64;
+
+		if ((rc = widen(vs, k, err)) != GL_OK)
+			return rc;
+	}
 	size_t es = elem_size(vs->kind);
 	if ((vs->n + 1) * es > vs->ready_bytes &&
 	    (rc = grow(vs, (vs->n + 1) * es, vs->n * es, err)) != GL_OK)
@@ -157,9 +174,17 @@ int gl_values_push_slow(struct gl_values *vs, double x, struct gl_err *err)
 	case GL_VALUES_F64:
 		((double *)vs->p)[vs->n] = x;
 		break;
+	case GL_VALUES_T32:
+		((int32_t *)vs->p)[vs->n] = tenths;
+		break;
 	}
 	vs->n++;
 	return GL_OK;
+}
+
+int gl_values_widen_doubles(struct gl_values *vs, struct gl_err *err)
+{
+	return vs->kind == GL_VALUES_F64 ? GL_OK : widen(vs, GL_VALUES_F64, err);
 }
 
 void gl_values_get(const struct gl_values *vs, double *out)
@@ -174,6 +199,10 @@ void gl_values_get(const struct gl_values *vs, double *out)
 	case GL_VALUES_F32:
 		for (size_t i = 0; i < n; i++)
 			out[i] = ((const float *)vs->p)[i];
+		break;
+	case GL_VALUES_T32:
+		for (size_t i = 0; i < n; i++)
+			out[i] = (double)((const int32_t *)vs->p)[i] / 10.0;
 		break;
 	case GL_VALUES_F64:
 		if (n)

@@ -4,7 +4,11 @@
  * [-32768, 32767] (a utilisation in %, a temperature, a clock in MHz),
  * float while all are floats (most readings in MiB), double from the first
  * value that needs it (a power of 70.77 W); the array widens once per step
- * and never narrows. gl_values_get gives them back as doubles, bit for bit.
+ * and never narrows. Values written with one decimal that a float does not
+ * keep (85.2 %, 2295.7 MiB: a service's JSON figures) are kept as int32
+ * tenths instead, k for k / 10.0, where that gives back the value exactly;
+ * int16 widens to float or to tenths, either of them to double. gl_values_get
+ * gives them back as doubles, bit for bit.
  *
  * Why: the report keeps one value per metric sample of the window for exact
  * percentiles, and writing new memory is what that costs. On the 2-core VM
@@ -29,7 +33,7 @@
 
 #include "gpulog.h"
 
-enum gl_values_kind { GL_VALUES_I16, GL_VALUES_F32, GL_VALUES_F64 };
+enum gl_values_kind { GL_VALUES_I16, GL_VALUES_F32, GL_VALUES_F64, GL_VALUES_T32 };
 
 struct gl_values {
 	void *p;			/* n values of kind, owned */
@@ -52,6 +56,17 @@ static inline bool gl_values_fits_i16(double x)
 static inline bool gl_values_fits_f32(double x)
 {
 	return fabs(x) <= FLT_MAX && (double)(float)x == x;
+}
+
+/* The int32 k with k / 10.0 == x exactly (not -0.0), if any: 1 and *k, else 0. */
+static inline bool gl_values_tenths(double x, int32_t *k)
+{
+	double r = x * 10.0;
+
+	if (!(r >= -2147483648.0 && r <= 2147483647.0))
+		return false;	/* also NaN */
+	*k = (int32_t)(r < 0 ? r - 0.5 : r + 0.5);
+	return (double)*k / 10.0 == x && (x != 0 || !signbit(x));
 }
 
 static inline int gl_values_push(struct gl_values *vs, double x, struct gl_err *err)
@@ -77,12 +92,25 @@ static inline int gl_values_push(struct gl_values *vs, double x, struct gl_err *
 			return GL_OK;
 		}
 		break;
+	case GL_VALUES_T32: {
+		int32_t k;
+
+		if (end * sizeof(int32_t) <= vs->ready_bytes && gl_values_tenths(x, &k)) {
+			((int32_t *)vs->p)[vs->n++] = k;
+			return GL_OK;
+		}
+		break;
+	}
 	}
 	return gl_values_push_slow(vs, x, err);
 }
 
 /* The values as doubles into out[0..n): exactly the ones pushed, in order. */
 void gl_values_get(const struct gl_values *vs, double *out);
+
+/* Stores the values as doubles from now on (they are the same values):
+ * GL_OK, or GL_ENOMEM with err set and vs as it was. */
+int gl_values_widen_doubles(struct gl_values *vs, struct gl_err *err);
 
 /* The values in place when they are doubles already, else NULL. */
 static inline double *gl_values_doubles(struct gl_values *vs)

@@ -228,10 +228,126 @@ static void test_probe_in_every_format(void **state)
 	unlink(db);
 }
 
+/* The passes' order: each hook's first call appends its letter once. */
+struct order {
+	char seq[8];
+	size_t n;
+};
+
+static void order_mark(void *st, char c)
+{
+	struct order *o = st;
+
+	if (o->n < sizeof(o->seq) - 1 && (o->n == 0 || !strchr(o->seq, c)))
+		o->seq[o->n++] = c;
+}
+
+static int order_collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
+{
+	(void)cx, (void)ev;
+	order_mark(st, 'e');
+	return GL_OK;
+}
+
+static int order_plan(struct gl_section_ctx *cx, void *st)
+{
+	(void)cx;
+	order_mark(st, 'p');
+	return GL_OK;
+}
+
+static int order_kernel(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev,
+			bool first)
+{
+	(void)cx, (void)ev, (void)first;
+	order_mark(st, 'k');
+	return GL_OK;
+}
+
+static int order_samples(struct gl_section_ctx *cx, void *st, const struct gl_query_sample *smp,
+			 size_t n)
+{
+	(void)cx, (void)smp, (void)n;
+	order_mark(st, 's');
+	return GL_OK;
+}
+
+static int order_finish(struct gl_section_ctx *cx, void *st)
+{
+	(void)cx;
+	order_mark(st, 'f');
+	return GL_OK;
+}
+
+static const struct gl_section order_section = {
+	.name = "order",
+	.title = "Order",
+	.state_size = sizeof(struct order),
+	.collect = order_collect,
+	.plan = order_plan,
+	.collect_kernel = order_kernel,
+	.collect_samples = order_samples,
+	.finish = order_finish,
+};
+
+/*
+ * The passes run events, plan, kernels, samples, finish: the kernel pass
+ * (which frees the kernel cache as it goes) comes before the samples pass
+ * (which keeps a value per sample), so the two never take memory at once.
+ */
+static void test_pass_order(void **state)
+{
+	(void)state;
+	char db[] = "/tmp/test_section_table.XXXXXX";
+	sqlite3 *s;
+	int fd = mkstemp(db);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(db, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, gl_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	/* a kernel timing, and one sample of one series */
+	assert_int_equal(
+		sqlite3_exec(s,
+			     "PRAGMA application_id = 1735420007; PRAGMA user_version = 2;"
+			     "INSERT INTO streams(id, first_path, bytes, lines, hash, head_bytes,"
+			     " head_hash) VALUES (1, 'f', 0, 0, 0, 0, 0);"
+			     "INSERT INTO names(id, name) VALUES (1, 'gemm'), (2, 'gpu.power_w');"
+			     "INSERT INTO events(ts_us, level, kernel_id, dur_us, stream_id, line)"
+			     " VALUES (1735689600000000, 3, 1, 12.5, 1, 1);"
+			     "INSERT INTO series(id, metric_id, device, source) VALUES"
+			     " (1, 2, '0', 'nvidia-smi-csv');"
+			     "INSERT INTO sample_blocks(id, series_id, t0_us, t1_us, n, stream_id,"
+			     " line0, line1, data) VALUES (1, 1, 1735689601000000, 1735689601000000,"
+			     " 1, 1, 1, 1, '[[0,100,0]]');",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(s);
+
+	const struct gl_section *items[] = {&order_section};
+	const struct gl_section_list list = {items, 1};
+	struct gl_report_config cfg;
+	struct gl_query *q = NULL;
+	struct gl_report rep;
+	struct gl_err err;
+	struct gl_report_params p = {.since_us = T0, .until_us = T0 + GL_US_PER_DAY, .top = 20,
+				     .sections = &list};
+
+	assert_int_equal(gl_config_defaults(&cfg, &err), GL_OK);
+	assert_int_equal(gl_query_open(db, &q, &err), GL_OK);
+	assert_int_equal(gl_report_build(q, &p, &cfg, &rep, &err), GL_OK);
+	gl_query_close(q);
+	assert_string_equal(((const struct order *)gl_report_section_state(&rep, 0))->seq, "epksf");
+	gl_report_release(&rep);
+	gl_config_release(&cfg);
+	unlink(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_in_every_format),
+		cmocka_unit_test(test_pass_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -948,6 +948,35 @@ static void test_counters_with_restart(void **state)
 	fx_close(&f);
 }
 
+/* Metadata keys spelled with escapes are the same keys; metadata without them names nothing. */
+static void test_operations_escaped_keys(void **state)
+{
+	(void)state;
+	struct fx f;
+	struct gl_report r;
+
+	fx_open(&f);
+	/* "operation" and "throughput" with \u escapes (in JSON the same keys) */
+	ev(&f, T0 + 1 * MIN_US, 3, "performance", NULL, NAN, NAN, "step done");
+	set_last(&f, "exec_ms = 7, metadata = '{\"\\u006fperation\": \"esc_op\","
+		     " \"thr\\u006fughput\": 5}'");
+	/* the keys only inside a nested object or a value: not the record's */
+	ev(&f, T0 + 2 * MIN_US, 3, "server", NULL, NAN, NAN, "GET / 200");
+	set_last(&f, "exec_ms = 1.5, metadata = '{\"x\": {\"operation\": \"inner\"},"
+		     " \"note\": \"throughput\"}'");
+	fx_report(&f, T0, T0 + GL_US_PER_DAY, NULL, &r);
+
+	assert_int_equal(gl_operations_result(&r)->n_operations, 2);
+	assert_string_equal(gl_operations_result(&r)->operations[0].operation, "esc_op");
+	near(gl_operations_result(&r)->operations[0].total_ms, 7, 0);
+	near(gl_operations_result(&r)->operations[0].mean_throughput, 5, 0);
+	assert_string_equal(gl_operations_result(&r)->operations[1].operation, "server");
+	near(gl_operations_result(&r)->operations[1].total_ms, 1.5, 0);
+	assert_true(isnan(gl_operations_result(&r)->operations[1].mean_throughput));
+	gl_report_release(&r);
+	fx_close(&f);
+}
+
 /* Operations from a JSON line (metadata.operation), a text line (message) and the component. */
 static void test_operations(void **state)
 {
@@ -1189,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_pass_cached_equals_db),
 		cmocka_unit_test(test_counters_with_restart),
 		cmocka_unit_test(test_operations),
+		cmocka_unit_test(test_operations_escaped_keys),
 		cmocka_unit_test(test_error_sink),
 		cmocka_unit_test(test_short_run_in_long_window),
 		cmocka_unit_test(test_short_run_chart_axis),

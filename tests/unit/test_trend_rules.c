@@ -31,6 +31,60 @@ static void test_ends(void **state)
 	assert_true(isnan(e.first_med) && isnan(e.lo));
 }
 
+/* The median by a plain insertion sort, written apart from the code under test. */
+static double median_by_sort(const double *v, size_t n)
+{
+	double t[400];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		while (j > 0 && t[j - 1] > v[i]) {
+			t[j] = t[j - 1];
+			j--;
+		}
+		t[j] = v[i];
+	}
+	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+static void test_ends_medians(void **state)
+{
+	(void)state;
+	/* the first and last tenth of 10..4000 values: 1..400 of them, odd and
+	 * even counts, few distinct values (many ties), sorted, reversed */
+	static double v[4000];
+	uint64_t x = 88172645463325252ULL;
+	struct gl_trend_ends e;
+
+	for (int round = 0; round < 400; round++) {
+		size_t n = 10 + (size_t)round * 10, k = n / 10;
+		int distinct = round % 3 == 0 ? 3 : round % 3 == 1 ? 50 : 1000000;
+
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[i] = round % 7 == 5   ? (double)i
+			       : round % 7 == 6 ? (double)(n - i)
+						: (double)(int)(x % (uint64_t)distinct) - distinct / 2 + 0.25;
+		}
+		gl_trend_ends_of(v, n, &e);
+		assert_true(e.first_med == median_by_sort(v, k));
+		assert_true(e.last_med == median_by_sort(v + n - k, k));
+	}
+	/* signed zeros: the sort's answer, sign included (-0.0 == 0.0 in C) */
+	double z[20] = {-0.0, 0.0};
+	for (int i = 2; i < 20; i++)
+		z[i] = i;
+	gl_trend_ends_of(z, 20, &e);
+	assert_true(e.first_med == 0 && signbit(e.first_med) == signbit((z[0] + z[1]) / 2));
+	double z3[30] = {0.0, -0.0, 5};
+	for (int i = 3; i < 30; i++)
+		z3[i] = i;
+	gl_trend_ends_of(z3, 30, &e);
+	/* the middle of {0.0, -0.0, 5}: a zero */
+	assert_true(e.first_med == 0);
+}
+
 static void test_robust_change(void **state)
 {
 	(void)state;
@@ -125,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ends),
+		cmocka_unit_test(test_ends_medians),
 		cmocka_unit_test(test_robust_change),
 		cmocka_unit_test(test_direction),
 		cmocka_unit_test(test_hidden),

@@ -1,9 +1,9 @@
 /*
  * Tests for lib/util/values.c: whatever is pushed comes back from
  * gl_values_get bit for bit and in order (compared with a plain double copy
- * kept by the test), through each widening (int16 -> float -> double), at the
- * type boundaries (32767/32768, -0.0, 2^24 + 1, FLT_MAX, subnormals, NaN
- * payload), across the move from the heap to a mapping (64 KiB) and past
+ * kept by the test), through each widening (int16 -> float or tenths ->
+ * double), at the type boundaries (32767/32768, -0.0, 2^24 + 1, FLT_MAX,
+ * subnormals, NaN payload, one decimal), across the move from the heap to a mapping (64 KiB) and past
  * the part of the mapping made ready ahead (256 KiB at a time).
  */
 #include <float.h>
@@ -48,7 +48,10 @@ static void test_kind_of_one(void **state)
 		{0, GL_VALUES_I16},	     {45, GL_VALUES_I16},	   {32767, GL_VALUES_I16},
 		{-32768, GL_VALUES_I16},     {32768, GL_VALUES_F32},	   {-32769, GL_VALUES_F32},
 		{81559, GL_VALUES_F32},	     {0.5, GL_VALUES_F32},	   {-0.0, GL_VALUES_F32},
-		{16777216, GL_VALUES_F32},   {16777217, GL_VALUES_F64},   {70.77, GL_VALUES_F64},
+		{16777216, GL_VALUES_F32},   {16777217, GL_VALUES_T32},   {70.77, GL_VALUES_F64},
+		{85.2, GL_VALUES_T32},	     {2295.7, GL_VALUES_T32},	   {-0.1, GL_VALUES_T32},
+		{214748364.7, GL_VALUES_T32}, {214748364.8, GL_VALUES_F64}, {1e-300, GL_VALUES_F64},
+		{0.05, GL_VALUES_F64},	     {4294967297.0, GL_VALUES_F64},
 		{FLT_MAX, GL_VALUES_F32},    {1e39, GL_VALUES_F64},	   {INFINITY, GL_VALUES_F64},
 		{1e-45, GL_VALUES_F64},	     {0x1p-149, GL_VALUES_F32},   {NAN, GL_VALUES_F64},
 		{32767.5, GL_VALUES_F32},    {-32768.5, GL_VALUES_F32},
@@ -88,6 +91,40 @@ static void test_widen_in_order(void **state)
 	assert_memory_equal(d, x, sizeof(x));
 	gl_values_release(&vs);
 	gl_values_release(&vs);	/* twice: a no-op */
+}
+
+/* A service's JSON figures with one decimal: int16, then tenths, then double. */
+static void test_widen_tenths(void **state)
+{
+	(void)state;
+	double x[] = {256, -12, 85.2, 300.5, 0, 2295.7, -0.3, 32767, 0.25, 85.2};
+	double y[] = {0.5, 85.2, 1};
+	struct gl_values vs = {0};
+
+	push_all(&vs, x, 2);
+	assert_int_equal(vs.kind, GL_VALUES_I16);
+	push_all(&vs, x + 2, 1);	/* 85.2: no float keeps it, tenths do */
+	assert_int_equal(vs.kind, GL_VALUES_T32);
+	push_all(&vs, x + 3, 5);
+	assert_int_equal(vs.kind, GL_VALUES_T32);
+	check_same(&vs, x, 8);
+	push_all(&vs, x + 8, 2);	/* 0.25: two decimals, a double */
+	assert_int_equal(vs.kind, GL_VALUES_F64);
+	check_same(&vs, x, 10);
+	gl_values_release(&vs);
+	/* float first: tenths then go to double */
+	push_all(&vs, y, 1);
+	assert_int_equal(vs.kind, GL_VALUES_F32);
+	push_all(&vs, y + 1, 2);
+	assert_int_equal(vs.kind, GL_VALUES_F64);
+	check_same(&vs, y, 3);
+	gl_values_release(&vs);
+	/* -0.0 is not tenths: its sign would be lost */
+	double z[] = {0.1, -0.0};
+	push_all(&vs, z, 2);
+	assert_int_equal(vs.kind, GL_VALUES_F64);
+	check_same(&vs, z, 2);
+	gl_values_release(&vs);
 }
 
 /* NaN keeps its payload (a double, never narrowed). */
@@ -175,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_of_one),
 		cmocka_unit_test(test_widen_in_order),
+		cmocka_unit_test(test_widen_tenths),
 		cmocka_unit_test(test_nan_payload),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_new_doubles),
