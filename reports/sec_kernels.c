@@ -677,46 +677,74 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 }
 
+/* The hotspots' view rows: the listed kernels of profiler traces, their most frequent
+ * stack as one cell. */
+struct hrow {
+	const char *kernel, *display, *device;
+	double total_us, launch_overhead_us, queue_us, occupancy;
+	char *stack;			/* "stack [scope] (timings)"; NULL: none */
+};
+
+#define HR(f) offsetof(struct hrow, f)
+
+static const struct gl_col hot_cols[] = {
+	{"kernel", GL_COL_TEXT, HR(display), GL_COL_NAME | GL_COL_TITLE, 0, NULL, 0, 1, "kernel", 0,
+	 NULL, 0, HR(kernel)},
+	{"total_us", GL_COL_NUM, HR(total_us), 0, 0, NULL, 0, 2, "total s", 1e6, NULL, 0},
+	{"launch_overhead_us", GL_COL_NUM, HR(launch_overhead_us), 0, 0, NULL, 0, 3, "launch µs", 0,
+	 NULL, 0},
+	{"queue_us", GL_COL_NUM, HR(queue_us), 0, 0, NULL, 0, 4, "queue µs", 0, NULL, 0},
+	{"occupancy", GL_COL_NUM, HR(occupancy), 0, 0, NULL, 0, 5, "occ.", 0, NULL, 0},
+	{"device", GL_COL_TEXT, HR(device), 0, 0, NULL, 0, 6, "device", 0, NULL, 0},
+	{"stack", GL_COL_TEXT, HR(stack), GL_COL_NAME, 0, NULL, 0, 7,
+	 "most frequent call stack [scope] (timings)", 0, NULL, 0},
+};
+
+static const struct gl_table hot_table = {hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
+					  sizeof(struct hrow)};
+
 /* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
 static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
 {
-	size_t n = 0;
+	size_t n = 0, m = res->n_kernels < top ? res->n_kernels : top;
+	struct hrow *v = calloc(m ? m : 1, sizeof(*v));
+	int oom = !v;
 
-	for (size_t i = 0; i < res->n_kernels && i < top; i++) {
+	for (size_t i = 0; v && i < m; i++) {
 		const struct gl_report_kernel *k = &res->kernels[i];
+		struct hrow *h;
 
 		if (!k->source)
 			continue;
-		if (n++ == 0)
-			fputs("<h3>Hotspots</h3>\n<table><tr><th>kernel</th><th>total s</th>"
-			      "<th>launch µs</th><th>queue µs</th><th>occ.</th>"
-			      "<th>device</th><th>most frequent call stack [scope] (timings)</th>"
-			      "</tr>\n", f);
-		fputs("<tr><td class=\"k\" title=\"", f);
-		gl_html_text(f, k->kernel);
-		fputs("\">", f);
-		gl_html_text(f, gl_report_kernel_name(k));
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->launch_overhead_us, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->queue_us, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->occupancy, GL_HTML_G4);
-		fputs("</td><td>", f);
-		gl_html_text(f, k->device ? k->device : "");
-		fputs("</td><td class=\"k\">", f);
+		h = &v[n++];
+		h->kernel = k->kernel;
+		h->display = gl_report_kernel_name(k);
+		h->device = k->device;
+		h->total_us = k->total_us;
+		h->launch_overhead_us = k->launch_overhead_us;
+		h->queue_us = k->queue_us;
+		h->occupancy = k->occupancy;
 		if (k->hot_count) {
-			gl_html_text(f, k->hot_stack ? k->hot_stack : "-");
-			fputs(" [", f);
-			gl_html_text(f, k->hot_scope ? k->hot_scope : "-");
-			fprintf(f, "] (%llu)", (unsigned long long)k->hot_count);
+			const char *sk = k->hot_stack ? k->hot_stack : "-";
+			const char *sc = k->hot_scope ? k->hot_scope : "-";
+			size_t len = strlen(sk) + strlen(sc) + 32;
+
+			if ((h->stack = malloc(len)) != NULL)
+				snprintf(h->stack, len, "%s [%s] (%llu)", sk, sc,
+					 (unsigned long long)k->hot_count);
+			else
+				oom = 1;
 		}
-		fputs("</td></tr>\n", f);
 	}
-	if (n)
-		fputs("</table>\n", f);
+	if (oom)
+		fputs("<p>out of memory</p>\n", f);
+	else if (n) {
+		fputs("<h3>Hotspots</h3>\n", f);
+		gl_table_html(&hot_table, v, n, f);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].stack);
+	free(v);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
