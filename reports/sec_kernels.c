@@ -35,6 +35,7 @@
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
+#include "table.h"
 #include "util/bigmem.h"
 
 /* Per kernel in the event pass: fixed size, whatever the number of samples. */
@@ -486,103 +487,145 @@ static size_t n_total(const struct gl_kernels_result *r)
 	return r->n_kernels_total > r->n_kernels ? r->n_kernels_total : r->n_kernels;
 }
 
+/*
+ * The kernels table, described once (table.h): a view row per listed kernel,
+ * its result row with what other parts give it (the anomaly count, the name
+ * fitted to the text column).
+ */
+struct krow {
+	const struct gl_report_kernel *k;
+	const char *kernel, *display, *fitted;	/* display: gl_report_kernel_name() */
+	uint64_t count, anomalies, flagged, hot_count;
+	double min_us, max_us, mean_us, stddev_us, p50_us, p90_us, p95_us, p99_us, total_us;
+	double mean_mem_mib, launch_overhead_us, queue_us, occupancy;
+	const char *device, *source, *hot_stack, *hot_scope;
+	char fit[256];
+};
+
+/* a figure of profiler traces: no key for a kernel of log lines, an empty CSV cell */
+static bool not_trace(const void *row)
+{
+	return ((const struct krow *)row)->source == NULL;
+}
+
+static bool no_hotspot(const void *row)
+{
+	return ((const struct krow *)row)->hot_count == 0;
+}
+
+static json_t *hotspot_json(const void *row)
+{
+	const struct krow *k = row;
+	struct gl_jb jb = {0};
+	json_t *h = json_object();
+
+	gl_jb_set(&jb, h, "stack", gl_json_str(k->hot_stack));
+	gl_jb_set(&jb, h, "scope", gl_json_str(k->hot_scope));
+	gl_jb_set(&jb, h, "count", gl_json_u64(k->hot_count));
+	return gl_jb_done(&jb, h);
+}
+
+#define KR(f) offsetof(struct krow, f)
+#define KNUM(name, f, csv) {name, GL_COL_NUM, KR(f), 0, 0, NULL, 0, 0, NULL, 0, NULL, csv}
+
+/* JSON: every column but the CSV and text forms; CSV: by csv position; text and HTML: the
+ * columns with a position there. */
+static const struct gl_col kernel_cols[] = {
+	{"kernel", GL_COL_TEXT, KR(kernel), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
+	{"display", GL_COL_TEXT, KR(display), GL_COL_NAME | GL_COL_TITLE, 0, NULL, 0, 1, "kernel",
+	 0, NULL, 0, KR(kernel)},
+	{"fitted", GL_COL_TEXT, KR(fitted), GL_COL_NO_JSON, 1, "kernel", 26, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_U64, KR(count), 0, 2, "count", 8, 2, "count", 0, NULL, 2},
+	KNUM("min_us", min_us, 3),
+	{"max_us", GL_COL_NUM, KR(max_us), 0, 0, NULL, 0, 7, "max µs", 0, NULL, 4},
+	{"mean_us", GL_COL_NUM, KR(mean_us), 0, 3, "mean", 9, 3, "mean µs", 0, NULL, 5},
+	{"stddev_us", GL_COL_NUM, KR(stddev_us), 0, 4, "stddev", 9, 0, NULL, 0, NULL, 6},
+	{"p50_us", GL_COL_NUM, KR(p50_us), 0, 5, "p50", 9, 4, "p50 µs", 0, NULL, 7},
+	KNUM("p90_us", p90_us, 8),
+	{"p95_us", GL_COL_NUM, KR(p95_us), 0, 6, "p95", 9, 5, "p95 µs", 0, NULL, 9},
+	{"p99_us", GL_COL_NUM, KR(p99_us), 0, 7, "p99", 9, 6, "p99 µs", 0, NULL, 10},
+	{"total_us", GL_COL_NUM, KR(total_us), 0, 8, "total", 9, 8, "total s", 1e6, NULL, 11},
+	{"anomalies", GL_COL_U64, KR(anomalies), 0, 9, "anom", 5, 9, "anomalies", 0, NULL, 12},
+	{"flagged_anomalies", GL_COL_U64, KR(flagged), 0, 0, NULL, 0, 10, "flagged by logs", 0,
+	 NULL, 13},
+	KNUM("mean_mem_mib", mean_mem_mib, 14),
+	{"launch_overhead_us", GL_COL_NUM, KR(launch_overhead_us), GL_COL_ABSENT_CSV, 0, NULL, 0,
+	 0, NULL, 0, NULL, 15, 0, not_trace},
+	{"queue_us", GL_COL_NUM, KR(queue_us), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL, 16,
+	 0, not_trace},
+	{"occupancy", GL_COL_NUM, KR(occupancy), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL,
+	 17, 0, not_trace},
+	{"device", GL_COL_TEXT, KR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 18, 0, not_trace},
+	{"source", GL_COL_TEXT, KR(source), 0, 0, NULL, 0, 0, NULL, 0, NULL, 19, 0, not_trace},
+	{"hotspot", GL_COL_U64, KR(hot_count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_hotspot,
+	 hotspot_json},
+	{"hot_stack", GL_COL_TEXT, KR(hot_stack), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 20},
+	{"hot_scope", GL_COL_TEXT, KR(hot_scope), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 21},
+	{"hot_count", GL_COL_U64, KR(hot_count), GL_COL_NO_JSON | GL_COL_ABSENT_CSV, 0, NULL, 0, 0,
+	 NULL, 0, NULL, 22, 0, no_hotspot},
+};
+
+static const struct gl_table kernel_table = {
+	kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), sizeof(struct krow)};
+
+/* The view rows of the listed kernels (*n of them); NULL when out of memory. */
+static struct krow *krows(const struct gl_report *r, const struct gl_kernels_result *res,
+			  size_t *n)
+{
+	struct krow *v;
+
+	*n = n_listed(res, r->top);
+	if (!(v = calloc(*n ? *n : 1, sizeof(*v))))
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
+		struct krow *w = &v[i];
+
+		w->k = k;
+		w->kernel = k->kernel;
+		w->display = gl_report_kernel_name(k);
+		w->fitted = gl_kname_fit(k->kernel, w->display, 25, w->fit, sizeof(w->fit));
+		w->count = k->count;
+		w->anomalies = gl_report_kernel_anomalies(r, k->kernel_id);
+		w->flagged = k->flagged;
+		w->hot_count = k->hot_count;
+		w->min_us = k->min_us, w->max_us = k->max_us, w->mean_us = k->mean_us;
+		w->stddev_us = k->stddev_us, w->p50_us = k->p50_us, w->p90_us = k->p90_us;
+		w->p95_us = k->p95_us, w->p99_us = k->p99_us, w->total_us = k->total_us;
+		w->mean_mem_mib = k->mean_mem_mib;
+		w->launch_overhead_us = k->launch_overhead_us, w->queue_us = k->queue_us;
+		w->occupancy = k->occupancy;
+		w->device = k->device, w->source = k->source;
+		w->hot_stack = k->hot_stack, w->hot_scope = k->hot_scope;
+	}
+	return v;
+}
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	size_t n;
+	struct krow *v = krows(r, res_of(st), &n);
+	json_t *a = v ? gl_table_json(&kernel_table, v, n) : NULL;
 
-	const struct gl_kernels_result *res = res_of(st);
-
-	for (size_t i = 0; a && i < n_listed(res, r->top); i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "kernel", gl_json_str(k->kernel));
-		gl_jb_set(&jb, o, "display", gl_json_str(gl_report_kernel_name(k)));
-		gl_jb_set(&jb, o, "count", gl_json_u64(k->count));
-		gl_jb_set(&jb, o, "min_us", gl_json_num(k->min_us));
-		gl_jb_set(&jb, o, "max_us", gl_json_num(k->max_us));
-		gl_jb_set(&jb, o, "mean_us", gl_json_num(k->mean_us));
-		gl_jb_set(&jb, o, "stddev_us", gl_json_num(k->stddev_us));
-		gl_jb_set(&jb, o, "p50_us", gl_json_num(k->p50_us));
-		gl_jb_set(&jb, o, "p90_us", gl_json_num(k->p90_us));
-		gl_jb_set(&jb, o, "p95_us", gl_json_num(k->p95_us));
-		gl_jb_set(&jb, o, "p99_us", gl_json_num(k->p99_us));
-		gl_jb_set(&jb, o, "total_us", gl_json_num(k->total_us));
-		gl_jb_set(&jb, o, "anomalies", gl_json_u64(gl_report_kernel_anomalies(r, k->kernel_id)));
-		gl_jb_set(&jb, o, "flagged_anomalies", gl_json_u64(k->flagged));
-		gl_jb_set(&jb, o, "mean_mem_mib", gl_json_num(k->mean_mem_mib));
-		if (k->source) {	/* a kernel of a profiler trace */
-			gl_jb_set(&jb, o, "launch_overhead_us", gl_json_num(k->launch_overhead_us));
-			gl_jb_set(&jb, o, "queue_us", gl_json_num(k->queue_us));
-			gl_jb_set(&jb, o, "occupancy", gl_json_num(k->occupancy));
-			gl_jb_set(&jb, o, "device", gl_json_str(k->device));
-			gl_jb_set(&jb, o, "source", gl_json_str(k->source));
-		}
-		if (k->hot_count) {
-			json_t *h = json_object();
-
-			gl_jb_set(&jb, h, "stack", gl_json_str(k->hot_stack));
-			gl_jb_set(&jb, h, "scope", gl_json_str(k->hot_scope));
-			gl_jb_set(&jb, h, "count", gl_json_u64(k->hot_count));
-			gl_jb_set(&jb, o, "hotspot", h);
-		}
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	free(v);
+	return a;
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_kernels_result *res = res_of(st);
+	size_t n;
+	struct krow *v = krows(r, res_of(st), &n);
 
-	fputs("kernel,count,min_us,max_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,"
-	      "total_us,anomalies,flagged_anomalies,mean_mem_mib,launch_overhead_us,queue_us,"
-	      "occupancy,device,source,hot_stack,hot_scope,hot_count", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < n_listed(res, r->top); i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
-		double v[] = {k->min_us, k->max_us, k->mean_us, k->stddev_us, k->p50_us,
-			      k->p90_us, k->p95_us, k->p99_us, k->total_us};
-
-		gl_csv_text(fp, k->kernel);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, k->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, gl_report_kernel_anomalies(r, k->kernel_id));
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, k->flagged);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, k->mean_mem_mib);
-		gl_csv_sep(fp);
-		/* the trace fields: empty for a kernel of log lines */
-		gl_csv_num(fp, k->source ? k->launch_overhead_us : NAN);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, k->source ? k->queue_us : NAN);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, k->source ? k->occupancy : NAN);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, k->device);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, k->source);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, k->hot_stack);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, k->hot_scope);
-		gl_csv_sep(fp);
-		if (k->hot_count)
-			gl_csv_u64(fp, k->hot_count);
-		gl_csv_eol(fp);
-	}
+	if (v)
+		gl_table_csv(&kernel_table, v, n, fp);
+	else
+		fputs("out of memory\n", fp);
+	free(v);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40], e[40], f[40], nm[256];
+	char a[40], b[40], c[40], d[40], nm[256];
 	size_t n_hot = 0;
 
 	const struct gl_kernels_result *res = res_of(st);
@@ -591,19 +634,15 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "no kernel timings\n");
 		return;
 	}
-	gl_text_cell(fp, "kernel", 26);
-	fprintf(fp, "%8s %9s %9s %9s %9s %9s %9s %5s\n", "count", "mean", "stddev", "p50", "p95",
-		"p99", "total", "anom");
-	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
+	size_t nv;
+	struct krow *v = krows(r, res, &nv);
 
-		gl_text_cell(fp, gl_kname_fit(k->kernel, gl_report_kernel_name(k), 25, nm, sizeof(nm)), 26);
-		fprintf(fp, "%8llu %9s %9s %9s %9s %9s %9s %5llu\n", (unsigned long long)k->count,
-			gl_text_num(k->mean_us, a, sizeof(a)), gl_text_num(k->stddev_us, b, sizeof(b)),
-			gl_text_num(k->p50_us, c, sizeof(c)), gl_text_num(k->p95_us, d, sizeof(d)),
-			gl_text_num(k->p99_us, e, sizeof(e)), gl_text_num(k->total_us, f, sizeof(f)),
-			(unsigned long long)gl_report_kernel_anomalies(r, k->kernel_id));
+	if (!v) {
+		fputs("out of memory\n", fp);
+		return;
 	}
+	gl_table_text(&kernel_table, v, nv, fp);
+	free(v);
 	if (n_total(res) > n_listed(res, r->top))
 		fprintf(fp, "(%zu kernels, top %zu listed)\n", n_total(res), n_listed(res, r->top));
 	for (size_t i = 0; i < res->n_kernels && i < r->top; i++)
@@ -638,46 +677,74 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	}
 }
 
+/* The hotspots' view rows: the listed kernels of profiler traces, their most frequent
+ * stack as one cell. */
+struct hrow {
+	const char *kernel, *display, *device;
+	double total_us, launch_overhead_us, queue_us, occupancy;
+	char *stack;			/* "stack [scope] (timings)"; NULL: none */
+};
+
+#define HR(f) offsetof(struct hrow, f)
+
+static const struct gl_col hot_cols[] = {
+	{"kernel", GL_COL_TEXT, HR(display), GL_COL_NAME | GL_COL_TITLE, 0, NULL, 0, 1, "kernel", 0,
+	 NULL, 0, HR(kernel)},
+	{"total_us", GL_COL_NUM, HR(total_us), 0, 0, NULL, 0, 2, "total s", 1e6, NULL, 0},
+	{"launch_overhead_us", GL_COL_NUM, HR(launch_overhead_us), 0, 0, NULL, 0, 3, "launch µs", 0,
+	 NULL, 0},
+	{"queue_us", GL_COL_NUM, HR(queue_us), 0, 0, NULL, 0, 4, "queue µs", 0, NULL, 0},
+	{"occupancy", GL_COL_NUM, HR(occupancy), 0, 0, NULL, 0, 5, "occ.", 0, NULL, 0},
+	{"device", GL_COL_TEXT, HR(device), 0, 0, NULL, 0, 6, "device", 0, NULL, 0},
+	{"stack", GL_COL_TEXT, HR(stack), GL_COL_NAME, 0, NULL, 0, 7,
+	 "most frequent call stack [scope] (timings)", 0, NULL, 0},
+};
+
+static const struct gl_table hot_table = {hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
+					  sizeof(struct hrow)};
+
 /* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
 static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
 {
-	size_t n = 0;
+	size_t n = 0, m = res->n_kernels < top ? res->n_kernels : top;
+	struct hrow *v = calloc(m ? m : 1, sizeof(*v));
+	int oom = !v;
 
-	for (size_t i = 0; i < res->n_kernels && i < top; i++) {
+	for (size_t i = 0; v && i < m; i++) {
 		const struct gl_report_kernel *k = &res->kernels[i];
+		struct hrow *h;
 
 		if (!k->source)
 			continue;
-		if (n++ == 0)
-			fputs("<h3>Hotspots</h3>\n<table><tr><th>kernel</th><th>total s</th>"
-			      "<th>launch µs</th><th>queue µs</th><th>occ.</th>"
-			      "<th>device</th><th>most frequent call stack [scope] (timings)</th>"
-			      "</tr>\n", f);
-		fputs("<tr><td class=\"k\" title=\"", f);
-		gl_html_text(f, k->kernel);
-		fputs("\">", f);
-		gl_html_text(f, gl_report_kernel_name(k));
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->launch_overhead_us, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->queue_us, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, k->occupancy, GL_HTML_G4);
-		fputs("</td><td>", f);
-		gl_html_text(f, k->device ? k->device : "");
-		fputs("</td><td class=\"k\">", f);
+		h = &v[n++];
+		h->kernel = k->kernel;
+		h->display = gl_report_kernel_name(k);
+		h->device = k->device;
+		h->total_us = k->total_us;
+		h->launch_overhead_us = k->launch_overhead_us;
+		h->queue_us = k->queue_us;
+		h->occupancy = k->occupancy;
 		if (k->hot_count) {
-			gl_html_text(f, k->hot_stack ? k->hot_stack : "-");
-			fputs(" [", f);
-			gl_html_text(f, k->hot_scope ? k->hot_scope : "-");
-			fprintf(f, "] (%llu)", (unsigned long long)k->hot_count);
+			const char *sk = k->hot_stack ? k->hot_stack : "-";
+			const char *sc = k->hot_scope ? k->hot_scope : "-";
+			size_t len = strlen(sk) + strlen(sc) + 32;
+
+			if ((h->stack = malloc(len)) != NULL)
+				snprintf(h->stack, len, "%s [%s] (%llu)", sk, sc,
+					 (unsigned long long)k->hot_count);
+			else
+				oom = 1;
 		}
-		fputs("</td></tr>\n", f);
 	}
-	if (n)
-		fputs("</table>\n", f);
+	if (oom)
+		fputs("<p>out of memory</p>\n", f);
+	else if (n) {
+		fputs("<h3>Hotspots</h3>\n", f);
+		gl_table_html(&hot_table, v, n, f);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].stack);
+	free(v);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -690,30 +757,14 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	}
 	if (n_total(res) > n_listed(res, rep->top))
 		fprintf(f, "<p>%zu kernels, top %zu listed.</p>\n", n_total(res), n_listed(res, rep->top));
-	fputs("<table><tr><th>kernel</th><th>count</th><th>mean µs</th><th>p50 µs</th>"
-	      "<th>p95 µs</th><th>p99 µs</th><th>max µs</th><th>total s</th>"
-	      "<th>anomalies</th><th>flagged by logs</th></tr>\n", f);
-	for (size_t i = 0; i < n_listed(res, rep->top); i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
-		const double v[5] = {k->mean_us, k->p50_us, k->p95_us, k->p99_us, k->max_us};
+	size_t n;
+	struct krow *v = krows(rep, res, &n);
 
-		fputs("<tr><td class=\"k\" title=\"", f);
-		gl_html_text(f, k->kernel);
-		fputs("\">", f);
-		gl_html_text(f, gl_report_kernel_name(k));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)k->count);
-		for (int j = 0; j < 5; j++) {
-			fputs("<td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-			fputs("</td>", f);
-		}
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, k->total_us / 1e6, GL_HTML_G4);
-		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-			(unsigned long long)gl_report_kernel_anomalies(rep, k->kernel_id),
-			(unsigned long long)k->flagged);
-	}
-	fputs("</table>\n", f);
+	if (v)
+		gl_table_html(&kernel_table, v, n, f);
+	else
+		fputs("<p>out of memory</p>\n", f);
+	free(v);
 	html_hotspots(res, rep->top, f);
 }
 

@@ -19,6 +19,7 @@
 #include "kname.h"
 #include "sec_kernels.h"
 #include "sec_trends.h"
+#include "table.h"
 #include "section.h"
 #include "sections.h"
 #include "stats/stats.h"
@@ -393,86 +394,131 @@ const struct gl_report_trend *gl_trends_of(const struct gl_report *rep,
 	return NULL;
 }
 
-static json_t *emit_json(const struct gl_report *r, const void *st)
-{
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+/*
+ * The trends' JSON and CSV, described once (table.h): a view row per listed
+ * trend. JSON names the device and host of a metric series ("" when none),
+ * the device of a scope's spans (null when none), and a kernel's display name;
+ * CSV has the device and host of every row ("" when none).
+ */
+struct trow {
+	const char *series, *kernel, *display, *device, *host, *unit, *slope_unit, *change_from;
+	const char *verdict, *csv_device, *csv_host;
+	enum gl_trend_series kind;
+	uint64_t n;
+	double slope_per_day, intercept, r2, p_value, slope, change_pct, span_s;
+	int64_t first_ts_us, last_ts_us;
+};
 
-	(void)st;
-	/* a metric trend of a listed series only (summary: trends_total) */
-	for (size_t i = 0; a && i < gl_trends_n(r); i++) {
+static bool no_display(const void *row)
+{
+	return ((const struct trow *)row)->display == NULL;
+}
+
+static bool no_device(const void *row)
+{
+	enum gl_trend_series k = ((const struct trow *)row)->kind;
+
+	return k != GL_TREND_METRIC && k != GL_TREND_SCOPE;
+}
+
+static bool no_host(const void *row)
+{
+	return ((const struct trow *)row)->kind != GL_TREND_METRIC;
+}
+
+#define TR(f) offsetof(struct trow, f)
+#define TCOL(name, kind, f, csv) {name, kind, TR(f), 0, 0, NULL, 0, 0, NULL, 0, NULL, csv}
+
+static const struct gl_col trend_cols[] = {
+	TCOL("series", GL_COL_TEXT, series, 1),
+	TCOL("kernel", GL_COL_TEXT, kernel, 2),
+	{"display", GL_COL_TEXT, TR(display), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_display},
+	{"device", GL_COL_TEXT, TR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_device},
+	{"host", GL_COL_TEXT, TR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_host},
+	TCOL("unit", GL_COL_TEXT, unit, 3),
+	TCOL("n", GL_COL_U64, n, 4),
+	TCOL("slope_per_day", GL_COL_NUM, slope_per_day, 5),
+	TCOL("intercept", GL_COL_NUM, intercept, 6),
+	TCOL("r2", GL_COL_NUM, r2, 7),
+	TCOL("p_value", GL_COL_NUM, p_value, 8),
+	TCOL("slope", GL_COL_NUM, slope, 0),
+	TCOL("slope_unit", GL_COL_TEXT, slope_unit, 0),
+	TCOL("change_pct", GL_COL_NUM, change_pct, 9),
+	TCOL("change_from", GL_COL_TEXT, change_from, 0),
+	TCOL("span_s", GL_COL_NUM, span_s, 10),
+	TCOL("first_ts", GL_COL_TS, first_ts_us, 11),
+	TCOL("last_ts", GL_COL_TS, last_ts_us, 12),
+	TCOL("verdict", GL_COL_TEXT, verdict, 13),
+	{"device", GL_COL_TEXT, TR(csv_device), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+	{"host", GL_COL_TEXT, TR(csv_host), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 15},
+};
+
+static const struct gl_table trend_table = {
+	trend_cols, sizeof(trend_cols) / sizeof(trend_cols[0]), sizeof(struct trow)};
+
+/* The view rows of the listed trends (a metric trend of a listed series only; summary:
+ * trends_total), *n of them; NULL when out of memory. */
+static struct trow *trows(const struct gl_report *r, size_t *n)
+{
+	size_t all = gl_trends_n(r);
+	struct trow *v = calloc(all ? all : 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < all; i++) {
 		const struct gl_report_trend *t = gl_trends_at(r, i);
-		json_t *o;
+		struct trow *w;
 
 		if (t->unlisted)
 			continue;
-		o = json_object();
-
-		gl_jb_set(&jb, o, "series", gl_json_str(gl_trend_series_name(t->series)));
-		gl_jb_set(&jb, o, "kernel", gl_json_str(t->kernel));
-		if (t->display)
-			gl_jb_set(&jb, o, "display", gl_json_str(t->display));
-		if (t->series == GL_TREND_METRIC) {
-			gl_jb_set(&jb, o, "device", gl_json_str(t->device ? t->device : ""));
-			gl_jb_set(&jb, o, "host", gl_json_str(t->host ? t->host : ""));
-		} else if (t->series == GL_TREND_SCOPE) {
-			gl_jb_set(&jb, o, "device", gl_json_str(t->device));	/* null: none */
-		}
-		gl_jb_set(&jb, o, "unit", gl_json_str(t->unit));
-		gl_jb_set(&jb, o, "n", gl_json_u64(t->n));
-		gl_jb_set(&jb, o, "slope_per_day", gl_json_num(t->slope_per_day));
-		gl_jb_set(&jb, o, "intercept", gl_json_num(t->intercept));
-		gl_jb_set(&jb, o, "r2", gl_json_num(t->r2));
-		gl_jb_set(&jb, o, "p_value", gl_json_num(t->p_value));
-		gl_jb_set(&jb, o, "slope", gl_json_num(t->slope));
-		gl_jb_set(&jb, o, "slope_unit", gl_json_str(t->slope_unit));
-		gl_jb_set(&jb, o, "change_pct", gl_json_num(t->change_pct));
-		gl_jb_set(&jb, o, "change_from", gl_json_str(t->change_from));
-		gl_jb_set(&jb, o, "span_s", gl_json_num(t->span_s));
-		gl_jb_set(&jb, o, "first_ts", gl_json_ts(t->n ? t->first_ts_us : GL_TS_NONE));
-		gl_jb_set(&jb, o, "last_ts", gl_json_ts(t->n ? t->last_ts_us : GL_TS_NONE));
-		gl_jb_set(&jb, o, "verdict", gl_json_str(gl_verdict_name(t->verdict)));
-		gl_jb_append(&jb, a, o);
+		w = &v[(*n)++];
+		w->kind = t->series;
+		w->series = gl_trend_series_name(t->series);
+		w->kernel = t->kernel;
+		w->display = t->display;
+		w->device = t->series == GL_TREND_METRIC && !t->device ? "" : t->device;
+		w->host = t->host ? t->host : "";
+		w->csv_device = t->device ? t->device : "";
+		w->csv_host = t->host ? t->host : "";
+		w->unit = t->unit;
+		w->n = t->n;
+		w->slope_per_day = t->slope_per_day;
+		w->intercept = t->intercept;
+		w->r2 = t->r2;
+		w->p_value = t->p_value;
+		w->slope = t->slope;
+		w->slope_unit = t->slope_unit;
+		w->change_pct = t->change_pct;
+		w->change_from = t->change_from;
+		w->span_s = t->span_s;
+		w->first_ts_us = t->n ? t->first_ts_us : GL_TS_NONE;
+		w->last_ts_us = t->n ? t->last_ts_us : GL_TS_NONE;
+		w->verdict = gl_verdict_name(t->verdict);
 	}
-	return gl_jb_done(&jb, a);
+	return v;
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	size_t n;
+	struct trow *v = trows(r, &n);
+	json_t *a = v ? gl_table_json(&trend_table, v, n) : NULL;
+
+	(void)st;
+	free(v);
+	return a;
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	(void)st;
-	fputs("series,kernel,unit,n,slope_per_day,intercept,r2,p_value,change_pct,span_s,"
-	      "first_ts,last_ts,verdict,device,host", fp);
-	gl_csv_eol(fp);
-	for (size_t i = 0; i < gl_trends_n(r); i++) {
-		const struct gl_report_trend *t = gl_trends_at(r, i);
-		const double v[] = {t->slope_per_day, t->intercept, t->r2, t->p_value,
-				    t->change_pct, t->span_s};
+	size_t n;
+	struct trow *v = trows(r, &n);
 
-		if (t->unlisted)
-			continue;
-		gl_csv_text(fp, gl_trend_series_name(t->series));
-		gl_csv_sep(fp);
-		gl_csv_text(fp, t->kernel);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, t->unit);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, t->n);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, t->n ? t->first_ts_us : GL_TS_NONE);
-		gl_csv_sep(fp);
-		gl_csv_ts(fp, t->n ? t->last_ts_us : GL_TS_NONE);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, gl_verdict_name(t->verdict));
-		gl_csv_sep(fp);
-		gl_csv_text(fp, t->device ? t->device : "");
-		gl_csv_sep(fp);
-		gl_csv_text(fp, t->host ? t->host : "");
-		gl_csv_eol(fp);
-	}
+	(void)st;
+	if (v)
+		gl_table_csv(&trend_table, v, n, fp);
+	else
+		fputs("out of memory\n", fp);
+	free(v);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)

@@ -90,8 +90,13 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 
 		for (size_t k = 0; k < t->n_cols; k++) {
 			const struct gl_col *c = &t->cols[k];
+			const void *row = (const char *)rows + i * t->row_size;
 			const void *v = cell(c, rows, t->row_size, i);
-			json_t *j = c->kind == GL_COL_TEXT ? gl_json_str(text_of(v))
+
+			if ((c->flags & GL_COL_NO_JSON) || (c->absent && c->absent(row)))
+				continue;
+			json_t *j = c->json_of ? c->json_of(row)
+				    : c->kind == GL_COL_TEXT ? gl_json_str(text_of(v))
 				    : c->kind == GL_COL_JSON ? object_of(text_of(v))
 				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
@@ -136,6 +141,9 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 
 			if (p > 1)
 				gl_csv_sep(fp);
+			if ((c->flags & GL_COL_ABSENT_CSV) && c->absent &&
+			    c->absent((const char *)rows + i * t->row_size))
+				continue;
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
@@ -236,7 +244,16 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON:
-				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\">" : "<td>", fp);
+				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\"" : "<td", fp);
+				if (c->flags & GL_COL_TITLE) {
+					const char *title = text_of(cell(&(struct gl_col){
+						.offset = c->title_offset}, rows, t->row_size, i));
+
+					fputs(" title=\"", fp);
+					gl_html_text(fp, title ? title : "");
+					fputc('"', fp);
+				}
+				fputc('>', fp);
 				gl_html_text(fp, text_of(v) ? text_of(v) : "");
 				break;
 			case GL_COL_U64:

@@ -6,8 +6,8 @@
  * header, width, position, unit change); JSON, CSV, text and HTML are drawn from
  * that list. A new statistic is one more line in the list.
  *
- * JSON shows every column, in list order, and so does CSV unless the columns
- * give CSV positions; text and HTML show the columns that have a position
+ * JSON shows every column but those marked GL_COL_NO_JSON, in list order, and
+ * CSV every column unless the columns give CSV positions; text and HTML show the columns that have a position
  * for them, in that order. Undefined numbers
  * (NAN, infinities) are null in JSON, an empty cell in CSV, "-" in text and
  * a dash in HTML (emit_util.h). Rows are borrowed for the call.
@@ -15,6 +15,7 @@
 #ifndef GL_TABLE_H
 #define GL_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,6 +36,10 @@ enum gl_col_kind {
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
+#define GL_COL_TITLE 2u		/* HTML: the cell's title attribute is the text at
+				 * title_offset (a full name behind a short one) */
+#define GL_COL_NO_JSON 4u	/* not in JSON (a CSV or text form of another column) */
+#define GL_COL_ABSENT_CSV 8u	/* absent (below) also empties the CSV cell */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */
@@ -54,6 +59,14 @@ struct gl_col {
 	/* CSV: position (1, 2, ...); when no column of the table has one, every column in
 	 * list order, else those that have one, in that order */
 	unsigned csv_pos;
+	/* GL_COL_TITLE: offset of the const char * shown as the HTML cell's title */
+	size_t title_offset;
+	/* Optional: true when the value does not apply to the row (a trace's figure of a
+	 * kernel of log lines): no key in JSON, and with GL_COL_ABSENT_CSV an empty CSV cell */
+	bool (*absent)(const void *row);
+	/* Optional: the JSON value of the row's cell, a new reference (an object made of
+	 * several fields); NULL when out of memory. Overrides the kind in JSON. */
+	json_t *(*json_of)(const void *row);
 };
 
 struct gl_table {

@@ -255,6 +255,86 @@ static void test_index_int_flag_csv_pos(void **state)
 	free(buf);
 }
 
+/* A row of a kernel with a short and a full name; the trace figure and the hot count
+ * do not apply to every row. */
+struct krow {
+	const char *full, *shown;
+	double occ;
+	uint64_t hot;
+	int trace;
+};
+
+#define K(f) offsetof(struct krow, f)
+
+static bool no_trace(const void *row)
+{
+	return !((const struct krow *)row)->trace;
+}
+
+static bool no_hot(const void *row)
+{
+	return ((const struct krow *)row)->hot == 0;
+}
+
+static json_t *hot_obj(const void *row)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "count", json_integer((json_int_t)((const struct krow *)row)->hot));
+	return o;
+}
+
+static void test_title_absent_json_of(void **state)
+{
+	/* JSON: full, shown, occ (trace rows only), hot (an object, when not 0); the CSV
+	 * form of hot (hot_count, empty when 0) is not in JSON; CSV: full, occ (empty
+	 * when no trace), hot_count; HTML: shown with the full name as its title */
+	static const struct gl_col kc[] = {
+		{"full", GL_COL_TEXT, K(full), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
+		{"shown", GL_COL_TEXT, K(shown), GL_COL_NAME | GL_COL_TITLE, 0, NULL, 0, 1, "kernel",
+		 0, NULL, 0, K(full)},
+		{"occ", GL_COL_NUM, K(occ), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL, 2, 0,
+		 no_trace},
+		{"hot", GL_COL_U64, K(hot), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_hot, hot_obj},
+		{"hot_count", GL_COL_U64, K(hot), GL_COL_NO_JSON | GL_COL_ABSENT_CSV, 0, NULL, 0, 0,
+		 NULL, 0, NULL, 3, 0, no_hot},
+	};
+	static const struct gl_table kt = {kc, 5, sizeof(struct krow)};
+	static const struct krow kr[2] = {
+		{"void k<int>(int*)", "k<int>", 0.5, 7, 1},
+		{"log_kernel", "log_kernel", 0.25, 0, 0},
+	};
+	char *buf = NULL, *js;
+	size_t len = 0;
+	FILE *fp;
+	json_t *a;
+
+	(void)state;
+	a = gl_table_json(&kt, kr, 2);
+	assert_non_null(a);
+	js = json_dumps(a, JSON_COMPACT);
+	assert_string_equal(js, "[{\"full\":\"void k<int>(int*)\",\"shown\":\"k<int>\",\"occ\":0.5,"
+				"\"hot\":{\"count\":7}},"
+				"{\"full\":\"log_kernel\",\"shown\":\"log_kernel\"}]");
+	free(js);
+	json_decref(a);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_csv(&kt, kr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "full,occ,hot_count\r\nvoid k<int>(int*),0.5,7\r\nlog_kernel,,\r\n");
+	free(buf);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&kt, kr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>kernel</th></tr>\n"
+				 "<tr><td class=\"k\" title=\"void k&lt;int&gt;(int*)\">k&lt;int&gt;</td></tr>\n"
+				 "<tr><td class=\"k\" title=\"log_kernel\">log_kernel</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_enum),
 		cmocka_unit_test(test_json_column),
 		cmocka_unit_test(test_index_int_flag_csv_pos),
+		cmocka_unit_test(test_title_absent_json_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
