@@ -410,10 +410,40 @@ static void test_lost_gpu(void **state)
 	assert_false(meta_has(&rec, "\"xid\""));
 }
 
+/* A syslog stamp has no year: Feb 29 is placed in a leap year, never on Mar 1. */
+static void test_feb29_without_year(void **state)
+{
+	struct gl_rec rec;
+
+	(void)state;
+	/* a file last written on 2029-03-05 (2029 has no Feb 29): 2028-02-29 */
+	gl_parse_ctx_release(&ctx);
+	gl_parse_ctx_init(&ctx);
+	ctx.file_mtime_us = 21613LL * DAY_US + US(12, 0, 0, 0);
+	parse("Feb 29 10:00:00 node1 app: the leap day", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_true(rec.ev.ts_us == 21243LL * DAY_US + US(10, 0, 0, 0));
+	/* the next day of the same file: 2028-03-01 */
+	parse("Mar  1 08:00:00 node1 app: the day after", &rec);
+	assert_int_equal(rec.kind, GL_REC_EVENT);
+	assert_true(rec.ev.ts_us == 21244LL * DAY_US + US(8, 0, 0, 0));
+
+	/* a file whose stamps are in 2027 (mtime 2027-05-01): its "Feb 29" is no date,
+	 * not 2027-03-01 */
+	gl_parse_ctx_release(&ctx);
+	gl_parse_ctx_init(&ctx);
+	ctx.file_mtime_us = 20939LL * DAY_US;
+	parse("Jan 10 10:00:00 node1 app: in 2027", &rec);
+	assert_true(rec.ev.ts_us == 20828LL * DAY_US + US(10, 0, 0, 0));
+	parse("Feb 29 10:00:00 node1 app: no such day", &rec);
+	assert_false(rec.kind == GL_REC_EVENT && rec.ev.ts_us == 20878LL * DAY_US + US(10, 0, 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_timestamp_styles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_feb29_without_year, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_day_month_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_train_lines, setup, teardown),
