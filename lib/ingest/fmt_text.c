@@ -678,22 +678,16 @@ static int64_t stamp_time(struct gl_parse_ctx *ctx, struct text_state *st, const
 			unsigned m, d;
 
 			gl_civil_from_days(mtime / GL_US_PER_DAY, &y, &m, &d);
-			/* Feb 29 was written in a leap year: the latest one not after the file */
-			while (!gl_civil_valid(y, t->a, t->b) && y > 1970)
-				y--;
-			st->year = y;
+			st->year = y = gl_textts_year_back(t, y);
 			if (gl_ctx_naive_to_utc(ctx, gl_textts_in_year(t, y)) > mtime + GL_US_PER_DAY)
-				for (st->year = y - 1; !gl_civil_valid(st->year, t->a, t->b) &&
-						       st->year > 1970;)
-					st->year--;
+				st->year = gl_textts_year_back(t, y - 1);
 		}
 		v = gl_ctx_naive_to_utc(ctx, gl_textts_in_year(t, st->year));
 		if (st->last_us != GL_TS_NONE && v < st->last_us - 183 * GL_US_PER_DAY) {
 			st->year++;
 			v = gl_ctx_naive_to_utc(ctx, gl_textts_in_year(t, st->year));
 		}
-		/* Feb 29 of a year the file's other stamps place it in that has none: no date
-		 * (never Mar 1) */
+		/* Feb 29 in a year without one (the file's stamps fix it): no date, not Mar 1 */
 		return gl_civil_valid(st->year, t->a, t->b) ? v : GL_TS_NONE;
 	case GL_TEXTTS_BOOT:
 		*est = 1;

@@ -317,6 +317,13 @@ int gl_textts_scan(const char *s, size_t len, size_t max_start, struct gl_textts
 	return 0;
 }
 
+int64_t gl_textts_year_back(const struct gl_textts *t, int64_t y)
+{
+	while (!gl_civil_valid(y, t->a, t->b) && y > 1970)
+		y--;
+	return y;
+}
+
 int64_t gl_textts_in_year(const struct gl_textts *t, int64_t y)
 {
 	return gl_days_from_civil(y, t->a, t->b) * GL_US_PER_DAY + t->naive_us;

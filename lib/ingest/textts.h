@@ -50,6 +50,9 @@ struct gl_textts {
  */
 int gl_textts_scan(const char *s, size_t len, size_t max_start, struct gl_textts *t);
 
+/* The latest year not after y in which t's month and day exist (Feb 29: a leap year). */
+int64_t gl_textts_year_back(const struct gl_textts *t, int64_t y);
+
 /*
  * The UTC-or-naive µs of a NOYEAR stamp in year y, and of a SLASH stamp
  * read as month/day (dmy 0) or day/month (dmy 1). -1 when the date is
