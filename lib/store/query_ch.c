@@ -19,7 +19,7 @@
  * name, then of the row's id in its node's database: the order of one
  * database into which the nodes were ingested in that order.
  */
-#include "store/query_int.h"
+#include "store/query_ch_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,37 +39,11 @@
 
 static const struct gl_query_backend ch_backend;
 
-struct name_slot {
-	const char *s;		/* names[id] of the query; NULL: free */
-	int64_t id;
-};
-
-struct gl_query_ch {
-	struct gl_chttp *c;
-	struct name_slot *names;	/* open addressing, a power of two */
-	size_t names_cap;
-	uint64_t *skeys;		/* series key -> id: keys, 0 free */
-	int64_t *sids;
-	size_t s_cap;
-	uint64_t *series_key;		/* by series id - 1 */
-	size_t n_series;
-	sqlite3 *mem;			/* SQLite's own functions, for a row's text */
-	sqlite3_stmt *alert, *fact;
-	/* events.kind on the server: the column, or for a table shipped before
-	 * it was (no such column), the same kind from the row's format and text */
-	const char *kind;
-	/* "WITH [names] AS gl_nm, [ids] AS gl_ni": the names of the ids 1..,
-	 * for transform(); NULL when they are too long for one statement */
-	char *names_sql;
-	uint64_t slice_rows;		/* gl_query_ch_slice_rows; 0: CH_SLICE_ROWS */
-	struct gl_buf sql;
-};
-
 /* The rows of a window one statement of ch_events sorts, at most (some
  * 70 MB of columns for the server to sort, far below its memory bounds). */
 #define CH_SLICE_ROWS 500000u
 
-static int oom(struct gl_err *err)
+int gl_qch_oom(struct gl_err *err)
 {
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 }
@@ -84,17 +58,14 @@ static uint64_t hash_str(const char *s, size_t n)
 }
 
 /* Streams the rows of sql (ncols columns) to row; row's value stops it. */
-static int ch_rows(struct gl_query *q, const char *sql, int ncols,
+int gl_qch_rows(struct gl_query *q, const char *sql, int ncols,
 		   int (*row)(void *arg, struct gl_tsv_field *f), void *arg, struct gl_err *err)
 {
 	return gl_chttp_rows(q->ch->c, sql, ncols, row, arg, err);
 }
 
 /* printf into q->ch->sql. */
-static const char *sqlf(struct gl_query *q, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static const char *sqlf(struct gl_query *q, const char *fmt, ...)
+const char *gl_qch_sqlf(struct gl_query *q, const char *fmt, ...)
 {
 	struct gl_buf *b = &q->ch->sql;
 	va_list ap;
@@ -115,7 +86,7 @@ static const char *sqlf(struct gl_query *q, const char *fmt, ...)
 	}
 }
 
-static int64_t name_id(const struct gl_query *q, const struct gl_tsv_field *f)
+int64_t gl_qch_name_id(const struct gl_query *q, const struct gl_tsv_field *f)
 {
 	const struct gl_query_ch *ch = q->ch;
 
@@ -132,7 +103,7 @@ static int64_t name_id(const struct gl_query *q, const struct gl_tsv_field *f)
 }
 
 /* An unsigned decimal of up to 19 digits (hashes), as strtoull reads it; else strtoull. */
-static uint64_t fuint(const struct gl_tsv_field *f)
+uint64_t gl_qch_fuint(const struct gl_tsv_field *f)
 {
 	const char *p = f->s;
 	uint64_t v = 0;
@@ -143,20 +114,13 @@ static uint64_t fuint(const struct gl_tsv_field *f)
 	return nd && !*p ? v : strtoull(f->s, NULL, 10);
 }
 
-static double fdouble(const struct gl_tsv_field *f)
+double gl_qch_fdouble(const struct gl_tsv_field *f)
 {
 	return f->null ? NAN : strtod(f->s, NULL);
 }
 
-/*
- * A Float64 column sent as its 8 bytes, CH_BITS(col): the same double as
- * the server's, bit for bit, and read without strtod (the events' and the
- * samples' hot columns). ClickHouse leaves out the trailing zero bytes
- * (0.0 is ""); NULL is NAN; a field that is not such hex, strtod's value.
- */
-#define CH_BITS(col) "hex(reinterpretAsString(" col "))"
 
-static double fbits(const struct gl_tsv_field *f)
+double gl_qch_fbits(const struct gl_tsv_field *f)
 {
 	uint64_t u = 0;
 	double d;
@@ -181,7 +145,7 @@ static double fbits(const struct gl_tsv_field *f)
 
 /* A decimal integer of up to 18 digits, as strtoll reads it (the hot
  * columns of the events: times, ids); else strtoll itself. */
-static int64_t fint(const struct gl_tsv_field *f)
+int64_t gl_qch_fint(const struct gl_tsv_field *f)
 {
 	const char *p = f->s;
 	bool neg = *p == '-';
@@ -198,9 +162,9 @@ static int64_t fint(const struct gl_tsv_field *f)
 }
 
 /* events.recovery_attempts and error_count: -1 when NULL or negative */
-static int64_t fcount(const struct gl_tsv_field *f)
+int64_t gl_qch_fcount(const struct gl_tsv_field *f)
 {
-	int64_t v = fint(f);
+	int64_t v = gl_qch_fint(f);
 
 	return f->null || v < 0 ? -1 : v;
 }
@@ -277,7 +241,7 @@ static int names_sql(struct gl_query *q, struct gl_err *err)
 	rc = rc ? rc : gl_buf_add(&b, "] AS gl_ni", 10);
 	if (rc != GL_OK) {
 		gl_buf_release(&b);
-		return oom(err);
+		return gl_qch_oom(err);
 	}
 	if (b.len > NAMES_SQL_MAX || q->n_names < 2)
 		goto none;
@@ -298,18 +262,18 @@ static int load_names(struct gl_query *q, struct gl_err *err)
 	int rc;
 
 	if (!(q->names = calloc(l.cap, sizeof(*q->names))))
-		return oom(err);
+		return gl_qch_oom(err);
 	q->n_names = 1;		/* id 0: none */
-	rc = ch_rows(q, sql, 1, name_row, &l, err);
+	rc = gl_qch_rows(q, sql, 1, name_row, &l, err);
 	if (l.oom)
-		return oom(err);
+		return gl_qch_oom(err);
 	if (rc != GL_OK)
 		return rc;
 	ch->names_cap = 16;
 	while (ch->names_cap < q->n_names * 2)
 		ch->names_cap *= 2;
 	if (!(ch->names = calloc(ch->names_cap, sizeof(*ch->names))))
-		return oom(err);
+		return gl_qch_oom(err);
 	for (size_t id = 1; id < q->n_names; id++) {
 		size_t i = hash_str(q->names[id], strlen(q->names[id])) & (ch->names_cap - 1);
 
@@ -331,7 +295,7 @@ static int int_row(void *arg, struct gl_tsv_field *f)
 	struct one_int *o = arg;
 
 	for (int i = 0; i < 3; i++)
-		o->v[i] = fint(&f[i]);
+		o->v[i] = gl_qch_fint(&f[i]);
 	return 0;
 }
 
@@ -342,8 +306,8 @@ static int three_ints(struct gl_query *q, const char *sql, int64_t v[3], struct 
 	int rc;
 
 	if (!sql)
-		return oom(err);
-	rc = ch_rows(q, sql, 3, int_row, &o, err);
+		return gl_qch_oom(err);
+	rc = gl_qch_rows(q, sql, 3, int_row, &o, err);
 	memcpy(v, o.v, sizeof(o.v));
 	return rc;
 }
@@ -357,7 +321,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 	*qp = NULL;
 	if (!q || !(q->ch = calloc(1, sizeof(*q->ch)))) {
 		free(q);
-		return oom(err);
+		return gl_qch_oom(err);
 	}
 	q->be = &ch_backend;
 	if (!(q->ch->c = gl_chttp_new(url, 0, err))) {
@@ -385,7 +349,7 @@ int gl_query_open_clickhouse(const char *url, struct gl_query **qp, struct gl_er
 	    sqlite3_prepare_v2(q->ch->mem,
 			       "SELECT CASE WHEN json_valid(?1) THEN json_type(?1, ?2) IS NOT NULL"
 			       " ELSE 0 END", -1, &q->ch->fact, NULL) != SQLITE_OK) {
-		rc = oom(err);
+		rc = gl_qch_oom(err);
 		goto out;
 	}
 	if ((rc = three_ints(q, "SELECT count(), 0, 0 FROM system.columns WHERE database ="
@@ -445,8 +409,8 @@ static int64_t name_of(const struct ev_walk *w, const struct gl_tsv_field *f)
 	int64_t id;
 
 	if (!w->ids)
-		return name_id(w->q, f);
-	id = fint(f);
+		return gl_qch_name_id(w->q, f);
+	id = gl_qch_fint(f);
 	return id > 0 && (uint64_t)id < w->q->n_names ? id : 0;
 }
 
@@ -454,21 +418,21 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 {
 	struct ev_walk *w = arg;
 	struct gl_query_event ev;
-	int64_t level = fint(&f[1]);
+	int64_t level = gl_qch_fint(&f[1]);
 
-	ev.ts_us = fint(&f[0]);
+	ev.ts_us = gl_qch_fint(&f[0]);
 	ev.level = level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE;
 	ev.component_id = name_of(w, &f[2]);
 	ev.host_id = name_of(w, &f[3]);
 	ev.kernel_id = name_of(w, &f[4]);
-	ev.dur_us = fbits(&f[5]);
-	ev.mem_mb = fbits(&f[6]);
-	ev.anomaly = (int)fint(&f[7]);
-	ev.recovery_attempts = fcount(&f[8]);
-	ev.error_count = fcount(&f[9]);
-	ev.stream_id = (int64_t)fuint(&f[10]);
-	ev.exec_ms = fbits(&f[11]);
-	ev.dup_of = fint(&f[12]);
+	ev.dur_us = gl_qch_fbits(&f[5]);
+	ev.mem_mb = gl_qch_fbits(&f[6]);
+	ev.anomaly = (int)gl_qch_fint(&f[7]);
+	ev.recovery_attempts = gl_qch_fcount(&f[8]);
+	ev.error_count = gl_qch_fcount(&f[9]);
+	ev.stream_id = (int64_t)gl_qch_fuint(&f[10]);
+	ev.exec_ms = gl_qch_fbits(&f[11]);
+	ev.dup_of = gl_qch_fint(&f[12]);
 	/* the text where the SQLite reader reads it (query.c decode_event) */
 	const bool has_kernel = w->ids ? ev.kernel_id != 0 : f[4].n > 0, has_exec = !isnan(ev.exec_ms);
 	const bool op = !f[13].null &&
@@ -480,9 +444,9 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
 	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
-		ev.launch_overhead_us = fbits(&f[16]);
-		ev.queue_us = fbits(&f[17]);
-		ev.occupancy = fbits(&f[18]);
+		ev.launch_overhead_us = gl_qch_fbits(&f[16]);
+		ev.queue_us = gl_qch_fbits(&f[17]);
+		ev.occupancy = gl_qch_fbits(&f[18]);
 		ev.device = f[19].null ? NULL : f[19].s;
 		ev.scope_id = name_of(w, &f[20]);
 		ev.stack_id = name_of(w, &f[21]);
@@ -518,7 +482,7 @@ struct slice_walk {
 static int slice_row(void *arg, struct gl_tsv_field *f)
 {
 	struct slice_walk *w = arg;
-	uint64_t c = (uint64_t)fint(&f[1]);
+	uint64_t c = (uint64_t)gl_qch_fint(&f[1]);
 
 	if (w->rows && w->rows + c > w->max) {
 		if (w->n == w->cap) {
@@ -530,7 +494,7 @@ static int slice_row(void *arg, struct gl_tsv_field *f)
 			w->cut = d;
 			w->cap = cap;
 		}
-		w->cut[w->n++] = w->since_us + fint(&f[0]) * 60000000;
+		w->cut[w->n++] = w->since_us + gl_qch_fint(&f[0]) * 60000000;
 		w->rows = 0;
 	}
 	w->rows += c;
@@ -563,22 +527,22 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 	if (!w.kernels_only) {
 		int64_t v[3];
 
-		if ((rc = three_ints(q, sqlf(q, "SELECT count(), 0, 0 FROM gpulog_events WHERE ts_us >= %"
+		if ((rc = three_ints(q, gl_qch_sqlf(q, "SELECT count(), 0, 0 FROM gpulog_events WHERE ts_us >= %"
 					     PRId64 " AND ts_us < %" PRId64 " AND %s = %d FORMAT"
 					     " TabSeparated", since_us, until_us, q->ch->kind,
 					     GL_EV_TRACE), v, err)) != GL_OK)
 			return rc;
 		w.trace = v[0] > 0;
 	}
-	const char *cnt = sqlf(q, "SELECT intDiv(ts_us - %" PRId64 ", 60000000) AS m, count()"
+	const char *cnt = gl_qch_sqlf(q, "SELECT intDiv(ts_us - %" PRId64 ", 60000000) AS m, count()"
 			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 			       "%s%s GROUP BY m ORDER BY m FORMAT TabSeparated",
 			       since_us, since_us, until_us, extra, only);
 	if (!cnt)
-		return oom(err);
-	if ((rc = ch_rows(q, cnt, 2, slice_row, &sw, err)) != GL_OK) {
+		return gl_qch_oom(err);
+	if ((rc = gl_qch_rows(q, cnt, 2, slice_row, &sw, err)) != GL_OK) {
 		free(sw.cut);
-		return rc == GL_ENOMEM ? oom(err) : rc;
+		return rc == GL_ENOMEM ? gl_qch_oom(err) : rc;
 	}
 	name_col(comp, sizeof(comp), w.ids, "component");
 	name_col(host, sizeof(host), w.ids, "host");
@@ -588,7 +552,7 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 	for (size_t i = 0; i <= sw.n && rc == GL_OK; i++) {
 		const int64_t t0 = i ? sw.cut[i - 1] : since_us, t1 = i < sw.n ? sw.cut[i] : until_us;
 		/* A stream's id is its node's: (node, stream_id) made one number. */
-		const char *sql = sqlf(q,
+		const char *sql = gl_qch_sqlf(q,
 			"%s SELECT ts_us, level, %s, %s, %s, " CH_BITS("dur_us") ", " CH_BITS("mem_mb") ","
 			" anomaly,"
 			" recovery_attempts, error_count, intDiv(cityHash64(node, stream_id), 4),"
@@ -605,7 +569,7 @@ static int events_of(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 			w.trace ? scope : "", w.trace ? ", " : "", w.trace ? stack : "", "",
 			t0, t1, extra, only);
 
-		rc = sql ? ch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : oom(err);
+		rc = sql ? gl_qch_rows(q, sql, w.trace ? 22 : 15, ev_row, &w, err) : gl_qch_oom(err);
 	}
 	free(sw.cut);
 	return rc;
@@ -620,8 +584,8 @@ struct count_walk {
 static int count_row(void *arg, struct gl_tsv_field *f)
 {
 	struct count_walk *w = arg;
-	struct gl_query_kernel_count c = {name_id(w->q, &f[0]), name_id(w->q, &f[1]),
-					  name_id(w->q, &f[2]), (uint64_t)fint(&f[3])};
+	struct gl_query_kernel_count c = {gl_qch_name_id(w->q, &f[0]), gl_qch_name_id(w->q, &f[1]),
+					  gl_qch_name_id(w->q, &f[2]), (uint64_t)gl_qch_fint(&f[3])};
 
 	return w->fn(w->arg, &c);
 }
@@ -632,13 +596,13 @@ static int ch_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_
 			    struct gl_err *err)
 {
 	struct count_walk w = {q, fn, arg};
-	const char *sql = sqlf(q, "SELECT kernel, component, host, count() FROM gpulog_events"
+	const char *sql = gl_qch_sqlf(q, "SELECT kernel, component, host, count() FROM gpulog_events"
 			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND kernel != ''"
 			       " AND dur_us IS NOT NULL AND dup_of IS NULL"
 			       " GROUP BY kernel, component, host FORMAT TabSeparated",
 			       since_us, until_us);
 
-	return sql ? ch_rows(q, sql, 4, count_row, &w, err) : oom(err);
+	return sql ? gl_qch_rows(q, sql, 4, count_row, &w, err) : gl_qch_oom(err);
 }
 
 static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, unsigned flags,
@@ -685,7 +649,7 @@ static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_
 		rc = events_of(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
 			       all || first ? "" : b.data, fn, arg, err);
 	else
-		rc = oom(err);
+		rc = gl_qch_oom(err);
 	gl_buf_release(&b);
 	return rc;
 }
@@ -702,11 +666,11 @@ static int mem_row(void *arg, struct gl_tsv_field *f)
 {
 	struct mem_walk *w = arg;
 	struct gl_query_mem m = {
-		.ts_us = fint(&f[0]),
-		.action = (int)fint(&f[1]),
-		.ptr = (uint64_t)fint(&f[2]),
-		.size_bytes = (uint64_t)fint(&f[3]),
-		.host_id = name_id(w->q, &f[4]),
+		.ts_us = gl_qch_fint(&f[0]),
+		.action = (int)gl_qch_fint(&f[1]),
+		.ptr = (uint64_t)gl_qch_fint(&f[2]),
+		.size_bytes = (uint64_t)gl_qch_fint(&f[3]),
+		.host_id = gl_qch_name_id(w->q, &f[4]),
 	};
 
 	return w->fn(w->arg, &m);
@@ -717,11 +681,11 @@ static int ch_mem_events(struct gl_query *q, int64_t since_us, int64_t until_us,
 			   struct gl_err *err)
 {
 	struct mem_walk w = {q, fn, arg};
-	const char *sql = sqlf(q, "SELECT ts_us, action, ptr, size_bytes, host FROM gpulog_mem_events"
+	const char *sql = gl_qch_sqlf(q, "SELECT ts_us, action, ptr, size_bytes, host FROM gpulog_mem_events"
 			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
 
-	return sql ? ch_rows(q, sql, 5, mem_row, &w, err) : oom(err);
+	return sql ? gl_qch_rows(q, sql, 5, mem_row, &w, err) : gl_qch_oom(err);
 }
 
 struct span_walk {
@@ -734,13 +698,13 @@ static int span_row(void *arg, struct gl_tsv_field *f)
 {
 	struct span_walk *w = arg;
 	struct gl_query_span s = {
-		.start_us = fint(&f[0]),
-		.dur_us = fdouble(&f[1]),
-		.scope_id = name_id(w->q, &f[2]),
-		.depth = (int)fint(&f[3]),
+		.start_us = gl_qch_fint(&f[0]),
+		.dur_us = gl_qch_fdouble(&f[1]),
+		.scope_id = gl_qch_name_id(w->q, &f[2]),
+		.depth = (int)gl_qch_fint(&f[3]),
 		.device = f[4].null ? NULL : f[4].s,
 		.source = f[5].s,
-		.host_id = name_id(w->q, &f[6]),
+		.host_id = gl_qch_name_id(w->q, &f[6]),
 	};
 
 	return w->fn(w->arg, &s);
@@ -751,11 +715,11 @@ static int ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 		      struct gl_err *err)
 {
 	struct span_walk w = {q, fn, arg};
-	const char *sql = sqlf(q, "SELECT ts_us, dur_us, scope, depth, device, source, host"
+	const char *sql = gl_qch_sqlf(q, "SELECT ts_us, dur_us, scope, depth, device, source, host"
 			       " FROM gpulog_spans WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us);
 
-	return sql ? ch_rows(q, sql, 7, span_row, &w, err) : oom(err);
+	return sql ? gl_qch_rows(q, sql, 7, span_row, &w, err) : gl_qch_oom(err);
 }
 
 /* ----- samples ----- */
@@ -816,9 +780,9 @@ static int series_row(void *arg, struct gl_tsv_field *f)
 
 	w->keys[w->n] = strtoull(f[0].s, NULL, 10);
 	s->id = (int64_t)w->n + 1;
-	s->metric_id = name_id(w->q, &f[1]);
+	s->metric_id = gl_qch_name_id(w->q, &f[1]);
 	s->device = fdup(&f[2], &w->oom);
-	s->host_id = name_id(w->q, &f[3]);
+	s->host_id = gl_qch_name_id(w->q, &f[3]);
 	s->source = fdup(&f[4], &w->oom);
 	s->labels = fdup(&f[5], &w->oom);
 	w->n++;
@@ -834,10 +798,10 @@ static int ch_series_load(struct gl_query *q, struct gl_query_series **out, size
 		" ORDER BY min(node), min(series_id) FORMAT TabSeparated";
 	struct series_walk w = {.q = q};
 	struct gl_query_ch *ch = q->ch;
-	int rc = ch_rows(q, sql, 6, series_row, &w, err);
+	int rc = gl_qch_rows(q, sql, 6, series_row, &w, err);
 
 	if (w.oom)
-		rc = oom(err);
+		rc = gl_qch_oom(err);
 	*out = NULL;
 	*n = 0;
 	free(ch->skeys);
@@ -855,7 +819,7 @@ static int ch_series_load(struct gl_query *q, struct gl_query_series **out, size
 		ch->skeys = calloc(ch->s_cap, sizeof(*ch->skeys));
 		ch->sids = calloc(ch->s_cap, sizeof(*ch->sids));
 		if (!ch->skeys || !ch->sids)
-			rc = oom(err);
+			rc = gl_qch_oom(err);
 		for (size_t j = 0; rc == GL_OK && j < w.n; j++) {
 			size_t i = w.keys[j] & (ch->s_cap - 1);
 
@@ -884,9 +848,9 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 {
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
-		.ts_us = fint(&f[0]),
-		.series_id = series_id(w->q->ch, fuint(&f[1])),
-		.value = fbits(&f[2]),
+		.ts_us = gl_qch_fint(&f[0]),
+		.series_id = series_id(w->q->ch, gl_qch_fuint(&f[1])),
+		.value = gl_qch_fbits(&f[2]),
 	};
 
 	return w->fn(w->arg, &s);
@@ -910,10 +874,10 @@ static int ch_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 		if (rc != GL_OK)
 			return rc;
 	}
-	sql = sqlf(q, "SELECT ts_us, " SERIES_KEY ", " CH_BITS("value") " FROM gpulog_samples"
+	sql = gl_qch_sqlf(q, "SELECT ts_us, " SERIES_KEY ", " CH_BITS("value") " FROM gpulog_samples"
 		   " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 		   " ORDER BY ts_us, node, src_id, idx FORMAT TabSeparated", since_us, until_us);
-	return sql ? ch_rows(q, sql, 3, sample_row, &w, err) : oom(err);
+	return sql ? gl_qch_rows(q, sql, 3, sample_row, &w, err) : gl_qch_oom(err);
 }
 
 static int span_of(struct gl_query *q, const char *sql, int64_t *first_us, int64_t *last_us,
@@ -948,12 +912,12 @@ static int ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t 
 				 q->ch->series_key[series_ids[i] - 1]);
 		if (gl_buf_add(&keys, num, (size_t)k) != GL_OK) {
 			gl_buf_release(&keys);
-			return oom(err);
+			return gl_qch_oom(err);
 		}
 	}
 	if (!keys.len)
 		return GL_OK;
-	rc = span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
+	rc = span_of(q, gl_qch_sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
 			     " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64 " AND " SERIES_KEY
 			     " IN (%s) FORMAT TabSeparated", since_us, until_us, keys.data),
 		     first_us, last_us, err);
@@ -964,7 +928,7 @@ static int ch_series_span(struct gl_query *q, const int64_t *series_ids, size_t 
 static int ch_samples_span(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     int64_t *first_us, int64_t *last_us, struct gl_err *err)
 {
-	return span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
+	return span_of(q, gl_qch_sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM gpulog_samples"
 			       " WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 			       " FORMAT TabSeparated", since_us, until_us),
 		       first_us, last_us, err);
@@ -980,7 +944,7 @@ static int ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us
 	for (int i = 0; i < 2 && rc == GL_OK; i++) {
 		int64_t a, b;
 
-		rc = span_of(q, sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM %s WHERE"
+		rc = span_of(q, gl_qch_sqlf(q, "SELECT count(), min(ts_us), max(ts_us) FROM %s WHERE"
 				     " ts_us >= %" PRId64 " AND ts_us < %" PRId64 " FORMAT TabSeparated",
 				     tab[i], since_us, until_us), &a, &b, err);
 		if (rc != GL_OK || a == GL_TS_NONE)
@@ -993,277 +957,13 @@ static int ch_events_span(struct gl_query *q, int64_t since_us, int64_t until_us
 	return rc;
 }
 
-/* ----- what the SQLite reader finds with SQL on a row's text ----- */
-
-struct alert_walk {
-	struct gl_query *q;
-	int (*fn)(void *arg, const struct gl_query_log_alert *a);
-	void *arg;
-	int db_failed;
-};
-
-static double json_num(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_type(st, i) == SQLITE_TEXT
-		       ? NAN : sqlite3_column_double(st, i);
-}
-
-static int alert_row(void *arg, struct gl_tsv_field *f)
-{
-	struct alert_walk *w = arg;
-	sqlite3_stmt *st = w->q->ch->alert;
-	int rc = 0, s;
-
-	if (f[5].null)
-		return 0;
-	sqlite3_bind_text(st, 1, f[5].s, (int)f[5].n, SQLITE_STATIC);
-	s = sqlite3_step(st);
-	if (s != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return w->db_failed = 1;
-	}
-	if (sqlite3_column_int(st, 0)) {
-		struct gl_query_log_alert a = {
-			.ts_us = fint(&f[0]),
-			.level = (int)fint(&f[1]),
-			.component_id = name_id(w->q, &f[2]),
-			.host_id = name_id(w->q, &f[3]),
-			.message = f[4].null ? "" : f[4].s,
-			.metric = sqlite3_column_type(st, 1) == SQLITE_TEXT
-					  ? (const char *)sqlite3_column_text(st, 1) : NULL,
-			.value = json_num(st, 2),
-			.threshold = json_num(st, 3),
-		};
-
-		rc = w->fn(w->arg, &a);
-	}
-	sqlite3_reset(st);
-	return rc;
-}
-
-static int ch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,
-			   int (*fn)(void *arg, const struct gl_query_log_alert *a), void *arg,
-			   struct gl_err *err)
-{
-	struct alert_walk w = {q, fn, arg, 0};
-	const char *sql = sqlf(q, "SELECT ts_us, level, component, host, message, metadata"
-			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND %s = %d AND dup_of IS NULL"
-			       " ORDER BY ts_us, node, src_id FORMAT TabSeparated", since_us, until_us,
-			       q->ch->kind, GL_EV_ALERT);
-	int rc;
-
-	if (!sql)
-		return oom(err);
-	rc = ch_rows(q, sql, 6, alert_row, &w, err);
-	if (w.db_failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
-				"cannot read the logs' alerts");
-	return rc;
-}
-
-struct access_walk {
-	struct gl_query *q;
-	struct gl_query_access *a;
-	size_t n, cap;
-	int oom;
-};
-
-/* Counted on the server, by kind; here the names become ids. */
-static int access_row(void *arg, struct gl_tsv_field *f)
-{
-	struct access_walk *w = arg;
-
-	if (w->n == w->cap) {
-		size_t c = w->cap ? w->cap * 2 : 16;
-		struct gl_query_access *d = realloc(w->a, c * sizeof(*d));
-
-		if (!d)
-			return w->oom = 1;
-		w->a = d;
-		w->cap = c;
-	}
-	w->a[w->n++] = (struct gl_query_access){name_id(w->q, &f[0]), name_id(w->q, &f[1]),
-						(uint64_t)fint(&f[2]), (uint64_t)fint(&f[3])};
-	return 0;
-}
-
-static int cmp_access(const void *pa, const void *pb)
-{
-	const struct gl_query_access *a = pa, *b = pb;
-
-	if (a->component_id != b->component_id)
-		return a->component_id < b->component_id ? -1 : 1;
-	return a->host_id < b->host_id ? -1 : a->host_id > b->host_id;
-}
-
-static int ch_access_requests(struct gl_query *q, int64_t since_us, int64_t until_us,
-			      int (*fn)(void *arg, const struct gl_query_access *a), void *arg,
-			      struct gl_err *err)
-{
-	struct access_walk w = {.q = q};
-	const char *k = q->ch->kind;
-	const char *sql = sqlf(q, "SELECT component, host, count(), countIf(%s = %d)"
-			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND %s IN (%d, %d) AND dup_of IS NULL GROUP BY component, host"
-			       " FORMAT TabSeparated", k, GL_EV_ACCESS_FAILED, since_us, until_us, k,
-			       GL_EV_ACCESS, GL_EV_ACCESS_FAILED);
-	int rc;
-
-	if (!sql)
-		return oom(err);
-	rc = ch_rows(q, sql, 4, access_row, &w, err);
-	if (w.oom)
-		rc = oom(err);
-	if (rc == GL_OK) {
-		/* the SQLite reader's order: by the names' ids */
-		if (w.n)
-			qsort(w.a, w.n, sizeof(*w.a), cmp_access);
-		for (size_t i = 0; i < w.n && rc == GL_OK; i++)
-			rc = fn(arg, &w.a[i]);
-	}
-	free(w.a);
-	return rc;
-}
-
-/* ----- facts, the alerts' streams ----- */
-
-struct fact_walk {
-	struct gl_query *q;
-	const char *path;		/* "$.key" */
-	int (*fn)(void *arg, const struct gl_query_fact_event *e);
-	void *arg;
-	int db_failed;
-};
-
-/* The row's metadata holds the key, as the SQLite reader asks it (query.c):
- * valid JSON whose member key is present. */
-static int fact_row(void *arg, struct gl_tsv_field *f)
-{
-	struct fact_walk *w = arg;
-	sqlite3_stmt *st = w->q->ch->fact;
-	int has;
-
-	if (f[6].null)
-		return 0;
-	sqlite3_bind_text(st, 1, f[6].s, (int)f[6].n, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, w->path, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return w->db_failed = 1;
-	}
-	has = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
-	if (!has)
-		return 0;
-
-	struct gl_query_fact_event e = {
-		.ts_us = fint(&f[0]),
-		.level = (int)fint(&f[1]),
-		.component_id = name_id(w->q, &f[2]),
-		.host_id = name_id(w->q, &f[3]),
-		.stream_id = (int64_t)strtoull(f[4].s, NULL, 10),
-		.message = f[5].null ? "" : f[5].s,
-		.metadata = f[6].s,
-	};
-
-	return w->fn(w->arg, &e);
-}
-
-/* kinds_v8.h's rule as a ClickHouse condition on format: rows shipped
- * before they had a kind of fact (their kind column 0) */
-#define CH_FACT_V8(kind, key, streams) {kind, streams},
-static const struct {
-	int kind;
-	const char *streams;
-} ch_fact_v8[] = {GL_KINDS_V8_FACTS(CH_FACT_V8)};
-#undef CH_FACT_V8
-
-static int ch_fact_events(struct gl_query *q, int64_t since_us, int64_t until_us,
-			    const char *key,
-			    int (*fn)(void *arg, const struct gl_query_fact_event *e), void *arg,
-			    struct gl_err *err)
-{
-	char path[80];
-	struct fact_walk w = {q, path, fn, arg, 0};
-	int kind = (int)gl_ev_fact_kind(key), rc;
-	const char *sql, *v8 = NULL;
-
-	for (size_t i = 0; i < sizeof(ch_fact_v8) / sizeof(ch_fact_v8[0]); i++)
-		if (ch_fact_v8[i].kind == kind)
-			v8 = ch_fact_v8[i].streams;
-	/* the key is the callers' constant: a name of [a-z_] */
-	if (!v8 || strlen(key) > 60 || strspn(key, "abcdefghijklmnopqrstuvwxyz_") != strlen(key))
-		return GL_OK;
-	snprintf(path, sizeof(path), "$.%s", key);
-	/* A stream's id is its node's: (node, stream_id) made one number. The
-	 * server keeps the rows of the kind (or, shipped before their kind,
-	 * whose text names the key); SQLite's JSON functions decide (fact_row). */
-	sql = sqlf(q, "SELECT ts_us, level, component, host, intDiv(cityHash64(node, stream_id), 4),"
-		   " message, metadata FROM gpulog_events WHERE ts_us >= %" PRId64
-		   " AND ts_us < %" PRId64 " AND dup_of IS NULL AND (%s = %d OR (%s = 0 AND %s"
-		   " AND position(ifNull(metadata, ''), '\"%s\"') > 0))"
-		   " ORDER BY ts_us, node, src_id FORMAT TabSeparated",
-		   since_us, until_us, q->ch->kind, kind, q->ch->kind, v8, key);
-	rc = sql ? ch_rows(q, sql, 7, fact_row, &w, err) : oom(err);
-	if (w.db_failed)
-		rc = gl_err_set(err, GL_EDB, NULL, 0, sqlite3_errmsg(q->ch->mem),
-				"cannot read the events' facts");
-	return rc;
-}
-
-struct id_walk {
-	int64_t *v;
-	size_t n, cap;
-	int failed;
-};
-
-static int id_row(void *arg, struct gl_tsv_field *f)
-{
-	struct id_walk *w = arg;
-
-	if (w->n == w->cap) {
-		size_t c = w->cap ? w->cap * 2 : 16;
-		int64_t *d = realloc(w->v, c * sizeof(*d));
-
-		if (!d)
-			return w->failed = 1;
-		w->v = d;
-		w->cap = c;
-	}
-	w->v[w->n++] = (int64_t)strtoull(f[0].s, NULL, 10);
-	return 0;
-}
-
-static int ch_alert_streams(struct gl_query *q, int64_t since_us, int64_t until_us,
-			      int64_t **ids, size_t *n, struct gl_err *err)
-{
-	struct id_walk w = {0};
-	const char *sql = sqlf(q, "SELECT DISTINCT intDiv(cityHash64(node, stream_id), 4) AS s"
-			       " FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-			       " AND %s = %d ORDER BY s FORMAT TabSeparated",
-			       since_us, until_us, q->ch->kind, GL_EV_ALERT);
-	int rc = sql ? ch_rows(q, sql, 1, id_row, &w, err) : oom(err);
-
-	if (w.failed)
-		rc = oom(err);
-	if (rc != GL_OK) {
-		free(w.v);
-		w.v = NULL;
-		w.n = 0;
-	}
-	*ids = w.v;
-	*n = w.n;
-	return rc;
-}
-
 /* ----- counts ----- */
 
 static int ch_table_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     uint64_t *rejects, uint64_t *files, struct gl_err *err)
 {
 	int64_t v[3];
-	int rc = three_ints(q, sqlf(q, "SELECT (SELECT count() FROM gpulog_rejects WHERE (ts_us >= %"
+	int rc = three_ints(q, gl_qch_sqlf(q, "SELECT (SELECT count() FROM gpulog_rejects WHERE (ts_us >= %"
 				    PRId64 " AND ts_us < %" PRId64 ") OR ts_us IS NULL), (SELECT sum(f) FROM (SELECT"
 				    " argMax(files, shipped_us) AS f FROM gpulog_nodes GROUP BY node)),"
 				    " 0 FORMAT TabSeparated", since_us, until_us), v, err);
@@ -1292,13 +992,13 @@ static const struct gl_query_backend ch_backend = {
 	.samples = ch_samples,
 	.series_span = ch_series_span,
 	.samples_span = ch_samples_span,
-	.log_alerts = ch_log_alerts,
-	.access_requests = ch_access_requests,
+	.log_alerts = gl_qch_log_alerts,
+	.access_requests = gl_qch_access_requests,
 	.events_span = ch_events_span,
 	.spans = ch_spans,
 	.table_counts = ch_table_counts,
 	.retained_since = ch_retained_since,
-	.fact_events = ch_fact_events,
-	.alert_streams = ch_alert_streams,
+	.fact_events = gl_qch_fact_events,
+	.alert_streams = gl_qch_alert_streams,
 	.release = ch_release,
 };
