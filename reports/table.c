@@ -172,28 +172,47 @@ static const struct gl_col *at(const struct gl_table *t, unsigned pos, bool html
 	return NULL;
 }
 
+/* The spaces before text column p (2, 3, ...): one between columns, text_gap after the first. */
+static const char *gap(const struct gl_table *t, unsigned p)
+{
+	static const char spaces[] = "        ";
+
+	if (p > 2)
+		return " ";
+	return spaces + sizeof(spaces) - 1 - (t->text_gap < sizeof(spaces) - 1 ? t->text_gap
+										: sizeof(spaces) - 1);
+}
+
 void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
-	char buf[64];
+	char buf[512];
 
 	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 		if (p == 1)
 			gl_text_cell(fp, c->text_head, (size_t)c->text_w);
 		else
-			fprintf(fp, "%s%*s", p > 2 ? " " : "", c->text_w, c->text_head);
+			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p),
+				c->text_w, c->text_head);
 	}
 	fputc('\n', fp);
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
+			const void *row = (const char *)rows + i * t->row_size;
 
 			if (p == 1) {
-				gl_text_cell(fp, c->kind == GL_COL_TEXT ? text_of(v) : "",
+				gl_text_cell(fp, c->text_cell ? c->text_cell(row, buf, sizeof(buf))
+						 : c->kind == GL_COL_TEXT ? text_of(v) : "",
 					     (size_t)c->text_w);
 				continue;
 			}
-			fputs(p > 2 ? " " : "", fp);
+			fputs(gap(t, p), fp);
+			if (c->text_cell) {
+				fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w,
+					c->text_cell(row, buf, sizeof(buf)));
+				continue;
+			}
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON:
@@ -228,6 +247,56 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	}
 }
 
+/* The class of a cell of column c by its kind: "k" for a name, "n" for a number; NULL: none. */
+static const char *html_class_of(const struct gl_col *c)
+{
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON:
+		return c->flags & GL_COL_NAME ? "k" : NULL;
+	case GL_COL_TS:
+	case GL_COL_ENUM:
+		return NULL;
+	default:
+		return "n";
+	}
+}
+
+/* The content of row i's cell of column c, by its kind. */
+static void html_value(FILE *fp, const struct gl_col *c, const void *rows, size_t size, size_t i)
+{
+	const void *v = cell(c, rows, size, i);
+
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON:
+		gl_html_text(fp, text_of(v) ? text_of(v) : "");
+		break;
+	case GL_COL_U64:
+		fprintf(fp, "%llu", (unsigned long long)u64_of(v));
+		break;
+	case GL_COL_NUM:
+		gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v), GL_HTML_G4);
+		break;
+	case GL_COL_TS:
+		gl_html_when(fp, ts_of(v));
+		break;
+	case GL_COL_ENUM:
+		gl_html_text(fp, enum_of(c, v));
+		break;
+	case GL_COL_INDEX:
+		if (long_of(v) >= 0)
+			fprintf(fp, "%ld", long_of(v));
+		else
+			gl_html_num(fp, NAN, GL_HTML_G4);
+		break;
+	case GL_COL_INT:
+	case GL_COL_FLAG:
+		fprintf(fp, "%d", c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+		break;
+	}
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -237,54 +306,27 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 		fprintf(fp, "<th>%s</th>", c->html_head);
 	fputs("</tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
+		const void *row = (const char *)rows + i * t->row_size;
+
 		fputs("<tr>", fp);
 		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
-			const void *v = cell(c, rows, t->row_size, i);
+			const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
 
-			switch (c->kind) {
-			case GL_COL_TEXT:
-			case GL_COL_JSON:
-				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\"" : "<td", fp);
-				if (c->flags & GL_COL_TITLE) {
-					const char *title = text_of(cell(&(struct gl_col){
-						.offset = c->title_offset}, rows, t->row_size, i));
+			fputs("<td", fp);
+			if (cls)
+				fprintf(fp, " class=\"%s\"", cls);
+			if (c->flags & GL_COL_TITLE) {
+				const char *title = text_of((const char *)row + c->title_offset);
 
-					fputs(" title=\"", fp);
-					gl_html_text(fp, title ? title : "");
-					fputc('"', fp);
-				}
-				fputc('>', fp);
-				gl_html_text(fp, text_of(v) ? text_of(v) : "");
-				break;
-			case GL_COL_U64:
-				fprintf(fp, "<td class=\"n\">%llu", (unsigned long long)u64_of(v));
-				break;
-			case GL_COL_NUM:
-				fputs("<td class=\"n\">", fp);
-				gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v),
-					    GL_HTML_G4);
-				break;
-			case GL_COL_TS:
-				fputs("<td>", fp);
-				gl_html_when(fp, ts_of(v));
-				break;
-			case GL_COL_ENUM:
-				fputs("<td>", fp);
-				gl_html_text(fp, enum_of(c, v));
-				break;
-			case GL_COL_INDEX:
-				fputs("<td class=\"n\">", fp);
-				if (long_of(v) >= 0)
-					fprintf(fp, "%ld", long_of(v));
-				else
-					gl_html_num(fp, NAN, GL_HTML_G4);
-				break;
-			case GL_COL_INT:
-			case GL_COL_FLAG:
-				fprintf(fp, "<td class=\"n\">%d",
-					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
-				break;
+				fputs(" title=\"", fp);
+				gl_html_text(fp, title ? title : "");
+				fputc('"', fp);
 			}
+			fputc('>', fp);
+			if (c->html_cell)
+				c->html_cell(fp, row);
+			else
+				html_value(fp, c, rows, t->row_size, i);
 			fputs("</td>", fp);
 		}
 		fputs("</tr>\n", fp);

@@ -40,6 +40,7 @@ enum gl_col_kind {
 				 * title_offset (a full name behind a short one) */
 #define GL_COL_NO_JSON 4u	/* not in JSON (a CSV or text form of another column) */
 #define GL_COL_ABSENT_CSV 8u	/* absent (below) also empties the CSV cell */
+#define GL_COL_LEFT 16u		/* text: left-aligned (a column other than the first) */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */
@@ -67,12 +68,20 @@ struct gl_col {
 	/* Optional: the JSON value of the row's cell, a new reference (an object made of
 	 * several fields); NULL when out of memory. Overrides the kind in JSON. */
 	json_t *(*json_of)(const void *row);
+	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
+	 * column is (the first column left, the others right unless GL_COL_LEFT) */
+	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional: writes the HTML cell's content after its <td> (html_div is not applied) */
+	void (*html_cell)(FILE *f, const void *row);
+	/* Optional: the HTML cell's class ("warning"; NULL: none), instead of "k" or "n" */
+	const char *(*html_class)(const void *row);
 };
 
 struct gl_table {
 	const struct gl_col *cols;
 	size_t n_cols;
 	size_t row_size;		/* sizeof the row struct */
+	unsigned text_gap;		/* text: spaces after the first column (0: none) */
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

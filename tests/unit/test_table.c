@@ -335,6 +335,78 @@ static void test_title_absent_json_of(void **state)
 	free(buf);
 }
 
+/* A row whose cells are written by the columns themselves. */
+struct crow {
+	const char *name, *dev;
+	double ms;
+	int bad;
+};
+
+#define C(f) offsetof(struct crow, f)
+
+static const char *label_cell(const void *row, char *buf, size_t n)
+{
+	const struct crow *r = row;
+
+	snprintf(buf, n, "%s%s%s", r->name, r->dev ? " @" : "", r->dev ? r->dev : "");
+	return buf;
+}
+
+static const char *verdict_cell(const void *row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ((const struct crow *)row)->bad ? "worse" : "same");
+	return buf;
+}
+
+static void ms_cell(FILE *f, const void *row)
+{
+	fprintf(f, "%.1f ms", ((const struct crow *)row)->ms);
+}
+
+static const char *verdict_class(const void *row)
+{
+	return ((const struct crow *)row)->bad ? "warning" : NULL;
+}
+
+static void test_cells_written_by_columns(void **state)
+{
+	/* text: a label of two fields (10 wide), a gap of one space, ms (6 wide), the verdict
+	 * left-aligned (6 wide); HTML: the label's name, ms as "x.y ms" in class "n", the
+	 * verdict with class "warning" when worse, else none */
+	static const struct gl_col cc[] = {
+		{"name", GL_COL_TEXT, C(name), GL_COL_NAME, 1, "scope", 10, 1, "scope", 0, NULL, 0, 0,
+		 NULL, NULL, label_cell},
+		{"ms", GL_COL_NUM, C(ms), 0, 2, "ms", 6, 2, "time", 0, NULL, 0, 0, NULL, NULL, NULL,
+		 ms_cell},
+		{"verdict", GL_COL_TEXT, C(name), GL_COL_LEFT, 3, "verdict", 6, 3, "verdict", 0, NULL,
+		 0, 0, NULL, NULL, verdict_cell, NULL, verdict_class},
+	};
+	static const struct gl_table ct = {cc, 3, sizeof(struct crow), 1};
+	static const struct crow cr[2] = {{"step", "0", 2.5, 1}, {"fwd", NULL, 10, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_text(&ct, cr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "scope          ms verdict\n"
+				 "step @0       2.5 worse \n"
+				 "fwd            10 same  \n");
+	free(buf);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&ct, cr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>scope</th><th>time</th><th>verdict</th></tr>\n"
+				 "<tr><td class=\"k\">step</td><td class=\"n\">2.5 ms</td>"
+				 "<td class=\"warning\">step</td></tr>\n"
+				 "<tr><td class=\"k\">fwd</td><td class=\"n\">10.0 ms</td>"
+				 "<td>fwd</td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_json_column),
 		cmocka_unit_test(test_index_int_flag_csv_pos),
 		cmocka_unit_test(test_title_absent_json_of),
+		cmocka_unit_test(test_cells_written_by_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
