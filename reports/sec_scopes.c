@@ -476,22 +476,55 @@ static const struct gl_trend_list *trend_list(const void *st)
 
 #define SC(f) offsetof(struct gl_report_scope, f)
 
-/* The rows in JSON and CSV (the text and HTML tables label and format them their own way). */
+/* "step|forward" or "step|forward @0" (the spans' device). */
+static const char *row_label(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_scope *r = row;
+
+	snprintf(buf, n, "%s%s%s", r->scope, r->device ? " @" : "", r->device ? r->device : "");
+	return buf;
+}
+
+/* 4 significant digits, without an exponent up to 10^9 ms (a 12-day scope) */
+static void html_ms(FILE *f, double v)
+{
+	gl_html_num(f, v, fabs(v) >= 1000 && fabs(v) < 1e9 ? GL_HTML_F1 : GL_HTML_G4);
+}
+
+#define SC(f) offsetof(struct gl_report_scope, f)
+#define HTML_MS(f)                                                                         \
+	static void html_##f(FILE *fp, const void *row)                                    \
+	{                                                                                  \
+		html_ms(fp, ((const struct gl_report_scope *)row)->f);                     \
+	}
+HTML_MS(total_ms)
+HTML_MS(mean_ms)
+HTML_MS(p50_ms)
+HTML_MS(p95_ms)
+HTML_MS(max_ms)
+HTML_MS(gpu_ms)
+
+/* JSON and CSV: every column; text: the scope labelled with its device, then the figures;
+ * HTML: scope and device apart, ms with 4 significant digits (one decimal from 1000). */
+#define MS(name, text_pos, text_head, html_pos, html_head)                                 \
+	{#name, GL_COL_NUM, SC(name), 0, text_pos, text_head, 8, html_pos, html_head, 0,         \
+	 NULL, 0, 0, NULL, NULL, NULL, html_##name}
 static const struct gl_col cols[] = {
-	{"scope", GL_COL_TEXT, SC(scope), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0},
-	{"device", GL_COL_TEXT, SC(device), 0, 0, NULL, 0, 0, NULL, 0},
-	{"count", GL_COL_U64, SC(count), 0, 0, NULL, 0, 0, NULL, 0},
-	{"total_ms", GL_COL_NUM, SC(total_ms), 0, 0, NULL, 0, 0, NULL, 0},
-	{"mean_ms", GL_COL_NUM, SC(mean_ms), 0, 0, NULL, 0, 0, NULL, 0},
-	{"p50_ms", GL_COL_NUM, SC(p50_ms), 0, 0, NULL, 0, 0, NULL, 0},
-	{"p95_ms", GL_COL_NUM, SC(p95_ms), 0, 0, NULL, 0, 0, NULL, 0},
-	{"max_ms", GL_COL_NUM, SC(max_ms), 0, 0, NULL, 0, 0, NULL, 0},
-	{"kernels", GL_COL_U64, SC(kernels), 0, 0, NULL, 0, 0, NULL, 0},
-	{"gpu_ms", GL_COL_NUM, SC(gpu_ms), 0, 0, NULL, 0, 0, NULL, 0},
+	{"scope", GL_COL_TEXT, SC(scope), GL_COL_NAME, 1, "scope (ms)", 24, 1, "scope", 0, NULL, 0,
+	 0, NULL, NULL, row_label},
+	{"device", GL_COL_TEXT, SC(device), 0, 0, NULL, 0, 2, "device", 0},
+	{"count", GL_COL_U64, SC(count), 0, 2, "count", 6, 3, "count", 0},
+	MS(total_ms, 3, "total", 4, "total ms"),
+	MS(mean_ms, 4, "mean", 5, "mean ms"),
+	MS(p50_ms, 5, "p50", 6, "p50 ms"),
+	MS(p95_ms, 6, "p95", 7, "p95 ms"),
+	MS(max_ms, 7, "max", 8, "max ms"),
+	{"kernels", GL_COL_U64, SC(kernels), 0, 8, "kernels", 7, 9, "kernels", 0},
+	MS(gpu_ms, 9, "gpu", 10, "GPU ms"),
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_scope)};
+				      sizeof(struct gl_report_scope), 1};
 
 /* The rows listed: the first --top. */
 static size_t listed(const struct gl_report *rep, const struct gl_scopes_result *res)
@@ -514,43 +547,17 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 	gl_table_csv(&table, res ? res->rows : NULL, res ? listed(rep, res) : 0, fp);
 }
 
-/* "step|forward" or "step|forward @0" (the spans' device). */
-static const char *row_label(const struct gl_report_scope *r, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s%s%s", r->scope, r->device ? " @" : "", r->device ? r->device : "");
-	return buf;
-}
-
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_scopes_result *res = res_of(st);
-	char a[40], b[40], c[40], d[40], e[40], f[40], label[512];
 
 	if (!res || !res->n) {
 		fprintf(fp, "no scopes (spans of profiler traces)\n");
 		return;
 	}
-	gl_text_cell(fp, "scope (ms)", 24);
-	fprintf(fp, " %6s %8s %8s %8s %8s %8s %7s %8s\n", "count", "total", "mean", "p50", "p95",
-		"max", "kernels", "gpu");
-	for (size_t i = 0; i < res->n && i < rep->top; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-
-		gl_text_cell(fp, row_label(r, label, sizeof(label)), 24);
-		fprintf(fp, " %6llu %8s %8s %8s %8s %8s %7llu %8s\n", (unsigned long long)r->count,
-			gl_text_num(r->total_ms, a, sizeof(a)), gl_text_num(r->mean_ms, b, sizeof(b)),
-			gl_text_num(r->p50_ms, c, sizeof(c)), gl_text_num(r->p95_ms, d, sizeof(d)),
-			gl_text_num(r->max_ms, e, sizeof(e)), (unsigned long long)r->kernels,
-			gl_text_num(r->gpu_ms, f, sizeof(f)));
-	}
+	gl_table_text(&table, res->rows, listed(rep, res), fp);
 	if (res->n > rep->top)
 		fprintf(fp, "(%zu more scopes)\n", res->n - rep->top);
-}
-
-/* 4 significant digits, without an exponent up to 10^9 ms (a 12-day scope) */
-static void html_ms(FILE *f, double v)
-{
-	gl_html_num(f, v, fabs(v) >= 1000 && fabs(v) < 1e9 ? GL_HTML_F1 : GL_HTML_G4);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -561,28 +568,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No scopes (spans of profiler traces) in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>scope</th><th>device</th><th>count</th><th>total ms</th>"
-	      "<th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th><th>kernels</th>"
-	      "<th>GPU ms</th></tr>\n", f);
-	for (size_t i = 0; i < res->n && i < rep->top; i++) {
-		const struct gl_report_scope *r = &res->rows[i];
-		const double v[] = {r->total_ms, r->mean_ms, r->p50_ms, r->p95_ms, r->max_ms};
-
-		fputs("<tr><td class=\"k\">", f);
-		gl_html_text(f, r->scope);
-		fputs("</td><td>", f);
-		gl_html_text(f, r->device ? r->device : "");
-		fprintf(f, "</td><td class=\"n\">%llu</td>", (unsigned long long)r->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			fputs("<td class=\"n\">", f);
-			html_ms(f, v[j]);
-			fputs("</td>", f);
-		}
-		fprintf(f, "<td class=\"n\">%llu</td><td class=\"n\">", (unsigned long long)r->kernels);
-		html_ms(f, r->gpu_ms);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&table, res->rows, listed(rep, res), f);
 	if (res->n > rep->top)
 		fprintf(f, "<p>%zu more scopes (%zu in all).</p>\n", res->n - rep->top, res->n);
 }
