@@ -297,22 +297,54 @@ static const char *verdict_name(int v)
 }
 
 #define BK(f) offsetof(struct gl_report_baseline_kernel, f)
+#define ROW(r) ((const struct gl_report_baseline_kernel *)(r))
 
-/* The kernels in both windows, in JSON and CSV (the text and HTML tables show them their
- * own way). */
+static void html_name(FILE *f, const void *r)
+{
+	gl_html_text(f, ROW(r)->display ? ROW(r)->display : ROW(r)->kernel);
+}
+
+static void html_mean_pct(FILE *f, const void *r)
+{
+	gl_html_num(f, ROW(r)->mean_change_pct, GL_HTML_PCT);
+}
+
+static void html_p95_pct(FILE *f, const void *r)
+{
+	gl_html_num(f, ROW(r)->p95_change_pct, GL_HTML_PCT);
+}
+
+static void html_p(FILE *f, const void *r)
+{
+	gl_html_num(f, ROW(r)->p_value, GL_HTML_G3);
+}
+
+static const char *verdict_class(const void *r)
+{
+	return ROW(r)->verdict == GL_BASELINE_REGRESSION ? "warning" : NULL;
+}
+
+/* The kernels in both windows: JSON and CSV every column, HTML those with a position (the
+ * text lists the changed ones its own way). */
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 1, "kernel", 0, NULL, 0, 0,
+	 NULL, NULL, NULL, html_name},
 	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 2, "mean µs before", 0,
+	 NULL},
+	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 3, "mean µs", 0, NULL},
+	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 4, "mean change %", 0,
+	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct},
 	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 0, NULL, 0, verdict_name},
+	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 5, "p95 change %", 0,
+	 NULL, 0, 0, NULL, NULL, NULL, html_p95_pct},
+	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, html_p},
+	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 7, "verdict", 0, verdict_name, 0, 0,
+	 NULL, NULL, NULL, NULL, verdict_class},
 };
 
 _Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");
@@ -399,29 +431,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	gl_html_when(f, b->until_us);
 	fprintf(f, ", %llu kernel samples.</p>\n", (unsigned long long)b->samples);
 	if (b->n_kernels > 0) {
-		fputs("<table><tr><th>kernel</th><th>mean µs before</th><th>mean µs</th>"
-		      "<th>mean change %</th><th>p95 change %</th><th>p (Welch)</th>"
-		      "<th>verdict</th></tr>\n", f);
-		for (size_t i = 0; i < b->n_kernels; i++) {
-			const struct gl_report_baseline_kernel *k = &b->kernels[i];
-
-			fputs("<tr><td class=\"k\">", f);
-			gl_html_text(f, k->display ? k->display : k->kernel);
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, k->mean_before_us, GL_HTML_G4);
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, k->mean_us, GL_HTML_G4);
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, k->mean_change_pct, GL_HTML_PCT);
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, k->p95_change_pct, GL_HTML_PCT);
-			fputs("</td><td class=\"n\">", f);
-			gl_html_num(f, k->p_value, GL_HTML_G3);
-			fprintf(f, "</td><td%s>%s</td></tr>\n",
-				k->verdict == GL_BASELINE_REGRESSION ? " class=\"warning\"" : "",
-				gl_baseline_verdict_name(k->verdict));
-		}
-		fputs("</table>\n", f);
+		gl_table_html(&table, b->kernels, b->n_kernels, f);
 	} else {
 		fputs("<p>No kernel ran in both this and the previous window: there is no "
 		      "change to show.</p>\n", f);
