@@ -576,10 +576,104 @@ static int cmp_by_change(const void *pa, const void *pb)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+#define RT(r) (((const struct ranked *)(r))->t)
+
+static void html_series(FILE *f, const void *r)
+{
+	fputs(gl_trend_series_name(RT(r)->series), f);
+}
+
+/* the name; a metric's host and device in small type */
+static void html_name(FILE *f, const void *r)
+{
+	const struct gl_report_trend *t = RT(r);
+
+	gl_html_text(f, t->kernel ? gl_trend_name(t) : "");
+	if (t->series == GL_TREND_METRIC) {
+		fputs(" <small>", f);
+		gl_html_text(f, t->host ? t->host : "");
+		fputs(" ", f);
+		gl_html_text(f, t->device ? t->device : "");
+		fputs("</small>", f);
+	}
+}
+
+static void html_points(FILE *f, const void *r)
+{
+	fprintf(f, "%llu", (unsigned long long)RT(r)->n);
+}
+
+static void html_slope(FILE *f, const void *r)
+{
+	const struct gl_report_trend *t = RT(r);
+
+	gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
+	fprintf(f, " %s/%s", t->unit ? t->unit : "", t->slope_unit ? t->slope_unit : "day");
+}
+
+static void html_change(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->change_pct, GL_HTML_PCT);
+}
+
+static void html_span(FILE *f, const void *r)
 {
 	char span[40];
 
+	gl_html_text(f, gl_text_duration(RT(r)->span_s, span, sizeof(span)));
+}
+
+static void html_r2(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->r2, GL_HTML_F3);
+}
+
+static void html_p(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->p_value, GL_HTML_G3);
+}
+
+static void html_verdict(FILE *f, const void *r)
+{
+	fputs(gl_verdict_name(RT(r)->verdict), f);
+}
+
+static const char *class_none(const void *r)
+{
+	(void)r;
+	return NULL;
+}
+
+/* a degrading series or a leak stands out */
+static const char *class_verdict(const void *r)
+{
+	enum gl_verdict v = RT(r)->verdict;
+
+	return v == GL_VERDICT_DEGRADING || v == GL_VERDICT_LEAK ? "warning" : NULL;
+}
+
+#define RCOL(pos, head, kind, cell, cls)                                                    \
+	{head, kind, 0, 0, 0, NULL, 0, pos, head, 0, NULL, 0, 0, NULL, NULL, NULL, cell, cls}
+
+/* The page's table of the trends of largest change (rows: struct ranked). */
+static const struct gl_col ranked_cols[] = {
+	RCOL(1, "series", GL_COL_TEXT, html_series, class_none),
+	{"name", GL_COL_TEXT, 0, GL_COL_NAME, 0, NULL, 0, 2, "name", 0, NULL, 0, 0, NULL, NULL,
+	 NULL, html_name},
+	RCOL(3, "points", GL_COL_U64, html_points, NULL),
+	RCOL(4, "slope", GL_COL_NUM, html_slope, NULL),
+	RCOL(5, "change %", GL_COL_NUM, html_change, NULL),
+	RCOL(6, "span", GL_COL_NUM, html_span, NULL),
+	RCOL(7, "r²", GL_COL_NUM, html_r2, NULL),
+	RCOL(8, "p", GL_COL_NUM, html_p, NULL),
+	RCOL(9, "verdict", GL_COL_TEXT, html_verdict, class_verdict),
+};
+
+static const struct gl_table ranked_table = {
+	ranked_cols, sizeof(ranked_cols) / sizeof(ranked_cols[0]), sizeof(struct ranked)};
+
+static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
+{
 	(void)st;
 	if (gl_trends_n(rep) == 0) {
 		fputs("<p>No trend computed (too few points).</p>\n", f);
@@ -606,36 +700,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 			order[n_order++] = (struct ranked){t, i};
 	}
 	qsort(order, n_order, sizeof(*order), cmp_by_change);
-	fputs("<table><tr><th>series</th><th>name</th><th>points</th><th>slope</th>"
-	      "<th>change %</th><th>span</th><th>r²</th><th>p</th><th>verdict</th></tr>\n", f);
-	for (size_t oi = 0; oi < n_order && oi < rep->top; oi++) {
-		const struct gl_report_trend *t = order[oi].t;
-		int loud = t->verdict == GL_VERDICT_DEGRADING || t->verdict == GL_VERDICT_LEAK;
-		fprintf(f, "<tr><td>%s</td><td class=\"k\">", gl_trend_series_name(t->series));
-		gl_html_text(f, t->kernel ? gl_trend_name(t) : "");
-		if (t->series == GL_TREND_METRIC) {
-			fputs(" <small>", f);
-			gl_html_text(f, t->host ? t->host : "");
-			fputs(" ", f);
-			gl_html_text(f, t->device ? t->device : "");
-			fputs("</small>", f);
-		}
-		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
-			(unsigned long long)t->n);
-		gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
-		fprintf(f, " %s/%s</td><td class=\"n\">", t->unit ? t->unit : "",
-			t->slope_unit ? t->slope_unit : "day");
-		gl_html_num(f, t->change_pct, GL_HTML_PCT);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_text(f, gl_text_duration(t->span_s, span, sizeof(span)));
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, t->r2, GL_HTML_F3);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, t->p_value, GL_HTML_G3);
-		fprintf(f, "</td><td%s>%s</td></tr>\n", loud ? " class=\"warning\"" : "",
-			gl_verdict_name(t->verdict));
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&ranked_table, order, n_order < rep->top ? n_order : rep->top, f);
 	if (n_order > rep->top)
 		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
 			" report.json.</p>\n", rep->top, n_order - rep->top);
