@@ -329,22 +329,22 @@ static const char *verdict_class(const void *r)
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 1, "kernel", 0, NULL, 0, 0,
-	 NULL, NULL, NULL, html_name},
+	 NULL, NULL, NULL, NULL, html_name},
 	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 2, "mean µs before", 0,
 	 NULL},
 	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 3, "mean µs", 0, NULL},
 	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 4, "mean change %", 0,
-	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct},
+	 NULL, 0, 0, NULL, NULL, NULL, NULL, html_mean_pct},
 	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 5, "p95 change %", 0,
-	 NULL, 0, 0, NULL, NULL, NULL, html_p95_pct},
+	 NULL, 0, 0, NULL, NULL, NULL, NULL, html_p95_pct},
 	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
-	 NULL, NULL, html_p},
+	 NULL, NULL, NULL, html_p},
 	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 7, "verdict", 0, verdict_name, 0, 0,
-	 NULL, NULL, NULL, NULL, verdict_class},
+	 NULL, NULL, verdict_class},
 };
 
 _Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");

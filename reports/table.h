@@ -68,13 +68,14 @@ struct gl_col {
 	/* Optional: the JSON value of the row's cell, a new reference (an object made of
 	 * several fields); NULL when out of memory. Overrides the kind in JSON. */
 	json_t *(*json_of)(const void *row);
+	/* Optional: the HTML cell's class for the row (a static name, "warning"; NULL: none),
+	 * in place of the kind's ("k" for a name, "n" for a number) */
+	const char *(*html_class)(const void *row);
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
 	/* Optional: writes the HTML cell's content after its <td> (html_div is not applied) */
 	void (*html_cell)(FILE *f, const void *row);
-	/* Optional: the HTML cell's class ("warning"; NULL: none), instead of "k" or "n" */
-	const char *(*html_class)(const void *row);
 };
 
 struct gl_table {

@@ -375,11 +375,11 @@ static void test_cells_written_by_columns(void **state)
 	 * verdict with class "warning" when worse, else none */
 	static const struct gl_col cc[] = {
 		{"name", GL_COL_TEXT, C(name), GL_COL_NAME, 1, "scope", 10, 1, "scope", 0, NULL, 0, 0,
-		 NULL, NULL, label_cell},
+		 NULL, NULL, NULL, label_cell},
 		{"ms", GL_COL_NUM, C(ms), 0, 2, "ms", 6, 2, "time", 0, NULL, 0, 0, NULL, NULL, NULL,
-		 ms_cell},
+		 NULL, ms_cell},
 		{"verdict", GL_COL_TEXT, C(name), GL_COL_LEFT, 3, "verdict", 6, 3, "verdict", 0, NULL,
-		 0, 0, NULL, NULL, verdict_cell, NULL, verdict_class},
+		 0, 0, NULL, NULL, verdict_class, verdict_cell},
 	};
 	static const struct gl_table ct = {cc, 3, sizeof(struct crow), 1};
 	static const struct crow cr[2] = {{"step", "0", 2.5, 1}, {"fwd", NULL, 10, 0}};
