@@ -203,10 +203,17 @@ static void release(void *st)
 	free(s->res.dev);
 }
 
-#define DV(f) offsetof(struct gl_device, f)
+/* A GPU as shown: the device, and the ways its series were joined as text. */
+struct shown {
+	struct gl_device d;
+	const char *joined_by;		/* by, or NULL when none */
+	char by[32];			/* "uuid,index" */
+};
 
-/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time)
- * and HTML (the text report writes a sentence per GPU). */
+#define DV(f) offsetof(struct shown, d.f)
+
+/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time
+ * nor series) and HTML (the text report writes a sentence per GPU). */
 static const struct gl_col cols[] = {
 	{"index", GL_COL_INDEX, DV(index), 0, 0, NULL, 0, 2, "index", 0, NULL, 2},
 	{"name", GL_COL_TEXT, DV(name), 0, 0, NULL, 0, 3, "name", 0, NULL, 3},
@@ -220,52 +227,47 @@ static const struct gl_col cols[] = {
 	 NULL, 10},
 	{"host", GL_COL_TEXT, DV(host), 0, 0, NULL, 0, 1, "host", 0, NULL, 1},
 	{"seen", GL_COL_TS, DV(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"series", GL_COL_U64, DV(n_series), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"series_joined_by", GL_COL_TEXT, offsetof(struct shown, joined_by), 0, 0, NULL, 0, 0, NULL,
+	 0, NULL, 0},
+	{"series_metrics", GL_COL_TEXT, DV(metrics), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 };
 
-static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_device)};
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]), sizeof(struct shown)};
+
+/* The rows as shown (free them); NULL when out of memory. */
+static struct shown *shown_of(const struct gl_devices_result *res)
+{
+	size_t n = res ? res->n : 0;
+	struct shown *s = calloc(n ? n : 1, sizeof(*s));
+
+	for (size_t i = 0; s && i < n; i++) {
+		s[i].d = res->dev[i];
+		joined_names(res->dev[i].joined_by, s[i].by, sizeof(s[i].by));
+		s[i].joined_by = *s[i].by ? s[i].by : NULL;
+	}
+	return s;
+}
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
+	struct shown *rows = shown_of(res);
+	json_t *a = rows ? gl_table_json(&table, rows, res ? res->n : 0) : NULL;
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "index", d->index >= 0 ? json_integer(d->index) : json_null());
-		gl_jb_set(&jb, o, "name", gl_json_str(d->name));
-		gl_jb_set(&jb, o, "uuid", gl_json_str(d->uuid));
-		gl_jb_set(&jb, o, "pci", gl_json_str(d->pci));
-		gl_jb_set(&jb, o, "driver", gl_json_str(d->driver));
-		gl_jb_set(&jb, o, "cuda", gl_json_str(d->cuda));
-		gl_jb_set(&jb, o, "vbios", gl_json_str(d->vbios));
-		gl_jb_set(&jb, o, "ecc_mode", gl_json_str(d->ecc_mode));
-		gl_jb_set(&jb, o, "memory_total_mib", gl_json_num(d->memory_total_mib));
-		gl_jb_set(&jb, o, "host", gl_json_str(d->host));
-		gl_jb_set(&jb, o, "seen", gl_json_ts(d->ts_us));
-		{
-			char by[32];
-
-			joined_names(d->joined_by, by, sizeof(by));
-			gl_jb_set(&jb, o, "series", gl_json_u64(d->n_series));
-			gl_jb_set(&jb, o, "series_joined_by", gl_json_str(*by ? by : NULL));
-			gl_jb_set(&jb, o, "series_metrics", gl_json_str(d->metrics));
-		}
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	free(rows);
+	return a;
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
+	struct shown *rows = shown_of(res);
 
 	(void)rep;
-	gl_table_csv(&table, res ? res->dev : NULL, res ? res->n : 0, fp);
+	gl_table_csv(&table, rows, rows && res ? res->n : 0, fp);
+	free(rows);
 }
 
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
