@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emit_util.h"
@@ -35,6 +36,13 @@ static double num_of(const void *v)
 
 	memcpy(&x, v, sizeof(x));
 	return x;
+}
+
+/* A GL_COL_HEX value as 0x1f into buf. */
+static const char *hex_of(const void *v, char *buf, size_t n)
+{
+	snprintf(buf, n, "0x%llx", (unsigned long long)u64_of(v));
+	return buf;
 }
 
 static const char *enum_of(const struct gl_col *c, const void *v)
@@ -83,6 +91,7 @@ static int64_t ts_of(const void *v)
 json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 {
 	struct gl_jb jb = {0};
+	char hx[24];
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++) {
@@ -100,6 +109,7 @@ json_t *gl_table_json(const struct gl_table *t, const void *rows, size_t n)
 				    : c->kind == GL_COL_JSON ? object_of(text_of(v))
 				    : c->kind == GL_COL_ENUM ? gl_json_str(enum_of(c, v))
 				    : c->kind == GL_COL_U64 ? gl_json_u64(u64_of(v))
+				    : c->kind == GL_COL_HEX ? json_string(hex_of(v, hx, sizeof(hx)))
 				    : c->kind == GL_COL_NUM ? gl_json_num(num_of(v))
 				    : c->kind == GL_COL_INT ? json_integer(int_of(v))
 				    : c->kind == GL_COL_FLAG ? json_boolean(int_of(v))
@@ -131,6 +141,7 @@ static const struct gl_col *csv_at(const struct gl_table *t, unsigned pos)
 void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
+	char hx[24];
 
 	for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++)
 		fprintf(fp, "%s%s", p > 1 ? "," : "", c->name);
@@ -148,6 +159,7 @@ void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp
 			case GL_COL_TEXT:
 			case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
 			case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
+			case GL_COL_HEX: fputs(hex_of(v, hx, sizeof(hx)), fp); break;
 			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
 			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
 			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
@@ -221,8 +233,13 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			case GL_COL_U64:
 				fprintf(fp, "%*llu", c->text_w, (unsigned long long)u64_of(v));
 				break;
+			case GL_COL_HEX:
+				fprintf(fp, "%*s", c->text_w, hex_of(v, buf, sizeof(buf)));
+				break;
 			case GL_COL_NUM:
-				fprintf(fp, "%*s", c->text_w, gl_text_num(num_of(v), buf, sizeof(buf)));
+				fprintf(fp, "%*s", c->text_w,
+					!isfinite(num_of(v)) && (c->flags & GL_COL_BLANK)
+						? "" : gl_text_num(num_of(v), buf, sizeof(buf)));
 				break;
 			case GL_COL_TS:
 				fprintf(fp, "%*s", c->text_w, gl_text_ts(ts_of(v), buf));
@@ -234,7 +251,7 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				if (long_of(v) >= 0)
 					fprintf(fp, "%*ld", c->text_w, long_of(v));
 				else
-					fprintf(fp, "%*s", c->text_w, "-");
+					fprintf(fp, "%*s", c->text_w, c->flags & GL_COL_BLANK ? "" : "-");
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:
@@ -275,7 +292,15 @@ static void html_value(FILE *fp, const struct gl_col *c, const void *rows, size_
 	case GL_COL_U64:
 		fprintf(fp, "%llu", (unsigned long long)u64_of(v));
 		break;
+	case GL_COL_HEX: {
+		char hx[24];
+
+		fputs(hex_of(v, hx, sizeof(hx)), fp);
+		break;
+	}
 	case GL_COL_NUM:
+		if (!isfinite(num_of(v)) && (c->flags & GL_COL_BLANK))
+			break;
 		gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v), GL_HTML_G4);
 		break;
 	case GL_COL_TS:
@@ -287,7 +312,7 @@ static void html_value(FILE *fp, const struct gl_col *c, const void *rows, size_
 	case GL_COL_INDEX:
 		if (long_of(v) >= 0)
 			fprintf(fp, "%ld", long_of(v));
-		else
+		else if (!(c->flags & GL_COL_BLANK))
 			gl_html_num(fp, NAN, GL_HTML_G4);
 		break;
 	case GL_COL_INT:

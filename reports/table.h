@@ -33,6 +33,7 @@ enum gl_col_kind {
 				 * an empty cell in CSV, "-" in text, a dash in HTML) */
 	GL_COL_INT,		/* int */
 	GL_COL_FLAG,		/* int, 0 or not: true/false in JSON, 0/1 in the others */
+	GL_COL_HEX,		/* uint64_t shown 0x1f (a string in JSON) */
 };
 
 #define GL_COL_NAME 1u		/* a name: its HTML cell is of class "k" */
@@ -41,6 +42,8 @@ enum gl_col_kind {
 #define GL_COL_NO_JSON 4u	/* not in JSON (a CSV or text form of another column) */
 #define GL_COL_ABSENT_CSV 8u	/* absent (below) also empties the CSV cell */
 #define GL_COL_LEFT 16u		/* text: left-aligned (a column other than the first) */
+#define GL_COL_BLANK 32u	/* GL_COL_INDEX none, or an undefined number: an empty cell in
+				 * text and HTML, not a dash */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */

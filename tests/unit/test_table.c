@@ -407,6 +407,63 @@ static void test_cells_written_by_columns(void **state)
 	free(buf);
 }
 
+/* A pointer in hex and a rank and a figure that may be missing, shown blank. */
+struct hrow {
+	uint64_t ptr;
+	long rank;
+	double v;
+};
+
+#define H(f) offsetof(struct hrow, f)
+
+static void test_hex_blank(void **state)
+{
+	static const struct gl_col hc[] = {
+		{"ptr", GL_COL_HEX, H(ptr), 0, 1, "ptr", 6, 1, "ptr", 0},
+		{"rank", GL_COL_INDEX, H(rank), GL_COL_BLANK, 2, "rank", 4, 2, "rank", 0},
+		{"v", GL_COL_NUM, H(v), GL_COL_BLANK, 3, "v", 3, 3, "v", 0},
+	};
+	static const struct gl_table ht = {hc, 3, sizeof(struct hrow)};
+	static const struct hrow hr[2] = {{0x1f, 3, 2}, {0, -1, NAN}};
+	char *buf = NULL, *js;
+	size_t len = 0;
+	FILE *fp;
+	json_t *a;
+
+	(void)state;
+	a = gl_table_json(&ht, hr, 2);
+	js = json_dumps(a, JSON_COMPACT);
+	assert_string_equal(js, "[{\"ptr\":\"0x1f\",\"rank\":3,\"v\":2.0},"
+				"{\"ptr\":\"0x0\",\"rank\":null,\"v\":null}]");
+	free(js);
+	json_decref(a);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_csv(&ht, hr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "ptr,rank,v\r\n0x1f,3,2\r\n0x0,,\r\n");
+	free(buf);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_text(&ht, hr, 2, fp);
+	fclose(fp);
+	/* the first column is a text cell: a hex number there shows nothing (as a number would) */
+	assert_string_equal(buf, "ptr   rank   v\n"
+				 "         3   2\n"
+				 "              \n");
+	free(buf);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&ht, hr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>ptr</th><th>rank</th><th>v</th></tr>\n"
+				 "<tr><td class=\"n\">0x1f</td><td class=\"n\">3</td>"
+				 "<td class=\"n\">2</td></tr>\n"
+				 "<tr><td class=\"n\">0x0</td><td class=\"n\"></td>"
+				 "<td class=\"n\"></td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_index_int_flag_csv_pos),
 		cmocka_unit_test(test_title_absent_json_of),
 		cmocka_unit_test(test_cells_written_by_columns),
+		cmocka_unit_test(test_hex_blank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
