@@ -283,7 +283,14 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 	for (size_t i = 0; i < res->n; i++) {
 		const struct gl_device *d = &res->dev[i];
 
-		fprintf(fp, "GPU %ld%s%s: %s, %s, bus %s, driver %s, CUDA %s, VBIOS %s, %s MiB\n", d->index,
+		char ix[24];
+
+		/* no index: "-", as in the other text tables */
+		if (d->index >= 0)
+			snprintf(ix, sizeof(ix), "%ld", d->index);
+		else
+			snprintf(ix, sizeof(ix), "-");
+		fprintf(fp, "GPU %s%s%s: %s, %s, bus %s, driver %s, CUDA %s, VBIOS %s, %s MiB\n", ix,
 			d->host ? " on " : "", d->host ? d->host : "", d->name ? d->name : "?",
 			d->uuid ? d->uuid : "-", d->pci ? d->pci : "-", d->driver ? d->driver : "-",
 			d->cuda ? d->cuda : "-", d->vbios ? d->vbios : "-",
@@ -316,7 +323,12 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 
 		fputs("<tr><td>", f);
 		gl_html_text(f, d->host ? d->host : "");
-		fprintf(f, "</td><td class=\"n\">%ld</td>", d->index);
+		fputs("</td><td class=\"n\">", f);
+		if (d->index >= 0)
+			fprintf(f, "%ld", d->index);
+		else
+			gl_html_num(f, NAN, GL_HTML_G4);	/* no index: a dash, as elsewhere */
+		fputs("</td>", f);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 			fputs("<td>", f);
 			gl_html_text(f, v[k] ? v[k] : "");

@@ -12,6 +12,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -103,11 +106,43 @@ static void test_no_inventory(void **state)
 	sec_db_close(&d);
 }
 
+/* A GPU without an index: "-" in the text and a dash on the page, never -1 (JSON null and
+ * an empty CSV cell come from the column list). */
+static void test_no_index_rendered(void **state)
+{
+	struct sec_db d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	sec_db_open(&d, NULL);
+	sec_db_exec(&d, "INSERT INTO event_kinds(kind) VALUES (7);");
+	inventory(&d, T(1), 0, "{\"inventory\":1,\"pci\":\"00000000:3B:00.0\",\"uuid\":\"GPU-a\"}", 1);
+	sec_db_build(&d, SEC_T0, SEC_T0 + 3600 * SEC_S_US, 20);
+
+	const void *st = gl_report_state_of(&d.rep, &gl_sec_devices);
+
+	assert_int_equal(gl_devices_result(st)->dev[0].index, -1);
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_sec_devices.emit_text(&d.rep, st, fp);
+	fclose(fp);
+	assert_non_null(strstr(buf, "GPU -: "));
+	free(buf);
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_sec_devices.emit_html(&d.rep, st, fp);
+	fclose(fp);
+	assert_null(strstr(buf, "-1"));
+	free(buf);
+	sec_db_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inventory_joined),
 		cmocka_unit_test(test_no_inventory),
+		cmocka_unit_test(test_no_index_rendered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
