@@ -508,10 +508,10 @@ HTML_MS(gpu_ms)
  * HTML: scope and device apart, ms with 4 significant digits (one decimal from 1000). */
 #define MS(name, text_pos, text_head, html_pos, html_head)                                 \
 	{#name, GL_COL_NUM, SC(name), 0, text_pos, text_head, 8, html_pos, html_head, 0,         \
-	 NULL, 0, 0, NULL, NULL, NULL, NULL, html_##name}
+	 NULL, 0, 0, NULL, NULL, NULL, html_##name}
 static const struct gl_col cols[] = {
 	{"scope", GL_COL_TEXT, SC(scope), GL_COL_NAME, 1, "scope (ms)", 24, 1, "scope", 0, NULL, 0,
-	 0, NULL, NULL, NULL, row_label},
+	 0, NULL, NULL, NULL, NULL, row_label},
 	{"device", GL_COL_TEXT, SC(device), 0, 0, NULL, 0, 2, "device", 0},
 	{"count", GL_COL_U64, SC(count), 0, 2, "count", 6, 3, "count", 0},
 	MS(total_ms, 3, "total", 4, "total ms"),
@@ -524,7 +524,7 @@ static const struct gl_col cols[] = {
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_scope), 1};
+				      sizeof(struct gl_report_scope), NULL, 1};
 
 /* The rows listed: the first --top. */
 static size_t listed(const struct gl_report *rep, const struct gl_scopes_result *res)

@@ -653,13 +653,13 @@ static const char *class_verdict(const void *r)
 }
 
 #define RCOL(pos, head, kind, cell, cls)                                                    \
-	{head, kind, 0, 0, 0, NULL, 0, pos, head, 0, NULL, 0, 0, NULL, NULL, cls, NULL, cell}
+	{head, kind, 0, 0, 0, NULL, 0, pos, head, 0, NULL, 0, 0, NULL, NULL, cls, cell}
 
 /* The page's table of the trends of largest change (rows: struct ranked). */
 static const struct gl_col ranked_cols[] = {
 	RCOL(1, "series", GL_COL_TEXT, html_series, class_none),
 	{"name", GL_COL_TEXT, 0, GL_COL_NAME, 0, NULL, 0, 2, "name", 0, NULL, 0, 0, NULL, NULL,
-	 NULL, NULL, html_name},
+	 NULL, html_name},
 	RCOL(3, "points", GL_COL_U64, html_points, NULL),
 	RCOL(4, "slope", GL_COL_NUM, html_slope, NULL),
 	RCOL(5, "change %", GL_COL_NUM, html_change, NULL),

@@ -332,8 +332,12 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	fputs("</tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)rows + i * t->row_size;
+		const char *rc = t->row_class ? t->row_class(row) : NULL;
 
-		fputs("<tr>", fp);
+		if (rc)
+			fprintf(fp, "<tr class=\"%s\">", rc);
+		else
+			fputs("<tr>", fp);
 		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
 			const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
 

@@ -74,17 +74,21 @@ struct gl_col {
 	/* Optional: the HTML cell's class for the row (a static name, "warning"; NULL: none),
 	 * in place of the kind's ("k" for a name, "n" for a number) */
 	const char *(*html_class)(const void *row);
+	/* Optional: writes the HTML cell's content after its <td> (already escaped; two figures
+	 * in one cell, a mark after the text; html_div is not applied); the cell's class is
+	 * still the kind's or html_class's */
+	void (*html_cell)(FILE *f, const void *row);
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
-	/* Optional: writes the HTML cell's content after its <td> (html_div is not applied) */
-	void (*html_cell)(FILE *f, const void *row);
 };
 
 struct gl_table {
 	const struct gl_col *cols;
 	size_t n_cols;
 	size_t row_size;		/* sizeof the row struct */
+	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
+	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
 };
 

@@ -375,13 +375,13 @@ static void test_cells_written_by_columns(void **state)
 	 * verdict with class "warning" when worse, else none */
 	static const struct gl_col cc[] = {
 		{"name", GL_COL_TEXT, C(name), GL_COL_NAME, 1, "scope", 10, 1, "scope", 0, NULL, 0, 0,
-		 NULL, NULL, NULL, label_cell},
+		 NULL, NULL, NULL, NULL, label_cell},
 		{"ms", GL_COL_NUM, C(ms), 0, 2, "ms", 6, 2, "time", 0, NULL, 0, 0, NULL, NULL, NULL,
-		 NULL, ms_cell},
+		 ms_cell},
 		{"verdict", GL_COL_TEXT, C(name), GL_COL_LEFT, 3, "verdict", 6, 3, "verdict", 0, NULL,
-		 0, 0, NULL, NULL, verdict_class, verdict_cell},
+		 0, 0, NULL, NULL, verdict_class, NULL, verdict_cell},
 	};
-	static const struct gl_table ct = {cc, 3, sizeof(struct crow), 1};
+	static const struct gl_table ct = {cc, 3, sizeof(struct crow), NULL, 1};
 	static const struct crow cr[2] = {{"step", "0", 2.5, 1}, {"fwd", NULL, 10, 0}};
 	char *buf = NULL;
 	size_t len = 0;
@@ -464,6 +464,33 @@ static void test_hex_blank(void **state)
 	free(buf);
 }
 
+static const char *odd_row(const void *row)
+{
+	return ((const struct hrow *)row)->rank < 0 ? "none" : NULL;
+}
+
+/* A class on the row's <tr> when the table gives one for it. */
+static void test_row_class(void **state)
+{
+	static const struct gl_col rc[] = {
+		{"rank", GL_COL_INDEX, H(rank), GL_COL_BLANK, 0, NULL, 0, 1, "rank", 0},
+	};
+	static const struct gl_table rt = {rc, 1, sizeof(struct hrow), odd_row};
+	static const struct hrow rr[2] = {{0, 3, 0}, {0, -1, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&rt, rr, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>rank</th></tr>\n"
+				 "<tr><td class=\"n\">3</td></tr>\n"
+				 "<tr class=\"none\"><td class=\"n\"></td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_title_absent_json_of),
 		cmocka_unit_test(test_cells_written_by_columns),
 		cmocka_unit_test(test_hex_blank),
+		cmocka_unit_test(test_row_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
