@@ -228,6 +228,25 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	}
 }
 
+/* A cell's opening tag: its class (the column's html_class of the row, else the
+ * kind's default, none when NULL) and, with GL_COL_TITLE, its title. */
+static void open_td(FILE *fp, const struct gl_col *c, const void *row, const char *class)
+{
+	if (c->html_class)
+		class = c->html_class(row);
+	fputs("<td", fp);
+	if (class)
+		fprintf(fp, " class=\"%s\"", class);
+	if (c->flags & GL_COL_TITLE) {
+		const char *title = text_of((const char *)row + c->title_offset);
+
+		fputs(" title=\"", fp);
+		gl_html_text(fp, title ? title : "");
+		fputc('"', fp);
+	}
+	fputc('>', fp);
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -237,6 +256,8 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 		fprintf(fp, "<th>%s</th>", c->html_head);
 	fputs("</tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
+		const void *row = (const char *)rows + i * t->row_size;
+
 		fputs("<tr>", fp);
 		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
@@ -244,36 +265,28 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON:
-				fputs(c->flags & GL_COL_NAME ? "<td class=\"k\"" : "<td", fp);
-				if (c->flags & GL_COL_TITLE) {
-					const char *title = text_of(cell(&(struct gl_col){
-						.offset = c->title_offset}, rows, t->row_size, i));
-
-					fputs(" title=\"", fp);
-					gl_html_text(fp, title ? title : "");
-					fputc('"', fp);
-				}
-				fputc('>', fp);
+				open_td(fp, c, row, c->flags & GL_COL_NAME ? "k" : NULL);
 				gl_html_text(fp, text_of(v) ? text_of(v) : "");
 				break;
 			case GL_COL_U64:
-				fprintf(fp, "<td class=\"n\">%llu", (unsigned long long)u64_of(v));
+				open_td(fp, c, row, "n");
+				fprintf(fp, "%llu", (unsigned long long)u64_of(v));
 				break;
 			case GL_COL_NUM:
-				fputs("<td class=\"n\">", fp);
+				open_td(fp, c, row, "n");
 				gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v),
 					    GL_HTML_G4);
 				break;
 			case GL_COL_TS:
-				fputs("<td>", fp);
+				open_td(fp, c, row, NULL);
 				gl_html_when(fp, ts_of(v));
 				break;
 			case GL_COL_ENUM:
-				fputs("<td>", fp);
+				open_td(fp, c, row, NULL);
 				gl_html_text(fp, enum_of(c, v));
 				break;
 			case GL_COL_INDEX:
-				fputs("<td class=\"n\">", fp);
+				open_td(fp, c, row, "n");
 				if (long_of(v) >= 0)
 					fprintf(fp, "%ld", long_of(v));
 				else
@@ -281,8 +294,8 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:
-				fprintf(fp, "<td class=\"n\">%d",
-					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+				open_td(fp, c, row, "n");
+				fprintf(fp, "%d", c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
 				break;
 			}
 			fputs("</td>", fp);

@@ -67,6 +67,9 @@ struct gl_col {
 	/* Optional: the JSON value of the row's cell, a new reference (an object made of
 	 * several fields); NULL when out of memory. Overrides the kind in JSON. */
 	json_t *(*json_of)(const void *row);
+	/* Optional: the HTML cell's class for the row (a static name; NULL: none), in place
+	 * of the kind's ("k" for a name, "n" for a number) */
+	const char *(*html_class)(const void *row);
 };
 
 struct gl_table {

@@ -335,6 +335,42 @@ static void test_title_absent_json_of(void **state)
 	free(buf);
 }
 
+/* The class of a row's count cell: "critical" from 3 up, none below. */
+static const char *n_class(const void *row)
+{
+	return ((const struct row *)row)->n >= 3 ? "critical" : NULL;
+}
+
+/* html_class: the cell's class comes from the row (in place of "n"; none when NULL), the
+ * other renderings are as without it. */
+static void test_html_class(void **state)
+{
+	static const struct gl_col cc[] = {
+		{"name", GL_COL_TEXT, R(name), 0, 0, NULL, 0, 2, "name", 0},
+		{"n", GL_COL_U64, R(n), 0, 0, NULL, 0, 1, "n", 0, NULL, 0, 0, NULL, NULL, n_class},
+	};
+	static const struct gl_table ct = {cc, 2, sizeof(struct row)};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&ct, rows, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>n</th><th>name</th></tr>\n"
+				 "<tr><td class=\"critical\">3</td><td>a,b</td></tr>\n"
+				 "<tr><td>0</td><td>&lt;x&gt;</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_csv(&ct, rows, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "name,n\r\n\"a,b\",3\r\n<x>,0\r\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_json_column),
 		cmocka_unit_test(test_index_int_flag_csv_pos),
 		cmocka_unit_test(test_title_absent_json_of),
+		cmocka_unit_test(test_html_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
