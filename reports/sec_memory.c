@@ -325,8 +325,7 @@ const struct gl_report_memory *gl_memory_result(const struct gl_report *rep)
 /*
  * A size bucket of the RMM allocations: JSON's rmm.size_histogram items. The CSV
  * writes them as key,name,value rows beside the section's other figures (the
- * bucket's lower bound as the name); the text and HTML do not list them. The leaks
- * keep their own code: their pointer is written in hex, a kind no column has.
+ * bucket's lower bound as the name); the text and HTML do not list them.
  */
 static const struct gl_col bucket_cols[] = {
 	{"lo_bytes", GL_COL_U64, BU(lo_bytes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
@@ -337,14 +336,39 @@ static const struct gl_table bucket_table = {bucket_cols,
 					     sizeof(bucket_cols) / sizeof(bucket_cols[0]),
 					     sizeof(struct gl_report_bucket)};
 
+#define LK(f) offsetof(struct gl_report_leak, f)
+
+/* The pointer of a leak as JSON writes it: "0x7f3a00000000". */
+static json_t *ptr_hex(const void *row)
+{
+	char ptr[32];
+
+	snprintf(ptr, sizeof(ptr), "0x%llx",
+		 (unsigned long long)((const struct gl_report_leak *)row)->ptr);
+	return json_string(ptr);
+}
+
+/*
+ * An allocation outstanding at the end: JSON's rmm.leaks items. The CSV writes two
+ * key,name,value rows of each (named by the pointer), the text a headerless line of
+ * the first five (its size in bytes' units); the HTML does not list them.
+ */
+static const struct gl_col leak_cols[] = {
+	{"ts", GL_COL_TS, LK(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"ptr", GL_COL_U64, LK(ptr), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, .json_of = ptr_hex},
+	{"size_bytes", GL_COL_U64, LK(size_bytes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table leak_table = {leak_cols, sizeof(leak_cols) / sizeof(leak_cols[0]),
+					   sizeof(struct gl_report_leak)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_memory *m = res_of(st);
 	const struct gl_report_rmm *rm = &m->rmm;
-	json_t *o = json_object(), *ro = json_object(), *leaks = json_array(),
-	       *q = json_object(),
+	json_t *o = json_object(), *ro = json_object(),
+	       *leaks = gl_table_json(&leak_table, rm->leaks, rm->n_leaks), *q = json_object(),
 	       *hist = gl_table_json(&bucket_table, rm->histogram, rm->n_histogram);
-	char ptr[32];
 	struct gl_jb jb_ = {0}, *jb = &jb_;
 
 	(void)r;
@@ -364,15 +388,6 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	gl_jb_set(jb, ro, "peak_ts", gl_json_ts(rm->peak_ts_us));
 	gl_jb_set(jb, ro, "leaked_allocations", gl_json_u64(rm->leaked_allocations));
 	gl_jb_set(jb, ro, "leaked_bytes", gl_json_u64(rm->leaked_bytes));
-	for (size_t i = 0; i < rm->n_leaks; i++) {
-		json_t *l = json_object();
-
-		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)rm->leaks[i].ptr);
-		gl_jb_set(jb, l, "ts", gl_json_ts(rm->leaks[i].ts_us));
-		gl_jb_set(jb, l, "ptr", json_string(ptr));
-		gl_jb_set(jb, l, "size_bytes", gl_json_u64(rm->leaks[i].size_bytes));
-		gl_jb_append(jb, leaks, l);
-	}
 	gl_jb_set(jb, ro, "leaks", leaks);
 	gl_jb_set(jb, q, "min", gl_json_num(rm->size_min_bytes));
 	gl_jb_set(jb, q, "p50", gl_json_num(rm->size_p50_bytes));
