@@ -247,6 +247,18 @@ static void open_td(FILE *fp, const struct gl_col *c, const void *row, const cha
 	fputc('>', fp);
 }
 
+/* The class of a kind's cells: "k" for a name, "n" for a number, else none. */
+static const char *kind_class(const struct gl_col *c)
+{
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON: return c->flags & GL_COL_NAME ? "k" : NULL;
+	case GL_COL_TS:
+	case GL_COL_ENUM: return NULL;
+	default: return "n";
+	}
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -257,36 +269,40 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	fputs("</tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)rows + i * t->row_size;
+		const char *tr_class = t->row_class ? t->row_class(row) : NULL;
 
-		fputs("<tr>", fp);
+		if (tr_class)
+			fprintf(fp, "<tr class=\"%s\">", tr_class);
+		else
+			fputs("<tr>", fp);
 		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
 
+			open_td(fp, c, row, kind_class(c));
+			if (c->html_of) {
+				c->html_of(fp, row);
+				fputs("</td>", fp);
+				continue;
+			}
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON:
-				open_td(fp, c, row, c->flags & GL_COL_NAME ? "k" : NULL);
 				gl_html_text(fp, text_of(v) ? text_of(v) : "");
 				break;
 			case GL_COL_U64:
-				open_td(fp, c, row, "n");
 				fprintf(fp, "%llu", (unsigned long long)u64_of(v));
 				break;
 			case GL_COL_NUM:
-				open_td(fp, c, row, "n");
 				gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v),
 					    GL_HTML_G4);
 				break;
 			case GL_COL_TS:
-				open_td(fp, c, row, NULL);
 				gl_html_when(fp, ts_of(v));
 				break;
 			case GL_COL_ENUM:
-				open_td(fp, c, row, NULL);
 				gl_html_text(fp, enum_of(c, v));
 				break;
 			case GL_COL_INDEX:
-				open_td(fp, c, row, "n");
 				if (long_of(v) >= 0)
 					fprintf(fp, "%ld", long_of(v));
 				else
@@ -294,7 +310,6 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:
-				open_td(fp, c, row, "n");
 				fprintf(fp, "%d", c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
 				break;
 			}

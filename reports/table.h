@@ -70,12 +70,18 @@ struct gl_col {
 	/* Optional: the HTML cell's class for the row (a static name; NULL: none), in place
 	 * of the kind's ("k" for a name, "n" for a number) */
 	const char *(*html_class)(const void *row);
+	/* Optional: writes the HTML cell's content for the row (already escaped; two figures
+	 * in one cell, a mark after the text), in place of the kind's; the cell's class is
+	 * still the kind's or html_class's */
+	void (*html_of)(FILE *fp, const void *row);
 };
 
 struct gl_table {
 	const struct gl_col *cols;
 	size_t n_cols;
 	size_t row_size;		/* sizeof the row struct */
+	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
+	const char *(*row_class)(const void *row);
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

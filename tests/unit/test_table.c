@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "../../reports/emit_util.h"
 #include "../../reports/table.h"
 #include "gpulog.h"
 #include "util/timeutil.h"
@@ -371,6 +372,56 @@ static void test_html_class(void **state)
 	free(buf);
 }
 
+/* A row of a count of 3 and more is "hot". */
+static const char *hot_row(const void *row)
+{
+	return ((const struct row *)row)->n >= 3 ? "hot" : NULL;
+}
+
+/* The n and v of a row in one cell: "3 / 1.5", a mark after it when n is not 0. */
+static void n_and_v(FILE *fp, const void *row)
+{
+	const struct row *r = row;
+
+	fprintf(fp, "%llu / ", (unsigned long long)r->n);
+	gl_html_num(fp, r->v, GL_HTML_G4);
+	if (r->n)
+		fputs(" <b>!</b>", fp);
+}
+
+/* row_class: the <tr>'s class from the row (none when NULL); html_of: the cell's content
+ * from the row, in a cell of the kind's class; JSON and CSV as without them. */
+static void test_row_class_html_of(void **state)
+{
+	static const struct gl_col cc[] = {
+		{"name", GL_COL_TEXT, R(name), GL_COL_NAME, 0, NULL, 0, 1, "name", 0},
+		{"n", GL_COL_U64, R(n), 0, 0, NULL, 0, 2, "n / v", 0, .html_of = n_and_v},
+	};
+	static const struct gl_table ct = {cc, 2, sizeof(struct row), hot_row};
+	char *buf = NULL, *js;
+	size_t len = 0;
+	FILE *fp;
+	json_t *a;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&ct, rows, 2, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>name</th><th>n / v</th></tr>\n"
+				 "<tr class=\"hot\"><td class=\"k\">a,b</td>"
+				 "<td class=\"n\">3 / 1.5 <b>!</b></td></tr>\n"
+				 "<tr><td class=\"k\">&lt;x&gt;</td><td class=\"n\">0 / &ndash;</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+
+	a = gl_table_json(&ct, rows, 2);
+	assert_non_null(a);
+	js = json_dumps(a, JSON_COMPACT);
+	assert_string_equal(js, "[{\"name\":\"a,b\",\"n\":3},{\"name\":\"<x>\",\"n\":0}]");
+	free(js);
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_index_int_flag_csv_pos),
 		cmocka_unit_test(test_title_absent_json_of),
 		cmocka_unit_test(test_html_class),
+		cmocka_unit_test(test_row_class_html_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
