@@ -512,25 +512,38 @@ static void release(void *st)
 /* size_t counted as a u64 column */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "n_steps is read as a uint64_t");
 
-/* A run (and rank): JSON's runs and the CSV (which leaves duplicates out: no CSV position);
- * the text and the page show them their own way. */
+/* A run's rank in HTML; an empty cell for a run of no rank. */
+static void rank_html(FILE *f, const void *row)
+{
+	const struct gl_training_run *r = row;
+
+	if (r->rank >= 0)
+		fprintf(f, "%ld", r->rank);
+}
+
+/* A run (and rank): JSON's runs, the CSV (which leaves duplicates out: no CSV position) and
+ * the HTML table; the text shows them its own way. */
 static const struct gl_col run_cols[] = {
-	{"run", GL_COL_TEXT, TR(run), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
-	{"rank", GL_COL_INDEX, TR(rank), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
-	{"sources", GL_COL_TEXT, TR(sources), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3},
-	{"steps", GL_COL_U64, TR(n_steps), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4},
+	{"run", GL_COL_TEXT, TR(run), GL_COL_NAME, 0, NULL, 0, 1, "run", 0, NULL, 1},
+	{"rank", GL_COL_INDEX, TR(rank), 0, 0, NULL, 0, 2, "rank", 0, NULL, 2,
+	 .html_of = rank_html},
+	{"sources", GL_COL_TEXT, TR(sources), 0, 0, NULL, 0, 3, "sources", 0, NULL, 3},
+	{"steps", GL_COL_U64, TR(n_steps), 0, 0, NULL, 0, 4, "steps", 0, NULL, 4},
 	{"duplicates", GL_COL_U64, TR(duplicates), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"step_first", GL_COL_NUM, TR(step_first), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
-	{"step_last", GL_COL_NUM, TR(step_last), 0, 0, NULL, 0, 0, NULL, 0, NULL, 6},
-	{"loss_first", GL_COL_NUM, TR(loss_first), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
-	{"loss_last", GL_COL_NUM, TR(loss_last), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
-	{"loss_min", GL_COL_NUM, TR(loss_min), 0, 0, NULL, 0, 0, NULL, 0, NULL, 9},
-	{"loss_change_pct", GL_COL_NUM, TR(loss_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
-	{"iteration_ms_p50", GL_COL_NUM, TR(iter_ms_p50), 0, 0, NULL, 0, 0, NULL, 0, NULL, 11},
-	{"iteration_ms_p95", GL_COL_NUM, TR(iter_ms_p95), 0, 0, NULL, 0, 0, NULL, 0, NULL, 12},
-	{"iteration_change_pct", GL_COL_NUM, TR(iter_change_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL,
-	 13},
-	{"straggler_pct", GL_COL_NUM, TR(straggler_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+	{"step_last", GL_COL_NUM, TR(step_last), 0, 0, NULL, 0, 5, "last step", 0, NULL, 6},
+	{"loss_first", GL_COL_NUM, TR(loss_first), 0, 0, NULL, 0, 6, "loss first", 0, NULL, 7},
+	{"loss_last", GL_COL_NUM, TR(loss_last), 0, 0, NULL, 0, 7, "loss last", 0, NULL, 8},
+	{"loss_min", GL_COL_NUM, TR(loss_min), 0, 0, NULL, 0, 8, "loss min", 0, NULL, 9},
+	{"loss_change_pct", GL_COL_NUM, TR(loss_change_pct), 0, 0, NULL, 0, 9, "change %", 0, NULL,
+	 10},
+	{"iteration_ms_p50", GL_COL_NUM, TR(iter_ms_p50), 0, 0, NULL, 0, 10, "iteration p50 ms", 0,
+	 NULL, 11},
+	{"iteration_ms_p95", GL_COL_NUM, TR(iter_ms_p95), 0, 0, NULL, 0, 11, "p95 ms", 0, NULL, 12},
+	{"iteration_change_pct", GL_COL_NUM, TR(iter_change_pct), 0, 0, NULL, 0, 12, "change %", 0,
+	 NULL, 13},
+	{"straggler_pct", GL_COL_NUM, TR(straggler_pct), 0, 0, NULL, 0, 13,
+	 "slower than the fastest rank %", 0, NULL, 14},
 };
 
 static const struct gl_table run_table = {run_cols, sizeof(run_cols) / sizeof(run_cols[0]),
@@ -605,32 +618,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	if (!res || !res->n) {
 		fputs("<p>No training records in this window.</p>\n", f);
 	} else {
-		fputs("<table><tr><th>run</th><th>rank</th><th>sources</th><th>steps</th><th>last step</th>"
-		      "<th>loss first</th><th>loss last</th><th>loss min</th><th>change %</th>"
-		      "<th>iteration p50 ms</th><th>p95 ms</th><th>change %</th><th>slower than the fastest rank %</th></tr>\n",
-		      f);
-		for (size_t i = 0; i < res->n; i++) {
-			const struct gl_training_run *r = &res->runs[i];
-			const double v[] = {r->step_last, r->loss_first, r->loss_last, r->loss_min,
-					    r->loss_change_pct, r->iter_ms_p50, r->iter_ms_p95,
-					    r->iter_change_pct, r->straggler_pct};
-
-			fputs("<tr><td class=\"k\">", f);
-			gl_html_text(f, r->run);
-			fputs("</td><td class=\"n\">", f);
-			if (r->rank >= 0)
-				fprintf(f, "%ld", r->rank);
-			fputs("</td><td>", f);
-			gl_html_text(f, r->sources);
-			fprintf(f, "</td><td class=\"n\">%zu</td>", r->n_steps);
-			for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-				fputs("<td class=\"n\">", f);
-				gl_html_num(f, v[k], GL_HTML_G4);
-				fputs("</td>", f);
-			}
-			fputs("</tr>\n", f);
-		}
-		fputs("</table>\n", f);
+		gl_table_html(&run_table, res->runs, res->n, f);
 	}
 	if (res)
 		fprintf(f, "<p>Failures: %llu CUDA out of memory, %llu tracebacks, %llu NCCL warnings, "
