@@ -205,10 +205,37 @@ static void release(void *st)
 
 #define DV(f) offsetof(struct gl_device, f)
 
-/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time)
- * and HTML (the text report writes a sentence per GPU). */
+/* The GPU's index as HTML writes it: the number, even for none. */
+static void index_html(FILE *f, const void *row)
+{
+	fprintf(f, "%ld", ((const struct gl_device *)row)->index);
+}
+
+/* What joined the GPU's telemetry series to it ("index,uuid"); null when none. */
+static json_t *joined_json(const void *row)
+{
+	char by[32];
+
+	joined_names(((const struct gl_device *)row)->joined_by, by, sizeof(by));
+	return gl_json_str(*by ? by : NULL);
+}
+
+/* The GPU's telemetry series in HTML: "4 (index)", the count alone when none joined. */
+static void series_html(FILE *f, const void *row)
+{
+	const struct gl_device *d = row;
+	char by[32];
+
+	joined_names(d->joined_by, by, sizeof(by));
+	fprintf(f, "%llu%s%s%s", (unsigned long long)d->n_series, *by ? " (" : "", by,
+		*by ? ")" : "");
+}
+
+/* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time,
+ * no series) and HTML (the text report writes a sentence per GPU). */
 static const struct gl_col cols[] = {
-	{"index", GL_COL_INDEX, DV(index), 0, 0, NULL, 0, 2, "index", 0, NULL, 2},
+	{"index", GL_COL_INDEX, DV(index), 0, 0, NULL, 0, 2, "index", 0, NULL, 2,
+	 .html_of = index_html},
 	{"name", GL_COL_TEXT, DV(name), 0, 0, NULL, 0, 3, "name", 0, NULL, 3},
 	{"uuid", GL_COL_TEXT, DV(uuid), 0, 0, NULL, 0, 4, "uuid", 0, NULL, 4},
 	{"pci", GL_COL_TEXT, DV(pci), 0, 0, NULL, 0, 5, "PCI bus", 0, NULL, 5},
@@ -220,6 +247,11 @@ static const struct gl_col cols[] = {
 	 NULL, 10},
 	{"host", GL_COL_TEXT, DV(host), 0, 0, NULL, 0, 1, "host", 0, NULL, 1},
 	{"seen", GL_COL_TS, DV(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"series", GL_COL_U64, DV(n_series), 0, 0, NULL, 0, 11, "telemetry series (joined by)", 0,
+	 NULL, 0, .html_of = series_html},
+	{"series_joined_by", GL_COL_TEXT, DV(metrics), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0,
+	 .json_of = joined_json},
+	{"series_metrics", GL_COL_TEXT, DV(metrics), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
@@ -228,36 +260,9 @@ static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
-	struct gl_jb jb = {0};
-	json_t *a = json_array();
 
 	(void)rep;
-	for (size_t i = 0; a && res && i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		json_t *o = json_object();
-
-		gl_jb_set(&jb, o, "index", d->index >= 0 ? json_integer(d->index) : json_null());
-		gl_jb_set(&jb, o, "name", gl_json_str(d->name));
-		gl_jb_set(&jb, o, "uuid", gl_json_str(d->uuid));
-		gl_jb_set(&jb, o, "pci", gl_json_str(d->pci));
-		gl_jb_set(&jb, o, "driver", gl_json_str(d->driver));
-		gl_jb_set(&jb, o, "cuda", gl_json_str(d->cuda));
-		gl_jb_set(&jb, o, "vbios", gl_json_str(d->vbios));
-		gl_jb_set(&jb, o, "ecc_mode", gl_json_str(d->ecc_mode));
-		gl_jb_set(&jb, o, "memory_total_mib", gl_json_num(d->memory_total_mib));
-		gl_jb_set(&jb, o, "host", gl_json_str(d->host));
-		gl_jb_set(&jb, o, "seen", gl_json_ts(d->ts_us));
-		{
-			char by[32];
-
-			joined_names(d->joined_by, by, sizeof(by));
-			gl_jb_set(&jb, o, "series", gl_json_u64(d->n_series));
-			gl_jb_set(&jb, o, "series_joined_by", gl_json_str(*by ? by : NULL));
-			gl_jb_set(&jb, o, "series_metrics", gl_json_str(d->metrics));
-		}
-		gl_jb_append(&jb, a, o);
-	}
-	return gl_jb_done(&jb, a);
+	return gl_table_json(&table, res ? res->dev : NULL, res ? res->n : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
@@ -305,32 +310,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No nvidia-smi -q inventory in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>host</th><th>index</th><th>name</th><th>uuid</th><th>PCI bus</th>"
-	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th>"
-	      "<th>telemetry series (joined by)</th></tr>\n", f);
-	for (size_t i = 0; i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
-
-		fputs("<tr><td>", f);
-		gl_html_text(f, d->host ? d->host : "");
-		fprintf(f, "</td><td class=\"n\">%ld</td>", d->index);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			fputs("<td>", f);
-			gl_html_text(f, v[k] ? v[k] : "");
-			fputs("</td>", f);
-		}
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, d->memory_total_mib, GL_HTML_G4);
-		{
-			char by[32];
-
-			joined_names(d->joined_by, by, sizeof(by));
-			fprintf(f, "</td><td class=\"n\">%llu%s%s%s</td></tr>\n",
-				(unsigned long long)d->n_series, *by ? " (" : "", by, *by ? ")" : "");
-		}
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&table, res->dev, res->n, f);
 }
 
 const struct gl_section gl_sec_devices = {
