@@ -294,7 +294,8 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				break;
 			case GL_COL_NUM:
 				gl_html_num(fp, c->html_div ? num_of(v) / c->html_div : num_of(v),
-					    GL_HTML_G4);
+					    c->flags & GL_COL_HTML_NUM ? (enum gl_html_num)c->html_num
+								       : GL_HTML_G4);
 				break;
 			case GL_COL_TS:
 				gl_html_when(fp, ts_of(v));

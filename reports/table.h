@@ -40,6 +40,8 @@ enum gl_col_kind {
 				 * title_offset (a full name behind a short one) */
 #define GL_COL_NO_JSON 4u	/* not in JSON (a CSV or text form of another column) */
 #define GL_COL_ABSENT_CSV 8u	/* absent (below) also empties the CSV cell */
+#define GL_COL_HTML_NUM 16u	/* HTML writes the number in the style html_num (an enum
+				 * gl_html_num of emit_util.h), not GL_HTML_G4 */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */
@@ -74,6 +76,8 @@ struct gl_col {
 	 * in one cell, a mark after the text), in place of the kind's; the cell's class is
 	 * still the kind's or html_class's */
 	void (*html_of)(FILE *fp, const void *row);
+	/* With GL_COL_HTML_NUM: the enum gl_html_num a GL_COL_NUM cell is written in */
+	int html_num;
 };
 
 struct gl_table {

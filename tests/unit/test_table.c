@@ -422,6 +422,33 @@ static void test_row_class_html_of(void **state)
 	json_decref(a);
 }
 
+/* GL_COL_HTML_NUM: a number cell in the style the column names (a percent, three figures),
+ * the others in %.4g. */
+static void test_html_num(void **state)
+{
+	static const struct gl_col cc[] = {
+		{"v", GL_COL_NUM, R(v), GL_COL_HTML_NUM, 0, NULL, 0, 1, "v %", 0, .html_num = GL_HTML_PCT},
+		{"w_ms", GL_COL_NUM, R(w_ms), GL_COL_HTML_NUM, 0, NULL, 0, 2, "w", 0,
+		 .html_num = GL_HTML_G3},
+		{"w4", GL_COL_NUM, R(w_ms), 0, 0, NULL, 0, 3, "w4", 0},
+	};
+	static const struct gl_table ct = {cc, 3, sizeof(struct row)};
+	static const struct row r1[1] = {{"a", 1, 12.34, 1.23456, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = open_memstream(&buf, &len));
+	gl_table_html(&ct, r1, 1, fp);
+	fclose(fp);
+	/* percent: %+.1f; G3: %.3g; G4: %.4g */
+	assert_string_equal(buf, "<table><tr><th>v %</th><th>w</th><th>w4</th></tr>\n"
+				 "<tr><td class=\"n\">+12.3</td><td class=\"n\">1.23</td>"
+				 "<td class=\"n\">1.235</td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_title_absent_json_of),
 		cmocka_unit_test(test_html_class),
 		cmocka_unit_test(test_row_class_html_of),
+		cmocka_unit_test(test_html_num),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
