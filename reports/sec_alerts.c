@@ -590,21 +590,29 @@ const struct gl_alerts_result *gl_alerts_result(const struct gl_report *rep)
 
 #define AR(f) offsetof(struct alert_row, f)
 
-/* An alert: JSON (every column) and CSV (all but worst, the value again); the text report
- * writes a line per alert, the HTML table colours the severity's cell. */
+/* The severity cell's class in HTML: the severity's name ("critical", "warning"). */
+static const char *severity_class(const void *row)
+{
+	return ((const struct alert_row *)row)->severity;
+}
+
+/* An alert: JSON (every column), CSV (all but worst, the value again) and the HTML table
+ * (the severity's cell coloured; times is the count, time the first firing as in JSON,
+ * last the last one); the text report writes a line per alert. */
 static const struct gl_col cols[] = {
-	{"severity", GL_COL_TEXT, AR(severity), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
-	{"rule", GL_COL_TEXT, AR(rule), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
-	{"subject", GL_COL_TEXT, AR(subject), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3},
+	{"severity", GL_COL_TEXT, AR(severity), 0, 0, NULL, 0, 1, "severity", 0, NULL, 1,
+	 .html_class = severity_class},
+	{"rule", GL_COL_TEXT, AR(rule), 0, 0, NULL, 0, 2, "rule", 0, NULL, 2},
+	{"subject", GL_COL_TEXT, AR(subject), GL_COL_NAME, 0, NULL, 0, 3, "subject", 0, NULL, 3},
 	{"value", GL_COL_NUM, AR(value), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4},
-	{"threshold", GL_COL_NUM, AR(threshold), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
-	{"message", GL_COL_TEXT, AR(message), 0, 0, NULL, 0, 0, NULL, 0, NULL, 6},
-	{"source", GL_COL_TEXT, AR(source), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
+	{"threshold", GL_COL_NUM, AR(threshold), 0, 0, NULL, 0, 6, "threshold", 0, NULL, 5},
+	{"message", GL_COL_TEXT, AR(message), 0, 0, NULL, 0, 7, "message (worst)", 0, NULL, 6},
+	{"source", GL_COL_TEXT, AR(source), 0, 0, NULL, 0, 9, "source", 0, NULL, 7},
 	{"time", GL_COL_TS, AR(time_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
-	{"count", GL_COL_U64, AR(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 9},
-	{"first_ts", GL_COL_TS, AR(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
-	{"last_ts", GL_COL_TS, AR(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 11},
-	{"worst", GL_COL_NUM, AR(worst), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_U64, AR(count), 0, 0, NULL, 0, 4, "times", 0, NULL, 9},
+	{"first_ts", GL_COL_TS, AR(first_ts_us), 0, 0, NULL, 0, 10, "time", 0, NULL, 10},
+	{"last_ts", GL_COL_TS, AR(last_ts_us), 0, 0, NULL, 0, 8, "last", 0, NULL, 11},
+	{"worst", GL_COL_NUM, AR(worst), 0, 0, NULL, 0, 5, "worst", 0, NULL, 0},
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
@@ -667,34 +675,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		fputs("<p>No alert fired.</p>\n", f);
 		return;
 	}
-	/* time: the first firing, as in JSON; last: the last one */
-	fputs("<table><tr><th>severity</th><th>rule</th><th>subject</th><th>times</th>"
-	      "<th>worst</th><th>threshold</th><th>message (worst)</th><th>last</th>"
-	      "<th>source</th><th>time</th></tr>\n", f);
-	for (size_t i = 0; i < res->n_alerts; i++) {
-		const struct gl_report_alert *a = &res->alerts[i];
-		const char *sev = gl_severity_name(a->severity);
-
-		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", sev, sev);
-		gl_html_text(f, a->rule);
-		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, a->subject);
-		fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">",
-			(unsigned long long)(a->count ? a->count : 1));
-		gl_html_num(f, a->value, GL_HTML_G4);
-		fputs("</td><td class=\"n\">", f);
-		gl_html_num(f, a->threshold, GL_HTML_G4);
-		fputs("</td><td>", f);
-		gl_html_text(f, a->message);
-		fputs("</td><td>", f);
-		gl_html_when(f, is_log(a) ? a->last_ts_us : GL_TS_NONE);
-		fputs("</td><td>", f);
-		gl_html_text(f, is_log(a) ? "log" : "gpulog");
-		fputs("</td><td>", f);
-		gl_html_when(f, is_log(a) ? a->first_ts_us : GL_TS_NONE);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&table, rows_shown(st), n_shown(st), f);
 }
 
 const struct gl_section gl_sec_alerts = {

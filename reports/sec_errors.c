@@ -618,18 +618,26 @@ static const char *level_name(int level)
 
 #define SH(f) offsetof(struct gl_report_shape, f)
 
+/* The level cell's class in HTML: "critical" for ERROR and above, else "warning". */
+static const char *level_class(const void *row)
+{
+	return ((const struct gl_report_shape *)row)->level >= GL_LEVEL_ERROR ? "critical"
+										: "warning";
+}
+
 /*
- * A message shape: JSON's top_messages items. The CSV keeps its own rows (they
- * share the key,name,value header of the section's other rows), and so do the text
- * (count first, no header) and the HTML table (the level cell's class is its level's).
+ * A message shape: JSON's top_messages items and the HTML table. The CSV keeps its
+ * own rows (they share the key,name,value header of the section's other rows), and
+ * so does the text (count first, no header, the shape cut from its start).
  */
 static const struct gl_col shape_cols[] = {
-	{"shape", GL_COL_TEXT, SH(shape), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"level", GL_COL_ENUM, SH(level), 0, 0, NULL, 0, 0, NULL, 0, level_name, 0},
-	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"sample", GL_COL_TEXT, SH(sample), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"shape", GL_COL_TEXT, SH(shape), GL_COL_NAME, 0, NULL, 0, 3, "message shape", 0, NULL, 0},
+	{"level", GL_COL_ENUM, SH(level), 0, 0, NULL, 0, 1, "level", 0, level_name, 0,
+	 .html_class = level_class},
+	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 2, "count", 0, NULL, 0},
+	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 4, "first", 0, NULL, 0},
+	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 5, "last", 0, NULL, 0},
+	{"sample", GL_COL_TEXT, SH(sample), GL_COL_NAME, 0, NULL, 0, 6, "first message", 0, NULL, 0},
 };
 
 static const struct gl_table shape_table = {shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]),
@@ -766,26 +774,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 		gl_html_counts(f, "component (WARN and above)", e->by_component, e->n_by_component);
 	if (e->n_top_messages == 0)
 		return;
-	fputs("<table><tr><th>level</th><th>count</th><th>message shape</th><th>first</th>"
-	      "<th>last</th><th>first message</th></tr>\n", f);
-	for (size_t i = 0; i < e->n_top_messages; i++) {
-		const struct gl_report_shape *s = &e->top_messages[i];
-
-		const char *lv = gl_level_name((enum gl_level)s->level);
-
-		fprintf(f, "<tr><td class=\"%s\">%s</td><td class=\"n\">%llu</td><td class=\"k\">",
-			s->level >= GL_LEVEL_ERROR ? "critical" : "warning", lv,
-			(unsigned long long)s->count);
-		gl_html_text(f, s->shape);
-		fputs("</td><td>", f);
-		gl_html_when(f, s->first_ts_us);
-		fputs("</td><td>", f);
-		gl_html_when(f, s->last_ts_us);
-		fputs("</td><td class=\"k\">", f);
-		gl_html_text(f, s->sample);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&shape_table, e->top_messages, e->n_top_messages, f);
 }
 
 /* "second", "minute", "hour" or "day": the error buckets' unit. */

@@ -239,33 +239,79 @@ static void release(void *st)
 
 #define EC(f) offsetof(struct gl_health_ecc, f)
 
-/* A GPU of the nvidia-smi -q inventory: JSON's ecc items (the text and HTML show them their
- * own way: the text a line per GPU, the page a volatile / aggregate pair per cell). */
+/* Two figures of a GPU in one HTML cell: "0 / 2". */
+static void html_pair(FILE *f, double a, double b)
+{
+	gl_html_num(f, a, GL_HTML_G4);
+	fputs(" / ", f);
+	gl_html_num(f, b, GL_HTML_G4);
+}
+
+static void ecc_uncorrected(FILE *f, const void *row)
+{
+	const struct gl_health_ecc *g = row;
+
+	html_pair(f, g->volatile_uncorrected, g->aggregate_uncorrected);
+}
+
+static void ecc_corrected(FILE *f, const void *row)
+{
+	const struct gl_health_ecc *g = row;
+
+	html_pair(f, g->volatile_corrected, g->aggregate_corrected);
+}
+
+static void retired_pages(FILE *f, const void *row)
+{
+	const struct gl_health_ecc *g = row;
+
+	html_pair(f, g->retired_sbe, g->retired_dbe);
+}
+
+static void remapped_rows(FILE *f, const void *row)
+{
+	const struct gl_health_ecc *g = row;
+
+	html_pair(f, g->remapped_correctable, g->remapped_uncorrectable);
+}
+
+/* The active clocks event reasons; "none" when there are none. */
+static void clock_reasons(FILE *f, const void *row)
+{
+	const struct gl_health_ecc *g = row;
+
+	gl_html_text(f, g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons
+									      : "none");
+}
+
+/* A GPU of the nvidia-smi -q inventory: JSON's ecc items and the HTML table (a volatile /
+ * aggregate pair per cell); the text shows a line per GPU. */
 static const struct gl_col ecc_cols[] = {
-	{"pci", GL_COL_TEXT, EC(pci), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"pci", GL_COL_TEXT, EC(pci), GL_COL_NAME, 0, NULL, 0, 1, "GPU (PCI bus)", 0, NULL, 0},
 	{"uuid", GL_COL_TEXT, EC(uuid), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"ecc_volatile_uncorrected", GL_COL_NUM, EC(volatile_uncorrected), 0, 0, NULL, 0, 0, NULL,
-	 0, NULL, 0},
-	{"ecc_volatile_corrected", GL_COL_NUM, EC(volatile_corrected), 0, 0, NULL, 0, 0, NULL, 0,
-	 NULL, 0},
+	{"ecc_volatile_uncorrected", GL_COL_NUM, EC(volatile_uncorrected), 0, 0, NULL, 0, 2,
+	 "ECC uncorrected (volatile / aggregate)", 0, NULL, 0, .html_cell = ecc_uncorrected},
+	{"ecc_volatile_corrected", GL_COL_NUM, EC(volatile_corrected), 0, 0, NULL, 0, 3,
+	 "ECC corrected (volatile / aggregate)", 0, NULL, 0, .html_cell = ecc_corrected},
 	{"ecc_aggregate_uncorrected", GL_COL_NUM, EC(aggregate_uncorrected), 0, 0, NULL, 0, 0, NULL,
 	 0, NULL, 0},
 	{"ecc_aggregate_corrected", GL_COL_NUM, EC(aggregate_corrected), 0, 0, NULL, 0, 0, NULL, 0,
 	 NULL, 0},
-	{"retired_pages_sbe", GL_COL_NUM, EC(retired_sbe), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"retired_pages_sbe", GL_COL_NUM, EC(retired_sbe), 0, 0, NULL, 0, 4,
+	 "retired pages SBE / DBE", 0, NULL, 0, .html_cell = retired_pages},
 	{"retired_pages_dbe", GL_COL_NUM, EC(retired_dbe), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"retired_pages_pending", GL_COL_NUM, EC(retired_pending), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 0},
-	{"remapped_rows_correctable", GL_COL_NUM, EC(remapped_correctable), 0, 0, NULL, 0, 0, NULL,
-	 0, NULL, 0},
+	{"remapped_rows_correctable", GL_COL_NUM, EC(remapped_correctable), 0, 0, NULL, 0, 5,
+	 "remapped rows corr. / uncorr.", 0, NULL, 0, .html_cell = remapped_rows},
 	{"remapped_rows_uncorrectable", GL_COL_NUM, EC(remapped_uncorrectable), 0, 0, NULL, 0, 0,
 	 NULL, 0, NULL, 0},
 	{"remapped_rows_pending", GL_COL_NUM, EC(remapped_pending), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 0},
 	{"remapped_rows_failure", GL_COL_NUM, EC(remapped_failure), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 0},
-	{"clocks_event_reasons", GL_COL_TEXT, EC(clocks_event_reasons), 0, 0, NULL, 0, 0, NULL, 0,
-	 NULL, 0},
+	{"clocks_event_reasons", GL_COL_TEXT, EC(clocks_event_reasons), 0, 0, NULL, 0, 6,
+	 "active clocks event reasons", 0, NULL, 0, .html_cell = clock_reasons},
 };
 
 static const struct gl_table ecc_table = {ecc_cols, sizeof(ecc_cols) / sizeof(ecc_cols[0]),
@@ -273,21 +319,38 @@ static const struct gl_table ecc_table = {ecc_cols, sizeof(ecc_cols) / sizeof(ec
 
 #define XI(f) offsetof(struct gl_health_xid, f)
 
-/* An Xid code of a GPU: JSON's xid items and the CSV (the text and HTML tables show them
- * their own way: the text the top few with the last time, the page the critical rows). */
+/* What the catalogue says of an Xid, a bold mark after a critical one. */
+static void xid_meaning(FILE *f, const void *row)
+{
+	const struct gl_health_xid *x = row;
+
+	gl_html_text(f, x->meaning ? x->meaning : "(not in the catalogue)");
+	if (x->critical)
+		fputs(" <b>critical</b>", f);
+}
+
+/* The HTML row of a critical Xid is of class "crit". */
+static const char *xid_row_class(const void *row)
+{
+	return ((const struct gl_health_xid *)row)->critical ? "crit" : NULL;
+}
+
+/* An Xid code of a GPU: JSON's xid items, the CSV and the HTML table (the text shows the
+ * top few its own way, with the last time). */
 static const struct gl_col xid_cols[] = {
-	{"pci", GL_COL_TEXT, XI(pci), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"code", GL_COL_INT, XI(code), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"count", GL_COL_U64, XI(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"meaning", GL_COL_TEXT, XI(meaning), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"pci", GL_COL_TEXT, XI(pci), GL_COL_NAME, 0, NULL, 0, 1, "PCI bus", 0, NULL, 0},
+	{"code", GL_COL_INT, XI(code), 0, 0, NULL, 0, 2, "Xid", 0, NULL, 0},
+	{"count", GL_COL_U64, XI(count), 0, 0, NULL, 0, 3, "count", 0, NULL, 0},
+	{"meaning", GL_COL_TEXT, XI(meaning), 0, 0, NULL, 0, 4, "meaning (NVIDIA Xid catalogue)", 0,
+	 NULL, 0, .html_cell = xid_meaning},
 	{"critical", GL_COL_FLAG, XI(critical), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"first", GL_COL_TS, XI(first_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"last", GL_COL_TS, XI(last_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"processes", GL_COL_TEXT, XI(processes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"first", GL_COL_TS, XI(first_us), 0, 0, NULL, 0, 5, "first", 0, NULL, 0},
+	{"last", GL_COL_TS, XI(last_us), 0, 0, NULL, 0, 6, "last", 0, NULL, 0},
+	{"processes", GL_COL_TEXT, XI(processes), 0, 0, NULL, 0, 7, "processes", 0, NULL, 0},
 };
 
 static const struct gl_table xid_table = {xid_cols, sizeof(xid_cols) / sizeof(xid_cols[0]),
-					  sizeof(struct gl_health_xid)};
+					  sizeof(struct gl_health_xid), xid_row_class};
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
@@ -358,57 +421,13 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	if (!res || !res->n_xid) {
 		fputs("<p>No Xid errors of the NVIDIA driver in this window.</p>\n", f);
 	} else {
-		fputs("<table><tr><th>PCI bus</th><th>Xid</th><th>count</th><th>meaning (NVIDIA Xid catalogue)</th>"
-		      "<th>first</th><th>last</th><th>processes</th></tr>\n", f);
-		for (size_t i = 0; i < res->n_xid; i++) {
-			const struct gl_health_xid *x = &res->xid[i];
-
-			fputs(x->critical ? "<tr class=\"crit\"><td class=\"k\">" : "<tr><td class=\"k\">", f);
-			gl_html_text(f, x->pci);
-			fprintf(f, "</td><td class=\"n\">%d</td><td class=\"n\">%llu</td><td>", x->code,
-				(unsigned long long)x->count);
-			gl_html_text(f, x->meaning ? x->meaning : "(not in the catalogue)");
-			if (x->critical)
-				fputs(" <b>critical</b>", f);
-			fputs("</td><td>", f);
-			gl_html_when(f, x->first_us);
-			fputs("</td><td>", f);
-			gl_html_when(f, x->last_us);
-			fputs("</td><td>", f);
-			gl_html_text(f, x->processes ? x->processes : "");
-			fputs("</td></tr>\n", f);
-		}
-		fputs("</table>\n", f);
+		gl_table_html(&xid_table, res->xid, res->n_xid, f);
 	}
 	if (!res || !res->n_ecc) {
 		fputs("<p>No nvidia-smi -q inventory in this window (ECC, retired pages, throttle reasons).</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>GPU (PCI bus)</th><th>ECC uncorrected (volatile / aggregate)</th>"
-	      "<th>ECC corrected (volatile / aggregate)</th><th>retired pages SBE / DBE</th>"
-	      "<th>remapped rows corr. / uncorr.</th><th>active clocks event reasons</th></tr>\n", f);
-	for (size_t i = 0; i < res->n_ecc; i++) {
-		const struct gl_health_ecc *g = &res->ecc[i];
-		const double pairs[4][2] = {{g->volatile_uncorrected, g->aggregate_uncorrected},
-					    {g->volatile_corrected, g->aggregate_corrected},
-					    {g->retired_sbe, g->retired_dbe},
-					    {g->remapped_correctable, g->remapped_uncorrectable}};
-
-		fputs("<tr><td class=\"k\">", f);
-		gl_html_text(f, g->pci);
-		fputs("</td>", f);
-		for (size_t k = 0; k < 4; k++) {
-			fputs("<td class=\"n\">", f);
-			gl_html_num(f, pairs[k][0], GL_HTML_G4);
-			fputs(" / ", f);
-			gl_html_num(f, pairs[k][1], GL_HTML_G4);
-			fputs("</td>", f);
-		}
-		fputs("<td>", f);
-		gl_html_text(f, g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons : "none");
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	gl_table_html(&ecc_table, res->ecc, res->n_ecc, f);
 }
 
 const struct gl_section gl_sec_gpu_health = {
