@@ -637,7 +637,8 @@ static const struct gl_col shape_cols[] = {
 	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 2, "count", 0, NULL, 0},
 	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 4, "first", 0, NULL, 0},
 	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 5, "last", 0, NULL, 0},
-	{"sample", GL_COL_TEXT, SH(sample), GL_COL_NAME, 0, NULL, 0, 6, "first message", 0, NULL, 0},
+	{"sample", GL_COL_TEXT, SH(sample), GL_COL_NAME, 0, NULL, 0, 6, "first message", 0, NULL,
+	 0},
 };
 
 static const struct gl_table shape_table = {shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]),

@@ -279,9 +279,9 @@ static void remapped_rows(FILE *f, const void *row)
 static void clock_reasons(FILE *f, const void *row)
 {
 	const struct gl_health_ecc *g = row;
+	const char *reasons = g->clocks_event_reasons;
 
-	gl_html_text(f, g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons
-									      : "none");
+	gl_html_text(f, reasons && *reasons ? reasons : "none");
 }
 
 /* A GPU of the nvidia-smi -q inventory: JSON's ecc items and the HTML table (a volatile /

@@ -512,33 +512,72 @@ static void release(void *st)
 /* size_t counted as a u64 column */
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "n_steps is read as a uint64_t");
 
-/* A run (and rank): JSON's runs, the CSV (which leaves duplicates out: no CSV position) and
- * the page (no rank: an empty cell). The text keeps its own lines: its first column is
- * "run [rank]", a column JSON would show too, and a space parts it from the steps. */
+/* A run's rank in HTML; an empty cell for a run of no rank. */
+static void rank_html(FILE *f, const void *row)
+{
+	const struct gl_training_run *r = row;
+
+	if (r->rank >= 0)
+		fprintf(f, "%ld", r->rank);
+}
+
+/* "run [rank]" in text, the run alone when it has no rank. */
+static const char *label_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_training_run *r = row;
+
+	if (r->rank >= 0)
+		snprintf(buf, n, "%s [%ld]", r->run, r->rank);
+	else
+		snprintf(buf, n, "%s", r->run);
+	return buf;
+}
+
+/* The percentages in text: signed, one decimal. */
+static const char *loss_change_text(const void *row, char *buf, size_t n)
+{
+	return gl_text_pct(((const struct gl_training_run *)row)->loss_change_pct, buf, n);
+}
+
+static const char *iter_change_text(const void *row, char *buf, size_t n)
+{
+	return gl_text_pct(((const struct gl_training_run *)row)->iter_change_pct, buf, n);
+}
+
+static const char *straggler_text(const void *row, char *buf, size_t n)
+{
+	return gl_text_pct(((const struct gl_training_run *)row)->straggler_pct, buf, n);
+}
+
+/* A run (and rank): JSON's runs, the CSV (which leaves duplicates out: no CSV position),
+ * the HTML table and the text table (the first --top). */
 static const struct gl_col run_cols[] = {
-	{"run", GL_COL_TEXT, TR(run), GL_COL_NAME, 0, NULL, 0, 1, "run", 0, NULL, 1},
-	{"rank", GL_COL_INDEX, TR(rank), GL_COL_BLANK, 0, NULL, 0, 2, "rank", 0, NULL, 2},
+	{"run", GL_COL_TEXT, TR(run), GL_COL_NAME, 1, "run [rank]", 28, 1, "run", 0, NULL, 1,
+	 .text_cell = label_text},
+	{"rank", GL_COL_INDEX, TR(rank), 0, 0, NULL, 0, 2, "rank", 0, NULL, 2,
+	 .html_cell = rank_html},
 	{"sources", GL_COL_TEXT, TR(sources), 0, 0, NULL, 0, 3, "sources", 0, NULL, 3},
-	{"steps", GL_COL_U64, TR(n_steps), 0, 0, NULL, 0, 4, "steps", 0, NULL, 4},
+	{"steps", GL_COL_U64, TR(n_steps), 0, 2, "steps", 6, 4, "steps", 0, NULL, 4},
 	{"duplicates", GL_COL_U64, TR(duplicates), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"step_first", GL_COL_NUM, TR(step_first), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
-	{"step_last", GL_COL_NUM, TR(step_last), 0, 0, NULL, 0, 5, "last step", 0, NULL, 6},
-	{"loss_first", GL_COL_NUM, TR(loss_first), 0, 0, NULL, 0, 6, "loss first", 0, NULL, 7},
-	{"loss_last", GL_COL_NUM, TR(loss_last), 0, 0, NULL, 0, 7, "loss last", 0, NULL, 8},
+	{"step_last", GL_COL_NUM, TR(step_last), 0, 3, "last", 9, 5, "last step", 0, NULL, 6},
+	{"loss_first", GL_COL_NUM, TR(loss_first), 0, 4, "loss0", 9, 6, "loss first", 0, NULL, 7},
+	{"loss_last", GL_COL_NUM, TR(loss_last), 0, 5, "loss", 9, 7, "loss last", 0, NULL, 8},
 	{"loss_min", GL_COL_NUM, TR(loss_min), 0, 0, NULL, 0, 8, "loss min", 0, NULL, 9},
-	{"loss_change_pct", GL_COL_NUM, TR(loss_change_pct), 0, 0, NULL, 0, 9, "change %", 0, NULL,
-	 10},
-	{"iteration_ms_p50", GL_COL_NUM, TR(iter_ms_p50), 0, 0, NULL, 0, 10, "iteration p50 ms", 0,
-	 NULL, 11},
-	{"iteration_ms_p95", GL_COL_NUM, TR(iter_ms_p95), 0, 0, NULL, 0, 11, "p95 ms", 0, NULL, 12},
-	{"iteration_change_pct", GL_COL_NUM, TR(iter_change_pct), 0, 0, NULL, 0, 12, "change %", 0,
-	 NULL, 13},
-	{"straggler_pct", GL_COL_NUM, TR(straggler_pct), 0, 0, NULL, 0, 13,
-	 "slower than the fastest rank %", 0, NULL, 14},
+	{"loss_change_pct", GL_COL_NUM, TR(loss_change_pct), 0, 6, "change%", 8, 9, "change %", 0,
+	 NULL, 10, .text_cell = loss_change_text},
+	{"iteration_ms_p50", GL_COL_NUM, TR(iter_ms_p50), 0, 7, "iter p50", 9, 10,
+	 "iteration p50 ms", 0, NULL, 11},
+	{"iteration_ms_p95", GL_COL_NUM, TR(iter_ms_p95), 0, 8, "iter p95", 9, 11, "p95 ms", 0,
+	 NULL, 12},
+	{"iteration_change_pct", GL_COL_NUM, TR(iter_change_pct), 0, 9, "change%", 8, 12,
+	 "change %", 0, NULL, 13, .text_cell = iter_change_text},
+	{"straggler_pct", GL_COL_NUM, TR(straggler_pct), 0, 10, "slower%", 9, 13,
+	 "slower than the fastest rank %", 0, NULL, 14, .text_cell = straggler_text},
 };
 
 static const struct gl_table run_table = {run_cols, sizeof(run_cols) / sizeof(run_cols[0]),
-					  sizeof(struct gl_training_run)};
+					  sizeof(struct gl_training_run), NULL, true};
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
@@ -568,33 +607,13 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_training_result *res = gl_training_result(st);
-	char a[40], b[40], c[40], d[40], e[40], f[40], g[40], label[300];
 
-	(void)rep;
 	if (!res || (!res->n && !res->oom && !res->tracebacks && !res->nccl_warnings)) {
 		fprintf(fp, "no training records\n");
 		return;
 	}
-	if (res->n) {
-		gl_text_cell(fp, "run [rank]", 28);
-		fprintf(fp, " %6s %9s %9s %9s %8s %9s %9s %8s %9s\n", "steps", "last", "loss0",
-			"loss", "change%", "iter p50", "iter p95", "change%", "slower%");
-	}
-	for (size_t i = 0; i < res->n && i < rep->top; i++) {
-		const struct gl_training_run *r = &res->runs[i];
-
-		if (r->rank >= 0)
-			snprintf(label, sizeof(label), "%s [%ld]", r->run, r->rank);
-		else
-			snprintf(label, sizeof(label), "%s", r->run);
-		gl_text_cell(fp, label, 28);
-		fprintf(fp, " %6zu %9s %9s %9s %8s %9s %9s %8s %9s\n", r->n_steps,
-			gl_text_num(r->step_last, a, sizeof(a)), gl_text_num(r->loss_first, b, sizeof(b)),
-			gl_text_num(r->loss_last, c, sizeof(c)), gl_text_pct(r->loss_change_pct, d, sizeof(d)),
-			gl_text_num(r->iter_ms_p50, e, sizeof(e)), gl_text_num(r->iter_ms_p95, f, sizeof(f)),
-			gl_text_pct(r->iter_change_pct, g, sizeof(g)),
-			gl_text_pct(r->straggler_pct, label, sizeof(label)));
-	}
+	if (res->n)
+		gl_table_text(&run_table, res->runs, res->n < rep->top ? res->n : rep->top, fp);
 	fprintf(fp, "failures: %llu CUDA out of memory, %llu tracebacks, %llu NCCL warnings, "
 		"%llu watchdog timeouts\n", (unsigned long long)res->oom,
 		(unsigned long long)res->tracebacks, (unsigned long long)res->nccl_warnings,
