@@ -10,8 +10,10 @@
  *    "metadata": {"operation": "layout_step", "duration_ms": 2.38, "throughput": 412.5},
  *    "execution_time_ms": 2.38}
  *   2025-11-14 08:57:23,986 - performance - INFO - Operation layout_step completed in 2.38 ms
- * The time is execution_time_ms, else metadata.duration_ms, else the
- * message's "in 2.38ms" / "in 1.2 s" / "in 350us".
+ * The time is execution_time_ms, else the message's "in 2.38ms" / "in 1.2 s"
+ * / "in 350us". The reader hands a record's metadata only beside an
+ * execution time (query_events.c), so metadata.duration_ms never decides: a
+ * record timed by it alone is not an operation.
  * Memory: one double per operation record (for the percentiles).
  */
 #include <ctype.h>
