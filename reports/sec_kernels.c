@@ -493,7 +493,6 @@ static size_t n_total(const struct gl_kernels_result *r)
  * fitted to the text column).
  */
 struct krow {
-	const struct gl_report_kernel *k;
 	const char *kernel, *display, *fitted;	/* display: gl_report_kernel_name() */
 	uint64_t count, anomalies, flagged, hot_count;
 	double min_us, max_us, mean_us, stddev_us, p50_us, p90_us, p95_us, p99_us, total_us;
@@ -581,7 +580,6 @@ static struct krow *krows(const struct gl_report *r, const struct gl_kernels_res
 		const struct gl_report_kernel *k = &res->kernels[i];
 		struct krow *w = &v[i];
 
-		w->k = k;
 		w->kernel = k->kernel;
 		w->display = gl_report_kernel_name(k);
 		w->fitted = gl_kname_fit(k->kernel, w->display, 25, w->fit, sizeof(w->fit));

@@ -59,6 +59,20 @@ static char *render(void (*fn)(const struct gl_table *, const void *, size_t, FI
 	return buf;
 }
 
+/* Runs fn on table t's rows into a memory stream; returns what it wrote (caller frees). */
+static char *render_of(void (*fn)(const struct gl_table *, const void *, size_t, FILE *),
+		       const struct gl_table *t, const void *r, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	fn(t, r, n, fp);
+	fclose(fp);
+	return buf;
+}
+
 static void test_json(void **state)
 {
 	json_t *a = gl_table_json(&table, rows, 2), *o;
@@ -305,8 +319,6 @@ static void test_title_absent_json_of(void **state)
 		{"log_kernel", "log_kernel", 0.25, 0, 0},
 	};
 	char *buf = NULL, *js;
-	size_t len = 0;
-	FILE *fp;
 	json_t *a;
 
 	(void)state;
@@ -319,15 +331,11 @@ static void test_title_absent_json_of(void **state)
 	free(js);
 	json_decref(a);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_csv(&kt, kr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_csv, &kt, kr, 2);
 	assert_string_equal(buf, "full,occ,hot_count\r\nvoid k<int>(int*),0.5,7\r\nlog_kernel,,\r\n");
 	free(buf);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_html(&kt, kr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_html, &kt, kr, 2);
 	assert_string_equal(buf, "<table><tr><th>kernel</th></tr>\n"
 				 "<tr><td class=\"k\" title=\"void k&lt;int&gt;(int*)\">k&lt;int&gt;</td></tr>\n"
 				 "<tr><td class=\"k\" title=\"log_kernel\">log_kernel</td></tr>\n"
@@ -384,21 +392,15 @@ static void test_cells_written_by_columns(void **state)
 	static const struct gl_table ct = {cc, 3, sizeof(struct crow), NULL, 1};
 	static const struct crow cr[2] = {{"step", "0", 2.5, 1}, {"fwd", NULL, 10, 0}};
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
 
 	(void)state;
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_text(&ct, cr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_text, &ct, cr, 2);
 	assert_string_equal(buf, "scope          ms verdict\n"
 				 "step @0       2.5 worse \n"
 				 "fwd            10 same  \n");
 	free(buf);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_html(&ct, cr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_html, &ct, cr, 2);
 	assert_string_equal(buf, "<table><tr><th>scope</th><th>time</th><th>verdict</th></tr>\n"
 				 "<tr><td class=\"k\">step</td><td class=\"n\">2.5 ms</td>"
 				 "<td class=\"warning\">step</td></tr>\n"
@@ -426,8 +428,6 @@ static void test_hex_blank(void **state)
 	static const struct gl_table ht = {hc, 3, sizeof(struct hrow)};
 	static const struct hrow hr[2] = {{0x1f, 3, 2}, {0, -1, NAN}};
 	char *buf = NULL, *js;
-	size_t len = 0;
-	FILE *fp;
 	json_t *a;
 
 	(void)state;
@@ -438,24 +438,18 @@ static void test_hex_blank(void **state)
 	free(js);
 	json_decref(a);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_csv(&ht, hr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_csv, &ht, hr, 2);
 	assert_string_equal(buf, "ptr,rank,v\r\n0x1f,3,2\r\n0x0,,\r\n");
 	free(buf);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_text(&ht, hr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_text, &ht, hr, 2);
 	/* the first column is a text cell: a hex number there shows nothing (as a number would) */
 	assert_string_equal(buf, "ptr   rank   v\n"
 				 "         3   2\n"
 				 "              \n");
 	free(buf);
 
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_html(&ht, hr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_html, &ht, hr, 2);
 	assert_string_equal(buf, "<table><tr><th>ptr</th><th>rank</th><th>v</th></tr>\n"
 				 "<tr><td class=\"n\">0x1f</td><td class=\"n\">3</td>"
 				 "<td class=\"n\">2</td></tr>\n"
@@ -478,13 +472,9 @@ static void test_row_class(void **state)
 	static const struct gl_table rt = {rc, 1, sizeof(struct hrow), odd_row};
 	static const struct hrow rr[2] = {{0, 3, 0}, {0, -1, 0}};
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
 
 	(void)state;
-	assert_non_null(fp = open_memstream(&buf, &len));
-	gl_table_html(&rt, rr, 2, fp);
-	fclose(fp);
+	buf = render_of(gl_table_html, &rt, rr, 2);
 	assert_string_equal(buf, "<table><tr><th>rank</th></tr>\n"
 				 "<tr><td class=\"n\">3</td></tr>\n"
 				 "<tr class=\"none\"><td class=\"n\"></td></tr>\n</table>\n");
