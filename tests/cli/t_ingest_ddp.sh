@@ -77,7 +77,10 @@ expect_eq "train.loss samples" "$steps $steps" \
 expect_eq "train.loss values" "$(python3 -c "import re; print('%.4f' % sum(float(x) for x in re.findall(r\"'loss': '([0-9.]+)'\", open('$F/job/console.log').read())))")" \
 	"$(q $T/db "select printf('%.4f', sum(value)) from v_samples where metric = 'train.loss'")"
 
-"$REPORT" --db $T/db --since 2026-11-26 --until 2026-11-27 --format json --no-charts --output-dir $T/r \
+# from the recorded day to tomorrow: the state files' records and the nvidia-smi -q report carry
+# no time and are placed at the checkout's mtime, today
+"$REPORT" --db $T/db --since 2026-11-26 --until "$(date -u -d '+1 day' +%Y-%m-%d)" --format json \
+	--no-charts --output-dir $T/r \
 	>/dev/null 2>&1 || fail "report"
 j=$T/r/report.json
 py() { python3 -c "import json,sys; r=json.load(open('$j')); $1"; }
