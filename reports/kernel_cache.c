@@ -149,7 +149,7 @@ int gl_kcache_replay(struct gl_kcache *c, int (*fn)(void *arg, const struct gl_q
 	int rc = 0;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.mem_mb = ev.exec_ms = NAN;
+	ev.mem_mb = ev.exec_ms = ev.op_ms = ev.op_throughput = NAN;
 	ev.recovery_attempts = ev.error_count = -1;
 	for (size_t id = 0; id < c->n_ids && rc == 0; id++) {
 		int64_t ts = 0;

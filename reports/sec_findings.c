@@ -328,18 +328,14 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 			s->higher_worse = 1;
 			series_add(f, s, ev->ts_us, ev->dur_us);
 		}
-	} else if (!ev->kernel_id && ev->message && gl_section_event_ok(cx, ev)) {
-		char name[128], full[160];
-		double ms = NAN;
+	} else if (!ev->kernel_id && isfinite(ev->op_ms) && ev->op_name &&
+		   gl_section_event_ok(cx, ev)) {
+		char full[160];
+		const double ms = ev->op_ms;
 
-		/* "Operation layout_step completed in 2.38ms" (sec_operations.c) */
-		if (!gl_operation_parse_message(ev->message, ev->message_len, name, sizeof(name), &ms))
-			return GL_OK;
-		if (isfinite(ev->exec_ms))
-			ms = ev->exec_ms;
-		if (!isfinite(ms))
-			return GL_OK;
-		snprintf(full, sizeof(full), "operation %s", name);
+		/* a named operation timing (table operations, as the operations
+		 * section counts it; one its component names is not a series) */
+		snprintf(full, sizeof(full), "operation %s", ev->op_name);
 		s = series_of(f, SRC_OPERATION, 0, full, ev->host_id, ev->device, -1, &rc);
 		if (s) {
 			s->unit = "ms";

@@ -4,19 +4,13 @@
  * count, min, max, mean, standard deviation, p50/p95/p99 and total in ms,
  * mean throughput; one trend per operation (series "operation").
  *
- * The name comes from metadata.operation, else from the message, else the
- * component. Real lines of the GPU analytics service:
- *   {"component": "performance", "message": "Operation layout_step completed in 2.38ms",
- *    "metadata": {"operation": "layout_step", "duration_ms": 2.38, "throughput": 412.5},
- *    "execution_time_ms": 2.38}
- *   2025-11-14 08:57:23,986 - performance - INFO - Operation layout_step completed in 2.38 ms
- * The time is execution_time_ms, else the message's "in 2.38ms" / "in 1.2 s"
- * / "in 350us". The reader hands a record's metadata only beside an
- * execution time (query_events.c), so metadata.duration_ms never decides: a
- * record timed by it alone is not an operation.
+ * An operation timing is what the ingest found and stored (table
+ * operations, lib/record/operation.h: its name is metadata.operation, else
+ * the message's "Operation layout_step completed in 2.38ms"; its time
+ * execution_time_ms, else the message's); the reader hands it with the
+ * event. One without a name is named by the event's component.
  * Memory: one double per operation record (for the percentiles).
  */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -54,49 +48,6 @@ struct operations {
 	struct gl_trend_list trends;	/* one per operation, by name */
 };
 
-bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms)
-{
-	static const char head[] = "Operation ", mid[] = " completed in ";
-	const char *end = msg + len, *x, *p;
-
-	*ms = NAN;
-	if (len < sizeof(head) || strncmp(msg, head, sizeof(head) - 1) != 0)
-		return false;
-	x = msg + sizeof(head) - 1;
-	for (p = x; p + sizeof(mid) - 1 <= end; p++)
-		if (!strncmp(p, mid, sizeof(mid) - 1))
-			break;
-	if (p + sizeof(mid) - 1 > end || p == x || (size_t)(p - x) >= n)
-		return false;
-	memcpy(name, x, (size_t)(p - x));
-	name[p - x] = '\0';
-	p += sizeof(mid) - 1;
-	char num[48];
-	size_t k = 0;
-	while (p < end && k + 1 < sizeof(num) && (isdigit((unsigned char)*p) || *p == '.'))
-		num[k++] = *p++;
-	num[k] = '\0';
-	while (p < end && *p == ' ')
-		p++;
-	if (k == 0)
-		return true;
-	double v = strtod(num, NULL);
-	size_t rest = (size_t)(end - p);
-	/* the unit ends the word: "ms", "ms." but not "msec-ish" */
-#define UNIT(u) (rest >= sizeof(u) - 1 && !strncmp(p, u, sizeof(u) - 1) && \
-		 (rest == sizeof(u) - 1 || !isalnum((unsigned char)p[sizeof(u) - 1])))
-	if (UNIT("ms"))
-		*ms = v;
-	else if (UNIT("us") || UNIT("\xC2\xB5s") || UNIT("\xCE\xBCs"))
-		*ms = v / 1000;
-	else if (UNIT("ns"))
-		*ms = v / 1e6;
-	else if (UNIT("s"))
-		*ms = v * 1000;
-#undef UNIT
-	return true;
-}
-
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct operations *o = st;
@@ -131,61 +82,16 @@ static int grow(struct operations *o)
 	return 0;
 }
 
-/*
- * Can the metadata text s[0..n) name one of the keys read below? A key
- * without escapes is its own bytes in quotes; a text with a backslash may
- * spell one with escapes. A text that cannot is not parsed: parsed, it
- * would give none of them (most records' metadata, {"device": "cuda:0"},
- * whose parse was a tenth of a 10M-event report's busy thread).
- */
-static bool may_name_keys(const char *s, size_t n)
-{
-	static const struct {
-		const char *s;
-		size_t n;
-	} keys[] = {{"\"operation\"", 11}, {"\"duration_ms\"", 13}, {"\"throughput\"", 12}};
-	const char *end = s + n;
-
-	if (memchr(s, '\\', n))
-		return true;
-	for (const char *p = s; (p = memchr(p, '"', (size_t)(end - p))) != NULL; p++)
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if ((size_t)(end - p) >= keys[k].n && memcmp(p, keys[k].s, keys[k].n) == 0)
-				return true;
-	return false;
-}
-
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct operations *o = st;
 	char name[NAME_MAX_BYTES] = "";
-	double ms = ev->exec_ms, msg_ms = NAN, tp = NAN;
-	json_t *meta = NULL;
+	const double ms = ev->op_ms, tp = ev->op_throughput;
 
-	if (ev->kernel_id > 0 || (!ev->message && !ev->metadata))
+	if (ev->kernel_id > 0 || !isfinite(ms))
 		return GL_OK;
-	if (ev->metadata && may_name_keys(ev->metadata, ev->metadata_len) &&
-	    (meta = json_loadb(ev->metadata, ev->metadata_len, 0, NULL))) {
-		json_t *v = json_object_get(meta, "operation");
-
-		if (json_is_string(v) && json_string_length(v) > 0)
-			snprintf(name, sizeof(name), "%s", json_string_value(v));
-		if (isnan(ms) && json_is_number(v = json_object_get(meta, "duration_ms")))
-			ms = json_number_value(v);
-		if (json_is_number(v = json_object_get(meta, "throughput")))
-			tp = json_number_value(v);
-		json_decref(meta);
-	}
-	char msg_name[NAME_MAX_BYTES];
-	if (ev->message && gl_operation_parse_message(ev->message, ev->message_len, msg_name,
-						      sizeof(msg_name), &msg_ms) && !name[0])
-		memcpy(name, msg_name, sizeof(name));
-	if (isnan(ms))
-		ms = msg_ms;
-	if (!isfinite(ms))
-		return GL_OK;
-	if (!name[0])
-		snprintf(name, sizeof(name), "%s", gl_section_name(cx, ev->component_id));
+	snprintf(name, sizeof(name), "%s",
+		 ev->op_name ? ev->op_name : gl_section_name(cx, ev->component_id));
 	if ((o->n + 1) * 2 > o->cap && grow(o) != 0)
 		return gl_section_oom(cx->err);
 	const char *key = name;

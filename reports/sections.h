@@ -90,11 +90,4 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
  */
 size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n);
 
-/*
- * "Operation X completed in Y ms" (also "Y s", "Y us", "Y µs", "Y ns"; the
- * unit may be glued): copies X to name (n bytes) and the time in ms to *ms
- * (NAN when no time follows). False when the message has another shape.
- */
-bool gl_operation_parse_message(const char *msg, size_t len, char *name, size_t n, double *ms);
-
 #endif

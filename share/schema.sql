@@ -1,4 +1,6 @@
--- gpulog database schema, version 9. Version 8 had the same tables, its
+-- gpulog database schema, version 10. Version 9 had no table operations
+-- (the operation timings were found in the events' text at report time).
+-- Version 8 had the same tables as 9, its
 -- rows of kinds 5 to 7 stored as kind 0 (lib/store/kinds_v8.h says which
 -- they were, as the migration fills them in). Version 7 had no events.kind and no
 -- table event_kinds (lib/store/kinds_v7.h says which rows it had of each
@@ -233,6 +235,23 @@ CREATE INDEX events_ts ON events (ts_us, rec_hash, dup_of, packed);
 CREATE TABLE event_kinds (
 	kind INTEGER PRIMARY KEY	-- events.kind
 );
+
+-- Operation timings (v10): the records that say an operation took a time,
+-- as the ingest found them (lib/record/operation.h): "Operation layout_step
+-- completed in 2.38ms", or a record with execution_time_ms and
+-- metadata.operation. One row per such event (its id); a report reads a
+-- window's operations from here, never from the text again. Rows go with
+-- their event (pruned by ts_us, replaced with an open record's).
+CREATE TABLE operations (
+	event_id   INTEGER PRIMARY KEY,		-- events.id
+	ts_us      INTEGER,			-- the event's
+	name_id    INTEGER REFERENCES names(id),	-- metadata.operation, else the message's
+						-- name; NULL: none (a report names it by
+						-- the event's component)
+	ms         REAL NOT NULL,		-- execution_time_ms, else the message's time
+	throughput REAL				-- metadata.throughput
+);
+CREATE INDEX operations_ts ON operations (ts_us);
 
 -- Timed spans (v3): closed user scopes of profiler traces (gpufl
 -- scope_begin/scope_end, Kineto user_annotation / record_function ranges).

@@ -27,6 +27,7 @@ static const struct {
 	const char *table, *ts_col, *key;
 } pruned[] = {
 	{"events", "ts_us", "rowid"},
+	{"operations", "ts_us", "rowid"},	/* (schema 10) part of their events: not counted */
 	{"mem_events", "ts_us", "rowid"},
 	{"samples", "ts_us", "ts_us, id"},
 	{"spans", "start_us", "rowid"},
@@ -143,9 +144,14 @@ int gl_store_prune(struct gl_store *st, int64_t run_id, int64_t before_us, uint6
 	if (sqlite3_step(s) != SQLITE_DONE)
 		rc = fail(db, path, err);
 	sqlite3_finalize(s);
-	for (size_t i = 0; rc == GL_OK && i < sizeof(pruned) / sizeof(pruned[0]); i++)
+	for (size_t i = 0; rc == GL_OK && i < sizeof(pruned) / sizeof(pruned[0]); i++) {
+		uint64_t uncounted = 0;
+
 		if (has_column(db, pruned[i].table, pruned[i].ts_col))
-			rc = prune_table(db, path, i, before_us, n_deleted, err);
+			rc = prune_table(db, path, i, before_us,
+					 strcmp(pruned[i].table, "operations") ? n_deleted : &uncounted,
+					 err);
+	}
 	if (rc == GL_OK && has_column(db, "sample_blocks", "t0_us"))
 		rc = prune_blocks(db, path, before_us, n_deleted, err);
 	if (rc != GL_OK || pragma(db, "PRAGMA freelist_count") <= 0)

@@ -270,7 +270,7 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->version = version;
 	/* What this database's schema has, one count each (older versions,
 	 * read without migrating, lack some). */
-	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_KIND, P_N };
+	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_KIND, P_OPS, P_N };
 	static const char *const probe[P_N] = {
 	    [P_DUP] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
 	    [P_SERIES] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'series'",
@@ -284,6 +284,8 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 			" WHERE name IN ('dup_of', 'packed')",
 	    [P_KIND] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 		       " AND name = 'event_kinds'",
+	    [P_OPS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+		      " AND name = 'operations'",
 	};
 	int64_t has[P_N] = {0};
 
@@ -304,6 +306,7 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->has_packed = has[P_PACKED] > 0;
 	q->covering = q->has_packed && has[P_INDEX] == 2;
 	q->has_kind = has[P_KIND] > 0;
+	q->has_ops = has[P_OPS] > 0;
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)

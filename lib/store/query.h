@@ -15,7 +15,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 9	/* newest schema read; 1 to 9 are read */
+#define GL_DB_USER_VERSION 10	/* newest schema read; 1 to 10 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -75,7 +75,11 @@ size_t gl_query_name_slots(const struct gl_query *q);
  *
  * Text columns are read only where a report uses them: message for WARN and
  * above and for operation candidates (no kernel, and an execution time or a
- * message beginning "Operation "); metadata for operation candidates only.
+ * message beginning "Operation "); metadata for operation candidates only,
+ * and only in a database without table operations (before schema 10).
+ * The operation (lib/record/operation.h) is the stored one, or in an older
+ * database (and ClickHouse) found in the message and metadata as the
+ * ingest finds it.
  */
 struct gl_query_event {
 	int64_t ts_us;
@@ -95,6 +99,9 @@ struct gl_query_event {
 	size_t message_len;
 	const char *metadata;		/* JSON object text, see above, else NULL */
 	size_t metadata_len;
+	double op_ms;			/* an operation timing's time; NAN: not one */
+	double op_throughput;		/* its throughput; NAN: none */
+	const char *op_name;		/* its name; NULL: none (named by the component) */
 	/* Kernel-trace columns (profiler traces; NAN / NULL / 0 for log lines and
 	 * for a database without them); strings valid during the call. */
 	double launch_overhead_us, queue_us, occupancy;

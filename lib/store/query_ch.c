@@ -35,6 +35,7 @@
 #include "store/evpack.h"
 #include "store/kinds_v7.h"
 #include "store/kinds_v8.h"
+#include "record/operation.h"
 #include "util/timeutil.h"
 
 static const struct gl_query_backend ch_backend;
@@ -442,6 +443,19 @@ static int ev_row(void *arg, struct gl_tsv_field *f)
 	ev.message_len = ev.message ? f[13].n : 0;
 	ev.metadata = !has_kernel && has_exec && !f[14].null ? f[14].s : NULL;
 	ev.metadata_len = ev.metadata ? f[14].n : 0;
+	/* the operation, found in the shipped text as the ingest finds it
+	 * (the server keeps the events' columns, not table operations) */
+	struct gl_operation opr;
+
+	ev.op_ms = ev.op_throughput = NAN;
+	ev.op_name = NULL;
+	if (!has_kernel && (has_exec || op) &&
+	    gl_operation_of(ev.message, ev.message_len, ev.metadata, ev.metadata_len, ev.exec_ms,
+			    &opr)) {
+		ev.op_ms = opr.ms;
+		ev.op_throughput = opr.throughput;
+		ev.op_name = opr.name[0] ? opr.name : NULL;
+	}
 	ev.source = w->trace && !f[15].null ? f[15].s : NULL;
 	if (ev.source) {
 		ev.launch_overhead_us = gl_qch_fbits(&f[16]);

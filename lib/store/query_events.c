@@ -19,6 +19,8 @@
 
 #include <sqlite3.h>
 
+#include "../record/operation.h"
+
 /*
  * The events statement's columns, in one of six layouts:
  *   columns: 0 ts_us, 1-12 GL_EVPACK_COLUMNS (9: message), 13 metadata,
@@ -97,7 +99,8 @@ bool gl_query_has_dup_of(const struct gl_query *q)
 struct held {
 	struct gl_query_event ev;
 	int64_t id;
-	size_t off[4];		/* message, metadata, device, source in arena; SIZE_MAX: NULL */
+	size_t off[5];		/* message, metadata, device, source, operation name in arena;
+				 * SIZE_MAX: NULL */
 };
 
 struct held_group {
@@ -161,10 +164,13 @@ static void sort_runs(struct held_group *g)
 struct ev_decoder {
 	const struct ev_layout *lay;
 	sqlite3_stmt *by_id;
-	sqlite3_stmt *text;	/* message and metadata by id (text_by_id layouts) */
+	sqlite3_stmt *text;	/* message and metadata by id (text_by_id layouts); with
+				 * has_ops, message and the operation's columns */
+	sqlite3_stmt *op;	/* the operation's columns by id (has_ops, other layouts) */
+	bool has_ops;		/* table operations exists (schema 10) */
 };
 
-static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
+static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, bool has_ops)
 {
 	const int n = sqlite3_column_count(st);
 
@@ -174,25 +180,39 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st)
 			d->lay = &layouts[i];
 	d->by_id = NULL;
 	d->text = NULL;
+	d->op = NULL;
+	d->has_ops = has_ops;
 }
 
 static void decoder_free(struct ev_decoder *d)
 {
 	sqlite3_finalize(d->by_id);
 	sqlite3_finalize(d->text);
+	sqlite3_finalize(d->op);
 	d->by_id = NULL;
 	d->text = NULL;
+	d->op = NULL;
 }
 
-/* Steps d->text to the row st is on (message, metadata); SQLITE_ROW or an error. */
+/* The operation's columns (ms, throughput, name) from column 2 on. */
+#define OP_COLUMNS "o.ms, o.throughput, n.name"
+#define OP_JOIN " LEFT JOIN names n ON n.id = o.name_id"
+
+/*
+ * Steps d->text to the row st is on (message, metadata; with has_ops,
+ * message, NULL and OP_COLUMNS); SQLITE_ROW or an error.
+ */
 static int text_row(sqlite3_stmt *st, struct ev_decoder *d)
 {
 	int rc;
 
 	if (!d->text &&
 	    sqlite3_prepare_v2(sqlite3_db_handle(st),
-			       "SELECT message, metadata FROM events WHERE id = ?1", -1, &d->text,
-			       NULL) != SQLITE_OK)
+			       d->has_ops ? "SELECT e.message, NULL, " OP_COLUMNS " FROM events e"
+					    " LEFT JOIN operations o ON o.event_id = e.id" OP_JOIN
+					    " WHERE e.id = ?1"
+					  : "SELECT message, metadata FROM events WHERE id = ?1",
+			       -1, &d->text, NULL) != SQLITE_OK)
 		return sqlite3_errcode(sqlite3_db_handle(st));
 	sqlite3_bind_int64(d->text, 1, sqlite3_column_int64(st, d->lay->id));
 	rc = sqlite3_step(d->text);
@@ -200,6 +220,25 @@ static int text_row(sqlite3_stmt *st, struct ev_decoder *d)
 		rc = SQLITE_CORRUPT;	/* the row the statement is on is not there */
 	if (rc != SQLITE_ROW)
 		sqlite3_reset(d->text);
+	return rc;
+}
+
+/* Steps d->op to the operation of the row st is on (NULL, NULL, then
+ * OP_COLUMNS; none: SQLITE_DONE); SQLITE_ROW, SQLITE_DONE or an error. */
+static int op_row(sqlite3_stmt *st, struct ev_decoder *d)
+{
+	int rc;
+
+	if (!d->op &&
+	    sqlite3_prepare_v2(sqlite3_db_handle(st),
+			       "SELECT NULL, NULL, " OP_COLUMNS " FROM operations o" OP_JOIN
+			       " WHERE o.event_id = ?1",
+			       -1, &d->op, NULL) != SQLITE_OK)
+		return sqlite3_errcode(sqlite3_db_handle(st));
+	sqlite3_bind_int64(d->op, 1, sqlite3_column_int64(st, d->lay->id));
+	rc = sqlite3_step(d->op);
+	if (rc != SQLITE_ROW)
+		sqlite3_reset(d->op);
 	return rc;
 }
 
@@ -287,14 +326,15 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->exec_ms = f.exec_ms;
 	/* the text columns, where a report uses them (see above) */
 	const bool has_exec = !isnan(f.exec_ms);
-	const bool want_message = f.warn || (!f.has_kernel && (has_exec || f.op));
-	const bool want_metadata = !f.has_kernel && has_exec;
+	const bool op_candidate = !f.has_kernel && (has_exec || f.op);
+	const bool want_message = f.warn || op_candidate;
+	const bool want_metadata = !d->has_ops && !f.has_kernel && has_exec;
 	sqlite3_stmt *tst = st;
 	int tmessage = L->message, tmetadata = L->metadata;
 	const unsigned char *text = NULL;
 	size_t text_len = 0;
 
-	if (L->text_by_id && (want_message || want_metadata)) {
+	if (L->text_by_id && (want_message || want_metadata || (d->has_ops && op_candidate))) {
 		if ((rc = text_row(st, d)) != SQLITE_ROW)
 			return rc;
 		tst = d->text;
@@ -319,6 +359,41 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	}
 	h->off[1] = arena_put(g, (const char *)text, text_len, &oom);
 	ev->metadata_len = h->off[1] == SIZE_MAX ? 0 : text_len;
+	/* the operation: stored (schema 10), else found in the text as the
+	 * ingest finds it */
+	ev->op_ms = ev->op_throughput = NAN;
+	h->off[4] = SIZE_MAX;
+	if (op_candidate && d->has_ops) {
+		sqlite3_stmt *os = tst;
+
+		if (tst == st) {
+			if ((rc = op_row(st, d)) != SQLITE_ROW && rc != SQLITE_DONE)
+				return rc;
+			os = rc == SQLITE_ROW ? d->op : NULL;
+		}
+		if (os && sqlite3_column_type(os, 2) != SQLITE_NULL) {
+			const char *name = (const char *)sqlite3_column_text(os, 4);
+
+			ev->op_ms = sqlite3_column_double(os, 2);
+			ev->op_throughput = val_double(sqlite3_column_value(os, 3));
+			h->off[4] = arena_put(g, name, name ? (size_t)sqlite3_column_bytes(os, 4) : 0,
+					      &oom);
+		}
+		if (os == d->op)
+			sqlite3_reset(d->op);
+	} else if (op_candidate && !oom) {
+		struct gl_operation op;
+
+		if (gl_operation_of(h->off[0] == SIZE_MAX ? NULL : g->arena + h->off[0],
+				    ev->message_len,
+				    h->off[1] == SIZE_MAX ? NULL : g->arena + h->off[1],
+				    ev->metadata_len, f.exec_ms, &op)) {
+			ev->op_ms = op.ms;
+			ev->op_throughput = op.throughput;
+			if (op.name[0])
+				h->off[4] = arena_put(g, op.name, strlen(op.name), &oom);
+		}
+	}
 	if (tst != st)
 		sqlite3_reset(tst);
 	ev->dup_of = L->dup >= 0 ? sqlite3_column_int64(st, L->dup) : 0;
@@ -404,6 +479,7 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 		h->ev.metadata = h->off[1] == SIZE_MAX ? NULL : g->arena + h->off[1];
 		h->ev.device = h->off[2] == SIZE_MAX ? NULL : g->arena + h->off[2];
 		h->ev.source = h->off[3] == SIZE_MAX ? NULL : g->arena + h->off[3];
+		h->ev.op_name = h->off[4] == SIZE_MAX ? NULL : g->arena + h->off[4];
 		rc = fn(arg, &h->ev);
 	}
 	return rc;
@@ -534,7 +610,7 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 	/* ?2 is only in the kernels-only statements (see events_sql); the others
 	 * have no ?2, and the bind is a no-op there (SQLITE_RANGE) */
 	sqlite3_bind_int64(st, 2, until_us);
-	decoder_init(&d, st);
+	decoder_init(&d, st, q->has_ops);
 	do {
 		rc = fill_block(st, &d, &g, &pending, until_us);
 		frc = emit_block(&g, fn, arg);
@@ -685,6 +761,7 @@ struct slice_reader {
 	const char *sql;		/* with the kernel-trace columns */
 	const char *sql_plain;		/* without: for a snapshot with no trace record */
 	bool kinds;			/* the database has event_kinds (schema 8) */
+	bool has_ops;			/* the database has operations (schema 10) */
 	const int64_t *bound;		/* slice k is [bound[k], bound[k + 1]) */
 	size_t first, nslices;		/* reads slices first, first + 2, ... */
 	struct held_group ring[SL_RING];
@@ -729,7 +806,7 @@ static void *slice_main(void *arg)
 		    SQLITE_OK)
 		rc = SQLITE_ERROR;
 	if (rc == SQLITE_OK)
-		decoder_init(&d, st);
+		decoder_init(&d, st, r->has_ops);
 	pthread_mutex_lock(&all->mu);
 	r->ready = true;
 	pthread_cond_broadcast(&all->cv);
@@ -820,6 +897,7 @@ static int events_sliced(struct gl_query *q, const char *sql, const char *sql_pl
 		r->sql = sql;
 		r->sql_plain = sql_plain;
 		r->kinds = q->has_kind;
+		r->has_ops = q->has_ops;
 		r->bound = bound;
 		r->first = i;
 		r->nslices = EV_SLICES;

@@ -217,6 +217,8 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 
 	if ((rc = prepare(st, &st->ins_ev, GL_EVTAB_INSERT_EVENTS("events"), err)) != GL_OK ||
 	    (rc = prepare(st, &st->ins_log, GL_EVTAB_INSERT_LOGS("events"), err)) != GL_OK ||
+	    (rc = prepare(st, &st->ins_op, "INSERT INTO operations (event_id, ts_us, name_id, ms,"
+			  " throughput) VALUES (?1, ?2, ?3, ?4, ?5)", err)) != GL_OK ||
 	    (rc = prepare(st, &st->put_kind, "INSERT OR IGNORE INTO event_kinds (kind) VALUES (?1)",
 			  err)) != GL_OK)
 		return rc;
@@ -529,6 +531,7 @@ static int close_db(struct gl_store *st)
 	sqlite3_finalize(st->ins_ev);
 	sqlite3_finalize(st->ins_log);
 	sqlite3_finalize(st->put_kind);
+	sqlite3_finalize(st->ins_op);
 	sqlite3_finalize(st->ins_mem);
 	sqlite3_finalize(st->ins_rej);
 	sqlite3_finalize(st->put_stream);
@@ -544,7 +547,7 @@ static int close_db(struct gl_store *st)
 	sqlite3_finalize(st->dup_probe_nots);
 	sqlite3_finalize(st->get_lines);
 	sqlite3_finalize(st->set_lines);
-	st->ins_ev = st->ins_log = st->put_kind = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
+	st->ins_ev = st->ins_log = st->put_kind = st->ins_op = st->ins_mem = st->ins_rej = st->put_stream = st->put_cp = st->put_file =
 		st->unpath = st->ins_name = st->ins_path = st->ins_series = st->ins_span =
 			st->dup_probe = st->dup_probe_nots = st->get_lines = st->set_lines = NULL;
 	st->sbw = NULL;

@@ -80,7 +80,7 @@ struct gl_store {
 	struct gl_build build;	/* a new database built aside; build.path NULL: in place */
 	sqlite3_stmt *ins_ev, *ins_log, *ins_mem, *ins_rej, *put_stream, *put_cp, *put_file, *unpath,
 		*ins_name, *ins_path, *ins_series, *dup_probe, *dup_probe_nots, *get_lines, *set_lines, *ins_span,
-		*put_kind;
+		*put_kind, *ins_op;
 	struct gl_sbw *sbw;	/* the batch's samples, stored as blocks */
 	struct intern names, paths, series;
 	/* the last path looked up: rows of one file in a batch share its copy */

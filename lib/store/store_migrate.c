@@ -22,6 +22,7 @@
 #include "schema_sql.h"
 #include "kinds_v7.h"
 #include "kinds_v8.h"
+#include "operations.h"
 
 /*
  * Migrations from version v to v + 1, applied in order, each in one
@@ -194,6 +195,14 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * after this; no table changes.
 	 */
 	"",
+	/*
+	 * 9 -> 10: the operation timings as the ingest finds them (table
+	 * operations), filled for the rows stored before by
+	 * gl_store_fill_operations() (operations.c) after this.
+	 */
+	"CREATE TABLE operations (event_id INTEGER PRIMARY KEY, ts_us INTEGER,"
+	" name_id INTEGER REFERENCES names(id), ms REAL NOT NULL, throughput REAL);"
+	"CREATE INDEX operations_ts ON operations (ts_us);",
 };
 
 /* A kind given to the rows stored before it was stored. */
@@ -468,6 +477,7 @@ int gl_store_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 				  (rc = gl_store_exec(st, samples_v4_sql, err)) != GL_OK)) ||
 		    (ver == 7 && (rc = fill_kinds_v7(st, err)) != GL_OK) ||
 		    (ver == 8 && (rc = fill_kinds_v8(st, err)) != GL_OK) ||
+		    (ver == 9 && (rc = gl_store_fill_operations(st->db, st->path, err)) != GL_OK) ||
 		    (rc = gl_store_exec(st, sql, err)) != GL_OK ||
 		    (rc = gl_store_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

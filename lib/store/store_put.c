@@ -19,6 +19,7 @@
 #include "../util/hash.h"
 #include "../util/timeutil.h"
 #include "evpack.h"
+#include "../record/operation.h"
 
 /* --- a row's names: by the address of the batch's copy, else interned -- */
 
@@ -272,6 +273,53 @@ probed:
 }
 
 /*
+ * The operation timings among the events first..end the INSERT just stored
+ * (lib/record/operation.h), into table operations: found in the values the
+ * row holds (an execution time as stored: -0.0 is 0), so that a database
+ * migrated to schema 10 and one written by this ingest hold the same rows.
+ * The INSERT gave the rows consecutive ids, the last one last_insert_rowid.
+ */
+static int put_operations(struct gl_store *st, const struct gl_batch *batch, size_t first,
+			  size_t end, struct gl_err *err)
+{
+	const int64_t last = sqlite3_last_insert_rowid(st->db);
+	sqlite3_stmt *s = st->ins_op;
+	int rc;
+
+	if ((size_t)sqlite3_changes(st->db) != end - first)
+		return gl_err_set(err, GL_EDB, st->path, 0, "rows stored and rows given differ",
+				  "cannot store");
+	for (size_t i = first; i < end; i++) {
+		const struct gl_event *e = &batch->ev[i].ev;
+		struct gl_operation op;
+		int64_t name_id = 0;
+
+		if (e->kernel.p || !gl_operation_of(e->message.p, e->message.len, e->metadata.p,
+						    e->metadata.len, gl_evpack_real(e->exec_ms), &op))
+			continue;
+		if (op.name[0] &&
+		    (rc = gl_store_intern_id(st, &st->names, st->ins_name,
+					     (struct gl_str){op.name, strlen(op.name)}, &name_id,
+					     err)) != GL_OK)
+			return rc;
+		sqlite3_bind_int64(s, 1, last - (int64_t)(end - 1 - i));
+		if (e->ts_us != GL_TS_NONE)
+			sqlite3_bind_int64(s, 2, e->ts_us);
+		else
+			sqlite3_bind_null(s, 2);
+		bind_id(s, 3, name_id);
+		sqlite3_bind_double(s, 4, op.ms);
+		if (isnan(op.throughput))
+			sqlite3_bind_null(s, 5);
+		else
+			sqlite3_bind_double(s, 5, op.throughput);
+		if ((rc = step(st, s, err)) != GL_OK)
+			return rc;
+	}
+	return GL_OK;
+}
+
+/*
  * The batch's events, one INSERT ... SELECT per run of events of one kind
  * (log lines from gl_batch_logs, profiler records from gl_batch_events,
  * evtab.h) of one kind (gl_event_kind()) read from one file: the run's
@@ -314,6 +362,8 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 		st->evsrc.end = j;
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
+		if (rc == SQLITE_DONE && (st->put_rc = put_operations(st, batch, i, j, err)) != GL_OK)
+			break;
 	}
 	st->evsrc.first = st->evsrc.end = 0;
 	st->put_batch = NULL;
@@ -607,12 +657,14 @@ static int put_op(struct gl_store *st, const struct gl_bop *op, int64_t run_id,
 
 /*
  * The rows of a stream's open record: every row after line after_line
- * (events, memory events, samples, spans, rejects). Rare (a writer paused
+ * (events and their operations, memory events, samples, spans, rejects). Rare (a writer paused
  * mid-line for over a minute), so no index: a scan of each table.
  */
 static int drop_open(struct gl_store *st, const struct gl_bdrop *d, struct gl_err *err)
 {
 	static const char *const sql[] = {
+		"DELETE FROM operations WHERE event_id IN"
+		" (SELECT id FROM events WHERE stream_id = ?1 AND line > ?2)",
 		"DELETE FROM events WHERE stream_id = ?1 AND line > ?2",
 		"DELETE FROM mem_events WHERE stream_id = ?1 AND line > ?2",
 		"DELETE FROM spans WHERE stream_id = ?1 AND line > ?2",

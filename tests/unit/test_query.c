@@ -31,6 +31,7 @@
 #include "schema_sql.h"
 #include "support/tmpdir.h"
 #include "store/evpack.h"
+#include "store/operations.h"
 #include "store/query.h"
 #include "util/timeutil.h"
 
@@ -786,6 +787,8 @@ struct text_row {
 	int64_t id;
 	char *msg, *meta;
 	size_t msg_len, meta_len;
+	double op_ms, op_tp;
+	char *op_name;
 };
 
 struct text_seen {
@@ -818,7 +821,8 @@ static int collect_text(void *arg, const struct gl_query_event *ev)
 	s->row[s->n++] = (struct text_row){(int64_t)ev->dur_us,
 					   dup_bytes(ev->message, ev->message_len),
 					   dup_bytes(ev->metadata, ev->metadata_len),
-					   ev->message_len, ev->metadata_len};
+					   ev->message_len, ev->metadata_len, ev->op_ms, ev->op_throughput,
+					   ev->op_name ? strdup(ev->op_name) : NULL};
 	return 0;
 }
 
@@ -827,6 +831,7 @@ static void free_text(struct text_seen *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->row[i].msg);
 		free(s->row[i].meta);
+		free(s->row[i].op_name);
 	}
 	free(s->row);
 	*s = (struct text_seen){0};
@@ -856,7 +861,10 @@ static void check_text(const char *what, const char *got, size_t got_len, sqlite
  * every combination of level (integers, reals, TEXT, BLOB), kernel, time
  * and message: "Operation " in any case, cut short, as a BLOB, with a NUL,
  * with a non-ASCII first letter. The reference is SQLite evaluating the
- * expressions the statement used to carry.
+ * expressions the statement used to carry. The operation handed with a row
+ * is the one table operations holds (filled as the migration fills it), and
+ * the same when the table is gone (a database before schema 10: found in
+ * the message and metadata, which are then handed out).
  */
 static void test_events_text_columns(void **state)
 {
@@ -914,7 +922,20 @@ static void test_events_text_columns(void **state)
 						sqlite3_free(sql);
 					}
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	assert_int_equal(gl_store_fill_operations(db, p, &err), GL_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE ops_want AS SELECT event_id, name_id, ms, throughput FROM operations",
+				      NULL, NULL, NULL), SQLITE_OK);
+	/* each "Operation a completed in 2 ms" or exec_ms row without a kernel
+	 * is one; the others (and those with a kernel) are none */
+	assert_true(q_int(db, "SELECT count(*) FROM ops_want") > 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM ops_want o JOIN events e ON e.id ="
+				   " o.event_id WHERE e.kernel_id IS NOT NULL"), 0);
 	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
+	for (int ops = 1; ops >= 0; ops--) {
+	if (!ops) {
+		assert_int_equal(sqlite3_exec(db, "DROP TABLE operations; UPDATE events SET packed = NULL",
+					      NULL, NULL, NULL), SQLITE_OK);
+	}
 	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
 	/* phase 0: packed NULL (rows put by hand: each read from its columns
 	 * by id); phase 1: packed made of the columns, as the migration does */
@@ -932,11 +953,14 @@ static void test_events_text_columns(void **state)
 		size_t i = 0;
 		const bool only = (mode & GL_QUERY_KERNELS_ONLY) != 0;
 		char *sql = sqlite3_mprintf(
-		    "SELECT id, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"
+		    "SELECT events.id, CASE WHEN level >= 4 OR (kernel_id IS NULL AND"
 		    " (exec_ms IS NOT NULL OR message LIKE 'Operation %%')) THEN message END,"
-		    " CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL THEN metadata END"
-		    " FROM events WHERE ts_us >= 0 AND ts_us < 1000000%s ORDER BY ts_us, id",
-		    only ? " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL" : "");
+		    " CASE WHEN kernel_id IS NULL AND exec_ms IS NOT NULL AND %d THEN metadata END,"
+		    " o.ms, o.throughput, n.name"
+		    " FROM events LEFT JOIN ops_want o ON o.event_id = events.id"
+		    " LEFT JOIN names n ON n.id = o.name_id"
+		    " WHERE ts_us >= 0 AND ts_us < 1000000%s ORDER BY ts_us, events.id",
+		    !ops, only ? " AND kernel_id IS NOT NULL AND dur_us IS NOT NULL" : "");
 
 		assert_int_equal(gl_query_events(q, 0, 1000000, mode, collect_text, &got, &err),
 				 GL_OK);
@@ -947,6 +971,18 @@ static void test_events_text_columns(void **state)
 			assert_int_equal(got.row[i].id, sqlite3_column_int64(st, 0));
 			check_text("message", got.row[i].msg, got.row[i].msg_len, st, 1);
 			check_text("metadata", got.row[i].meta, got.row[i].meta_len, st, 2);
+			if (sqlite3_column_type(st, 3) == SQLITE_NULL || only) {
+				assert_true(isnan(got.row[i].op_ms));
+			} else {
+				assert_true(got.row[i].op_ms == sqlite3_column_double(st, 3));
+				if (sqlite3_column_type(st, 4) == SQLITE_NULL)
+					assert_true(isnan(got.row[i].op_tp));
+				else
+					assert_true(got.row[i].op_tp == sqlite3_column_double(st, 4));
+			}
+			check_text("operation name", got.row[i].op_name,
+				   got.row[i].op_name ? strlen(got.row[i].op_name) : 0, st,
+				   only ? 99 : 5);
 			i++;
 		}
 		sqlite3_finalize(st);
@@ -955,6 +991,7 @@ static void test_events_text_columns(void **state)
 		free_text(&got);
 	}
 	gl_query_close(q);
+	}
 	sqlite3_close(db);
 	unlink(p);
 }
