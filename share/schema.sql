@@ -241,17 +241,17 @@ CREATE TABLE event_kinds (
 -- completed in 2.38ms", or a record with execution_time_ms and
 -- metadata.operation. One row per such event (its id); a report reads a
 -- window's operations from here, never from the text again. Rows go with
--- their event (pruned by ts_us, replaced with an open record's).
+-- their event (pruned, replaced with an open record's). No time of its own:
+-- an operations row is found by its event (a row appended per operation
+-- timing, without an index, costs its ingest least).
 CREATE TABLE operations (
 	event_id   INTEGER PRIMARY KEY,		-- events.id
-	ts_us      INTEGER,			-- the event's
 	name_id    INTEGER REFERENCES names(id),	-- metadata.operation, else the message's
 						-- name; NULL: none (a report names it by
 						-- the event's component)
 	ms         REAL NOT NULL,		-- execution_time_ms, else the message's time
 	throughput REAL				-- metadata.throughput
 );
-CREATE INDEX operations_ts ON operations (ts_us);
 
 -- Timed spans (v3): closed user scopes of profiler traces (gpufl
 -- scope_begin/scope_end, Kineto user_annotation / record_function ranges).

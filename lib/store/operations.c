@@ -17,13 +17,12 @@ static int fail(sqlite3 *db, const char *path, struct gl_err *err)
 int gl_store_fill_operations(sqlite3 *db, const char *path, struct gl_err *err)
 {
 	static const char *const sql[] = {
-		"SELECT id, ts_us, message, metadata, exec_ms FROM events e WHERE kernel_id IS NULL"
+		"SELECT id, message, metadata, exec_ms FROM events e WHERE kernel_id IS NULL"
 		" AND (exec_ms IS NOT NULL OR message LIKE 'Operation %')"
 		" AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.event_id = e.id)",
 		"INSERT OR IGNORE INTO names (name) VALUES (?1)",
 		"SELECT id FROM names WHERE name = ?1",
-		"INSERT INTO operations (event_id, ts_us, name_id, ms, throughput)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)",
+		"INSERT INTO operations (event_id, name_id, ms, throughput) VALUES (?1, ?2, ?3, ?4)",
 	};
 	sqlite3_stmt *s[4] = {NULL};
 	int rc = GL_OK, step = SQLITE_ROW;
@@ -34,12 +33,12 @@ int gl_store_fill_operations(sqlite3 *db, const char *path, struct gl_err *err)
 			goto out;
 		}
 	while ((step = sqlite3_step(s[0])) == SQLITE_ROW) {
-		const char *msg = (const char *)sqlite3_column_text(s[0], 2);
-		size_t msg_len = (size_t)sqlite3_column_bytes(s[0], 2);
-		const char *meta = (const char *)sqlite3_column_text(s[0], 3);
-		size_t meta_len = (size_t)sqlite3_column_bytes(s[0], 3);
-		double exec_ms = sqlite3_column_type(s[0], 4) == SQLITE_NULL
-					 ? NAN : sqlite3_column_double(s[0], 4);
+		const char *msg = (const char *)sqlite3_column_text(s[0], 1);
+		size_t msg_len = (size_t)sqlite3_column_bytes(s[0], 1);
+		const char *meta = (const char *)sqlite3_column_text(s[0], 2);
+		size_t meta_len = (size_t)sqlite3_column_bytes(s[0], 2);
+		double exec_ms = sqlite3_column_type(s[0], 3) == SQLITE_NULL
+					 ? NAN : sqlite3_column_double(s[0], 3);
 		struct gl_operation op;
 		int64_t name_id = 0;
 
@@ -57,19 +56,15 @@ int gl_store_fill_operations(sqlite3 *db, const char *path, struct gl_err *err)
 			sqlite3_reset(s[2]);
 		}
 		sqlite3_bind_int64(s[3], 1, sqlite3_column_int64(s[0], 0));
-		if (sqlite3_column_type(s[0], 1) == SQLITE_NULL)
-			sqlite3_bind_null(s[3], 2);
-		else
-			sqlite3_bind_int64(s[3], 2, sqlite3_column_int64(s[0], 1));
 		if (name_id)
-			sqlite3_bind_int64(s[3], 3, name_id);
+			sqlite3_bind_int64(s[3], 2, name_id);
 		else
-			sqlite3_bind_null(s[3], 3);
-		sqlite3_bind_double(s[3], 4, op.ms);
+			sqlite3_bind_null(s[3], 2);
+		sqlite3_bind_double(s[3], 3, op.ms);
 		if (isnan(op.throughput))
-			sqlite3_bind_null(s[3], 5);
+			sqlite3_bind_null(s[3], 4);
 		else
-			sqlite3_bind_double(s[3], 5, op.throughput);
+			sqlite3_bind_double(s[3], 4, op.throughput);
 		if (sqlite3_step(s[3]) != SQLITE_DONE) {
 			rc = fail(db, path, err);
 			goto out;

@@ -27,7 +27,6 @@ static const struct {
 	const char *table, *ts_col, *key;
 } pruned[] = {
 	{"events", "ts_us", "rowid"},
-	{"operations", "ts_us", "rowid"},	/* (schema 10) part of their events: not counted */
 	{"mem_events", "ts_us", "rowid"},
 	{"samples", "ts_us", "ts_us, id"},
 	{"spans", "start_us", "rowid"},
@@ -144,14 +143,27 @@ int gl_store_prune(struct gl_store *st, int64_t run_id, int64_t before_us, uint6
 	if (sqlite3_step(s) != SQLITE_DONE)
 		rc = fail(db, path, err);
 	sqlite3_finalize(s);
-	for (size_t i = 0; rc == GL_OK && i < sizeof(pruned) / sizeof(pruned[0]); i++) {
-		uint64_t uncounted = 0;
-
-		if (has_column(db, pruned[i].table, pruned[i].ts_col))
-			rc = prune_table(db, path, i, before_us,
-					 strcmp(pruned[i].table, "operations") ? n_deleted : &uncounted,
-					 err);
+	/* the operations of the events that go (schema 10), first: part of
+	 * their events, not counted; killed after this, the events go at the
+	 * next run (the horizon above tells the report) */
+	if (rc == GL_OK && has_column(db, "operations", "event_id") &&
+	    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(db, "DELETE FROM operations WHERE event_id IN"
+					   " (SELECT id FROM events WHERE ts_us < ?1)",
+				       -1, &s, NULL) != SQLITE_OK)
+			return fail(db, path, err);
+		sqlite3_bind_int64(s, 1, before_us);
+		rc = sqlite3_step(s) == SQLITE_DONE &&
+				     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK
+			     ? GL_OK
+			     : fail(db, path, err);
+		sqlite3_finalize(s);
+	} else if (rc == GL_OK && has_column(db, "operations", "event_id")) {
+		rc = fail(db, path, err);
 	}
+	for (size_t i = 0; rc == GL_OK && i < sizeof(pruned) / sizeof(pruned[0]); i++)
+		if (has_column(db, pruned[i].table, pruned[i].ts_col))
+			rc = prune_table(db, path, i, before_us, n_deleted, err);
 	if (rc == GL_OK && has_column(db, "sample_blocks", "t0_us"))
 		rc = prune_blocks(db, path, before_us, n_deleted, err);
 	if (rc != GL_OK || pragma(db, "PRAGMA freelist_count") <= 0)

@@ -217,8 +217,8 @@ static int prepare_all(struct gl_store *st, struct gl_err *err)
 
 	if ((rc = prepare(st, &st->ins_ev, GL_EVTAB_INSERT_EVENTS("events"), err)) != GL_OK ||
 	    (rc = prepare(st, &st->ins_log, GL_EVTAB_INSERT_LOGS("events"), err)) != GL_OK ||
-	    (rc = prepare(st, &st->ins_op, "INSERT INTO operations (event_id, ts_us, name_id, ms,"
-			  " throughput) VALUES (?1, ?2, ?3, ?4, ?5)", err)) != GL_OK ||
+	    (rc = prepare(st, &st->ins_op, "INSERT INTO operations (event_id, name_id, ms, throughput)"
+			  " VALUES (?1, ?2, ?3, ?4)", err)) != GL_OK ||
 	    (rc = prepare(st, &st->put_kind, "INSERT OR IGNORE INTO event_kinds (kind) VALUES (?1)",
 			  err)) != GL_OK)
 		return rc;

@@ -200,9 +200,8 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 * operations), filled for the rows stored before by
 	 * gl_store_fill_operations() (operations.c) after this.
 	 */
-	"CREATE TABLE operations (event_id INTEGER PRIMARY KEY, ts_us INTEGER,"
-	" name_id INTEGER REFERENCES names(id), ms REAL NOT NULL, throughput REAL);"
-	"CREATE INDEX operations_ts ON operations (ts_us);",
+	"CREATE TABLE operations (event_id INTEGER PRIMARY KEY,"
+	" name_id INTEGER REFERENCES names(id), ms REAL NOT NULL, throughput REAL);",
 };
 
 /* A kind given to the rows stored before it was stored. */

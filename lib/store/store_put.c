@@ -303,16 +303,12 @@ static int put_operations(struct gl_store *st, const struct gl_batch *batch, siz
 					     err)) != GL_OK)
 			return rc;
 		sqlite3_bind_int64(s, 1, last - (int64_t)(end - 1 - i));
-		if (e->ts_us != GL_TS_NONE)
-			sqlite3_bind_int64(s, 2, e->ts_us);
-		else
-			sqlite3_bind_null(s, 2);
-		bind_id(s, 3, name_id);
-		sqlite3_bind_double(s, 4, op.ms);
+		bind_id(s, 2, name_id);
+		sqlite3_bind_double(s, 3, op.ms);
 		if (isnan(op.throughput))
-			sqlite3_bind_null(s, 5);
+			sqlite3_bind_null(s, 4);
 		else
-			sqlite3_bind_double(s, 5, op.throughput);
+			sqlite3_bind_double(s, 4, op.throughput);
 		if ((rc = step(st, s, err)) != GL_OK)
 			return rc;
 	}

@@ -30,7 +30,7 @@ check_tree() {
 		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
 	grep -q "^gpulog-ingest: 0 lines stored" $T/$name.err || fail "$name: the run stored rows: $(cat $T/$name.err)"
 	expect_eq "$name: user_version" 10 "$(q $db 'pragma user_version')"
-	ops="select o.event_id, o.ts_us, n.name, o.ms, o.throughput from operations o
+	ops="select o.event_id, n.name, o.ms, o.throughput from operations o
 		left join names n on n.id = o.name_id order by o.event_id"
 	q $fresh "$ops" > $T/$name.fresh-ops
 	q $db "$ops" > $T/$name.migrated-ops
