@@ -81,6 +81,10 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional, a record's CSV (gl_record_csv): writes the column's key,name,value rows
+	 * itself under key (a count per component), each ended by pad empty cells and the
+	 * line end */
+	void (*csv_rows)(FILE *fp, const char *key, const void *row, unsigned pad);
 };
 
 struct gl_table {
@@ -110,5 +114,37 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
  * gl_html_when.
  */
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
+
+/*
+ * A record: one row of a table shown as key/value pairs, drawn from the same column list
+ * (the summary of a section). JSON: an object, gl_table_json's item. CSV: key,name,value
+ * rows. Text: a line per column with a text position, its text_head left-aligned in
+ * text_w, then its value (text_cell's, else the kind's, not padded). HTML: a table of a
+ * row per column with an HTML position, <th>html_head</th> and the cell as
+ * gl_table_html writes it.
+ */
+
+/* The row as a JSON object; a new reference, NULL when out of memory. */
+json_t *gl_record_json(const struct gl_table *t, const void *row);
+
+/*
+ * A key,name,value row per CSV column (no header): the key is the column's name after
+ * prefix (NULL: none), the name empty, the value as gl_table_csv writes it; a column with
+ * csv_rows writes its rows itself; an absent column has none. pad empty cells end each
+ * row (a CSV of more columns than three).
+ */
+void gl_record_csv(const struct gl_table *t, const void *row, const char *prefix,
+		   unsigned pad, FILE *fp);
+
+/* As gl_record_csv, each row's key key and its name the column's name (one key's
+ * named figures: quantiles). */
+void gl_record_csv_named(const struct gl_table *t, const void *row, const char *key,
+			 unsigned pad, FILE *fp);
+
+/* The text lines of the row: head left-aligned in text_w, then the value. */
+void gl_record_text(const struct gl_table *t, const void *row, FILE *fp);
+
+/* The HTML table of the row: <tr><th>head</th><td>value</td></tr> per column. */
+void gl_record_html(const struct gl_table *t, const void *row, FILE *fp);
 
 #endif
