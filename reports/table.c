@@ -485,7 +485,7 @@ void gl_record_html(const struct gl_table *t, const void *row, FILE *fp)
 {
 	const struct gl_col *c;
 
-	fputs("<table>", fp);
+	fputs(t->record_html_open ? t->record_html_open : "<table>", fp);
 	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
 		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
 

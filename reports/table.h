@@ -94,6 +94,8 @@ struct gl_table {
 	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
+	/* Optional, gl_record_html: what opens the table (NULL: "<table>") */
+	const char *record_html_open;
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

@@ -624,6 +624,27 @@ static void test_record(void **state)
 	free(buf);
 }
 
+/* A record's HTML table opened by the table's own opening. */
+static void test_record_html_open(void **state)
+{
+	static const struct gl_col oc[] = {
+		{"n", GL_COL_U64, RC(n), 0, 0, NULL, 0, 1, "count", 0},
+	};
+	static const struct gl_table ot = {oc, 1, sizeof(struct rec), NULL, 0, "<table>\n"};
+	static const struct rec r = {"x", 7, 0, 0, 0, {0, 0}, 0, 0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_html(&ot, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table>\n<tr><th>count</th><td class=\"n\">7</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_record_html_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
