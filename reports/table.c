@@ -508,3 +508,21 @@ void gl_record_html(const struct gl_table *t, const void *row, FILE *fp)
 	}
 	fputs("</table>\n", fp);
 }
+
+void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, const char *key,
+			FILE *fp)
+{
+	const struct gl_col *c;
+
+	for (size_t i = 0; i < n; i++) {
+		const void *row = (const char *)rows + i * t->row_size;
+
+		gl_csv_text(fp, key);
+		for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++) {
+			gl_csv_sep(fp);
+			if (!((c->flags & GL_COL_ABSENT_CSV) && c->absent && c->absent(row)))
+				csv_value(fp, c, row);
+		}
+		gl_csv_eol(fp);
+	}
+}

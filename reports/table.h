@@ -149,4 +149,11 @@ void gl_record_text(const struct gl_table *t, const void *row, FILE *fp);
 /* The HTML table of the row: <tr><th>head</th><td>value</td></tr> per column. */
 void gl_record_html(const struct gl_table *t, const void *row, FILE *fp);
 
+/*
+ * rows[0..n) as gl_table_csv writes them, without the header line, each row opened by a
+ * key cell (a list among a record's key,name,value rows).
+ */
+void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, const char *key,
+			FILE *fp);
+
 #endif

@@ -645,6 +645,23 @@ static void test_record_html_open(void **state)
 	free(buf);
 }
 
+/* A table's rows under a key, without a header (a list in a key,name,value CSV). */
+static void test_csv_under(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_table_csv_under(&table, rows, 2, "top", fp);
+	fclose(fp);
+	/* the rows of test_csv, each after "top," */
+	assert_string_equal(buf, "top,\"a,b\",3,1.5,2500,2025-01-01T00:00:00Z\r\n"
+				 "top,<x>,0,,,\r\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_row_class),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_record_html_open),
+		cmocka_unit_test(test_csv_under),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
