@@ -420,6 +420,32 @@ static void histogram_csv(FILE *fp, const char *key, const void *row, unsigned p
 	}
 }
 
+/* Text: the allocations, frees and failures, the peak outstanding and its time. */
+static const char *allocations_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_rmm *rm = row;
+	char a[40], b[40];
+
+	snprintf(buf, n, "%llu allocations, %llu frees, %llu failures; peak %s at %s",
+		 (unsigned long long)rm->allocations, (unsigned long long)rm->frees,
+		 (unsigned long long)rm->allocation_failures,
+		 gl_text_bytes((double)rm->peak_outstanding_bytes, a, sizeof(a)),
+		 gl_text_ts(rm->peak_ts_us, b));
+	return buf;
+}
+
+/* Text: the allocations and bytes outstanding at the end. */
+static const char *leaked_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_rmm *rm = row;
+	char a[40];
+
+	snprintf(buf, n, "%llu allocations (%s) outstanding at the end",
+		 (unsigned long long)rm->leaked_allocations,
+		 gl_text_bytes((double)rm->leaked_bytes, a, sizeof(a)));
+	return buf;
+}
+
 /* HTML: the allocations and bytes outstanding at the end in one cell. */
 static void leaked_html(FILE *f, const void *row)
 {
@@ -430,12 +456,14 @@ static void leaked_html(FILE *f, const void *row)
 }
 
 /*
- * The RMM allocations, a record: JSON's rmm object, the CSV's rmm.* rows and the HTML's
- * second key-value table (shown when the window has RMM events).
+ * The RMM allocations, a record: JSON's rmm object, the CSV's rmm.* rows, the text's two
+ * RMM lines and the HTML's second key-value table (the text and HTML show them when the
+ * window has RMM events).
  */
 static const struct gl_col rmm_cols[] = {
 	{"events", GL_COL_U64, RM(events), 0, 0, NULL, 0, 1, "RMM events", 0},
-	{"allocations", GL_COL_U64, RM(allocations), 0, 0, NULL, 0, 2, "allocations", 0},
+	{"allocations", GL_COL_U64, RM(allocations), 0, 1, "RMM:", 5, 2, "allocations", 0,
+	 .text_cell = allocations_text},
 	{"frees", GL_COL_U64, RM(frees), 0, 0, NULL, 0, 3, "frees", 0},
 	{"allocation_failures", GL_COL_U64, RM(allocation_failures), 0, 0, NULL, 0, 4,
 	 "allocation failures", 0},
@@ -443,8 +471,8 @@ static const struct gl_col rmm_cols[] = {
 	{"peak_outstanding_bytes", GL_COL_U64, RM(peak_outstanding_bytes), 0, 0, NULL, 0, 5,
 	 "peak outstanding bytes", 0},
 	{"peak_ts", GL_COL_TS, RM(peak_ts_us), 0, 0, NULL, 0, 0, NULL, 0},
-	{"leaked_allocations", GL_COL_U64, RM(leaked_allocations), 0, 0, NULL, 0, 6,
-	 "outstanding at the end", 0, .html_cell = leaked_html},
+	{"leaked_allocations", GL_COL_U64, RM(leaked_allocations), 0, 2, "RMM:", 5, 6,
+	 "outstanding at the end", 0, .html_cell = leaked_html, .text_cell = leaked_text},
 	{"leaked_bytes", GL_COL_U64, RM(leaked_bytes), 0, 0, NULL, 0, 0, NULL, 0},
 	{"leaks", GL_COL_U64, RM(leaks), 0, 0, NULL, 0, 0, NULL, 0, .json_of = leaks_json,
 	 .csv_rows = leaks_csv},
@@ -476,6 +504,21 @@ static const char *verdict_name(int v)
 	return gl_verdict_name((enum gl_verdict)v);
 }
 
+/* Text: the peak and last memory in use and their times, the trend's verdict. */
+static const char *in_use_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_memory *m = row;
+	char a[40], b[40], c[40], d[40];
+
+	if (!m->samples)
+		return "no samples";
+	snprintf(buf, n, "peak %s MiB at %s, last %s MiB at %s, %s",
+		 gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
+		 gl_text_num(m->last_mib, c, sizeof(c)), gl_text_ts(m->last_ts_us, d),
+		 gl_verdict_name(m->verdict));
+	return buf;
+}
+
 /* HTML: the peak (one decimal) and its time (none without samples). */
 static void peak_html(FILE *f, const void *row)
 {
@@ -494,11 +537,12 @@ static void last_html(FILE *f, const void *row)
 #define ME(f) offsetof(struct gl_report_memory, f)
 
 /*
- * The memory section, a record: JSON's object (rmm nested), the CSV's key,name,value rows
- * and the HTML's first key-value table.
+ * The memory section, a record: JSON's object (rmm nested), the CSV's key,name,value rows,
+ * the text's "in use:" line and the HTML's first key-value table.
  */
 static const struct gl_col memory_cols[] = {
-	{"samples", GL_COL_U64, ME(samples), 0, 0, NULL, 0, 1, "samples", 0},
+	{"samples", GL_COL_U64, ME(samples), 0, 1, "in use:", 8, 1, "samples", 0,
+	 .text_cell = in_use_text},
 	{"peak_mib", GL_COL_NUM, ME(peak_mib), 0, 0, NULL, 0, 2, "peak MiB", 0,
 	 .html_cell = peak_html},
 	{"peak_ts", GL_COL_TS, ME(peak_ts_us), 0, 0, NULL, 0, 0, NULL, 0},
@@ -530,32 +574,19 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40];
+	const struct gl_report_memory *m = res_of(st);
+	char a[40], b[40];
 
 	(void)r;
-	const struct gl_report_memory *m = res_of(st);
-	if (m->samples)
-		fprintf(fp, "in use: peak %s MiB at %s, last %s MiB at %s, %s\n",
-			gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
-			gl_text_num(m->last_mib, c, sizeof(c)), gl_text_ts(m->last_ts_us, d),
-			gl_verdict_name(m->verdict));
-	else
-		fprintf(fp, "in use: no samples\n");
-	if (m->rmm.events) {
-		fprintf(fp, "RMM: %llu allocations, %llu frees, %llu failures; peak %s at %s\n",
-			(unsigned long long)m->rmm.allocations, (unsigned long long)m->rmm.frees,
-			(unsigned long long)m->rmm.allocation_failures,
-			gl_text_bytes((double)m->rmm.peak_outstanding_bytes, a, sizeof(a)),
-			gl_text_ts(m->rmm.peak_ts_us, b));
-		fprintf(fp, "RMM: %llu allocations (%s) outstanding at the end\n",
-			(unsigned long long)m->rmm.leaked_allocations,
-			gl_text_bytes((double)m->rmm.leaked_bytes, a, sizeof(a)));
-		for (size_t i = 0; i < m->rmm.n_leaks && i < 5; i++)
-			fprintf(fp, "  0x%llx  %s  since %s\n", (unsigned long long)m->rmm.leaks[i].ptr,
-				gl_text_bytes((double)m->rmm.leaks[i].size_bytes, a, sizeof(a)),
-				gl_text_ts(m->rmm.leaks[i].ts_us, b));
-	}
-
+	gl_record_text(&memory_table, m, fp);
+	if (!m->rmm.events)
+		return;
+	gl_record_text(&rmm_table, &m->rmm, fp);
+	/* the largest leaks: no header, the words between the cells */
+	for (size_t i = 0; i < m->rmm.n_leaks && i < 5; i++)
+		fprintf(fp, "  0x%llx  %s  since %s\n", (unsigned long long)m->rmm.leaks[i].ptr,
+			gl_text_bytes((double)m->rmm.leaks[i].size_bytes, a, sizeof(a)),
+			gl_text_ts(m->rmm.leaks[i].ts_us, b));
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
