@@ -476,9 +476,12 @@ void gl_record_text(const struct gl_table *t, const void *row, FILE *fp)
 	const struct gl_col *c;
 	char buf[512];
 
-	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++)
-		fprintf(fp, "%-*s%s\n", c->text_w, c->text_head,
-			text_value(c, row, buf, sizeof(buf)));
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+		const char *v = text_value(c, row, buf, sizeof(buf));
+
+		if (v)
+			fprintf(fp, "%-*s%s\n", c->text_w, c->text_head, v);
+	}
 }
 
 void gl_record_html(const struct gl_table *t, const void *row, FILE *fp)

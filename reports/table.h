@@ -143,7 +143,8 @@ void gl_record_csv(const struct gl_table *t, const void *row, const char *prefix
 void gl_record_csv_named(const struct gl_table *t, const void *row, const char *key,
 			 unsigned pad, FILE *fp);
 
-/* The text lines of the row: head left-aligned in text_w, then the value. */
+/* The text lines of the row: head left-aligned in text_w, then the value; none for a
+ * column whose text_cell gives NULL (a line said only when it applies). */
 void gl_record_text(const struct gl_table *t, const void *row, FILE *fp);
 
 /* The HTML table of the row: <tr><th>head</th><td>value</td></tr> per column. */

@@ -662,6 +662,39 @@ static void test_csv_under(void **state)
 	free(buf);
 }
 
+static const char *n_text(const void *row, char *buf, size_t n)
+{
+	const struct rec *r = row;
+
+	if (!r->n)
+		return NULL;
+	snprintf(buf, n, "%llu of them", (unsigned long long)r->n);
+	return buf;
+}
+
+/* A record's text line left out where its text_cell gives none. */
+static void test_record_text_none(void **state)
+{
+	static const struct gl_col nc[] = {
+		{"state", GL_COL_TEXT, RC(state), 0, 1, "", 0, 0, NULL, 0},
+		{"n", GL_COL_U64, RC(n), 0, 2, "n:", 3, 0, NULL, 0, .text_cell = n_text},
+	};
+	static const struct gl_table nt = {nc, 2, sizeof(struct rec)};
+	static const struct rec r[2] = {{"one", 2, 0, 0, 0, {0, 0}, 0, 0},
+					{"two", 0, 0, 0, 0, {0, 0}, 0, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_text(&nt, &r[0], fp);
+	gl_record_text(&nt, &r[1], fp);
+	fclose(fp);
+	assert_string_equal(buf, "one\nn: 2 of them\ntwo\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_record_html_open),
 		cmocka_unit_test(test_csv_under),
+		cmocka_unit_test(test_record_text_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
