@@ -706,15 +706,55 @@ static void shapes_csv(FILE *fp, const char *key, const void *row, unsigned pad)
 	gl_table_csv_under(&shape_table, e->top_messages, e->n_top_messages, key, fp);
 }
 
+/* Text: the errors and warnings, per 1,000 events and per hour. */
+static const char *errors_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+	char a[40], b[40];
+
+	snprintf(buf, n, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour",
+		 (unsigned long long)e->errors, (unsigned long long)e->warnings,
+		 gl_text_num(e->per_1000_events, a, sizeof(a)), gl_text_num(e->per_hour, b, sizeof(b)));
+	return buf;
+}
+
+/* Text: the mirrored error records, when there are any. */
+static const char *mirrored_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+
+	if (!e->mirrored)
+		return NULL;
+	snprintf(buf, n, "%llu mirrored error records counted once",
+		 (unsigned long long)e->mirrored);
+	return buf;
+}
+
+/* Text: the counters' increase and largest values, when a source carried them. */
+static const char *counters_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+
+	if (!e->counter_sources)
+		return NULL;
+	snprintf(buf, n, "counters (increase over the window): %llu errors (largest value %llu), "
+		 "%llu recovery attempts (largest %llu)", (unsigned long long)e->error_count,
+		 (unsigned long long)e->error_count_max, (unsigned long long)e->recovery_attempts,
+		 (unsigned long long)e->recovery_attempts_max);
+	return buf;
+}
+
 #define ER(f) offsetof(struct gl_report_errors, f)
 
 /*
- * The section's figures, a record: JSON's object and the CSV's key,name,value rows (four
+ * The section's figures, a record: JSON's object, the CSV's key,name,value rows (four
  * empty cells after each: the header has the message shapes' columns too; the shapes'
- * rows last). The text and HTML say them in sentences.
+ * rows last) and the text's lines (the mirrored and the counters' only when there are
+ * any). The HTML says them in a paragraph.
  */
 static const struct gl_col errors_cols[] = {
-	{"errors", GL_COL_U64, ER(errors), 0, 0, NULL, 0, 0, NULL, 0, NULL, 1},
+	{"errors", GL_COL_U64, ER(errors), 0, 1, "", 0, 0, NULL, 0, NULL, 1,
+	 .text_cell = errors_text},
 	{"warnings", GL_COL_U64, ER(warnings), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
 	{"by_component", GL_COL_U64, ER(by_component), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3,
 	 .json_of = components_json, .csv_rows = components_csv},
@@ -726,7 +766,8 @@ static const struct gl_col errors_cols[] = {
 	 .json_of = shapes_json, .csv_rows = shapes_csv},
 	{"shapes", GL_COL_U64, ER(shapes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
 	{"shapes_overflow", GL_COL_U64, ER(shapes_overflow), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
-	{"mirrored", GL_COL_U64, ER(mirrored), 0, 0, NULL, 0, 0, NULL, 0, NULL, 9},
+	{"mirrored", GL_COL_U64, ER(mirrored), 0, 2, "", 0, 0, NULL, 0, NULL, 9,
+	 .text_cell = mirrored_text},
 	{"sink_components", GL_COL_U64, ER(sink_components), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
 	{"recovery_attempts", GL_COL_U64, ER(recovery_attempts), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 11},
@@ -734,7 +775,8 @@ static const struct gl_col errors_cols[] = {
 	 NULL, 12},
 	{"error_count", GL_COL_U64, ER(error_count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 13},
 	{"error_count_max", GL_COL_U64, ER(error_count_max), 0, 0, NULL, 0, 0, NULL, 0, NULL, 14},
-	{"counter_sources", GL_COL_U64, ER(counter_sources), 0, 0, NULL, 0, 0, NULL, 0, NULL, 15},
+	{"counter_sources", GL_COL_U64, ER(counter_sources), 0, 3, "", 0, 0, NULL, 0, NULL, 15,
+	 .text_cell = counters_text},
 	{"counter_restarts", GL_COL_U64, ER(counter_restarts), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 16},
 };
@@ -759,22 +801,11 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40];
+	const struct gl_report_errors *er = res_of(st);
 
 	(void)r;
-	const struct gl_report_errors *er = res_of(st);
-	fprintf(fp, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour\n",
-		(unsigned long long)er->errors, (unsigned long long)er->warnings,
-		gl_text_num(er->per_1000_events, a, sizeof(a)), gl_text_num(er->per_hour, b, sizeof(b)));
-	if (er->mirrored)
-		fprintf(fp, "%llu mirrored error records counted once\n",
-			(unsigned long long)er->mirrored);
-	if (er->counter_sources)
-		fprintf(fp, "counters (increase over the window): %llu errors (largest value %llu), "
-			"%llu recovery attempts (largest %llu)\n",
-			(unsigned long long)er->error_count, (unsigned long long)er->error_count_max,
-			(unsigned long long)er->recovery_attempts,
-			(unsigned long long)er->recovery_attempts_max);
+	gl_record_text(&errors_table, er, fp);
+	/* the most frequent shapes: no header, the shape cut from its start */
 	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
 		fprintf(fp, "%8llu  %-8s ", (unsigned long long)er->top_messages[i].count,
 			gl_level_name((enum gl_level)er->top_messages[i].level));
