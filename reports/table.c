@@ -529,3 +529,27 @@ void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, co
 		gl_csv_eol(fp);
 	}
 }
+
+void gl_record_html_across(const struct gl_table *t, const void *row, FILE *fp)
+{
+	const struct gl_col *c;
+
+	fputs("<table><tr>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++)
+		fprintf(fp, "<th>%s</th>", c->html_head);
+	fputs("</tr>\n<tr>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
+		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
+
+		fputs("<td", fp);
+		if (cls)
+			fprintf(fp, " class=\"%s\"", cls);
+		fputc('>', fp);
+		if (c->html_cell)
+			c->html_cell(fp, row);
+		else
+			html_value(fp, c, row, 0, 0);
+		fputs("</td>", fp);
+	}
+	fputs("</tr></table>\n", fp);
+}

@@ -157,4 +157,11 @@ void gl_record_html(const struct gl_table *t, const void *row, FILE *fp);
 void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, const char *key,
 			FILE *fp);
 
+/*
+ * The record as a one-row HTML table across the page: a header row of the columns with an
+ * HTML position (<th>html_head</th>), then a row of their cells as gl_table_html writes
+ * them, closed on its line (</tr></table>).
+ */
+void gl_record_html_across(const struct gl_table *t, const void *row, FILE *fp);
+
 #endif

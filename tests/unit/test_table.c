@@ -695,6 +695,30 @@ static void test_record_text_none(void **state)
 	free(buf);
 }
 
+/* A record as one row across the page: a header row, then the cells. */
+static void test_record_html_across(void **state)
+{
+	static const struct gl_col ac[] = {
+		{"n", GL_COL_U64, RC(n), 0, 0, NULL, 0, 2, "count", 0},
+		{"state", GL_COL_TEXT, RC(state), GL_COL_NAME, 0, NULL, 0, 1, "state", 0},
+		{"v", GL_COL_NUM, RC(v), 0, 0, NULL, 0, 0, NULL, 0},
+	};
+	static const struct gl_table at_ = {ac, 3, sizeof(struct rec)};
+	static const struct rec r = {"<ok>", 4, 1.5, 0, 0, {0, 0}, 0, 0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_html_across(&at_, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>state</th><th>count</th></tr>\n"
+				 "<tr><td class=\"k\">&lt;ok&gt;</td><td class=\"n\">4</td>"
+				 "</tr></table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_record_html_open),
 		cmocka_unit_test(test_csv_under),
 		cmocka_unit_test(test_record_text_none),
+		cmocka_unit_test(test_record_html_across),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
