@@ -164,26 +164,34 @@ static void components_csv(FILE *fp, const char *key, const void *row, unsigned 
 		gl_csv_kv_u64(fp, key, v->s.by_component[i].name, v->s.by_component[i].count);
 }
 
+#define LV(l) ((size_t)(l) * sizeof(uint64_t))
+
+/*
+ * The events by level (a uint64_t per enum gl_level), a record: JSON's by_level object,
+ * the CSV's by_level rows (the level as the name), the text's " LEVEL count" of each
+ * level that has events and the HTML's row of levels across the page.
+ */
+static const struct gl_col level_cols[] = {
+	{"NONE", GL_COL_U64, LV(GL_LEVEL_NONE), 0, 1, "(none)", 0, 1, "no level", 0},
+	{"TRACE", GL_COL_U64, LV(GL_LEVEL_TRACE), 0, 2, "TRACE", 0, 2, "TRACE", 0},
+	{"DEBUG", GL_COL_U64, LV(GL_LEVEL_DEBUG), 0, 3, "DEBUG", 0, 3, "DEBUG", 0},
+	{"INFO", GL_COL_U64, LV(GL_LEVEL_INFO), 0, 4, "INFO", 0, 4, "INFO", 0},
+	{"WARN", GL_COL_U64, LV(GL_LEVEL_WARN), 0, 5, "WARN", 0, 5, "WARN", 0},
+	{"ERROR", GL_COL_U64, LV(GL_LEVEL_ERROR), 0, 6, "ERROR", 0, 6, "ERROR", 0},
+	{"CRITICAL", GL_COL_U64, LV(GL_LEVEL_CRITICAL), 0, 7, "CRITICAL", 0, 7, "CRITICAL", 0},
+};
+
+static const struct gl_table level_table = {level_cols, sizeof(level_cols) / sizeof(level_cols[0]),
+					    LV(GL_LEVEL_CRITICAL + 1)};
+
 static json_t *levels_json(const void *row)
 {
-	struct gl_jb jb = {0};
-
-	return gl_jb_done(&jb, gl_json_levels(&jb, ((const struct view *)row)->s.by_level,
-					      GL_LEVEL_NONE));
-}
-
-static const char *level_name(int l)
-{
-	return l ? gl_level_name((enum gl_level)l) : "NONE";
+	return gl_record_json(&level_table, ((const struct view *)row)->s.by_level);
 }
 
 static void levels_csv(FILE *fp, const char *key, const void *row, unsigned pad)
 {
-	const struct view *v = row;
-
-	(void)pad;
-	for (int l = 0; l <= GL_LEVEL_CRITICAL; l++)
-		gl_csv_kv_u64(fp, key, level_name(l), v->s.by_level[l]);
+	gl_record_csv_named(&level_table, ((const struct view *)row)->s.by_level, key, pad, fp);
 }
 
 /* Text: the events, then the first and last when there are any. */
@@ -200,18 +208,21 @@ static const char *events_text(const void *row, char *buf, size_t n)
 	return buf;
 }
 
-/* Text: " LEVEL count" for each level that has events ("(none)": no level). */
+/* Text: " LEVEL count" for each level that has events (its text head: "(none)", "INFO"). */
 static const char *levels_text(const void *row, char *buf, size_t n)
 {
 	const struct view *v = row;
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL && len < n; l++)
-		if (v->s.by_level[l])
+	for (size_t k = 0; k < level_table.n_cols && len < n; k++) {
+		uint64_t c;
+
+		memcpy(&c, (const char *)v->s.by_level + level_cols[k].offset, sizeof(c));
+		if (c)
 			len += (size_t)snprintf(buf + len, n - len, " %s %llu",
-						l ? gl_level_name((enum gl_level)l) : "(none)",
-						(unsigned long long)v->s.by_level[l]);
+						level_cols[k].text_head, (unsigned long long)c);
+	}
 	return buf;
 }
 
@@ -237,7 +248,8 @@ static const char *database_text(const void *row, char *buf, size_t n)
 /*
  * The summary, a record: JSON's object, the CSV's key,name,value rows (every key but
  * kernels_total), the text's lines (Status, Events, Levels, Database) and the HTML's
- * key-value table. The HTML's levels row and components table are their own tables.
+ * key-value table. The levels are a record of their own (level_cols), the HTML's
+ * components table gl_html_counts'.
  */
 static const struct gl_col cols[] = {
 	{"status", GL_COL_TEXT, V(status), 0, 1, "Status", 9, 0, NULL, 0, .csv_pos = 1},
@@ -303,13 +315,7 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	if (s->events == 0)
 		fputs("<p><b>No events in this window.</b></p>\n", f);
 	gl_record_html(&table, &v, f);
-	fputs("<table><tr>", f);
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL; l++)
-		fprintf(f, "<th>%s</th>", l == GL_LEVEL_NONE ? "no level" : gl_level_name(l));
-	fputs("</tr>\n<tr>", f);
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL; l++)
-		fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)s->by_level[l]);
-	fputs("</tr></table>\n", f);
+	gl_record_html_across(&level_table, s->by_level, f);
 	if (s->n_by_component > 0)
 		gl_html_counts(f, "component", s->by_component, s->n_by_component);
 }
