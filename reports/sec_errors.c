@@ -626,120 +626,186 @@ static const char *level_class(const void *row)
 }
 
 /*
- * A message shape: JSON's top_messages items and the HTML table. The CSV keeps its
- * own rows (they share the key,name,value header of the section's other rows), and
- * so does the text (count first, no header, the shape cut from its start).
+ * A message shape: JSON's top_messages items, the HTML table and the CSV's top_messages
+ * rows (after the key: the shape as the name, the count as the value, then the columns
+ * of their own). The text keeps its own lines (count first, no header, the shape cut
+ * from its start).
  */
 static const struct gl_col shape_cols[] = {
-	{"shape", GL_COL_TEXT, SH(shape), GL_COL_NAME, 0, NULL, 0, 3, "message shape", 0, NULL, 0},
-	{"level", GL_COL_ENUM, SH(level), 0, 0, NULL, 0, 1, "level", 0, level_name, 0,
+	{"shape", GL_COL_TEXT, SH(shape), GL_COL_NAME, 0, NULL, 0, 3, "message shape", 0, NULL, 1},
+	{"level", GL_COL_ENUM, SH(level), 0, 0, NULL, 0, 1, "level", 0, level_name, 6,
 	 .html_class = level_class},
-	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 2, "count", 0, NULL, 0},
-	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 4, "first", 0, NULL, 0},
-	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 5, "last", 0, NULL, 0},
+	{"count", GL_COL_U64, SH(count), 0, 0, NULL, 0, 2, "count", 0, NULL, 2},
+	{"first_ts", GL_COL_TS, SH(first_ts_us), 0, 0, NULL, 0, 4, "first", 0, NULL, 3},
+	{"last_ts", GL_COL_TS, SH(last_ts_us), 0, 0, NULL, 0, 5, "last", 0, NULL, 4},
 	{"sample", GL_COL_TEXT, SH(sample), GL_COL_NAME, 0, NULL, 0, 6, "first message", 0, NULL,
-	 0},
+	 5},
 };
 
 static const struct gl_table shape_table = {shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]),
 					    sizeof(struct gl_report_shape)};
 
+/* A key,name,value row of a count, pad empty cells after it. */
+static void count_row(FILE *fp, const char *key, const char *name, uint64_t v, unsigned pad)
+{
+	gl_csv_text(fp, key);
+	gl_csv_sep(fp);
+	gl_csv_text(fp, name);
+	gl_csv_sep(fp);
+	gl_csv_u64(fp, v);
+	for (unsigned i = 0; i < pad; i++)
+		gl_csv_sep(fp);
+	gl_csv_eol(fp);
+}
+
+static json_t *components_json(const void *row)
+{
+	const struct gl_report_errors *e = row;
+	struct gl_jb jb = {0};
+
+	return gl_jb_done(&jb, gl_json_counts(&jb, e->by_component, e->n_by_component));
+}
+
+static void components_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct gl_report_errors *e = row;
+
+	for (size_t i = 0; i < e->n_by_component; i++)
+		count_row(fp, key, e->by_component[i].name, e->by_component[i].count, pad);
+}
+
+/* by_level: WARN and above. */
+static json_t *levels_json(const void *row)
+{
+	struct gl_jb jb = {0};
+
+	return gl_jb_done(&jb, gl_json_levels(&jb, ((const struct gl_report_errors *)row)->by_level,
+					      GL_LEVEL_WARN));
+}
+
+static void levels_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct gl_report_errors *e = row;
+
+	for (int l = GL_LEVEL_WARN; l <= GL_LEVEL_CRITICAL; l++)
+		count_row(fp, key, level_name(l), e->by_level[l], pad);
+}
+
+static json_t *shapes_json(const void *row)
+{
+	const struct gl_report_errors *e = row;
+
+	return gl_table_json(&shape_table, e->top_messages, e->n_top_messages);
+}
+
+static void shapes_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct gl_report_errors *e = row;
+
+	(void)pad;
+	gl_table_csv_under(&shape_table, e->top_messages, e->n_top_messages, key, fp);
+}
+
+/* Text: the errors and warnings, per 1,000 events and per hour. */
+static const char *errors_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+	char a[40], b[40];
+
+	snprintf(buf, n, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour",
+		 (unsigned long long)e->errors, (unsigned long long)e->warnings,
+		 gl_text_num(e->per_1000_events, a, sizeof(a)), gl_text_num(e->per_hour, b, sizeof(b)));
+	return buf;
+}
+
+/* Text: the mirrored error records, when there are any. */
+static const char *mirrored_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+
+	if (!e->mirrored)
+		return NULL;
+	snprintf(buf, n, "%llu mirrored error records counted once",
+		 (unsigned long long)e->mirrored);
+	return buf;
+}
+
+/* Text: the counters' increase and largest values, when a source carried them. */
+static const char *counters_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_errors *e = row;
+
+	if (!e->counter_sources)
+		return NULL;
+	snprintf(buf, n, "counters (increase over the window): %llu errors (largest value %llu), "
+		 "%llu recovery attempts (largest %llu)", (unsigned long long)e->error_count,
+		 (unsigned long long)e->error_count_max, (unsigned long long)e->recovery_attempts,
+		 (unsigned long long)e->recovery_attempts_max);
+	return buf;
+}
+
+#define ER(f) offsetof(struct gl_report_errors, f)
+
+/*
+ * The section's figures, a record: JSON's object, the CSV's key,name,value rows (four
+ * empty cells after each: the header has the message shapes' columns too; the shapes'
+ * rows last) and the text's lines (the mirrored and the counters' only when there are
+ * any). The HTML says them in a paragraph.
+ */
+static const struct gl_col errors_cols[] = {
+	{"errors", GL_COL_U64, ER(errors), 0, 1, "", 0, 0, NULL, 0, NULL, 1,
+	 .text_cell = errors_text},
+	{"warnings", GL_COL_U64, ER(warnings), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
+	{"by_component", GL_COL_U64, ER(by_component), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3,
+	 .json_of = components_json, .csv_rows = components_csv},
+	{"by_level", GL_COL_U64, ER(by_level), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4,
+	 .json_of = levels_json, .csv_rows = levels_csv},
+	{"per_1000_events", GL_COL_NUM, ER(per_1000_events), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
+	{"per_hour", GL_COL_NUM, ER(per_hour), 0, 0, NULL, 0, 0, NULL, 0, NULL, 6},
+	{"top_messages", GL_COL_U64, ER(top_messages), 0, 0, NULL, 0, 0, NULL, 0, NULL, 17,
+	 .json_of = shapes_json, .csv_rows = shapes_csv},
+	{"shapes", GL_COL_U64, ER(shapes), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
+	{"shapes_overflow", GL_COL_U64, ER(shapes_overflow), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
+	{"mirrored", GL_COL_U64, ER(mirrored), 0, 2, "", 0, 0, NULL, 0, NULL, 9,
+	 .text_cell = mirrored_text},
+	{"sink_components", GL_COL_U64, ER(sink_components), 0, 0, NULL, 0, 0, NULL, 0, NULL, 10},
+	{"recovery_attempts", GL_COL_U64, ER(recovery_attempts), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 11},
+	{"recovery_attempts_max", GL_COL_U64, ER(recovery_attempts_max), 0, 0, NULL, 0, 0, NULL, 0,
+	 NULL, 12},
+	{"error_count", GL_COL_U64, ER(error_count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 13},
+	{"error_count_max", GL_COL_U64, ER(error_count_max), 0, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+	{"counter_sources", GL_COL_U64, ER(counter_sources), 0, 3, "", 0, 0, NULL, 0, NULL, 15,
+	 .text_cell = counters_text},
+	{"counter_restarts", GL_COL_U64, ER(counter_restarts), 0, 0, NULL, 0, 0, NULL, 0, NULL,
+	 16},
+};
+
+static const struct gl_table errors_table = {errors_cols,
+					     sizeof(errors_cols) / sizeof(errors_cols[0]),
+					     sizeof(struct gl_report_errors)};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_errors *e = res_of(st);
-	struct gl_jb jb_ = {0}, *jb = &jb_;
-	json_t *o = json_object(), *top = gl_table_json(&shape_table, e->top_messages,
-							 e->n_top_messages);
-
 	(void)r;
-
-	gl_jb_set(jb, o, "errors", gl_json_u64(e->errors));
-	gl_jb_set(jb, o, "warnings", gl_json_u64(e->warnings));
-	gl_jb_set(jb, o, "by_component", gl_json_counts(jb, e->by_component, e->n_by_component));
-	gl_jb_set(jb, o, "by_level", gl_json_levels(jb, e->by_level, GL_LEVEL_WARN));
-	gl_jb_set(jb, o, "per_1000_events", gl_json_num(e->per_1000_events));
-	gl_jb_set(jb, o, "per_hour", gl_json_num(e->per_hour));
-	gl_jb_set(jb, o, "top_messages", top);
-	gl_jb_set(jb, o, "shapes", gl_json_u64(e->shapes));
-	gl_jb_set(jb, o, "shapes_overflow", gl_json_u64(e->shapes_overflow));
-	gl_jb_set(jb, o, "mirrored", gl_json_u64(e->mirrored));
-	gl_jb_set(jb, o, "sink_components", gl_json_u64(e->sink_components));
-	gl_jb_set(jb, o, "recovery_attempts", gl_json_u64(e->recovery_attempts));
-	gl_jb_set(jb, o, "recovery_attempts_max", gl_json_u64(e->recovery_attempts_max));
-	gl_jb_set(jb, o, "error_count", gl_json_u64(e->error_count));
-	gl_jb_set(jb, o, "error_count_max", gl_json_u64(e->error_count_max));
-	gl_jb_set(jb, o, "counter_sources", gl_json_u64(e->counter_sources));
-	gl_jb_set(jb, o, "counter_restarts", gl_json_u64(e->counter_restarts));
-	return gl_jb_done(jb, o);
+	return gl_record_json(&errors_table, res_of(st));
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_errors *e = res_of(st);
-
 	(void)r;
-
 	fputs("key,name,value,first_ts,last_ts,sample,level", fp);
 	gl_csv_eol(fp);
-#define ROW_END fputs(",,,,", fp)
-	gl_csv_text(fp, "errors"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->errors), ROW_END, gl_csv_eol(fp);
-	gl_csv_text(fp, "warnings"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->warnings), ROW_END, gl_csv_eol(fp);
-	for (size_t i = 0; i < e->n_by_component; i++) {
-		gl_csv_text(fp, "by_component"), gl_csv_sep(fp), gl_csv_text(fp, e->by_component[i].name), gl_csv_sep(fp);
-		gl_csv_u64(fp, e->by_component[i].count), ROW_END, gl_csv_eol(fp);
-	}
-	for (int l = GL_LEVEL_WARN; l <= GL_LEVEL_CRITICAL; l++) {
-		gl_csv_text(fp, "by_level"), gl_csv_sep(fp), gl_csv_text(fp, gl_level_name((enum gl_level)l)), gl_csv_sep(fp);
-		gl_csv_u64(fp, e->by_level[l]), ROW_END, gl_csv_eol(fp);
-	}
-	gl_csv_text(fp, "per_1000_events"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_num(fp, e->per_1000_events), ROW_END, gl_csv_eol(fp);
-	gl_csv_text(fp, "per_hour"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_num(fp, e->per_hour), ROW_END, gl_csv_eol(fp);
-	gl_csv_text(fp, "shapes"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->shapes), ROW_END, gl_csv_eol(fp);
-	gl_csv_text(fp, "shapes_overflow"), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, e->shapes_overflow), ROW_END, gl_csv_eol(fp);
-	const struct {
-		const char *key;
-		uint64_t v;
-	} more[] = {
-		{"mirrored", e->mirrored},
-		{"sink_components", e->sink_components},
-		{"recovery_attempts", e->recovery_attempts},
-		{"recovery_attempts_max", e->recovery_attempts_max},
-		{"error_count", e->error_count},
-		{"error_count_max", e->error_count_max},
-		{"counter_sources", e->counter_sources},
-		{"counter_restarts", e->counter_restarts},
-	};
-	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
-		gl_csv_text(fp, more[i].key), gl_csv_sep(fp), gl_csv_sep(fp), gl_csv_u64(fp, more[i].v), ROW_END, gl_csv_eol(fp);
-#undef ROW_END
-	for (size_t i = 0; i < e->n_top_messages; i++) {
-		const struct gl_report_shape *s = &e->top_messages[i];
-
-		gl_csv_text(fp, "top_messages"), gl_csv_sep(fp), gl_csv_text(fp, s->shape), gl_csv_sep(fp);
-		gl_csv_u64(fp, s->count), gl_csv_sep(fp), gl_csv_ts(fp, s->first_ts_us), gl_csv_sep(fp);
-		gl_csv_ts(fp, s->last_ts_us), gl_csv_sep(fp), gl_csv_text(fp, s->sample), gl_csv_sep(fp);
-		gl_csv_text(fp, gl_level_name((enum gl_level)s->level)), gl_csv_eol(fp);
-	}
+	gl_record_csv(&errors_table, res_of(st), NULL, 4, fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40];
+	const struct gl_report_errors *er = res_of(st);
 
 	(void)r;
-	const struct gl_report_errors *er = res_of(st);
-	fprintf(fp, "%llu errors, %llu warnings; %s per 1,000 events, %s per hour\n",
-		(unsigned long long)er->errors, (unsigned long long)er->warnings,
-		gl_text_num(er->per_1000_events, a, sizeof(a)), gl_text_num(er->per_hour, b, sizeof(b)));
-	if (er->mirrored)
-		fprintf(fp, "%llu mirrored error records counted once\n",
-			(unsigned long long)er->mirrored);
-	if (er->counter_sources)
-		fprintf(fp, "counters (increase over the window): %llu errors (largest value %llu), "
-			"%llu recovery attempts (largest %llu)\n",
-			(unsigned long long)er->error_count, (unsigned long long)er->error_count_max,
-			(unsigned long long)er->recovery_attempts,
-			(unsigned long long)er->recovery_attempts_max);
+	gl_record_text(&errors_table, er, fp);
+	/* the most frequent shapes: no header, the shape cut from its start */
 	for (size_t i = 0; i < er->n_top_messages && i < 10; i++) {
 		fprintf(fp, "%8llu  %-8s ", (unsigned long long)er->top_messages[i].count,
 			gl_level_name((enum gl_level)er->top_messages[i].level));

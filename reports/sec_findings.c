@@ -986,29 +986,94 @@ static void release(void *st)
 
 /* ---- output ---------------------------------------------------------- */
 
+#define EV(f) offsetof(struct gl_finding_evidence, f)
+
+static bool not_event(const void *row)
+{
+	return !((const struct gl_finding_evidence *)row)->event;
+}
+
+static bool is_event(const void *row)
+{
+	return ((const struct gl_finding_evidence *)row)->event;
+}
+
+static bool no_detail(const void *row)
+{
+	return !((const struct gl_finding_evidence *)row)->detail[0];
+}
+
+static json_t *metric_json(const void *row)
+{
+	return gl_json_str(((const struct gl_finding_evidence *)row)->metric);
+}
+
+static json_t *device_json(const void *row)
+{
+	const struct gl_finding_evidence *e = row;
+
+	return gl_json_str(e->device[0] ? e->device : NULL);
+}
+
+static json_t *detail_json(const void *row)
+{
+	return gl_json_str(((const struct gl_finding_evidence *)row)->detail);
+}
+
+/* A finding's evidence, JSON's evidence items: the metric under "event" for a count of
+ * events, else "metric"; detail only when there is one. */
+static const struct gl_col evidence_cols[] = {
+	{"event", GL_COL_TEXT, EV(metric), 0, 0, NULL, 0, 0, NULL, 0, .absent = not_event,
+	 .json_of = metric_json},
+	{"metric", GL_COL_TEXT, EV(metric), 0, 0, NULL, 0, 0, NULL, 0, .absent = is_event,
+	 .json_of = metric_json},
+	{"device", GL_COL_TEXT, EV(device), 0, 0, NULL, 0, 0, NULL, 0, .json_of = device_json},
+	{"detail", GL_COL_TEXT, EV(detail), 0, 0, NULL, 0, 0, NULL, 0, .absent = no_detail,
+	 .json_of = detail_json},
+	{"before", GL_COL_NUM, EV(before), 0, 0, NULL, 0, 0, NULL, 0},
+	{"during", GL_COL_NUM, EV(during), 0, 0, NULL, 0, 0, NULL, 0},
+	{"change_pct", GL_COL_NUM, EV(change_pct), 0, 0, NULL, 0, 0, NULL, 0},
+	{"implicated", GL_COL_FLAG, EV(implicated), 0, 0, NULL, 0, 0, NULL, 0},
+};
+
+static const struct gl_table evidence_table = {
+	evidence_cols, sizeof(evidence_cols) / sizeof(evidence_cols[0]),
+	sizeof(struct gl_finding_evidence)};
+
+static json_t *evidence_json(const void *row)
+{
+	const struct gl_finding *fd = row;
+
+	return gl_table_json(&evidence_table, fd->evidence, fd->n_evidence);
+}
+
 #define FD(f) offsetof(struct gl_finding, f)
 /* One description of a finding's columns: JSON (with its rank and evidence added) and
  * CSV show them all; the page's table the main ones under the sentences. */
 static const struct gl_col finding_cols[] = {
-	{"series", GL_COL_TEXT, FD(series), GL_COL_NAME, 0, NULL, 0, 1, "series", 0, NULL},
-	{"kernel", GL_COL_TEXT, FD(kernel), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"source", GL_COL_TEXT, FD(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"kind", GL_COL_TEXT, FD(kind), 0, 0, NULL, 0, 2, "kind", 0, NULL},
-	{"host", GL_COL_TEXT, FD(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"device", GL_COL_TEXT, FD(device), 0, 0, NULL, 0, 3, "GPU", 0, NULL},
-	{"start_ts", GL_COL_TS, FD(start_us), 0, 0, NULL, 0, 4, "from", 0, NULL},
-	{"end_ts", GL_COL_TS, FD(end_us), 0, 0, NULL, 0, 5, "to", 0, NULL},
-	{"unit", GL_COL_TEXT, FD(unit), 0, 0, NULL, 0, 6, "unit", 0, NULL},
-	{"before", GL_COL_NUM, FD(before), 0, 0, NULL, 0, 7, "before", 0, NULL},
-	{"during", GL_COL_NUM, FD(during), 0, 0, NULL, 0, 8, "during", 0, NULL},
-	{"change_pct", GL_COL_NUM, FD(change_pct), 0, 0, NULL, 0, 9, "change %", 0, NULL},
-	{"p_value", GL_COL_NUM, FD(p_value), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"score", GL_COL_NUM, FD(score), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"attributed_by", GL_COL_TEXT, FD(attributed_by), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"confidence", GL_COL_TEXT, FD(confidence), 0, 0, NULL, 0, 10, "confidence", 0, NULL},
-	{"changed_together", GL_COL_TEXT, FD(together), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"unchanged", GL_COL_U64, FD(unchanged), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"sentence", GL_COL_TEXT, FD(sentence), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"series", GL_COL_TEXT, FD(series), GL_COL_NAME, 0, NULL, 0, 1, "series", 0, NULL, 1},
+	{"kernel", GL_COL_TEXT, FD(kernel), 0, 0, NULL, 0, 0, NULL, 0, NULL, 2},
+	{"source", GL_COL_TEXT, FD(source), 0, 0, NULL, 0, 0, NULL, 0, NULL, 3},
+	{"kind", GL_COL_TEXT, FD(kind), 0, 0, NULL, 0, 2, "kind", 0, NULL, 4},
+	{"host", GL_COL_TEXT, FD(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 5},
+	{"device", GL_COL_TEXT, FD(device), 0, 0, NULL, 0, 3, "GPU", 0, NULL, 6},
+	{"start_ts", GL_COL_TS, FD(start_us), 0, 0, NULL, 0, 4, "from", 0, NULL, 7},
+	{"end_ts", GL_COL_TS, FD(end_us), 0, 0, NULL, 0, 5, "to", 0, NULL, 8},
+	{"unit", GL_COL_TEXT, FD(unit), 0, 0, NULL, 0, 6, "unit", 0, NULL, 9},
+	{"before", GL_COL_NUM, FD(before), 0, 0, NULL, 0, 7, "before", 0, NULL, 10},
+	{"during", GL_COL_NUM, FD(during), 0, 0, NULL, 0, 8, "during", 0, NULL, 11},
+	{"change_pct", GL_COL_NUM, FD(change_pct), 0, 0, NULL, 0, 9, "change %", 0, NULL, 12},
+	{"p_value", GL_COL_NUM, FD(p_value), 0, 0, NULL, 0, 0, NULL, 0, NULL, 13},
+	{"score", GL_COL_NUM, FD(score), 0, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+	{"attributed_by", GL_COL_TEXT, FD(attributed_by), 0, 0, NULL, 0, 0, NULL, 0, NULL, 15},
+	{"confidence", GL_COL_TEXT, FD(confidence), 0, 0, NULL, 0, 10, "confidence", 0, NULL, 16},
+	{"changed_together", GL_COL_TEXT, FD(together), 0, 0, NULL, 0, 0, NULL, 0, NULL, 17},
+	{"unchanged", GL_COL_U64, FD(unchanged), 0, 0, NULL, 0, 0, NULL, 0, NULL, 18},
+	{"sentence", GL_COL_TEXT, FD(sentence), 0, 0, NULL, 0, 0, NULL, 0, NULL, 19},
+	{"rank", GL_COL_INDEX, FD(rank), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"worse", GL_COL_FLAG, FD(worse), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"evidence", GL_COL_U64, FD(evidence), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0,
+	 .json_of = evidence_json},
 };
 static const struct gl_table table = {finding_cols,
 				      sizeof(finding_cols) / sizeof(finding_cols[0]),
@@ -1017,43 +1082,9 @@ static const struct gl_table table = {finding_cols,
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
 	const struct findings *f = st;
-	struct gl_jb jb = {0};
-	json_t *arr = gl_table_json(&table, f ? f->res.items : NULL, f ? f->res.n : 0);
 
 	(void)rep;
-	if (!arr)
-		return NULL;
-	for (size_t i = 0; f && i < f->res.n; i++) {
-		const struct gl_finding *fd = &f->res.items[i];
-		json_t *o = json_array_get(arr, i), *ev = json_array();
-
-		if (!ev) {
-			json_decref(arr);
-			return NULL;
-		}
-		gl_jb_set(&jb, o, "rank", fd->rank >= 0 ? json_integer(fd->rank) : json_null());
-		gl_jb_set(&jb, o, "worse", json_boolean(fd->worse));
-		for (size_t k = 0; k < fd->n_evidence; k++) {
-			const struct gl_finding_evidence *e = &fd->evidence[k];
-			json_t *eo = json_object();
-
-			if (!eo) {
-				jb.failed++;
-				continue;
-			}
-			gl_jb_set(&jb, eo, e->event ? "event" : "metric", gl_json_str(e->metric));
-			gl_jb_set(&jb, eo, "device", gl_json_str(e->device[0] ? e->device : NULL));
-			if (e->detail[0])
-				gl_jb_set(&jb, eo, "detail", gl_json_str(e->detail));
-			gl_jb_set(&jb, eo, "before", gl_json_num(e->before));
-			gl_jb_set(&jb, eo, "during", gl_json_num(e->during));
-			gl_jb_set(&jb, eo, "change_pct", gl_json_num(e->change_pct));
-			gl_jb_set(&jb, eo, "implicated", json_boolean(e->implicated));
-			gl_jb_append(&jb, ev, eo);
-		}
-		gl_jb_set(&jb, o, "evidence", ev);
-	}
-	return gl_jb_done(&jb, arr);
+	return gl_table_json(&table, f ? f->res.items : NULL, f ? f->res.n : 0);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)

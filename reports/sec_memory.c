@@ -351,149 +351,256 @@ static const struct gl_col leak_cols[] = {
 static const struct gl_table leak_table = {leak_cols, sizeof(leak_cols) / sizeof(leak_cols[0]),
 					   sizeof(struct gl_report_leak)};
 
+/* rmm.leaks in the CSV: two rows per leak (size, time) under key.size_bytes and key.ts,
+ * the pointer as the name. */
+static void leaks_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct gl_report_rmm *rm = row;
+	char k_size[64], k_ts[64], ptr[32], when[40];
+
+	(void)pad;
+	snprintf(k_size, sizeof(k_size), "%s.size_bytes", key);
+	snprintf(k_ts, sizeof(k_ts), "%s.ts", key);
+	for (size_t i = 0; i < rm->n_leaks; i++) {
+		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)rm->leaks[i].ptr);
+		gl_csv_kv_u64(fp, k_size, ptr, rm->leaks[i].size_bytes);
+		gl_csv_kv_text(fp, k_ts, ptr, gl_time_format(rm->leaks[i].ts_us, when));
+	}
+}
+
+static json_t *leaks_json(const void *row)
+{
+	const struct gl_report_rmm *rm = row;
+
+	return gl_table_json(&leak_table, rm->leaks, rm->n_leaks);
+}
+
+#define RM(f) offsetof(struct gl_report_rmm, f)
+
+/* rmm.size_quantiles_bytes: a JSON object, CSV rows of the key named min ... max. */
+static const struct gl_col quantile_cols[] = {
+	{"min", GL_COL_NUM, RM(size_min_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p50", GL_COL_NUM, RM(size_p50_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p90", GL_COL_NUM, RM(size_p90_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+	{"p99", GL_COL_NUM, RM(size_p99_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+	{"max", GL_COL_NUM, RM(size_max_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+};
+
+static const struct gl_table quantile_table = {
+	quantile_cols, sizeof(quantile_cols) / sizeof(quantile_cols[0]),
+	sizeof(struct gl_report_rmm)};
+
+static json_t *quantiles_json(const void *row)
+{
+	return gl_record_json(&quantile_table, row);
+}
+
+static void quantiles_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	gl_record_csv_named(&quantile_table, row, key, pad, fp);
+}
+
+static json_t *histogram_json(const void *row)
+{
+	const struct gl_report_rmm *rm = row;
+
+	return gl_table_json(&bucket_table, rm->histogram, rm->n_histogram);
+}
+
+/* rmm.size_histogram in the CSV: a row per bucket, its lower bound as the name. */
+static void histogram_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct gl_report_rmm *rm = row;
+	char lo[32];
+
+	(void)pad;
+	for (size_t i = 0; i < rm->n_histogram; i++) {
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)rm->histogram[i].lo_bytes);
+		gl_csv_kv_u64(fp, key, lo, rm->histogram[i].count);
+	}
+}
+
+/* Text: the allocations, frees and failures, the peak outstanding and its time. */
+static const char *allocations_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_rmm *rm = row;
+	char a[40], b[40];
+
+	snprintf(buf, n, "%llu allocations, %llu frees, %llu failures; peak %s at %s",
+		 (unsigned long long)rm->allocations, (unsigned long long)rm->frees,
+		 (unsigned long long)rm->allocation_failures,
+		 gl_text_bytes((double)rm->peak_outstanding_bytes, a, sizeof(a)),
+		 gl_text_ts(rm->peak_ts_us, b));
+	return buf;
+}
+
+/* Text: the allocations and bytes outstanding at the end. */
+static const char *leaked_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_rmm *rm = row;
+	char a[40];
+
+	snprintf(buf, n, "%llu allocations (%s) outstanding at the end",
+		 (unsigned long long)rm->leaked_allocations,
+		 gl_text_bytes((double)rm->leaked_bytes, a, sizeof(a)));
+	return buf;
+}
+
+/* HTML: the allocations and bytes outstanding at the end in one cell. */
+static void leaked_html(FILE *f, const void *row)
+{
+	const struct gl_report_rmm *rm = row;
+
+	fprintf(f, "%llu allocations, %llu bytes", (unsigned long long)rm->leaked_allocations,
+		(unsigned long long)rm->leaked_bytes);
+}
+
+/*
+ * The RMM allocations, a record: JSON's rmm object, the CSV's rmm.* rows, the text's two
+ * RMM lines and the HTML's second key-value table (the text and HTML show them when the
+ * window has RMM events).
+ */
+static const struct gl_col rmm_cols[] = {
+	{"events", GL_COL_U64, RM(events), 0, 0, NULL, 0, 1, "RMM events", 0},
+	{"allocations", GL_COL_U64, RM(allocations), 0, 1, "RMM:", 5, 2, "allocations", 0,
+	 .text_cell = allocations_text},
+	{"frees", GL_COL_U64, RM(frees), 0, 0, NULL, 0, 3, "frees", 0},
+	{"allocation_failures", GL_COL_U64, RM(allocation_failures), 0, 0, NULL, 0, 4,
+	 "allocation failures", 0},
+	{"unmatched_frees", GL_COL_U64, RM(unmatched_frees), 0, 0, NULL, 0, 0, NULL, 0},
+	{"peak_outstanding_bytes", GL_COL_U64, RM(peak_outstanding_bytes), 0, 0, NULL, 0, 5,
+	 "peak outstanding bytes", 0},
+	{"peak_ts", GL_COL_TS, RM(peak_ts_us), 0, 0, NULL, 0, 0, NULL, 0},
+	{"leaked_allocations", GL_COL_U64, RM(leaked_allocations), 0, 2, "RMM:", 5, 6,
+	 "outstanding at the end", 0, .html_cell = leaked_html, .text_cell = leaked_text},
+	{"leaked_bytes", GL_COL_U64, RM(leaked_bytes), 0, 0, NULL, 0, 0, NULL, 0},
+	{"leaks", GL_COL_U64, RM(leaks), 0, 0, NULL, 0, 0, NULL, 0, .json_of = leaks_json,
+	 .csv_rows = leaks_csv},
+	{"size_quantiles_bytes", GL_COL_NUM, 0, 0, 0, NULL, 0, 0, NULL, 0,
+	 .json_of = quantiles_json, .csv_rows = quantiles_csv},
+	{"size_histogram", GL_COL_U64, RM(histogram), 0, 0, NULL, 0, 0, NULL, 0,
+	 .json_of = histogram_json, .csv_rows = histogram_csv},
+};
+
+static const struct gl_table rmm_table = {rmm_cols, sizeof(rmm_cols) / sizeof(rmm_cols[0]),
+					  sizeof(struct gl_report_rmm)};
+
+static json_t *rmm_json(const void *row)
+{
+	return gl_record_json(&rmm_table, &((const struct gl_report_memory *)row)->rmm);
+}
+
+/* The rmm record's rows under "rmm." */
+static void rmm_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "%s.", key);
+	gl_record_csv(&rmm_table, &((const struct gl_report_memory *)row)->rmm, prefix, pad, fp);
+}
+
+static const char *verdict_name(int v)
+{
+	return gl_verdict_name((enum gl_verdict)v);
+}
+
+/* Text: the peak and last memory in use and their times, the trend's verdict. */
+static const char *in_use_text(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_memory *m = row;
+	char a[40], b[40], c[40], d[40];
+
+	if (!m->samples)
+		return "no samples";
+	snprintf(buf, n, "peak %s MiB at %s, last %s MiB at %s, %s",
+		 gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
+		 gl_text_num(m->last_mib, c, sizeof(c)), gl_text_ts(m->last_ts_us, d),
+		 gl_verdict_name(m->verdict));
+	return buf;
+}
+
+/* HTML: the peak (one decimal) and its time (none without samples). */
+static void peak_html(FILE *f, const void *row)
+{
+	const struct gl_report_memory *m = row;
+
+	gl_html_num(f, m->peak_mib, GL_HTML_F1);
+	fputs(" at ", f);
+	gl_html_when(f, m->samples ? m->peak_ts_us : GL_TS_NONE);
+}
+
+static void last_html(FILE *f, const void *row)
+{
+	gl_html_num(f, ((const struct gl_report_memory *)row)->last_mib, GL_HTML_F1);
+}
+
+#define ME(f) offsetof(struct gl_report_memory, f)
+
+/*
+ * The memory section, a record: JSON's object (rmm nested), the CSV's key,name,value rows,
+ * the text's "in use:" line and the HTML's first key-value table.
+ */
+static const struct gl_col memory_cols[] = {
+	{"samples", GL_COL_U64, ME(samples), 0, 1, "in use:", 8, 1, "samples", 0,
+	 .text_cell = in_use_text},
+	{"peak_mib", GL_COL_NUM, ME(peak_mib), 0, 0, NULL, 0, 2, "peak MiB", 0,
+	 .html_cell = peak_html},
+	{"peak_ts", GL_COL_TS, ME(peak_ts_us), 0, 0, NULL, 0, 0, NULL, 0},
+	{"last_mib", GL_COL_NUM, ME(last_mib), 0, 0, NULL, 0, 3, "last MiB", 0,
+	 .html_cell = last_html},
+	{"last_ts", GL_COL_TS, ME(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0},
+	{"verdict", GL_COL_ENUM, ME(verdict), 0, 0, NULL, 0, 4, "verdict", 0, verdict_name},
+	{"rmm", GL_COL_U64, ME(rmm), 0, 0, NULL, 0, 0, NULL, 0, .json_of = rmm_json,
+	 .csv_rows = rmm_csv},
+};
+
+static const struct gl_table memory_table = {
+	memory_cols, sizeof(memory_cols) / sizeof(memory_cols[0]),
+	sizeof(struct gl_report_memory), .record_html_open = "<table>\n"};
+
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
-	const struct gl_report_memory *m = res_of(st);
-	const struct gl_report_rmm *rm = &m->rmm;
-	json_t *o = json_object(), *ro = json_object(),
-	       *leaks = gl_table_json(&leak_table, rm->leaks, rm->n_leaks), *q = json_object(),
-	       *hist = gl_table_json(&bucket_table, rm->histogram, rm->n_histogram);
-	struct gl_jb jb_ = {0}, *jb = &jb_;
-
 	(void)r;
-
-	gl_jb_set(jb, o, "samples", gl_json_u64(m->samples));
-	gl_jb_set(jb, o, "peak_mib", gl_json_num(m->peak_mib));
-	gl_jb_set(jb, o, "peak_ts", gl_json_ts(m->peak_ts_us));
-	gl_jb_set(jb, o, "last_mib", gl_json_num(m->last_mib));
-	gl_jb_set(jb, o, "last_ts", gl_json_ts(m->last_ts_us));
-	gl_jb_set(jb, o, "verdict", gl_json_str(gl_verdict_name(m->verdict)));
-	gl_jb_set(jb, ro, "events", gl_json_u64(rm->events));
-	gl_jb_set(jb, ro, "allocations", gl_json_u64(rm->allocations));
-	gl_jb_set(jb, ro, "frees", gl_json_u64(rm->frees));
-	gl_jb_set(jb, ro, "allocation_failures", gl_json_u64(rm->allocation_failures));
-	gl_jb_set(jb, ro, "unmatched_frees", gl_json_u64(rm->unmatched_frees));
-	gl_jb_set(jb, ro, "peak_outstanding_bytes", gl_json_u64(rm->peak_outstanding_bytes));
-	gl_jb_set(jb, ro, "peak_ts", gl_json_ts(rm->peak_ts_us));
-	gl_jb_set(jb, ro, "leaked_allocations", gl_json_u64(rm->leaked_allocations));
-	gl_jb_set(jb, ro, "leaked_bytes", gl_json_u64(rm->leaked_bytes));
-	gl_jb_set(jb, ro, "leaks", leaks);
-	gl_jb_set(jb, q, "min", gl_json_num(rm->size_min_bytes));
-	gl_jb_set(jb, q, "p50", gl_json_num(rm->size_p50_bytes));
-	gl_jb_set(jb, q, "p90", gl_json_num(rm->size_p90_bytes));
-	gl_jb_set(jb, q, "p99", gl_json_num(rm->size_p99_bytes));
-	gl_jb_set(jb, q, "max", gl_json_num(rm->size_max_bytes));
-	gl_jb_set(jb, ro, "size_quantiles_bytes", q);
-	gl_jb_set(jb, ro, "size_histogram", hist);
-	gl_jb_set(jb, o, "rmm", ro);
-	return gl_jb_done(jb, o);
+	return gl_record_json(&memory_table, res_of(st));
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_report_memory *m = res_of(st);
-	const struct gl_report_rmm *rm = &m->rmm;
-	char ptr[32], lo[32];
-
 	(void)r;
-
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
-	gl_csv_kv_u64(fp, "samples", "", m->samples);
-	gl_csv_kv_num(fp, "peak_mib", "", m->peak_mib);
-	gl_csv_kv_ts(fp, "peak_ts", m->peak_ts_us);
-	gl_csv_kv_num(fp, "last_mib", "", m->last_mib);
-	gl_csv_kv_ts(fp, "last_ts", m->last_ts_us);
-	gl_csv_kv_text(fp, "verdict", "", gl_verdict_name(m->verdict));
-	gl_csv_kv_u64(fp, "rmm.events", "", rm->events);
-	gl_csv_kv_u64(fp, "rmm.allocations", "", rm->allocations);
-	gl_csv_kv_u64(fp, "rmm.frees", "", rm->frees);
-	gl_csv_kv_u64(fp, "rmm.allocation_failures", "", rm->allocation_failures);
-	gl_csv_kv_u64(fp, "rmm.unmatched_frees", "", rm->unmatched_frees);
-	gl_csv_kv_u64(fp, "rmm.peak_outstanding_bytes", "", rm->peak_outstanding_bytes);
-	gl_csv_kv_ts(fp, "rmm.peak_ts", rm->peak_ts_us);
-	gl_csv_kv_u64(fp, "rmm.leaked_allocations", "", rm->leaked_allocations);
-	gl_csv_kv_u64(fp, "rmm.leaked_bytes", "", rm->leaked_bytes);
-	for (size_t i = 0; i < rm->n_leaks; i++) {
-		char when[40];
-
-		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)rm->leaks[i].ptr);
-		gl_csv_kv_u64(fp, "rmm.leaks.size_bytes", ptr, rm->leaks[i].size_bytes);
-		gl_csv_kv_text(fp, "rmm.leaks.ts", ptr, gl_time_format(rm->leaks[i].ts_us, when));
-	}
-	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "min", rm->size_min_bytes);
-	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p50", rm->size_p50_bytes);
-	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p90", rm->size_p90_bytes);
-	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "p99", rm->size_p99_bytes);
-	gl_csv_kv_num(fp, "rmm.size_quantiles_bytes", "max", rm->size_max_bytes);
-	for (size_t i = 0; i < rm->n_histogram; i++) {
-		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)rm->histogram[i].lo_bytes);
-		gl_csv_kv_u64(fp, "rmm.size_histogram", lo, rm->histogram[i].count);
-	}
+	gl_record_csv(&memory_table, res_of(st), NULL, 0, fp);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40];
+	const struct gl_report_memory *m = res_of(st);
+	char a[40], b[40];
 
 	(void)r;
-	const struct gl_report_memory *m = res_of(st);
-	if (m->samples)
-		fprintf(fp, "in use: peak %s MiB at %s, last %s MiB at %s, %s\n",
-			gl_text_num(m->peak_mib, a, sizeof(a)), gl_text_ts(m->peak_ts_us, b),
-			gl_text_num(m->last_mib, c, sizeof(c)), gl_text_ts(m->last_ts_us, d),
-			gl_verdict_name(m->verdict));
-	else
-		fprintf(fp, "in use: no samples\n");
-	if (m->rmm.events) {
-		fprintf(fp, "RMM: %llu allocations, %llu frees, %llu failures; peak %s at %s\n",
-			(unsigned long long)m->rmm.allocations, (unsigned long long)m->rmm.frees,
-			(unsigned long long)m->rmm.allocation_failures,
-			gl_text_bytes((double)m->rmm.peak_outstanding_bytes, a, sizeof(a)),
-			gl_text_ts(m->rmm.peak_ts_us, b));
-		fprintf(fp, "RMM: %llu allocations (%s) outstanding at the end\n",
-			(unsigned long long)m->rmm.leaked_allocations,
-			gl_text_bytes((double)m->rmm.leaked_bytes, a, sizeof(a)));
-		for (size_t i = 0; i < m->rmm.n_leaks && i < 5; i++)
-			fprintf(fp, "  0x%llx  %s  since %s\n", (unsigned long long)m->rmm.leaks[i].ptr,
-				gl_text_bytes((double)m->rmm.leaks[i].size_bytes, a, sizeof(a)),
-				gl_text_ts(m->rmm.leaks[i].ts_us, b));
-	}
-
+	gl_record_text(&memory_table, m, fp);
+	if (!m->rmm.events)
+		return;
+	gl_record_text(&rmm_table, &m->rmm, fp);
+	/* the largest leaks: no header, the words between the cells */
+	for (size_t i = 0; i < m->rmm.n_leaks && i < 5; i++)
+		fprintf(fp, "  0x%llx  %s  since %s\n", (unsigned long long)m->rmm.leaks[i].ptr,
+			gl_text_bytes((double)m->rmm.leaks[i].size_bytes, a, sizeof(a)),
+			gl_text_ts(m->rmm.leaks[i].ts_us, b));
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_report_memory *m = res_of(st);
-	const struct gl_report_rmm *r = &m->rmm;
 
 	(void)rep;
 
-	fputs("<table>\n", f);
-	fprintf(f, "<tr><th>samples</th><td class=\"n\">%llu</td></tr>\n<tr><th>peak MiB</th>"
-		"<td class=\"n\">", (unsigned long long)m->samples);
-	gl_html_num(f, m->peak_mib, GL_HTML_F1);
-	fputs(" at ", f);
-	gl_html_when(f, m->samples ? m->peak_ts_us : GL_TS_NONE);
-	fputs("</td></tr>\n<tr><th>last MiB</th><td class=\"n\">", f);
-	gl_html_num(f, m->last_mib, GL_HTML_F1);
-	fprintf(f, "</td></tr>\n<tr><th>verdict</th><td>%s</td></tr>\n</table>\n",
-		gl_verdict_name(m->verdict));
-	if (r->events == 0) {
+	gl_record_html(&memory_table, m, f);
+	if (m->rmm.events == 0) {
 		fputs("<p>No RMM events in this window.</p>\n", f);
 		return;
 	}
-	fprintf(f, "<table><tr><th>RMM events</th><td class=\"n\">%llu</td></tr>\n"
-		"<tr><th>allocations</th><td class=\"n\">%llu</td></tr>\n"
-		"<tr><th>frees</th><td class=\"n\">%llu</td></tr>\n"
-		"<tr><th>allocation failures</th><td class=\"n\">%llu</td></tr>\n"
-		"<tr><th>peak outstanding bytes</th><td class=\"n\">%llu</td></tr>\n"
-		"<tr><th>outstanding at the end</th><td class=\"n\">%llu allocations, %llu bytes"
-		"</td></tr>\n</table>\n",
-		(unsigned long long)r->events, (unsigned long long)r->allocations,
-		(unsigned long long)r->frees, (unsigned long long)r->allocation_failures,
-		(unsigned long long)r->peak_outstanding_bytes,
-		(unsigned long long)r->leaked_allocations, (unsigned long long)r->leaked_bytes);
+	gl_record_html(&rmm_table, &m->rmm, f);
 }
 
 static int chart_memory(const struct gl_report *rep, const void *st, const char *path,

@@ -5,6 +5,8 @@
  * (status.h), which it reads from the alerts section when it is emitted
  * (every section has finished then).
  */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@
 #include "sec_trends.h"
 #include "sections.h"
 #include "status.h"
+#include "table.h"
 #include "util/timeutil.h"
 
 struct summary {
@@ -113,123 +116,206 @@ enum gl_status gl_status_of(const struct gl_report *rep)
 	return s;
 }
 
-static json_t *emit_json(const struct gl_report *rep, const void *st)
+/* The shown row: the results, the verdict and the other sections' totals. */
+struct view {
+	const char *status;
+	struct gl_report_summary s;
+	uint64_t kernels_total;
+	uint64_t scopes_total;
+	uint64_t series_total;
+	uint64_t series_listed;
+	uint64_t trends_total;
+	uint64_t trends_listed;
+};
+
+static struct view view_of(const struct gl_report *rep, const void *st)
 {
-	const struct gl_report_summary *r = res_of(st);
-	struct gl_jb jb = {0};
-	json_t *o = json_object();
-
-	gl_jb_set(&jb, o, "status", json_string(gl_status_name(gl_status_of(rep))));
-	gl_jb_set(&jb, o, "events", gl_json_u64(r->events));
-	gl_jb_set(&jb, o, "by_component",
-		  gl_json_counts(&jb, r->by_component, r->n_by_component));
-	gl_jb_set(&jb, o, "by_level", gl_json_levels(&jb, r->by_level, GL_LEVEL_NONE));
-	gl_jb_set(&jb, o, "first_ts", gl_json_ts(r->first_ts_us));
-	gl_jb_set(&jb, o, "last_ts", gl_json_ts(r->last_ts_us));
-	gl_jb_set(&jb, o, "rejected_lines", gl_json_u64(r->rejected_lines));
-	gl_jb_set(&jb, o, "files", gl_json_u64(r->files));
-	gl_jb_set(&jb, o, "duplicates", gl_json_u64(r->duplicates));
-	gl_jb_set(&jb, o, "launch_copies", gl_json_u64(r->launch_copies));
 	const struct gl_kernels_result *ks = gl_kernels_result(rep);
-
-	gl_jb_set(&jb, o, "kernels_total",
-		  gl_json_u64(ks->n_kernels_total > ks->n_kernels ? ks->n_kernels_total : ks->n_kernels));
 	const struct gl_metrics_result *ms = gl_metrics_result(rep);
 	size_t trends = gl_trends_n(rep);
 
-	gl_jb_set(&jb, o, "scopes_total", gl_json_u64(gl_scopes_result(rep)->n));
-	gl_jb_set(&jb, o, "series_total", gl_json_u64(ms->n_metrics));
-	gl_jb_set(&jb, o, "series_listed", gl_json_u64(ms->n_metrics - ms->n_unlisted));
-	gl_jb_set(&jb, o, "trends_total", gl_json_u64(trends));
-	gl_jb_set(&jb, o, "trends_listed", gl_json_u64(trends - ms->n_trends_unlisted));
-	return gl_jb_done(&jb, o);
+	return (struct view){
+		.status = gl_status_name(gl_status_of(rep)),
+		.s = *res_of(st),
+		.kernels_total = ks->n_kernels_total > ks->n_kernels ? ks->n_kernels_total
+								       : ks->n_kernels,
+		.scopes_total = gl_scopes_result(rep)->n,
+		.series_total = ms->n_metrics,
+		.series_listed = ms->n_metrics - ms->n_unlisted,
+		.trends_total = trends,
+		.trends_listed = trends - ms->n_trends_unlisted,
+	};
+}
+
+static json_t *components_json(const void *row)
+{
+	const struct view *v = row;
+	struct gl_jb jb = {0};
+
+	return gl_jb_done(&jb, gl_json_counts(&jb, v->s.by_component, v->s.n_by_component));
+}
+
+static void components_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct view *v = row;
+
+	(void)pad;
+	for (size_t i = 0; i < v->s.n_by_component; i++)
+		gl_csv_kv_u64(fp, key, v->s.by_component[i].name, v->s.by_component[i].count);
+}
+
+#define LV(l) ((size_t)(l) * sizeof(uint64_t))
+
+/*
+ * The events by level (a uint64_t per enum gl_level), a record: JSON's by_level object,
+ * the CSV's by_level rows (the level as the name), the text's " LEVEL count" of each
+ * level that has events and the HTML's row of levels across the page.
+ */
+static const struct gl_col level_cols[] = {
+	{"NONE", GL_COL_U64, LV(GL_LEVEL_NONE), 0, 1, "(none)", 0, 1, "no level", 0},
+	{"TRACE", GL_COL_U64, LV(GL_LEVEL_TRACE), 0, 2, "TRACE", 0, 2, "TRACE", 0},
+	{"DEBUG", GL_COL_U64, LV(GL_LEVEL_DEBUG), 0, 3, "DEBUG", 0, 3, "DEBUG", 0},
+	{"INFO", GL_COL_U64, LV(GL_LEVEL_INFO), 0, 4, "INFO", 0, 4, "INFO", 0},
+	{"WARN", GL_COL_U64, LV(GL_LEVEL_WARN), 0, 5, "WARN", 0, 5, "WARN", 0},
+	{"ERROR", GL_COL_U64, LV(GL_LEVEL_ERROR), 0, 6, "ERROR", 0, 6, "ERROR", 0},
+	{"CRITICAL", GL_COL_U64, LV(GL_LEVEL_CRITICAL), 0, 7, "CRITICAL", 0, 7, "CRITICAL", 0},
+};
+
+static const struct gl_table level_table = {level_cols, sizeof(level_cols) / sizeof(level_cols[0]),
+					    LV(GL_LEVEL_CRITICAL + 1)};
+
+static json_t *levels_json(const void *row)
+{
+	return gl_record_json(&level_table, ((const struct view *)row)->s.by_level);
+}
+
+static void levels_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	gl_record_csv_named(&level_table, ((const struct view *)row)->s.by_level, key, pad, fp);
+}
+
+/* Text: the events, then the first and last when there are any. */
+static const char *events_text(const void *row, char *buf, size_t n)
+{
+	const struct view *v = row;
+	char a[40], b[40];
+
+	if (v->s.events)
+		snprintf(buf, n, "%llu, first %s, last %s", (unsigned long long)v->s.events,
+			 gl_text_ts(v->s.first_ts_us, a), gl_text_ts(v->s.last_ts_us, b));
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)v->s.events);
+	return buf;
+}
+
+/* Text: " LEVEL count" for each level that has events (its text head: "(none)", "INFO"). */
+static const char *levels_text(const void *row, char *buf, size_t n)
+{
+	const struct view *v = row;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < level_table.n_cols && len < n; k++) {
+		uint64_t c;
+
+		memcpy(&c, (const char *)v->s.by_level + level_cols[k].offset, sizeof(c));
+		if (c)
+			len += (size_t)snprintf(buf + len, n - len, " %s %llu",
+						level_cols[k].text_head, (unsigned long long)c);
+	}
+	return buf;
+}
+
+/* Text: the database's files and rejected lines, the records counted once. */
+static const char *database_text(const void *row, char *buf, size_t n)
+{
+	const struct view *v = row;
+	size_t len = (size_t)snprintf(buf, n, "%llu files, %llu rejected lines",
+				      (unsigned long long)v->s.files,
+				      (unsigned long long)v->s.rejected_lines);
+
+	if (v->s.duplicates && len < n)
+		len += (size_t)snprintf(buf + len, n - len, ", %llu mirrored records counted once",
+					(unsigned long long)v->s.duplicates);
+	if (v->s.launch_copies && len < n)
+		snprintf(buf + len, n - len, ", %llu launches logged twice timed once",
+			 (unsigned long long)v->s.launch_copies);
+	return buf;
+}
+
+#define V(f) offsetof(struct view, f)
+
+/*
+ * The summary, a record: JSON's object, the CSV's key,name,value rows (every key but
+ * kernels_total), the text's lines (Status, Events, Levels, Database) and the HTML's
+ * key-value table. The levels are a record of their own (level_cols), the HTML's
+ * components table gl_html_counts'.
+ */
+static const struct gl_col cols[] = {
+	{"status", GL_COL_TEXT, V(status), 0, 1, "Status", 9, 0, NULL, 0, .csv_pos = 1},
+	{"events", GL_COL_U64, V(s.events), 0, 2, "Events", 9, 1, "events", 0, .csv_pos = 2,
+	 .text_cell = events_text},
+	{"by_component", GL_COL_U64, V(s.by_component), 0, 0, NULL, 0, 0, NULL, 0, .csv_pos = 3,
+	 .json_of = components_json, .csv_rows = components_csv},
+	{"by_level", GL_COL_U64, V(s.by_level), 0, 3, "Levels", 8, 0, NULL, 0, .csv_pos = 4,
+	 .json_of = levels_json, .text_cell = levels_text, .csv_rows = levels_csv},
+	{"first_ts", GL_COL_TS, V(s.first_ts_us), 0, 0, NULL, 0, 2, "first event", 0,
+	 .csv_pos = 5},
+	{"last_ts", GL_COL_TS, V(s.last_ts_us), 0, 0, NULL, 0, 3, "last event", 0, .csv_pos = 6},
+	{"rejected_lines", GL_COL_U64, V(s.rejected_lines), 0, 0, NULL, 0, 5,
+	 "rejected lines (database)", 0, .csv_pos = 7},
+	{"files", GL_COL_U64, V(s.files), 0, 4, "Database", 9, 6, "files (database)", 0,
+	 .csv_pos = 8, .text_cell = database_text},
+	{"duplicates", GL_COL_U64, V(s.duplicates), 0, 0, NULL, 0, 4,
+	 "mirrored records (counted once)", 0, .csv_pos = 9},
+	{"launch_copies", GL_COL_U64, V(s.launch_copies), 0, 0, NULL, 0, 0, NULL, 0,
+	 .csv_pos = 10},
+	{"kernels_total", GL_COL_U64, V(kernels_total), 0, 0, NULL, 0, 0, NULL, 0},
+	{"scopes_total", GL_COL_U64, V(scopes_total), 0, 0, NULL, 0, 0, NULL, 0, .csv_pos = 11},
+	{"series_total", GL_COL_U64, V(series_total), 0, 0, NULL, 0, 0, NULL, 0, .csv_pos = 12},
+	{"series_listed", GL_COL_U64, V(series_listed), 0, 0, NULL, 0, 0, NULL, 0,
+	 .csv_pos = 13},
+	{"trends_total", GL_COL_U64, V(trends_total), 0, 0, NULL, 0, 0, NULL, 0, .csv_pos = 14},
+	{"trends_listed", GL_COL_U64, V(trends_listed), 0, 0, NULL, 0, 0, NULL, 0,
+	 .csv_pos = 15},
+};
+
+static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]), sizeof(struct view)};
+
+static json_t *emit_json(const struct gl_report *rep, const void *st)
+{
+	struct view v = view_of(rep, st);
+
+	return gl_record_json(&table, &v);
 }
 
 static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_report_summary *r = res_of(st);
+	struct view v = view_of(rep, st);
 
 	fputs("key,name,value", fp);
 	gl_csv_eol(fp);
-	fprintf(fp, "status,,%s", gl_status_name(gl_status_of(rep)));
-	gl_csv_eol(fp);
-	gl_csv_kv_u64(fp, "events", "", r->events);
-	for (size_t i = 0; i < r->n_by_component; i++)
-		gl_csv_kv_u64(fp, "by_component", r->by_component[i].name,
-			      r->by_component[i].count);
-	for (int l = 0; l <= GL_LEVEL_CRITICAL; l++)
-		gl_csv_kv_u64(fp, "by_level", l ? gl_level_name((enum gl_level)l) : "NONE",
-			      r->by_level[l]);
-	gl_csv_kv_ts(fp, "first_ts", r->first_ts_us);
-	gl_csv_kv_ts(fp, "last_ts", r->last_ts_us);
-	gl_csv_kv_u64(fp, "rejected_lines", "", r->rejected_lines);
-	gl_csv_kv_u64(fp, "files", "", r->files);
-	gl_csv_kv_u64(fp, "duplicates", "", r->duplicates);
-	gl_csv_kv_u64(fp, "launch_copies", "", r->launch_copies);
-	const struct gl_metrics_result *ms = gl_metrics_result(rep);
-	size_t trends = gl_trends_n(rep);
-
-	gl_csv_kv_u64(fp, "scopes_total", "", gl_scopes_result(rep)->n);
-	gl_csv_kv_u64(fp, "series_total", "", ms->n_metrics);
-	gl_csv_kv_u64(fp, "series_listed", "", ms->n_metrics - ms->n_unlisted);
-	gl_csv_kv_u64(fp, "trends_total", "", trends);
-	gl_csv_kv_u64(fp, "trends_listed", "", trends - ms->n_trends_unlisted);
+	gl_record_csv(&table, &v, NULL, 0, fp);
 }
 
-static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
-	const struct gl_report_summary *s = res_of(st);
-	char a[40], b[40];
+	struct view v = view_of(rep, st);
 
-	fprintf(fp, "Status   %s\n", gl_status_name(gl_status_of(r)));
-	fprintf(fp, "Events   %llu", (unsigned long long)s->events);
-	if (s->events)
-		fprintf(fp, ", first %s, last %s", gl_text_ts(s->first_ts_us, a),
-			gl_text_ts(s->last_ts_us, b));
-	fputc('\n', fp);
-	fprintf(fp, "Levels  ");
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL; l++)
-		if (s->by_level[l])
-			fprintf(fp, " %s %llu", l ? gl_level_name((enum gl_level)l) : "(none)",
-				(unsigned long long)s->by_level[l]);
-	fprintf(fp, "\nDatabase %llu files, %llu rejected lines", (unsigned long long)s->files,
-		(unsigned long long)s->rejected_lines);
-	if (s->duplicates)
-		fprintf(fp, ", %llu mirrored records counted once",
-			(unsigned long long)s->duplicates);
-	if (s->launch_copies)
-		fprintf(fp, ", %llu launches logged twice timed once",
-			(unsigned long long)s->launch_copies);
-	fputc('\n', fp);
-	if (s->events == 0)
+	gl_record_text(&table, &v, fp);
+	if (v.s.events == 0)
 		fprintf(fp, "\nNo events in this window.\n");
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_report_summary *s = res_of(st);
+	struct view v = view_of(rep, st);
+	const struct gl_report_summary *s = &v.s;
 
-	(void)rep;
 	if (s->events == 0)
 		fputs("<p><b>No events in this window.</b></p>\n", f);
-	fprintf(f, "<table><tr><th>events</th><td class=\"n\">%llu</td></tr>\n",
-		(unsigned long long)s->events);
-	fputs("<tr><th>first event</th><td>", f);
-	gl_html_when(f, s->first_ts_us);
-	fputs("</td></tr>\n<tr><th>last event</th><td>", f);
-	gl_html_when(f, s->last_ts_us);
-	fprintf(f, "</td></tr>\n<tr><th>mirrored records (counted once)</th><td class=\"n\">%llu"
-		"</td></tr>\n<tr><th>rejected lines (database)</th><td class=\"n\">%llu</td></tr>"
-		"\n<tr><th>files (database)</th><td class=\"n\">%llu</td></tr>\n</table>\n",
-		(unsigned long long)s->duplicates, (unsigned long long)s->rejected_lines,
-		(unsigned long long)s->files);
-	fputs("<table><tr>", f);
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL; l++)
-		fprintf(f, "<th>%s</th>", l == GL_LEVEL_NONE ? "no level" : gl_level_name(l));
-	fputs("</tr>\n<tr>", f);
-	for (int l = GL_LEVEL_NONE; l <= GL_LEVEL_CRITICAL; l++)
-		fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)s->by_level[l]);
-	fputs("</tr></table>\n", f);
+	gl_record_html(&table, &v, f);
+	gl_record_html_across(&level_table, s->by_level, f);
 	if (s->n_by_component > 0)
 		gl_html_counts(f, "component", s->by_component, s->n_by_component);
 }

@@ -362,3 +362,194 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	}
 	fputs("</table>\n", fp);
 }
+
+/* ---- a record: one row as key/value pairs ---- */
+
+json_t *gl_record_json(const struct gl_table *t, const void *row)
+{
+	json_t *a = gl_table_json(t, row, 1), *o = json_incref(json_array_get(a, 0));
+
+	json_decref(a);
+	return o;
+}
+
+/* Column c's CSV value in row, as gl_table_csv writes it. */
+static void csv_value(FILE *fp, const struct gl_col *c, const void *row)
+{
+	const void *v = (const char *)row + c->offset;
+	char hx[24];
+
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
+	case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
+	case GL_COL_HEX: fputs(hex_of(v, hx, sizeof(hx)), fp); break;
+	case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
+	case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
+	case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
+	case GL_COL_INDEX:
+		if (long_of(v) >= 0)
+			fprintf(fp, "%ld", long_of(v));
+		break;
+	case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
+	case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
+	}
+}
+
+/* The key,name,value rows of the row: keys prefix + name (named: key, names the columns'). */
+static void record_csv(const struct gl_table *t, const void *row, const char *key, bool named,
+		       unsigned pad, FILE *fp)
+{
+	const struct gl_col *c;
+	char full[256];
+
+	for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++) {
+		if (c->absent && c->absent(row))
+			continue;
+		if (!named)
+			snprintf(full, sizeof(full), "%s%s", key ? key : "", c->name);
+		if (c->csv_rows) {
+			c->csv_rows(fp, named ? key : full, row, pad);
+			continue;
+		}
+		gl_csv_text(fp, named ? key : full);
+		gl_csv_sep(fp);
+		gl_csv_text(fp, named ? c->name : "");
+		gl_csv_sep(fp);
+		csv_value(fp, c, row);
+		for (unsigned i = 0; i < pad; i++)
+			gl_csv_sep(fp);
+		gl_csv_eol(fp);
+	}
+}
+
+void gl_record_csv(const struct gl_table *t, const void *row, const char *prefix,
+		   unsigned pad, FILE *fp)
+{
+	record_csv(t, row, prefix, false, pad, fp);
+}
+
+void gl_record_csv_named(const struct gl_table *t, const void *row, const char *key,
+			 unsigned pad, FILE *fp)
+{
+	record_csv(t, row, key, true, pad, fp);
+}
+
+/* Column c's text value in row (not padded) into buf of n bytes (at least 40). */
+static const char *text_value(const struct gl_col *c, const void *row, char *buf, size_t n)
+{
+	const void *v = (const char *)row + c->offset;
+
+	if (c->text_cell)
+		return c->text_cell(row, buf, n);
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON:
+		return text_of(v) ? text_of(v) : "-";
+	case GL_COL_U64:
+		snprintf(buf, n, "%llu", (unsigned long long)u64_of(v));
+		return buf;
+	case GL_COL_HEX:
+		return hex_of(v, buf, n);
+	case GL_COL_NUM:
+		return !isfinite(num_of(v)) && (c->flags & GL_COL_BLANK)
+			       ? "" : gl_text_num(num_of(v), buf, n);
+	case GL_COL_TS:
+		return gl_text_ts(ts_of(v), buf);
+	case GL_COL_ENUM:
+		return enum_of(c, v);
+	case GL_COL_INDEX:
+		if (long_of(v) < 0)
+			return c->flags & GL_COL_BLANK ? "" : "-";
+		snprintf(buf, n, "%ld", long_of(v));
+		return buf;
+	case GL_COL_INT:
+	case GL_COL_FLAG:
+		snprintf(buf, n, "%d", c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+		return buf;
+	}
+	return "";
+}
+
+void gl_record_text(const struct gl_table *t, const void *row, FILE *fp)
+{
+	const struct gl_col *c;
+	char buf[512];
+
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+		const char *v = text_value(c, row, buf, sizeof(buf));
+
+		if (v)
+			fprintf(fp, "%-*s%s\n", c->text_w, c->text_head, v);
+	}
+}
+
+void gl_record_html(const struct gl_table *t, const void *row, FILE *fp)
+{
+	const struct gl_col *c;
+
+	fputs(t->record_html_open ? t->record_html_open : "<table>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
+		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
+
+		fprintf(fp, "<tr><th>%s</th><td", c->html_head);
+		if (cls)
+			fprintf(fp, " class=\"%s\"", cls);
+		if (c->flags & GL_COL_TITLE) {
+			const char *title = text_of((const char *)row + c->title_offset);
+
+			fputs(" title=\"", fp);
+			gl_html_text(fp, title ? title : "");
+			fputc('"', fp);
+		}
+		fputc('>', fp);
+		if (c->html_cell)
+			c->html_cell(fp, row);
+		else
+			html_value(fp, c, row, 0, 0);
+		fputs("</td></tr>\n", fp);
+	}
+	fputs("</table>\n", fp);
+}
+
+void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, const char *key,
+			FILE *fp)
+{
+	const struct gl_col *c;
+
+	for (size_t i = 0; i < n; i++) {
+		const void *row = (const char *)rows + i * t->row_size;
+
+		gl_csv_text(fp, key);
+		for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++) {
+			gl_csv_sep(fp);
+			if (!((c->flags & GL_COL_ABSENT_CSV) && c->absent && c->absent(row)))
+				csv_value(fp, c, row);
+		}
+		gl_csv_eol(fp);
+	}
+}
+
+void gl_record_html_across(const struct gl_table *t, const void *row, FILE *fp)
+{
+	const struct gl_col *c;
+
+	fputs("<table><tr>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++)
+		fprintf(fp, "<th>%s</th>", c->html_head);
+	fputs("</tr>\n<tr>", fp);
+	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
+		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
+
+		fputs("<td", fp);
+		if (cls)
+			fprintf(fp, " class=\"%s\"", cls);
+		fputc('>', fp);
+		if (c->html_cell)
+			c->html_cell(fp, row);
+		else
+			html_value(fp, c, row, 0, 0);
+		fputs("</td>", fp);
+	}
+	fputs("</tr></table>\n", fp);
+}

@@ -81,6 +81,10 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional, a record's CSV (gl_record_csv): writes the column's key,name,value rows
+	 * itself under key (a count per component), each ended by pad empty cells and the
+	 * line end */
+	void (*csv_rows)(FILE *fp, const char *key, const void *row, unsigned pad);
 };
 
 struct gl_table {
@@ -90,6 +94,8 @@ struct gl_table {
 	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
+	/* Optional, gl_record_html: what opens the table (NULL: "<table>") */
+	const char *record_html_open;
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */
@@ -110,5 +116,52 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
  * gl_html_when.
  */
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp);
+
+/*
+ * A record: one row of a table shown as key/value pairs, drawn from the same column list
+ * (the summary of a section). JSON: an object, gl_table_json's item. CSV: key,name,value
+ * rows. Text: a line per column with a text position, its text_head left-aligned in
+ * text_w, then its value (text_cell's, else the kind's, not padded). HTML: a table of a
+ * row per column with an HTML position, <th>html_head</th> and the cell as
+ * gl_table_html writes it.
+ */
+
+/* The row as a JSON object; a new reference, NULL when out of memory. */
+json_t *gl_record_json(const struct gl_table *t, const void *row);
+
+/*
+ * A key,name,value row per CSV column (no header): the key is the column's name after
+ * prefix (NULL: none), the name empty, the value as gl_table_csv writes it; a column with
+ * csv_rows writes its rows itself; an absent column has none. pad empty cells end each
+ * row (a CSV of more columns than three).
+ */
+void gl_record_csv(const struct gl_table *t, const void *row, const char *prefix,
+		   unsigned pad, FILE *fp);
+
+/* As gl_record_csv, each row's key key and its name the column's name (one key's
+ * named figures: quantiles). */
+void gl_record_csv_named(const struct gl_table *t, const void *row, const char *key,
+			 unsigned pad, FILE *fp);
+
+/* The text lines of the row: head left-aligned in text_w, then the value; none for a
+ * column whose text_cell gives NULL (a line said only when it applies). */
+void gl_record_text(const struct gl_table *t, const void *row, FILE *fp);
+
+/* The HTML table of the row: <tr><th>head</th><td>value</td></tr> per column. */
+void gl_record_html(const struct gl_table *t, const void *row, FILE *fp);
+
+/*
+ * rows[0..n) as gl_table_csv writes them, without the header line, each row opened by a
+ * key cell (a list among a record's key,name,value rows).
+ */
+void gl_table_csv_under(const struct gl_table *t, const void *rows, size_t n, const char *key,
+			FILE *fp);
+
+/*
+ * The record as a one-row HTML table across the page: a header row of the columns with an
+ * HTML position (<th>html_head</th>), then a row of their cells as gl_table_html writes
+ * them, closed on its line (</tr></table>).
+ */
+void gl_record_html_across(const struct gl_table *t, const void *row, FILE *fp);
 
 #endif

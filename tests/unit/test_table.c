@@ -481,6 +481,244 @@ static void test_row_class(void **state)
 	free(buf);
 }
 
+/* A record: one row as key/value pairs (a section's summary). */
+struct rec {
+	const char *state;
+	uint64_t n;
+	double v;
+	double w_ms;
+	int64_t ts_us;
+	uint64_t by[2];		/* by "a", by "b" */
+	double lo, hi;
+};
+
+#define RC(f) offsetof(struct rec, f)
+
+static json_t *by_json(const void *row)
+{
+	const struct rec *r = row;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "a", json_integer((json_int_t)r->by[0]));
+	json_object_set_new(o, "b", json_integer((json_int_t)r->by[1]));
+	return o;
+}
+
+static void by_csv(FILE *fp, const char *key, const void *row, unsigned pad)
+{
+	const struct rec *r = row;
+
+	for (int i = 0; i < 2; i++) {
+		fprintf(fp, "%s,%c,%llu", key, 'a' + i, (unsigned long long)r->by[i]);
+		for (unsigned k = 0; k < pad; k++)
+			fputc(',', fp);
+		fputs("\r\n", fp);
+	}
+}
+
+static const char *by_text(const void *row, char *buf, size_t n)
+{
+	const struct rec *r = row;
+
+	snprintf(buf, n, "a %llu b %llu", (unsigned long long)r->by[0],
+		 (unsigned long long)r->by[1]);
+	return buf;
+}
+
+static void by_html(FILE *f, const void *row)
+{
+	const struct rec *r = row;
+
+	fprintf(f, "a %llu, b %llu", (unsigned long long)r->by[0], (unsigned long long)r->by[1]);
+}
+
+static bool always(const void *row)
+{
+	(void)row;
+	return true;
+}
+
+static void test_record(void **state)
+{
+	/* text: State, Count, Mean, By; HTML: count, w (in s), when, by; "gone" never applies */
+	static const struct gl_col rc[] = {
+		{"state", GL_COL_TEXT, RC(state), 0, 1, "State", 7, 0, NULL, 0},
+		{"n", GL_COL_U64, RC(n), 0, 2, "Count", 7, 1, "count", 0},
+		{"gone", GL_COL_U64, RC(n), 0, 0, NULL, 0, 0, NULL, 0, .absent = always},
+		{"v", GL_COL_NUM, RC(v), 0, 3, "Mean", 5, 0, NULL, 0},
+		{"w_ms", GL_COL_NUM, RC(w_ms), 0, 0, NULL, 0, 2, "w s", 1e3},
+		{"ts", GL_COL_TS, RC(ts_us), 0, 0, NULL, 0, 3, "when", 0},
+		{"by", GL_COL_U64, RC(by), 0, 4, "By", 3, 4, "by", 0, .json_of = by_json,
+		 .html_cell = by_html, .text_cell = by_text, .csv_rows = by_csv},
+	};
+	static const struct gl_table rt = {rc, 7, sizeof(struct rec)};
+	static const struct gl_col qc[] = {
+		{"min", GL_COL_NUM, RC(lo), 0, 0, NULL, 0, 0, NULL, 0},
+		{"max", GL_COL_NUM, RC(hi), 0, 0, NULL, 0, 0, NULL, 0},
+	};
+	static const struct gl_table qt = {qc, 2, sizeof(struct rec)};
+	static const struct rec r = {"a,b", 3, 1.5, 2500, 1735689600000000LL, {1, 2}, 0.5, 4};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	json_t *o = gl_record_json(&rt, &r);
+	const char *want[6] = {"state", "n", "v", "w_ms", "ts", "by"}, *key;
+	json_t *v;
+	size_t i = 0;
+
+	(void)state;
+	/* JSON: one object, the keys in list order, "gone" left out */
+	assert_true(json_is_object(o));
+	json_object_foreach(o, key, v) {
+		assert_true(i < 6 && v != NULL);
+		assert_string_equal(key, want[i++]);
+	}
+	assert_int_equal(i, 6);
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "a,b");
+	assert_int_equal(json_integer_value(json_object_get(o, "n")), 3);
+	assert_true(json_real_value(json_object_get(o, "w_ms")) == 2500);
+	assert_string_equal(json_string_value(json_object_get(o, "ts")), "2025-01-01T00:00:00Z");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "by"), "b")), 2);
+	json_decref(o);
+
+	/* CSV: key,name,value rows under a prefix, one empty cell after each value */
+	fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	gl_record_csv(&rt, &r, "s.", 1, fp);
+	gl_record_csv_named(&qt, &r, "q", 0, fp);
+	fclose(fp);
+	assert_string_equal(buf, "s.state,,\"a,b\",\r\n"
+				 "s.n,,3,\r\n"
+				 "s.v,,1.5,\r\n"
+				 "s.w_ms,,2500,\r\n"
+				 "s.ts,,2025-01-01T00:00:00Z,\r\n"
+				 "s.by,a,1,\r\n"
+				 "s.by,b,2,\r\n"
+				 "q,min,0.5\r\n"
+				 "q,max,4\r\n");
+	free(buf);
+
+	/* text: the head left-aligned in its width, then the value */
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	gl_record_text(&rt, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "State  a,b\n"
+				 "Count  3\n"
+				 "Mean 1.5\n"
+				 "By a 1 b 2\n");
+	free(buf);
+
+	/* HTML: a row per column, <th> the head */
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	gl_record_html(&rt, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>count</th><td class=\"n\">3</td></tr>\n"
+				 "<tr><th>w s</th><td class=\"n\">2.5</td></tr>\n"
+				 "<tr><th>when</th><td>2025-01-01T00:00:00Z</td></tr>\n"
+				 "<tr><th>by</th><td class=\"n\">a 1, b 2</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
+/* A record's HTML table opened by the table's own opening. */
+static void test_record_html_open(void **state)
+{
+	static const struct gl_col oc[] = {
+		{"n", GL_COL_U64, RC(n), 0, 0, NULL, 0, 1, "count", 0},
+	};
+	static const struct gl_table ot = {oc, 1, sizeof(struct rec), NULL, 0, "<table>\n"};
+	static const struct rec r = {"x", 7, 0, 0, 0, {0, 0}, 0, 0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_html(&ot, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table>\n<tr><th>count</th><td class=\"n\">7</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
+/* A table's rows under a key, without a header (a list in a key,name,value CSV). */
+static void test_csv_under(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_table_csv_under(&table, rows, 2, "top", fp);
+	fclose(fp);
+	/* the rows of test_csv, each after "top," */
+	assert_string_equal(buf, "top,\"a,b\",3,1.5,2500,2025-01-01T00:00:00Z\r\n"
+				 "top,<x>,0,,,\r\n");
+	free(buf);
+}
+
+static const char *n_text(const void *row, char *buf, size_t n)
+{
+	const struct rec *r = row;
+
+	if (!r->n)
+		return NULL;
+	snprintf(buf, n, "%llu of them", (unsigned long long)r->n);
+	return buf;
+}
+
+/* A record's text line left out where its text_cell gives none. */
+static void test_record_text_none(void **state)
+{
+	static const struct gl_col nc[] = {
+		{"state", GL_COL_TEXT, RC(state), 0, 1, "", 0, 0, NULL, 0},
+		{"n", GL_COL_U64, RC(n), 0, 2, "n:", 3, 0, NULL, 0, .text_cell = n_text},
+	};
+	static const struct gl_table nt = {nc, 2, sizeof(struct rec)};
+	static const struct rec r[2] = {{"one", 2, 0, 0, 0, {0, 0}, 0, 0},
+					{"two", 0, 0, 0, 0, {0, 0}, 0, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_text(&nt, &r[0], fp);
+	gl_record_text(&nt, &r[1], fp);
+	fclose(fp);
+	assert_string_equal(buf, "one\nn: 2 of them\ntwo\n");
+	free(buf);
+}
+
+/* A record as one row across the page: a header row, then the cells. */
+static void test_record_html_across(void **state)
+{
+	static const struct gl_col ac[] = {
+		{"n", GL_COL_U64, RC(n), 0, 0, NULL, 0, 2, "count", 0},
+		{"state", GL_COL_TEXT, RC(state), GL_COL_NAME, 0, NULL, 0, 1, "state", 0},
+		{"v", GL_COL_NUM, RC(v), 0, 0, NULL, 0, 0, NULL, 0},
+	};
+	static const struct gl_table at_ = {ac, 3, sizeof(struct rec)};
+	static const struct rec r = {"<ok>", 4, 1.5, 0, 0, {0, 0}, 0, 0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	gl_record_html_across(&at_, &r, fp);
+	fclose(fp);
+	assert_string_equal(buf, "<table><tr><th>state</th><th>count</th></tr>\n"
+				 "<tr><td class=\"k\">&lt;ok&gt;</td><td class=\"n\">4</td>"
+				 "</tr></table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +733,11 @@ int main(void)
 		cmocka_unit_test(test_cells_written_by_columns),
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
+		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_record_html_open),
+		cmocka_unit_test(test_csv_under),
+		cmocka_unit_test(test_record_text_none),
+		cmocka_unit_test(test_record_html_across),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
