@@ -200,26 +200,32 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	const struct gl_col *c;
 	char buf[512];
 
-	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+	for (unsigned p = 1; !t->text_no_head && (c = at(t, p, false)) != NULL; p++) {
+		if (c->text_before)
+			fputs(c->text_before, fp);
 		if (p == 1)
 			gl_text_cell(fp, c->text_head, (size_t)c->text_w);
 		else
-			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p),
-				c->text_w, c->text_head);
+			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s",
+				c->text_before ? "" : gap(t, p), c->text_w, c->text_head);
 	}
-	fputc('\n', fp);
+	if (!t->text_no_head)
+		fputc('\n', fp);
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
 			const void *row = (const char *)rows + i * t->row_size;
 
+			if (c->text_before)
+				fputs(c->text_before, fp);
 			if (p == 1) {
 				gl_text_cell(fp, c->text_cell ? c->text_cell(row, buf, sizeof(buf))
 						 : c->kind == GL_COL_TEXT ? text_of(v) : "",
 					     (size_t)c->text_w);
 				continue;
 			}
-			fputs(gap(t, p), fp);
+			if (!c->text_before)
+				fputs(gap(t, p), fp);
 			if (c->text_cell) {
 				fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w,
 					c->text_cell(row, buf, sizeof(buf)));

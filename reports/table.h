@@ -81,6 +81,10 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional: text: what is written before the cell and its header in place of the
+	 * spaces between columns (NULL: those spaces; "": nothing), the first column
+	 * included: "  slope " puts a label between two figures of a line */
+	const char *text_before;
 };
 
 struct gl_table {
@@ -90,6 +94,7 @@ struct gl_table {
 	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
+	bool text_no_head;		/* text: no header line (rows written as sentences) */
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

@@ -481,6 +481,31 @@ static void test_row_class(void **state)
 	free(buf);
 }
 
+/* Rows written as sentences: no header line, a label before a cell in place of the gap. */
+static void test_text_before_no_head(void **state)
+{
+	static const struct gl_col sc[] = {
+		{"name", GL_COL_TEXT, R(name), 0, 1, "name", 4, .text_before = "  "},
+		{"v", GL_COL_NUM, R(v), 0, 2, "v", 5, .text_before = ": v "},
+		{"n", GL_COL_U64, R(n), 0, 3, "n", 0, .text_before = " in "},
+		{"ts", GL_COL_TS, R(ts_us), 0, 0, NULL, 0},
+	};
+	static const struct gl_table st = {sc, 4, sizeof(struct row), NULL, 0, true};
+	static const struct gl_table ht = {sc, 4, sizeof(struct row)};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &st, rows, 2);
+	assert_string_equal(buf, "  a,b : v   1.5 in 3\n"
+				 "  <x> : v     - in 0\n");
+	free(buf);
+	/* with its header line: the labels before the headers too */
+	buf = render_of(gl_table_text, &ht, rows, 1);
+	assert_string_equal(buf, "  name: v     v in n\n"
+				 "  a,b : v   1.5 in 3\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_cells_written_by_columns),
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
+		cmocka_unit_test(test_text_before_no_head),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
