@@ -44,6 +44,14 @@ enum gl_col_kind {
 #define GL_COL_LEFT 16u		/* text: left-aligned (a column other than the first) */
 #define GL_COL_BLANK 32u	/* GL_COL_INDEX none, or an undefined number: an empty cell in
 				 * text and HTML, not a dash */
+/* text: how a cell is cut (high bits, clear of the flags other tables may add) */
+#define GL_COL_CUT 0x400u	/* cut and padded to its width as the first column is
+				 * (gl_text_cell), header too */
+#define GL_COL_UNCUT 0x800u	/* a first column written as the others are: not cut */
+#define GL_COL_LAST 0x1000u	/* the line's last cell, cut by gl_text_last and never padded:
+				 * to text_w columns, or (text_w 0) to what GL_TEXT_WIDTH
+				 * leaves after the cells before it (counted in bytes where not
+				 * cut); its header as it is */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */

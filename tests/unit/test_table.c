@@ -506,6 +506,39 @@ static void test_text_before_no_head(void **state)
 	free(buf);
 }
 
+/* Cells cut as the first column is (GL_COL_CUT) in any place, a first column not cut
+ * (GL_COL_UNCUT), and a line's last cell cut to a width or to the rest of the line. */
+static void test_cut_uncut_last(void **state)
+{
+	static const struct gl_col lc[] = {
+		{"n", GL_COL_U64, R(n), GL_COL_UNCUT, 1, "n", 3},
+		{"name", GL_COL_TEXT, R(name), GL_COL_CUT, 2, "name", 3},
+		{"all", GL_COL_TEXT, R(name), GL_COL_LAST | GL_COL_NO_JSON, 3, "all", 0},
+	};
+	static const struct gl_col wc[] = {
+		{"n", GL_COL_U64, R(n), GL_COL_UNCUT, 1, "n", 3},
+		{"name", GL_COL_TEXT, R(name), GL_COL_LAST, 2, "name", 4},
+	};
+	static const struct gl_table lt = {lc, 3, sizeof(struct row), NULL, 1};
+	static const struct gl_table wt = {wc, 2, sizeof(struct row), NULL, 1};
+	char longname[101], want[256], *buf = NULL;
+	struct row lr[2] = {{"abcdef", 3, 0, 0, 0}, {longname, 12345, 0, 0, 0}};
+
+	(void)state;
+	memset(longname, 'x', 100);
+	longname[100] = 0;
+	/* the second line: 5 + 1 + 3 + 1 columns written, 90 left of 100: 89 x and a ~ */
+	snprintf(want, sizeof(want), "  n na~ all\n  3 ab~ abcdef\n12345 xx~ %.89s~\n",
+		 longname);
+	buf = render_of(gl_table_text, &lt, lr, 2);
+	assert_string_equal(buf, want);
+	free(buf);
+
+	buf = render_of(gl_table_text, &wt, lr, 1);
+	assert_string_equal(buf, "  n name\n  3 abc~\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
 		cmocka_unit_test(test_text_before_no_head),
+		cmocka_unit_test(test_cut_uncut_last),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
