@@ -324,33 +324,57 @@ static const char *verdict_class(const void *r)
 	return ROW(r)->verdict == GL_BASELINE_REGRESSION ? "warning" : NULL;
 }
 
-/* The kernels in both windows: JSON and CSV every column, HTML those with a position (the
- * text lists the changed ones its own way). */
+/* The text's name of the kernel: its display name fitted to 33 columns. */
+static const char *text_name(const void *r, char *buf, size_t n)
+{
+	return ROW(r)->display ? gl_kname_fit(ROW(r)->kernel, ROW(r)->display, 33, buf, n)
+			       : ROW(r)->kernel;
+}
+
+static const char *text_verdict(const void *r, char *buf, size_t n)
+{
+	(void)buf, (void)n;
+	return gl_baseline_verdict_name(ROW(r)->verdict);
+}
+
+static const char *text_mean_pct(const void *r, char *buf, size_t n)
+{
+	return gl_text_pct(ROW(r)->mean_change_pct, buf, n);
+}
+
+static const char *text_p(const void *r, char *buf, size_t n)
+{
+	return gl_text_p(ROW(r)->p_value, buf, n);
+}
+
+/* The kernels in both windows: JSON and CSV every column, HTML those with a position, the
+ * text a line per changed kernel ("  name  verdict mean 1 -> 2 us (+100.0%)  p 0.01"). */
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 1, "kernel", 0, NULL, 0, 0,
-	 NULL, NULL, NULL, html_name},
+	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 1, NULL, 34, 1, "kernel", 0, NULL, 0, 0,
+	 NULL, NULL, NULL, html_name, text_name, "  "},
 	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 2, "mean µs before", 0,
-	 NULL},
-	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 3, "mean µs", 0, NULL},
-	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 4, "mean change %", 0,
-	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct},
+	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 3, NULL, 0, 2, "mean µs before", 0,
+	 NULL, .text_before = " mean "},
+	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 4, NULL, 0, 3, "mean µs", 0, NULL,
+	 .text_before = " -> "},
+	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 5, NULL, 0, 4, "mean change %", 0,
+	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct, text_mean_pct, " us ("},
 	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 5, "p95 change %", 0,
 	 NULL, 0, 0, NULL, NULL, NULL, html_p95_pct},
-	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
-	 NULL, NULL, html_p},
-	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 7, "verdict", 0, verdict_name, 0, 0,
-	 NULL, NULL, verdict_class},
+	{"p_value", GL_COL_NUM, BK(p_value), 0, 6, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, html_p, text_p, "%)  p "},
+	{"verdict", GL_COL_ENUM, BK(verdict), GL_COL_LEFT, 2, NULL, 11, 7, "verdict", 0,
+	 verdict_name, 0, 0, NULL, NULL, verdict_class, NULL, text_verdict, " "},
 };
 
 _Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_baseline_kernel)};
+				      sizeof(struct gl_report_baseline_kernel), .text_no_head = true};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
@@ -393,31 +417,26 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40];
-
 	const struct gl_report_baseline *bl = res_of(st);
-	size_t changed = 0;
+	struct gl_report_baseline_kernel *v = malloc((bl->n_kernels ? bl->n_kernels : 1) *
+						     sizeof(*v));
+	size_t changed = 0, n = 0;
+
 	for (size_t i = 0; i < bl->n_kernels; i++)
 		changed += bl->kernels[i].verdict != GL_BASELINE_UNCHANGED;
 	fprintf(fp, "%zu kernels compared, %zu changed, %zu new, %zu vanished\n", bl->n_kernels,
 		changed, total(bl->n_new_kernels_total, bl->n_new_kernels),
 		total(bl->n_vanished_kernels_total, bl->n_vanished_kernels));
-	for (size_t i = 0, k = 0; i < bl->n_kernels && k < r->top; i++) {
-		const struct gl_report_baseline_kernel *x = &bl->kernels[i];
-
-		if (x->verdict == GL_BASELINE_UNCHANGED)
-			continue;
-		k++;
-		fprintf(fp, "  ");
-		char nm[GL_KNAME_BUF];
-
-		gl_text_cell(fp, x->display ? gl_kname_fit(x->kernel, x->display, 33, nm, sizeof(nm))
-					    : x->kernel, 34);
-		fprintf(fp, " %-11s mean %s -> %s us (%s%%)  p %s\n",
-			gl_baseline_verdict_name(x->verdict), gl_text_num(x->mean_before_us, a, sizeof(a)),
-			gl_text_num(x->mean_us, b, sizeof(b)), gl_text_pct(x->mean_change_pct, c, sizeof(c)),
-			gl_text_p(x->p_value, d, sizeof(d)));
+	if (!v) {
+		fputs("out of memory\n", fp);
+		return;
 	}
+	/* the changed kernels, at most top of them */
+	for (size_t i = 0; i < bl->n_kernels && n < r->top; i++)
+		if (bl->kernels[i].verdict != GL_BASELINE_UNCHANGED)
+			v[n++] = bl->kernels[i];
+	gl_table_text(&table, v, n, fp);
+	free(v);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
