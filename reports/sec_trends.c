@@ -428,10 +428,54 @@ static bool no_host(const void *row)
 
 #define TR(f) offsetof(struct trow, f)
 #define TCOL(name, kind, f, csv) {name, kind, TR(f), 0, 0, NULL, 0, 0, NULL, 0, NULL, csv}
+#define TW(r) ((const struct trow *)(r))
 
+/* The text's label of a trend: a metric's name and host/device, a kernel's display name
+ * fitted to 33 columns, an operation's or scope's name, else the series. */
+static const char *text_label(const void *r, char *buf, size_t n)
+{
+	const struct trow *t = r;
+
+	if (t->kind == GL_TREND_METRIC)
+		snprintf(buf, n, "%s %s%s%s", t->kernel, t->csv_host, *t->csv_host ? "/" : "",
+			 *t->csv_device ? t->csv_device : "-");
+	else if (t->display)
+		gl_kname_fit(t->kernel, t->display, 33, buf, n);
+	else
+		snprintf(buf, n, "%s", t->kind == GL_TREND_KERNEL || t->kind == GL_TREND_OPERATION ||
+				       t->kind == GL_TREND_SCOPE ? t->kernel : t->series);
+	return buf;
+}
+
+static const char *text_verdict(const void *r, char *buf, size_t n)
+{
+	(void)buf, (void)n;
+	return TW(r)->verdict;
+}
+
+static const char *text_change(const void *r, char *buf, size_t n)
+{
+	return gl_text_pct(TW(r)->change_pct, buf, n);
+}
+
+/* the slope's unit: "ms/day" */
+static const char *text_per(const void *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", TW(r)->unit, TW(r)->slope_unit ? TW(r)->slope_unit : "day");
+	return buf;
+}
+
+static const char *text_p(const void *r, char *buf, size_t n)
+{
+	return gl_text_p(TW(r)->p_value, buf, n);
+}
+
+/* JSON and CSV; the text a line per trend that is not stable ("label  verdict  +12.3%
+ * slope 1.5 ms/day  p 0.01"). */
 static const struct gl_col trend_cols[] = {
 	TCOL("series", GL_COL_TEXT, series, 1),
-	TCOL("kernel", GL_COL_TEXT, kernel, 2),
+	{"kernel", GL_COL_TEXT, TR(kernel), 0, 1, NULL, 34, 0, NULL, 0, NULL, 2,
+	 .text_cell = text_label},
 	{"display", GL_COL_TEXT, TR(display), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_display},
 	{"device", GL_COL_TEXT, TR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_device},
 	{"host", GL_COL_TEXT, TR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_host},
@@ -440,25 +484,31 @@ static const struct gl_col trend_cols[] = {
 	TCOL("slope_per_day", GL_COL_NUM, slope_per_day, 5),
 	TCOL("intercept", GL_COL_NUM, intercept, 6),
 	TCOL("r2", GL_COL_NUM, r2, 7),
-	TCOL("p_value", GL_COL_NUM, p_value, 8),
-	TCOL("slope", GL_COL_NUM, slope, 0),
-	TCOL("slope_unit", GL_COL_TEXT, slope_unit, 0),
-	TCOL("change_pct", GL_COL_NUM, change_pct, 9),
+	{"p_value", GL_COL_NUM, TR(p_value), 0, 6, NULL, 0, 0, NULL, 0, NULL, 8,
+	 .text_cell = text_p, .text_before = "  p "},
+	{"slope", GL_COL_NUM, TR(slope), 0, 4, NULL, 9, 0, NULL, 0, NULL, 0,
+	 .text_before = "%  slope "},
+	{"slope_unit", GL_COL_TEXT, TR(slope_unit), 0, 5, NULL, 0, 0, NULL, 0, NULL, 0,
+	 .text_cell = text_per},
+	{"change_pct", GL_COL_NUM, TR(change_pct), 0, 3, NULL, 9, 0, NULL, 0, NULL, 9,
+	 .text_cell = text_change},
 	TCOL("change_from", GL_COL_TEXT, change_from, 0),
 	TCOL("span_s", GL_COL_NUM, span_s, 10),
 	TCOL("first_ts", GL_COL_TS, first_ts_us, 11),
 	TCOL("last_ts", GL_COL_TS, last_ts_us, 12),
-	TCOL("verdict", GL_COL_TEXT, verdict, 13),
+	{"verdict", GL_COL_TEXT, TR(verdict), GL_COL_LEFT, 2, NULL, 10, 0, NULL, 0, NULL, 13,
+	 .text_cell = text_verdict},
 	{"device", GL_COL_TEXT, TR(csv_device), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 14},
 	{"host", GL_COL_TEXT, TR(csv_host), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 15},
 };
 
 static const struct gl_table trend_table = {
-	trend_cols, sizeof(trend_cols) / sizeof(trend_cols[0]), sizeof(struct trow)};
+	trend_cols, sizeof(trend_cols) / sizeof(trend_cols[0]), sizeof(struct trow),
+	.text_gap = 1, .text_no_head = true};
 
 /* The view rows of the listed trends (a metric trend of a listed series only; summary:
- * trends_total), *n of them; NULL when out of memory. */
-static struct trow *trows(const struct gl_report *r, size_t *n)
+ * trends_total), or (moving) of those not stable, *n of them; NULL when out of memory. */
+static struct trow *trows(const struct gl_report *r, bool moving, size_t *n)
 {
 	size_t all = gl_trends_n(r);
 	struct trow *v = calloc(all ? all : 1, sizeof(*v));
@@ -468,7 +518,7 @@ static struct trow *trows(const struct gl_report *r, size_t *n)
 		const struct gl_report_trend *t = gl_trends_at(r, i);
 		struct trow *w;
 
-		if (t->unlisted)
+		if (moving ? t->verdict == GL_VERDICT_STABLE : t->unlisted)
 			continue;
 		w = &v[(*n)++];
 		w->kind = t->series;
@@ -500,7 +550,7 @@ static struct trow *trows(const struct gl_report *r, size_t *n)
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
 	size_t n;
-	struct trow *v = trows(r, &n);
+	struct trow *v = trows(r, false, &n);
 	json_t *a = v ? gl_table_json(&trend_table, v, n) : NULL;
 
 	(void)st;
@@ -511,7 +561,7 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	size_t n;
-	struct trow *v = trows(r, &n);
+	struct trow *v = trows(r, false, &n);
 
 	(void)st;
 	if (v)
@@ -523,34 +573,16 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], label[512];
-	size_t shown = 0;
+	size_t shown;
+	struct trow *v = trows(r, true, &shown);
 
 	(void)st;
-	for (size_t i = 0; i < gl_trends_n(r); i++) {
-		const struct gl_report_trend *t = gl_trends_at(r, i);
-		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
-			     t->series == GL_TREND_SCOPE;
-
-		if (t->verdict == GL_VERDICT_STABLE)
-			continue;
-		if (shown++ >= r->top)
-			continue;
-		if (t->series == GL_TREND_METRIC)
-			snprintf(label, sizeof(label), "%s %s%s%s", t->kernel,
-				 t->host && *t->host ? t->host : "", t->host && *t->host ? "/" : "",
-				 t->device && *t->device ? t->device : "-");
-		else if (t->display)
-			gl_kname_fit(t->kernel, t->display, 33, label, sizeof(label));
-		else
-			snprintf(label, sizeof(label), "%s",
-				 named ? t->kernel : gl_trend_series_name(t->series));
-		gl_text_cell(fp, label, 34);
-		fprintf(fp, " %-10s %9s%%  slope %9s %s/%s  p %s\n", gl_verdict_name(t->verdict),
-			gl_text_pct(t->change_pct, b, sizeof(b)),
-			gl_text_num(t->slope, a, sizeof(a)), t->unit,
-			t->slope_unit ? t->slope_unit : "day", gl_text_p(t->p_value, c, sizeof(c)));
+	if (!v) {
+		fputs("out of memory\n", fp);
+		return;
 	}
+	gl_table_text(&trend_table, v, shown < r->top ? shown : r->top, fp);
+	free(v);
 	if (!shown)
 		fprintf(fp, "all stable\n");
 	else if (shown > r->top)
