@@ -395,8 +395,9 @@ const struct gl_report_trend *gl_trends_of(const struct gl_report *rep,
 }
 
 /*
- * The trends' JSON and CSV, described once (table.h): a view row per listed
- * trend. JSON names the device and host of a metric series ("" when none),
+ * The trends' JSON, CSV, text and HTML, described once (table.h): a view row
+ * per trend shown (JSON, CSV and HTML: the listed ones; text: those not
+ * stable). JSON names the device and host of a metric series ("" when none),
  * the device of a scope's spans (null when none), and a kernel's display name;
  * CSV has the device and host of every row ("" when none).
  */
@@ -404,6 +405,8 @@ struct trow {
 	const char *series, *kernel, *display, *device, *host, *unit, *slope_unit, *change_from;
 	const char *verdict, *csv_device, *csv_host;
 	enum gl_trend_series kind;
+	const struct gl_report_trend *t;	/* the trend (HTML cells), its place in the list */
+	size_t at;
 	uint64_t n;
 	double slope_per_day, intercept, r2, p_value, slope, change_pct, span_s;
 	int64_t first_ts_us, last_ts_us;
@@ -470,34 +473,119 @@ static const char *text_p(const void *r, char *buf, size_t n)
 	return gl_text_p(TW(r)->p_value, buf, n);
 }
 
+/* by the size of the change, largest first; no change last; then in list order */
+static int cmp_by_change(const void *pa, const void *pb)
+{
+	const struct trow *a = pa, *b = pb;
+	double ca = fabs(a->change_pct), cb = fabs(b->change_pct);
+
+	if (isnan(ca) != isnan(cb))
+		return isnan(ca) ? 1 : -1;
+	if (!isnan(ca) && ca != cb)
+		return ca < cb ? 1 : -1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+#define RT(r) (((const struct trow *)(r))->t)
+
+static void html_series(FILE *f, const void *r)
+{
+	fputs(gl_trend_series_name(RT(r)->series), f);
+}
+
+/* the name; a metric's host and device in small type */
+static void html_name(FILE *f, const void *r)
+{
+	const struct gl_report_trend *t = RT(r);
+
+	gl_html_text(f, t->kernel ? gl_trend_name(t) : "");
+	if (t->series == GL_TREND_METRIC) {
+		fputs(" <small>", f);
+		gl_html_text(f, t->host ? t->host : "");
+		fputs(" ", f);
+		gl_html_text(f, t->device ? t->device : "");
+		fputs("</small>", f);
+	}
+}
+
+static void html_points(FILE *f, const void *r)
+{
+	fprintf(f, "%llu", (unsigned long long)RT(r)->n);
+}
+
+static void html_slope(FILE *f, const void *r)
+{
+	const struct gl_report_trend *t = RT(r);
+
+	gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
+	fprintf(f, " %s/%s", t->unit ? t->unit : "", t->slope_unit ? t->slope_unit : "day");
+}
+
+static void html_change(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->change_pct, GL_HTML_PCT);
+}
+
+static void html_span(FILE *f, const void *r)
+{
+	char span[40];
+
+	gl_html_text(f, gl_text_duration(RT(r)->span_s, span, sizeof(span)));
+}
+
+static void html_r2(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->r2, GL_HTML_F3);
+}
+
+static void html_p(FILE *f, const void *r)
+{
+	gl_html_num(f, RT(r)->p_value, GL_HTML_G3);
+}
+
+static void html_verdict(FILE *f, const void *r)
+{
+	fputs(gl_verdict_name(RT(r)->verdict), f);
+}
+
+/* a degrading series or a leak stands out */
+static const char *class_verdict(const void *r)
+{
+	enum gl_verdict v = RT(r)->verdict;
+
+	return v == GL_VERDICT_DEGRADING || v == GL_VERDICT_LEAK ? "warning" : NULL;
+}
+
 /* JSON and CSV; the text a line per trend that is not stable ("label  verdict  +12.3%
- * slope 1.5 ms/day  p 0.01"). */
+ * slope 1.5 ms/day  p 0.01"); the page's table of the trends of largest change. */
 static const struct gl_col trend_cols[] = {
-	TCOL("series", GL_COL_TEXT, series, 1),
-	{"kernel", GL_COL_TEXT, TR(kernel), 0, 1, NULL, 34, 0, NULL, 0, NULL, 2,
-	 .text_cell = text_label},
+	{"series", GL_COL_TEXT, TR(series), 0, 0, NULL, 0, 1, "series", 0, NULL, 1,
+	 .html_cell = html_series},
+	{"kernel", GL_COL_TEXT, TR(kernel), GL_COL_NAME, 1, NULL, 34, 2, "name", 0, NULL, 2,
+	 .html_cell = html_name, .text_cell = text_label},
 	{"display", GL_COL_TEXT, TR(display), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_display},
 	{"device", GL_COL_TEXT, TR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_device},
 	{"host", GL_COL_TEXT, TR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_host},
 	TCOL("unit", GL_COL_TEXT, unit, 3),
-	TCOL("n", GL_COL_U64, n, 4),
+	{"n", GL_COL_U64, TR(n), 0, 0, NULL, 0, 3, "points", 0, NULL, 4, .html_cell = html_points},
 	TCOL("slope_per_day", GL_COL_NUM, slope_per_day, 5),
 	TCOL("intercept", GL_COL_NUM, intercept, 6),
-	TCOL("r2", GL_COL_NUM, r2, 7),
-	{"p_value", GL_COL_NUM, TR(p_value), 0, 6, NULL, 0, 0, NULL, 0, NULL, 8,
-	 .text_cell = text_p, .text_before = "  p "},
-	{"slope", GL_COL_NUM, TR(slope), 0, 4, NULL, 9, 0, NULL, 0, NULL, 0,
-	 .text_before = "%  slope "},
+	{"r2", GL_COL_NUM, TR(r2), 0, 0, NULL, 0, 7, "r²", 0, NULL, 7, .html_cell = html_r2},
+	{"p_value", GL_COL_NUM, TR(p_value), 0, 6, NULL, 0, 8, "p", 0, NULL, 8,
+	 .html_cell = html_p, .text_cell = text_p, .text_before = "  p "},
+	{"slope", GL_COL_NUM, TR(slope), 0, 4, NULL, 9, 4, "slope", 0, NULL, 0,
+	 .html_cell = html_slope, .text_before = "%  slope "},
 	{"slope_unit", GL_COL_TEXT, TR(slope_unit), 0, 5, NULL, 0, 0, NULL, 0, NULL, 0,
 	 .text_cell = text_per},
-	{"change_pct", GL_COL_NUM, TR(change_pct), 0, 3, NULL, 9, 0, NULL, 0, NULL, 9,
-	 .text_cell = text_change},
+	{"change_pct", GL_COL_NUM, TR(change_pct), 0, 3, NULL, 9, 5, "change %", 0, NULL, 9,
+	 .html_cell = html_change, .text_cell = text_change},
 	TCOL("change_from", GL_COL_TEXT, change_from, 0),
-	TCOL("span_s", GL_COL_NUM, span_s, 10),
+	{"span_s", GL_COL_NUM, TR(span_s), 0, 0, NULL, 0, 6, "span", 0, NULL, 10,
+	 .html_cell = html_span},
 	TCOL("first_ts", GL_COL_TS, first_ts_us, 11),
 	TCOL("last_ts", GL_COL_TS, last_ts_us, 12),
-	{"verdict", GL_COL_TEXT, TR(verdict), GL_COL_LEFT, 2, NULL, 10, 0, NULL, 0, NULL, 13,
-	 .text_cell = text_verdict},
+	{"verdict", GL_COL_TEXT, TR(verdict), GL_COL_LEFT, 2, NULL, 10, 9, "verdict", 0, NULL, 13,
+	 .html_class = class_verdict, .html_cell = html_verdict, .text_cell = text_verdict},
 	{"device", GL_COL_TEXT, TR(csv_device), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 14},
 	{"host", GL_COL_TEXT, TR(csv_host), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 15},
 };
@@ -521,6 +609,8 @@ static struct trow *trows(const struct gl_report *r, bool moving, size_t *n)
 		if (moving ? t->verdict == GL_VERDICT_STABLE : t->unlisted)
 			continue;
 		w = &v[(*n)++];
+		w->t = t;
+		w->at = i;
 		w->kind = t->series;
 		w->series = gl_trend_series_name(t->series);
 		w->kernel = t->kernel;
@@ -589,121 +679,6 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, "(%zu more)\n", shown - r->top);
 }
 
-/* A trend and its place in the report's list (the tie-break). */
-struct ranked {
-	const struct gl_report_trend *t;
-	size_t i;
-};
-
-/* by the size of the change, largest first; no change last; then in list order */
-static int cmp_by_change(const void *pa, const void *pb)
-{
-	const struct ranked *a = pa, *b = pb;
-	double ca = fabs(a->t->change_pct), cb = fabs(b->t->change_pct);
-
-	if (isnan(ca) != isnan(cb))
-		return isnan(ca) ? 1 : -1;
-	if (!isnan(ca) && ca != cb)
-		return ca < cb ? 1 : -1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-#define RT(r) (((const struct ranked *)(r))->t)
-
-static void html_series(FILE *f, const void *r)
-{
-	fputs(gl_trend_series_name(RT(r)->series), f);
-}
-
-/* the name; a metric's host and device in small type */
-static void html_name(FILE *f, const void *r)
-{
-	const struct gl_report_trend *t = RT(r);
-
-	gl_html_text(f, t->kernel ? gl_trend_name(t) : "");
-	if (t->series == GL_TREND_METRIC) {
-		fputs(" <small>", f);
-		gl_html_text(f, t->host ? t->host : "");
-		fputs(" ", f);
-		gl_html_text(f, t->device ? t->device : "");
-		fputs("</small>", f);
-	}
-}
-
-static void html_points(FILE *f, const void *r)
-{
-	fprintf(f, "%llu", (unsigned long long)RT(r)->n);
-}
-
-static void html_slope(FILE *f, const void *r)
-{
-	const struct gl_report_trend *t = RT(r);
-
-	gl_html_num(f, t->slope, GL_HTML_SIGNED_G4);
-	fprintf(f, " %s/%s", t->unit ? t->unit : "", t->slope_unit ? t->slope_unit : "day");
-}
-
-static void html_change(FILE *f, const void *r)
-{
-	gl_html_num(f, RT(r)->change_pct, GL_HTML_PCT);
-}
-
-static void html_span(FILE *f, const void *r)
-{
-	char span[40];
-
-	gl_html_text(f, gl_text_duration(RT(r)->span_s, span, sizeof(span)));
-}
-
-static void html_r2(FILE *f, const void *r)
-{
-	gl_html_num(f, RT(r)->r2, GL_HTML_F3);
-}
-
-static void html_p(FILE *f, const void *r)
-{
-	gl_html_num(f, RT(r)->p_value, GL_HTML_G3);
-}
-
-static void html_verdict(FILE *f, const void *r)
-{
-	fputs(gl_verdict_name(RT(r)->verdict), f);
-}
-
-static const char *class_none(const void *r)
-{
-	(void)r;
-	return NULL;
-}
-
-/* a degrading series or a leak stands out */
-static const char *class_verdict(const void *r)
-{
-	enum gl_verdict v = RT(r)->verdict;
-
-	return v == GL_VERDICT_DEGRADING || v == GL_VERDICT_LEAK ? "warning" : NULL;
-}
-
-#define RCOL(pos, head, kind, cell, cls)                                                    \
-	{head, kind, 0, 0, 0, NULL, 0, pos, head, 0, NULL, 0, 0, NULL, NULL, cls, cell}
-
-/* The page's table of the trends of largest change (rows: struct ranked). */
-static const struct gl_col ranked_cols[] = {
-	RCOL(1, "series", GL_COL_TEXT, html_series, class_none),
-	{"name", GL_COL_TEXT, 0, GL_COL_NAME, 0, NULL, 0, 2, "name", 0, NULL, 0, 0, NULL, NULL,
-	 NULL, html_name},
-	RCOL(3, "points", GL_COL_U64, html_points, NULL),
-	RCOL(4, "slope", GL_COL_NUM, html_slope, NULL),
-	RCOL(5, "change %", GL_COL_NUM, html_change, NULL),
-	RCOL(6, "span", GL_COL_NUM, html_span, NULL),
-	RCOL(7, "r²", GL_COL_NUM, html_r2, NULL),
-	RCOL(8, "p", GL_COL_NUM, html_p, NULL),
-	RCOL(9, "verdict", GL_COL_TEXT, html_verdict, class_verdict),
-};
-
-static const struct gl_table ranked_table = {
-	ranked_cols, sizeof(ranked_cols) / sizeof(ranked_cols[0]), sizeof(struct ranked)};
-
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	(void)st;
@@ -715,33 +690,31 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0, unlisted = 0;
-	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
+	size_t n_all = gl_trends_n(rep), n_listed, n_order = 0, hidden = 0;
+	struct trow *order = trows(rep, false, &n_listed);
 
 	if (!order)
 		return;
-	for (size_t i = 0; i < gl_trends_n(rep); i++) {
-		const struct gl_report_trend *t = gl_trends_at(rep, i);
+	for (size_t i = 0; i < n_listed; i++) {
+		const struct gl_report_trend *t = order[i].t;
 
-		if (t->unlisted)
-			unlisted++;
-		else if (t->n == 0 ||
-			 (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
+		if (t->n == 0 ||
+		    (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
 		else
-			order[n_order++] = (struct ranked){t, i};
+			order[n_order++] = order[i];
 	}
 	qsort(order, n_order, sizeof(*order), cmp_by_change);
-	gl_table_html(&ranked_table, order, n_order < rep->top ? n_order : rep->top, f);
+	gl_table_html(&trend_table, order, n_order < rep->top ? n_order : rep->top, f);
 	if (n_order > rep->top)
 		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
 			" report.json.</p>\n", rep->top, n_order - rep->top);
 	if (hidden)
 		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
 			hidden);
-	if (unlisted)
+	if (n_listed < n_all)
 		fprintf(f, "<p class=\"note\">%zu of %zu trends listed: those of the listed metric"
-			" series.</p>\n", n_all - unlisted, n_all);
+			" series.</p>\n", n_listed, n_all);
 	free(order);
 }
 
