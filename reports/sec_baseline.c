@@ -7,6 +7,7 @@
  * Chart: the change of mean and p95 by kernel.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,9 +292,24 @@ static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
 	return a;
 }
 
+/* The CSV's rows of a kernel of one window only: a verdict past the enum's. */
+enum { VERDICT_NEW = GL_BASELINE_IMPROVEMENT + 1, VERDICT_VANISHED };
+
 static const char *verdict_name(int v)
 {
-	return gl_baseline_verdict_name((enum gl_baseline_verdict)v);
+	return v == VERDICT_NEW ? "new" : v == VERDICT_VANISHED ? "vanished"
+	       : gl_baseline_verdict_name((enum gl_baseline_verdict)v);
+}
+
+/* a new kernel has no count in this window's column, a vanished one none before (CSV) */
+static bool no_count(const void *r)
+{
+	return (int)((const struct gl_report_baseline_kernel *)r)->verdict == VERDICT_NEW;
+}
+
+static bool no_count_before(const void *r)
+{
+	return (int)((const struct gl_report_baseline_kernel *)r)->verdict == VERDICT_VANISHED;
 }
 
 #define BK(f) offsetof(struct gl_report_baseline_kernel, f)
@@ -353,8 +369,10 @@ static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 1, NULL, 34, 1, "kernel", 0, NULL, 0, 0,
 	 NULL, NULL, NULL, html_name, text_name, "  "},
-	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+	{"count_before", GL_COL_U64, BK(count_before), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0,
+	 NULL, .absent = no_count_before},
+	{"count", GL_COL_U64, BK(count), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL,
+	 .absent = no_count},
 	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 3, NULL, 0, 2, "mean µs before", 0,
 	 NULL, .text_before = " mean "},
 	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 4, NULL, 0, 3, "mean µs", 0, NULL,
@@ -396,23 +414,38 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	return gl_jb_done(jb, o);
 }
 
+/* The kernels in both windows, then those in one window only (counts, nothing to
+ * compare: the figures empty, the verdict new or vanished). */
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_report_baseline *b = res_of(st);
+	size_t n = b->n_kernels, n1 = b->n_new_kernels + b->n_vanished_kernels;
+	struct gl_report_baseline_kernel *v = malloc((n + n1 ? n + n1 : 1) * sizeof(*v));
+	char (*dn)[GL_KNAME_BUF] = malloc((n1 ? n1 : 1) * sizeof(*dn));
 
 	(void)r;
-	gl_table_csv(&table, b->kernels, b->n_kernels, fp);
-	/* kernels in one window only: counts, nothing to compare */
-	char dn[GL_KNAME_BUF];
+	if (!v || !dn) {
+		fputs("out of memory\n", fp);
+		goto out;
+	}
+	if (n)
+		memcpy(v, b->kernels, n * sizeof(*v));
+	for (size_t i = 0; i < n1; i++) {
+		bool is_new = i < b->n_new_kernels;
+		char *name = is_new ? b->new_kernels[i] : b->vanished_kernels[i - b->n_new_kernels];
 
-	for (size_t i = 0; i < b->n_new_kernels; i++)
-		gl_csv_text(fp, b->new_kernels[i]), fputc(',', fp),
-			gl_csv_text(fp, gl_kname_display(b->new_kernels[i], dn, sizeof(dn))),
-			fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);
-	for (size_t i = 0; i < b->n_vanished_kernels; i++)
-		gl_csv_text(fp, b->vanished_kernels[i]), fputc(',', fp),
-			gl_csv_text(fp, gl_kname_display(b->vanished_kernels[i], dn, sizeof(dn))),
-			fputs(",,0,,,,,,,,vanished", fp), gl_csv_eol(fp);
+		v[n + i] = (struct gl_report_baseline_kernel){
+			.kernel = name,
+			.display = gl_kname_display(name, dn[i], sizeof(dn[i])),
+			.mean_before_us = NAN, .mean_us = NAN, .mean_change_pct = NAN,
+			.p95_before_us = NAN, .p95_us = NAN, .p95_change_pct = NAN, .p_value = NAN,
+			.verdict = (enum gl_baseline_verdict)(is_new ? VERDICT_NEW : VERDICT_VANISHED),
+		};
+	}
+	gl_table_csv(&table, v, n + n1, fp);
+out:
+	free(dn);
+	free(v);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
