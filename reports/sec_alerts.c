@@ -596,27 +596,43 @@ static const char *severity_class(const void *row)
 	return ((const struct alert_row *)row)->severity;
 }
 
-/* An alert: JSON (every column), CSV (all but worst, the value again) and the HTML table
+/* The text's mark of an alert of the logs, and of one that fired more than once:
+ * "[log] (x3) " */
+static const char *text_marks(const void *row, char *buf, size_t n)
+{
+	const struct alert_row *a = row;
+
+	snprintf(buf, n, "%s", !strcmp(a->source, "log") ? "[log] " : "");
+	if (a->count > 1)
+		snprintf(buf + strlen(buf), n - strlen(buf), "(x%llu) ",
+			 (unsigned long long)a->count);
+	return buf;
+}
+
+/* An alert: JSON (every column), CSV (all but worst, the value again), the HTML table
  * (the severity's cell coloured; times is the count, time the first firing as in JSON,
- * last the last one); the text report writes a line per alert. */
+ * last the last one) and the text's line per alert (its severity, its marks, its message
+ * to the end of the line). */
 static const struct gl_col cols[] = {
-	{"severity", GL_COL_TEXT, AR(severity), 0, 0, NULL, 0, 1, "severity", 0, NULL, 1,
+	{"severity", GL_COL_TEXT, AR(severity), 0, 1, NULL, 9, 1, "severity", 0, NULL, 1,
 	 .html_class = severity_class},
 	{"rule", GL_COL_TEXT, AR(rule), 0, 0, NULL, 0, 2, "rule", 0, NULL, 2},
 	{"subject", GL_COL_TEXT, AR(subject), GL_COL_NAME, 0, NULL, 0, 3, "subject", 0, NULL, 3},
 	{"value", GL_COL_NUM, AR(value), 0, 0, NULL, 0, 0, NULL, 0, NULL, 4},
 	{"threshold", GL_COL_NUM, AR(threshold), 0, 0, NULL, 0, 6, "threshold", 0, NULL, 5},
-	{"message", GL_COL_TEXT, AR(message), 0, 0, NULL, 0, 7, "message (worst)", 0, NULL, 6},
+	{"message", GL_COL_TEXT, AR(message), GL_COL_LAST, 3, NULL, 0, 7, "message (worst)", 0,
+	 NULL, 6, .text_before = ""},
 	{"source", GL_COL_TEXT, AR(source), 0, 0, NULL, 0, 9, "source", 0, NULL, 7},
 	{"time", GL_COL_TS, AR(time_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 8},
-	{"count", GL_COL_U64, AR(count), 0, 0, NULL, 0, 4, "times", 0, NULL, 9},
+	{"count", GL_COL_U64, AR(count), 0, 2, NULL, 0, 4, "times", 0, NULL, 9,
+	 .text_cell = text_marks, .text_before = ""},
 	{"first_ts", GL_COL_TS, AR(first_ts_us), 0, 0, NULL, 0, 10, "time", 0, NULL, 10},
 	{"last_ts", GL_COL_TS, AR(last_ts_us), 0, 0, NULL, 0, 8, "last", 0, NULL, 11},
 	{"worst", GL_COL_NUM, AR(worst), 0, 0, NULL, 0, 5, "worst", 0, NULL, 0},
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct alert_row)};
+				      sizeof(struct alert_row), .text_no_head = true};
 
 /* The rows of a finished section; none without them. */
 static const struct alert_row *rows_shown(const void *st)
@@ -643,27 +659,13 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_alerts_result *res = res_of(st);
+	size_t n = n_shown(st);
 
-	if (!res->n_alerts)
+	if (!n)
 		fprintf(fp, "none\n");
-	for (size_t i = 0; i < res->n_alerts && i < r->top; i++) {
-		char times[32] = "";
-		int tw;
-
-		gl_text_cell(fp, gl_severity_name(res->alerts[i].severity), 9);
-		if (is_log(&res->alerts[i]))
-			fputs("[log] ", fp);
-		if (res->alerts[i].count > 1)
-			snprintf(times, sizeof(times), "(x%llu) ",
-				 (unsigned long long)res->alerts[i].count);
-		fputs(times, fp);
-		tw = GL_TEXT_WIDTH - 9 - (is_log(&res->alerts[i]) ? 6 : 0) - (int)strlen(times);
-		gl_text_last(fp, res->alerts[i].message, tw);
-		fputc('\n', fp);
-	}
-	if (res->n_alerts > r->top)
-		fprintf(fp, "(%zu more alerts)\n", res->n_alerts - r->top);
+	gl_table_text(&table, rows_shown(st), n < r->top ? n : r->top, fp);
+	if (n > r->top)
+		fprintf(fp, "(%zu more alerts)\n", n - r->top);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)

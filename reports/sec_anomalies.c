@@ -222,20 +222,36 @@ static const struct gl_report_anomalies *res_of(const void *st)
 
 #define AN(f) offsetof(struct gl_report_anomaly, f)
 
-/* The listed anomalies: JSON items, CSV and HTML (the text block lists the first five its
- * own way). */
+/* The text's name of the kernel: its display name fitted to 33 columns. */
+static const char *text_name(const void *row, char *buf, size_t n)
+{
+	const struct gl_report_anomaly *a = row;
+
+	return a->display ? gl_kname_fit(a->kernel, a->display, 33, buf, n) : a->kernel;
+}
+
+static const char *text_z(const void *row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.1f", ((const struct gl_report_anomaly *)row)->z);
+	return buf;
+}
+
+/* The listed anomalies: JSON items, CSV, HTML and the text's line per anomaly (the first
+ * five: "  when  kernel  value us  z 3.2"). */
 static const struct gl_col cols[] = {
-	{"ts", GL_COL_TS, AN(ts_us), 0, 0, NULL, 0, 1, "when", 0},
+	{"ts", GL_COL_TS, AN(ts_us), GL_COL_UNCUT, 1, NULL, 0, 1, "when", 0, .text_before = "  "},
 	{"kernel", GL_COL_TEXT, AN(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0},
-	{"display", GL_COL_TEXT, AN(display), GL_COL_NAME, 0, NULL, 0, 2, "kernel", 0},
-	{"value_us", GL_COL_NUM, AN(value_us), 0, 0, NULL, 0, 3, "µs", 0},
+	{"display", GL_COL_TEXT, AN(display), GL_COL_NAME | GL_COL_CUT, 2, NULL, 34, 2, "kernel", 0,
+	 .text_cell = text_name, .text_before = "  "},
+	{"value_us", GL_COL_NUM, AN(value_us), 0, 3, NULL, 9, 3, "µs", 0},
 	{"mean_us", GL_COL_NUM, AN(mean_us), 0, 0, NULL, 0, 4, "centre µs", 0},
 	{"stddev_us", GL_COL_NUM, AN(stddev_us), 0, 0, NULL, 0, 5, "spread µs", 0},
-	{"z", GL_COL_NUM, AN(z), 0, 0, NULL, 0, 6, "z", 0},
+	{"z", GL_COL_NUM, AN(z), 0, 4, NULL, 0, 6, "z", 0, .text_cell = text_z,
+	 .text_before = " us  z "},
 };
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_anomaly)};
+				      sizeof(struct gl_report_anomaly), .text_no_head = true};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
@@ -272,22 +288,13 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_report_anomalies *an = res_of(st);
-	char a[40], b[40];
 
 	(void)r;
 	fprintf(fp, "%llu of %llu judged samples (%s, k = %g, window %u); %llu flagged by the logs\n",
 		(unsigned long long)an->total, (unsigned long long)an->judged,
 		gl_anomaly_method_name(an->method), an->k, an->window,
 		(unsigned long long)an->flagged_by_logs);
-	for (size_t i = 0; i < an->n_items && i < 5; i++) {
-		fprintf(fp, "  %s  ", gl_text_ts(an->items[i].ts_us, a));
-		char nm[GL_KNAME_BUF];
-
-		gl_text_cell(fp, an->items[i].display ? gl_kname_fit(an->items[i].kernel,
-				 an->items[i].display, 33, nm, sizeof(nm)) : an->items[i].kernel, 34);
-		fprintf(fp, " %9s us  z %.1f\n", gl_text_num(an->items[i].value_us, b, sizeof(b)),
-			an->items[i].z);
-	}
+	gl_table_text(&table, an->items, an->n_items < 5 ? an->n_items : 5, fp);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)

@@ -7,6 +7,7 @@
  * Chart: the change of mean and p95 by kernel.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,9 +292,24 @@ static json_t *names(struct gl_jb *jb, char *const *s, size_t n)
 	return a;
 }
 
+/* The CSV's rows of a kernel of one window only: a verdict past the enum's. */
+enum { VERDICT_NEW = GL_BASELINE_IMPROVEMENT + 1, VERDICT_VANISHED };
+
 static const char *verdict_name(int v)
 {
-	return gl_baseline_verdict_name((enum gl_baseline_verdict)v);
+	return v == VERDICT_NEW ? "new" : v == VERDICT_VANISHED ? "vanished"
+	       : gl_baseline_verdict_name((enum gl_baseline_verdict)v);
+}
+
+/* a new kernel has no count in this window's column, a vanished one none before (CSV) */
+static bool no_count(const void *r)
+{
+	return (int)((const struct gl_report_baseline_kernel *)r)->verdict == VERDICT_NEW;
+}
+
+static bool no_count_before(const void *r)
+{
+	return (int)((const struct gl_report_baseline_kernel *)r)->verdict == VERDICT_VANISHED;
 }
 
 #define BK(f) offsetof(struct gl_report_baseline_kernel, f)
@@ -324,33 +340,59 @@ static const char *verdict_class(const void *r)
 	return ROW(r)->verdict == GL_BASELINE_REGRESSION ? "warning" : NULL;
 }
 
-/* The kernels in both windows: JSON and CSV every column, HTML those with a position (the
- * text lists the changed ones its own way). */
+/* The text's name of the kernel: its display name fitted to 33 columns. */
+static const char *text_name(const void *r, char *buf, size_t n)
+{
+	return ROW(r)->display ? gl_kname_fit(ROW(r)->kernel, ROW(r)->display, 33, buf, n)
+			       : ROW(r)->kernel;
+}
+
+static const char *text_verdict(const void *r, char *buf, size_t n)
+{
+	(void)buf, (void)n;
+	return gl_baseline_verdict_name(ROW(r)->verdict);
+}
+
+static const char *text_mean_pct(const void *r, char *buf, size_t n)
+{
+	return gl_text_pct(ROW(r)->mean_change_pct, buf, n);
+}
+
+static const char *text_p(const void *r, char *buf, size_t n)
+{
+	return gl_text_p(ROW(r)->p_value, buf, n);
+}
+
+/* The kernels in both windows: JSON and CSV every column, HTML those with a position, the
+ * text a line per changed kernel ("  name  verdict mean 1 -> 2 us (+100.0%)  p 0.01"). */
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 0, NULL, 0, 1, "kernel", 0, NULL, 0, 0,
-	 NULL, NULL, NULL, html_name},
-	{"count_before", GL_COL_U64, BK(count_before), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"count", GL_COL_U64, BK(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 0, NULL, 0, 2, "mean µs before", 0,
-	 NULL},
-	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 0, NULL, 0, 3, "mean µs", 0, NULL},
-	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 0, NULL, 0, 4, "mean change %", 0,
-	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct},
+	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 1, NULL, 34, 1, "kernel", 0, NULL, 0, 0,
+	 NULL, NULL, NULL, html_name, text_name, "  "},
+	{"count_before", GL_COL_U64, BK(count_before), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0,
+	 NULL, .absent = no_count_before},
+	{"count", GL_COL_U64, BK(count), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL,
+	 .absent = no_count},
+	{"mean_before_us", GL_COL_NUM, BK(mean_before_us), 0, 3, NULL, 0, 2, "mean µs before", 0,
+	 NULL, .text_before = " mean "},
+	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 4, NULL, 0, 3, "mean µs", 0, NULL,
+	 .text_before = " -> "},
+	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 5, NULL, 0, 4, "mean change %", 0,
+	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct, text_mean_pct, " us ("},
 	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 5, "p95 change %", 0,
 	 NULL, 0, 0, NULL, NULL, NULL, html_p95_pct},
-	{"p_value", GL_COL_NUM, BK(p_value), 0, 0, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
-	 NULL, NULL, html_p},
-	{"verdict", GL_COL_ENUM, BK(verdict), 0, 0, NULL, 0, 7, "verdict", 0, verdict_name, 0, 0,
-	 NULL, NULL, verdict_class},
+	{"p_value", GL_COL_NUM, BK(p_value), 0, 6, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, html_p, text_p, "%)  p "},
+	{"verdict", GL_COL_ENUM, BK(verdict), GL_COL_LEFT, 2, NULL, 11, 7, "verdict", 0,
+	 verdict_name, 0, 0, NULL, NULL, verdict_class, NULL, text_verdict, " "},
 };
 
 _Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");
 
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_baseline_kernel)};
+				      sizeof(struct gl_report_baseline_kernel), .text_no_head = true};
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
@@ -372,52 +414,62 @@ static json_t *emit_json(const struct gl_report *r, const void *st)
 	return gl_jb_done(jb, o);
 }
 
+/* The kernels in both windows, then those in one window only (counts, nothing to
+ * compare: the figures empty, the verdict new or vanished). */
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_report_baseline *b = res_of(st);
+	size_t n = b->n_kernels, n1 = b->n_new_kernels + b->n_vanished_kernels;
+	struct gl_report_baseline_kernel *v = malloc((n + n1 ? n + n1 : 1) * sizeof(*v));
+	char (*dn)[GL_KNAME_BUF] = malloc((n1 ? n1 : 1) * sizeof(*dn));
 
 	(void)r;
-	gl_table_csv(&table, b->kernels, b->n_kernels, fp);
-	/* kernels in one window only: counts, nothing to compare */
-	char dn[GL_KNAME_BUF];
+	if (!v || !dn) {
+		fputs("out of memory\n", fp);
+		goto out;
+	}
+	if (n)
+		memcpy(v, b->kernels, n * sizeof(*v));
+	for (size_t i = 0; i < n1; i++) {
+		bool is_new = i < b->n_new_kernels;
+		char *name = is_new ? b->new_kernels[i] : b->vanished_kernels[i - b->n_new_kernels];
 
-	for (size_t i = 0; i < b->n_new_kernels; i++)
-		gl_csv_text(fp, b->new_kernels[i]), fputc(',', fp),
-			gl_csv_text(fp, gl_kname_display(b->new_kernels[i], dn, sizeof(dn))),
-			fputs(",0,,,,,,,,,new", fp), gl_csv_eol(fp);
-	for (size_t i = 0; i < b->n_vanished_kernels; i++)
-		gl_csv_text(fp, b->vanished_kernels[i]), fputc(',', fp),
-			gl_csv_text(fp, gl_kname_display(b->vanished_kernels[i], dn, sizeof(dn))),
-			fputs(",,0,,,,,,,,vanished", fp), gl_csv_eol(fp);
+		v[n + i] = (struct gl_report_baseline_kernel){
+			.kernel = name,
+			.display = gl_kname_display(name, dn[i], sizeof(dn[i])),
+			.mean_before_us = NAN, .mean_us = NAN, .mean_change_pct = NAN,
+			.p95_before_us = NAN, .p95_us = NAN, .p95_change_pct = NAN, .p_value = NAN,
+			.verdict = (enum gl_baseline_verdict)(is_new ? VERDICT_NEW : VERDICT_VANISHED),
+		};
+	}
+	gl_table_csv(&table, v, n + n1, fp);
+out:
+	free(dn);
+	free(v);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40];
-
 	const struct gl_report_baseline *bl = res_of(st);
-	size_t changed = 0;
+	struct gl_report_baseline_kernel *v = malloc((bl->n_kernels ? bl->n_kernels : 1) *
+						     sizeof(*v));
+	size_t changed = 0, n = 0;
+
 	for (size_t i = 0; i < bl->n_kernels; i++)
 		changed += bl->kernels[i].verdict != GL_BASELINE_UNCHANGED;
 	fprintf(fp, "%zu kernels compared, %zu changed, %zu new, %zu vanished\n", bl->n_kernels,
 		changed, total(bl->n_new_kernels_total, bl->n_new_kernels),
 		total(bl->n_vanished_kernels_total, bl->n_vanished_kernels));
-	for (size_t i = 0, k = 0; i < bl->n_kernels && k < r->top; i++) {
-		const struct gl_report_baseline_kernel *x = &bl->kernels[i];
-
-		if (x->verdict == GL_BASELINE_UNCHANGED)
-			continue;
-		k++;
-		fprintf(fp, "  ");
-		char nm[GL_KNAME_BUF];
-
-		gl_text_cell(fp, x->display ? gl_kname_fit(x->kernel, x->display, 33, nm, sizeof(nm))
-					    : x->kernel, 34);
-		fprintf(fp, " %-11s mean %s -> %s us (%s%%)  p %s\n",
-			gl_baseline_verdict_name(x->verdict), gl_text_num(x->mean_before_us, a, sizeof(a)),
-			gl_text_num(x->mean_us, b, sizeof(b)), gl_text_pct(x->mean_change_pct, c, sizeof(c)),
-			gl_text_p(x->p_value, d, sizeof(d)));
+	if (!v) {
+		fputs("out of memory\n", fp);
+		return;
 	}
+	/* the changed kernels, at most top of them */
+	for (size_t i = 0; i < bl->n_kernels && n < r->top; i++)
+		if (bl->kernels[i].verdict != GL_BASELINE_UNCHANGED)
+			v[n++] = bl->kernels[i];
+	gl_table_text(&table, v, n, fp);
+	free(v);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)

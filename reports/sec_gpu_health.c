@@ -284,21 +284,49 @@ static void clock_reasons(FILE *f, const void *row)
 	gl_html_text(f, reasons && *reasons ? reasons : "none");
 }
 
-/* A GPU of the nvidia-smi -q inventory: JSON's ecc items and the HTML table (a volatile /
- * aggregate pair per cell); the text shows a line per GPU. */
+/* The text's PCI bus id as it is (not cut; "(null)" as printf writes none) */
+static const char *ecc_pci(const void *row, char *buf, size_t n)
+{
+	(void)buf, (void)n;
+	return ((const struct gl_health_ecc *)row)->pci;
+}
+
+/* The text's retired pages: SBE and DBE together ("-" when neither is known). */
+static const char *retired_sum(const void *row, char *buf, size_t n)
+{
+	const struct gl_health_ecc *g = row;
+
+	return gl_text_num(isnan(g->retired_sbe) && isnan(g->retired_dbe) ? NAN
+			   : (isnan(g->retired_sbe) ? 0 : g->retired_sbe) +
+			     (isnan(g->retired_dbe) ? 0 : g->retired_dbe), buf, n);
+}
+
+static const char *text_reasons(const void *row, char *buf, size_t n)
+{
+	const char *reasons = ((const struct gl_health_ecc *)row)->clocks_event_reasons;
+
+	(void)buf, (void)n;
+	return reasons && *reasons ? reasons : "none";
+}
+
+/* A GPU of the nvidia-smi -q inventory: JSON's ecc items, the HTML table (a volatile /
+ * aggregate pair per cell) and the text's line per GPU ("GPU pci: ECC uncorrected 0
+ * (aggregate), retired pages 0, clocks event reasons: none"). */
 static const struct gl_col ecc_cols[] = {
-	{"pci", GL_COL_TEXT, EC(pci), GL_COL_NAME, 0, NULL, 0, 1, "GPU (PCI bus)", 0, NULL, 0},
+	{"pci", GL_COL_TEXT, EC(pci), GL_COL_NAME | GL_COL_UNCUT, 1, NULL, 0, 1, "GPU (PCI bus)", 0,
+	 NULL, 0, .text_cell = ecc_pci, .text_before = "GPU "},
 	{"uuid", GL_COL_TEXT, EC(uuid), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"ecc_volatile_uncorrected", GL_COL_NUM, EC(volatile_uncorrected), 0, 0, NULL, 0, 2,
 	 "ECC uncorrected (volatile / aggregate)", 0, NULL, 0, .html_cell = ecc_uncorrected},
 	{"ecc_volatile_corrected", GL_COL_NUM, EC(volatile_corrected), 0, 0, NULL, 0, 3,
 	 "ECC corrected (volatile / aggregate)", 0, NULL, 0, .html_cell = ecc_corrected},
-	{"ecc_aggregate_uncorrected", GL_COL_NUM, EC(aggregate_uncorrected), 0, 0, NULL, 0, 0, NULL,
-	 0, NULL, 0},
+	{"ecc_aggregate_uncorrected", GL_COL_NUM, EC(aggregate_uncorrected), 0, 2, NULL, 0, 0, NULL,
+	 0, NULL, 0, .text_before = ": ECC uncorrected "},
 	{"ecc_aggregate_corrected", GL_COL_NUM, EC(aggregate_corrected), 0, 0, NULL, 0, 0, NULL, 0,
 	 NULL, 0},
-	{"retired_pages_sbe", GL_COL_NUM, EC(retired_sbe), 0, 0, NULL, 0, 4,
-	 "retired pages SBE / DBE", 0, NULL, 0, .html_cell = retired_pages},
+	{"retired_pages_sbe", GL_COL_NUM, EC(retired_sbe), 0, 3, NULL, 0, 4,
+	 "retired pages SBE / DBE", 0, NULL, 0, .html_cell = retired_pages,
+	 .text_cell = retired_sum, .text_before = " (aggregate), retired pages "},
 	{"retired_pages_dbe", GL_COL_NUM, EC(retired_dbe), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"retired_pages_pending", GL_COL_NUM, EC(retired_pending), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 0},
@@ -310,12 +338,13 @@ static const struct gl_col ecc_cols[] = {
 	 0},
 	{"remapped_rows_failure", GL_COL_NUM, EC(remapped_failure), 0, 0, NULL, 0, 0, NULL, 0, NULL,
 	 0},
-	{"clocks_event_reasons", GL_COL_TEXT, EC(clocks_event_reasons), 0, 0, NULL, 0, 6,
-	 "active clocks event reasons", 0, NULL, 0, .html_cell = clock_reasons},
+	{"clocks_event_reasons", GL_COL_TEXT, EC(clocks_event_reasons), 0, 4, NULL, 0, 6,
+	 "active clocks event reasons", 0, NULL, 0, .html_cell = clock_reasons,
+	 .text_cell = text_reasons, .text_before = ", clocks event reasons: "},
 };
 
 static const struct gl_table ecc_table = {ecc_cols, sizeof(ecc_cols) / sizeof(ecc_cols[0]),
-					  sizeof(struct gl_health_ecc)};
+					  sizeof(struct gl_health_ecc), .text_no_head = true};
 
 #define XI(f) offsetof(struct gl_health_xid, f)
 
@@ -335,22 +364,47 @@ static const char *xid_row_class(const void *row)
 	return ((const struct gl_health_xid *)row)->critical ? "crit" : NULL;
 }
 
-/* An Xid code of a GPU: JSON's xid items, the CSV and the HTML table (the text shows the
- * top few its own way, with the last time). */
+static const char *xid_pci(const void *row, char *buf, size_t n)
+{
+	(void)buf, (void)n;
+	return ((const struct gl_health_xid *)row)->pci;
+}
+
+/* The text's meaning of an Xid, " [critical]" after a critical one. */
+static const char *xid_text_meaning(const void *row, char *buf, size_t n)
+{
+	const struct gl_health_xid *x = row;
+
+	snprintf(buf, n, "%s%s", x->meaning ? x->meaning : "(not in the Xid catalogue)",
+		 x->critical ? " [critical]" : "");
+	return buf;
+}
+
+static const char *xid_last(const void *row, char *buf, size_t n)
+{
+	(void)n;
+	return gl_text_ts(((const struct gl_health_xid *)row)->last_us, buf);
+}
+
+/* An Xid code of a GPU: JSON's xid items, the CSV, the HTML table and the text's (the top
+ * few, with the last time). */
 static const struct gl_col xid_cols[] = {
-	{"pci", GL_COL_TEXT, XI(pci), GL_COL_NAME, 0, NULL, 0, 1, "PCI bus", 0, NULL, 0},
-	{"code", GL_COL_INT, XI(code), 0, 0, NULL, 0, 2, "Xid", 0, NULL, 0},
-	{"count", GL_COL_U64, XI(count), 0, 0, NULL, 0, 3, "count", 0, NULL, 0},
-	{"meaning", GL_COL_TEXT, XI(meaning), 0, 0, NULL, 0, 4, "meaning (NVIDIA Xid catalogue)", 0,
-	 NULL, 0, .html_cell = xid_meaning},
+	{"pci", GL_COL_TEXT, XI(pci), GL_COL_NAME | GL_COL_UNCUT | GL_COL_LEFT, 1, "PCI bus", 14, 1,
+	 "PCI bus", 0, NULL, 0, .text_cell = xid_pci},
+	{"code", GL_COL_INT, XI(code), 0, 2, "Xid", 5, 2, "Xid", 0, NULL, 0},
+	{"count", GL_COL_U64, XI(count), 0, 3, "count", 7, 3, "count", 0, NULL, 0},
+	{"meaning", GL_COL_TEXT, XI(meaning), 0, 5, "meaning", 0, 4,
+	 "meaning (NVIDIA Xid catalogue)", 0, NULL, 0, .html_cell = xid_meaning,
+	 .text_cell = xid_text_meaning},
 	{"critical", GL_COL_FLAG, XI(critical), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"first", GL_COL_TS, XI(first_us), 0, 0, NULL, 0, 5, "first", 0, NULL, 0},
-	{"last", GL_COL_TS, XI(last_us), 0, 0, NULL, 0, 6, "last", 0, NULL, 0},
+	{"last", GL_COL_TS, XI(last_us), GL_COL_LEFT, 4, "last", 26, 6, "last", 0, NULL, 0,
+	 .text_cell = xid_last, .text_before = "  "},
 	{"processes", GL_COL_TEXT, XI(processes), 0, 0, NULL, 0, 7, "processes", 0, NULL, 0},
 };
 
 static const struct gl_table xid_table = {xid_cols, sizeof(xid_cols) / sizeof(xid_cols[0]),
-					  sizeof(struct gl_health_xid), xid_row_class};
+					  sizeof(struct gl_health_xid), xid_row_class, 1};
 
 static json_t *emit_json(const struct gl_report *rep, const void *st)
 {
@@ -382,35 +436,16 @@ static void emit_csv(const struct gl_report *rep, const void *st, FILE *fp)
 static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 {
 	const struct gl_gpu_health_result *res = gl_gpu_health_result(st);
-	char a[40], b[40];
 
 	if (!res || (!res->n_xid && !res->n_ecc)) {
 		fprintf(fp, "no Xid errors and no nvidia-smi -q inventory\n");
 		return;
 	}
-	if (res->n_xid) {
-		fprintf(fp, "%-14s %5s %7s  %-26s %s\n", "PCI bus", "Xid", "count", "last", "meaning");
-		for (size_t i = 0; i < res->n_xid && i < rep->top; i++) {
-			const struct gl_health_xid *x = &res->xid[i];
-
-			fprintf(fp, "%-14s %5d %7llu  %-26s %s%s\n", x->pci, x->code,
-				(unsigned long long)x->count, gl_text_ts(x->last_us, a),
-				x->meaning ? x->meaning : "(not in the Xid catalogue)",
-				x->critical ? " [critical]" : "");
-		}
-	} else {
+	if (res->n_xid)
+		gl_table_text(&xid_table, res->xid, res->n_xid < rep->top ? res->n_xid : rep->top, fp);
+	else
 		fprintf(fp, "no Xid errors\n");
-	}
-	for (size_t i = 0; i < res->n_ecc; i++) {
-		const struct gl_health_ecc *g = &res->ecc[i];
-
-		fprintf(fp, "GPU %s: ECC uncorrected %s (aggregate), retired pages %s, clocks event reasons: %s\n",
-			g->pci, gl_text_num(g->aggregate_uncorrected, a, sizeof(a)),
-			gl_text_num(isnan(g->retired_sbe) && isnan(g->retired_dbe) ? NAN
-				    : (isnan(g->retired_sbe) ? 0 : g->retired_sbe) +
-				      (isnan(g->retired_dbe) ? 0 : g->retired_dbe), b, sizeof(b)),
-			g->clocks_event_reasons && *g->clocks_event_reasons ? g->clocks_event_reasons : "none");
-	}
+	gl_table_text(&ecc_table, res->ecc, res->n_ecc, fp);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)

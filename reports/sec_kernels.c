@@ -621,9 +621,151 @@ static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 	free(v);
 }
 
+/* The hotspots' view rows: the listed kernels of profiler traces, their most frequent
+ * stack as one cell. */
+struct hrow {
+	const char *kernel, *display, *device;
+	double total_us, launch_overhead_us, queue_us, occupancy;
+	char *stack;			/* "stack [scope] (timings)"; NULL: none */
+};
+
+#define HR(f) offsetof(struct hrow, f)
+
+/* The text's name: the display name fitted to 25 columns. */
+static const char *hot_name(const void *row, char *buf, size_t n)
+{
+	const struct hrow *h = row;
+
+	return gl_kname_fit(h->kernel, h->display, 25, buf, n);
+}
+
+static const char *hot_occupancy(const void *row, char *buf, size_t n)
+{
+	double occ = ((const struct hrow *)row)->occupancy;
+
+	if (isnan(occ))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f", occ);
+	return buf;
+}
+
+static const char *hot_device(const void *row, char *buf, size_t n)
+{
+	const char *d = ((const struct hrow *)row)->device;
+
+	(void)buf, (void)n;
+	return d ? d : "-";
+}
+
+static const char *hot_stack(const void *row, char *buf, size_t n)
+{
+	const char *sk = ((const struct hrow *)row)->stack;
+
+	(void)buf, (void)n;
+	return sk ? sk : "-";
+}
+
+/* The hotspots' HTML and text tables (the text's stack to column GL_TEXT_WIDTH - 1). */
+static const struct gl_col hot_cols[] = {
+	{"kernel", GL_COL_TEXT, HR(display), GL_COL_NAME | GL_COL_TITLE, 1, "kernel", 26, 1,
+	 "kernel", 0, NULL, 0, HR(kernel), .text_cell = hot_name},
+	{"total_us", GL_COL_NUM, HR(total_us), 0, 2, "total", 9, 2, "total s", 1e6, NULL, 0},
+	{"launch_overhead_us", GL_COL_NUM, HR(launch_overhead_us), 0, 3, "launch", 7, 3,
+	 "launch µs", 0, NULL, 0},
+	{"queue_us", GL_COL_NUM, HR(queue_us), 0, 4, "queue", 7, 4, "queue µs", 0, NULL, 0},
+	{"occupancy", GL_COL_NUM, HR(occupancy), 0, 5, "occ", 4, 5, "occ.", 0, NULL, 0,
+	 .text_cell = hot_occupancy},
+	{"device", GL_COL_TEXT, HR(device), GL_COL_CUT, 6, "device", 6, 6, "device", 0, NULL, 0,
+	 .text_cell = hot_device},
+	{"stack", GL_COL_TEXT, HR(stack), GL_COL_NAME | GL_COL_LAST, 7, "stack [scope] (timings)",
+	 GL_TEXT_WIDTH - 65, 7, "most frequent call stack [scope] (timings)", 0, NULL, 0,
+	 .text_cell = hot_stack},
+};
+
+static const struct gl_table hot_table = {hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
+					  sizeof(struct hrow)};
+
+/* The hotspots' view rows of the top listed kernels (*n of them; *n 0 with none); NULL
+ * when out of memory. Release with free_hrows. */
+static struct hrow *hrows(const struct gl_kernels_result *res, size_t top, size_t *n)
+{
+	size_t m = res->n_kernels < top ? res->n_kernels : top;
+	struct hrow *v = calloc(m ? m : 1, sizeof(*v));
+	int oom = !v;
+
+	*n = 0;
+	for (size_t i = 0; v && i < m; i++) {
+		const struct gl_report_kernel *k = &res->kernels[i];
+		struct hrow *h;
+
+		if (!k->source)
+			continue;
+		h = &v[(*n)++];
+		h->kernel = k->kernel;
+		h->display = gl_report_kernel_name(k);
+		h->device = k->device;
+		h->total_us = k->total_us;
+		h->launch_overhead_us = k->launch_overhead_us;
+		h->queue_us = k->queue_us;
+		h->occupancy = k->occupancy;
+		if (k->hot_count) {
+			const char *sk = k->hot_stack ? k->hot_stack : "-";
+			const char *sc = k->hot_scope ? k->hot_scope : "-";
+			size_t len = strlen(sk) + strlen(sc) + 32;
+
+			if ((h->stack = malloc(len)) != NULL)
+				snprintf(h->stack, len, "%s [%s] (%llu)", sk, sc,
+					 (unsigned long long)k->hot_count);
+			else
+				oom = 1;
+		}
+	}
+	if (oom && v) {
+		for (size_t i = 0; i < *n; i++)
+			free(v[i].stack);
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+static void free_hrows(struct hrow *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].stack);
+	free(v);
+}
+
+/* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
+static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
+{
+	size_t n;
+	struct hrow *v = hrows(res, top, &n);
+
+	if (!v)
+		fputs("<p>out of memory</p>\n", f);
+	else if (n) {
+		fputs("<h3>Hotspots</h3>\n", f);
+		gl_table_html(&hot_table, v, n, f);
+	}
+	free_hrows(v, n);
+}
+
+static void text_hotspots(const struct gl_kernels_result *res, size_t top, FILE *fp)
+{
+	size_t n;
+	struct hrow *v = hrows(res, top, &n);
+
+	if (v)
+		gl_table_text(&hot_table, v, n, fp);
+	else
+		fputs("out of memory\n", fp);
+	free_hrows(v, n);
+}
+
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char a[40], b[40], c[40], d[40], nm[256];
 	size_t n_hot = 0;
 
 	const struct gl_kernels_result *res = res_of(st);
@@ -648,101 +790,7 @@ static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 	if (!n_hot)
 		return;
 	fprintf(fp, "\nhotspots (trace kernels by total time; launch, queue in us; most frequent stack)\n");
-	gl_text_cell(fp, "kernel", 26);
-	fprintf(fp, "%9s %7s %7s %4s %-6s %s\n", "total", "launch", "queue", "occ", "device",
-		"stack [scope] (timings)");
-	for (size_t i = 0; i < res->n_kernels && i < r->top; i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
-
-		if (!k->source)
-			continue;
-		gl_text_cell(fp, gl_kname_fit(k->kernel, gl_report_kernel_name(k), 25, nm, sizeof(nm)), 26);
-		if (isnan(k->occupancy))
-			snprintf(d, sizeof(d), "-");
-		else
-			snprintf(d, sizeof(d), "%.2f", k->occupancy);
-		fprintf(fp, "%9s %7s %7s %4s ", gl_text_num(k->total_us, a, sizeof(a)),
-			gl_text_num(k->launch_overhead_us, b, sizeof(b)),
-			gl_text_num(k->queue_us, c, sizeof(c)), d);
-		gl_text_cell(fp, k->device ? k->device : "-", 6);
-		if (k->hot_count)
-			snprintf(nm, sizeof(nm), " %s [%s] (%llu)", k->hot_stack ? k->hot_stack : "-",
-				 k->hot_scope ? k->hot_scope : "-", (unsigned long long)k->hot_count);
-		else
-			snprintf(nm, sizeof(nm), " -");
-		gl_text_last(fp, nm, GL_TEXT_WIDTH - 64);	/* the line's first 64 columns are taken */
-		fputc('\n', fp);
-	}
-}
-
-/* The hotspots' view rows: the listed kernels of profiler traces, their most frequent
- * stack as one cell. */
-struct hrow {
-	const char *kernel, *display, *device;
-	double total_us, launch_overhead_us, queue_us, occupancy;
-	char *stack;			/* "stack [scope] (timings)"; NULL: none */
-};
-
-#define HR(f) offsetof(struct hrow, f)
-
-static const struct gl_col hot_cols[] = {
-	{"kernel", GL_COL_TEXT, HR(display), GL_COL_NAME | GL_COL_TITLE, 0, NULL, 0, 1, "kernel", 0,
-	 NULL, 0, HR(kernel)},
-	{"total_us", GL_COL_NUM, HR(total_us), 0, 0, NULL, 0, 2, "total s", 1e6, NULL, 0},
-	{"launch_overhead_us", GL_COL_NUM, HR(launch_overhead_us), 0, 0, NULL, 0, 3, "launch µs", 0,
-	 NULL, 0},
-	{"queue_us", GL_COL_NUM, HR(queue_us), 0, 0, NULL, 0, 4, "queue µs", 0, NULL, 0},
-	{"occupancy", GL_COL_NUM, HR(occupancy), 0, 0, NULL, 0, 5, "occ.", 0, NULL, 0},
-	{"device", GL_COL_TEXT, HR(device), 0, 0, NULL, 0, 6, "device", 0, NULL, 0},
-	{"stack", GL_COL_TEXT, HR(stack), GL_COL_NAME, 0, NULL, 0, 7,
-	 "most frequent call stack [scope] (timings)", 0, NULL, 0},
-};
-
-static const struct gl_table hot_table = {hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
-					  sizeof(struct hrow)};
-
-/* The hotspots: the top trace kernels with their launch figures and most frequent stack. */
-static void html_hotspots(const struct gl_kernels_result *res, size_t top, FILE *f)
-{
-	size_t n = 0, m = res->n_kernels < top ? res->n_kernels : top;
-	struct hrow *v = calloc(m ? m : 1, sizeof(*v));
-	int oom = !v;
-
-	for (size_t i = 0; v && i < m; i++) {
-		const struct gl_report_kernel *k = &res->kernels[i];
-		struct hrow *h;
-
-		if (!k->source)
-			continue;
-		h = &v[n++];
-		h->kernel = k->kernel;
-		h->display = gl_report_kernel_name(k);
-		h->device = k->device;
-		h->total_us = k->total_us;
-		h->launch_overhead_us = k->launch_overhead_us;
-		h->queue_us = k->queue_us;
-		h->occupancy = k->occupancy;
-		if (k->hot_count) {
-			const char *sk = k->hot_stack ? k->hot_stack : "-";
-			const char *sc = k->hot_scope ? k->hot_scope : "-";
-			size_t len = strlen(sk) + strlen(sc) + 32;
-
-			if ((h->stack = malloc(len)) != NULL)
-				snprintf(h->stack, len, "%s [%s] (%llu)", sk, sc,
-					 (unsigned long long)k->hot_count);
-			else
-				oom = 1;
-		}
-	}
-	if (oom)
-		fputs("<p>out of memory</p>\n", f);
-	else if (n) {
-		fputs("<h3>Hotspots</h3>\n", f);
-		gl_table_html(&hot_table, v, n, f);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(v[i].stack);
-	free(v);
+	text_hotspots(res, r->top, fp);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)

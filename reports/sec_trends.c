@@ -395,8 +395,9 @@ const struct gl_report_trend *gl_trends_of(const struct gl_report *rep,
 }
 
 /*
- * The trends' JSON and CSV, described once (table.h): a view row per listed
- * trend. JSON names the device and host of a metric series ("" when none),
+ * The trends' JSON, CSV, text and HTML, described once (table.h): a view row
+ * per trend shown (JSON, CSV and HTML: the listed ones; text: those not
+ * stable). JSON names the device and host of a metric series ("" when none),
  * the device of a scope's spans (null when none), and a kernel's display name;
  * CSV has the device and host of every row ("" when none).
  */
@@ -404,6 +405,8 @@ struct trow {
 	const char *series, *kernel, *display, *device, *host, *unit, *slope_unit, *change_from;
 	const char *verdict, *csv_device, *csv_host;
 	enum gl_trend_series kind;
+	const struct gl_report_trend *t;	/* the trend (HTML cells), its place in the list */
+	size_t at;
 	uint64_t n;
 	double slope_per_day, intercept, r2, p_value, slope, change_pct, span_s;
 	int64_t first_ts_us, last_ts_us;
@@ -428,155 +431,62 @@ static bool no_host(const void *row)
 
 #define TR(f) offsetof(struct trow, f)
 #define TCOL(name, kind, f, csv) {name, kind, TR(f), 0, 0, NULL, 0, 0, NULL, 0, NULL, csv}
+#define TW(r) ((const struct trow *)(r))
 
-static const struct gl_col trend_cols[] = {
-	TCOL("series", GL_COL_TEXT, series, 1),
-	TCOL("kernel", GL_COL_TEXT, kernel, 2),
-	{"display", GL_COL_TEXT, TR(display), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_display},
-	{"device", GL_COL_TEXT, TR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_device},
-	{"host", GL_COL_TEXT, TR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_host},
-	TCOL("unit", GL_COL_TEXT, unit, 3),
-	TCOL("n", GL_COL_U64, n, 4),
-	TCOL("slope_per_day", GL_COL_NUM, slope_per_day, 5),
-	TCOL("intercept", GL_COL_NUM, intercept, 6),
-	TCOL("r2", GL_COL_NUM, r2, 7),
-	TCOL("p_value", GL_COL_NUM, p_value, 8),
-	TCOL("slope", GL_COL_NUM, slope, 0),
-	TCOL("slope_unit", GL_COL_TEXT, slope_unit, 0),
-	TCOL("change_pct", GL_COL_NUM, change_pct, 9),
-	TCOL("change_from", GL_COL_TEXT, change_from, 0),
-	TCOL("span_s", GL_COL_NUM, span_s, 10),
-	TCOL("first_ts", GL_COL_TS, first_ts_us, 11),
-	TCOL("last_ts", GL_COL_TS, last_ts_us, 12),
-	TCOL("verdict", GL_COL_TEXT, verdict, 13),
-	{"device", GL_COL_TEXT, TR(csv_device), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 14},
-	{"host", GL_COL_TEXT, TR(csv_host), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 15},
-};
-
-static const struct gl_table trend_table = {
-	trend_cols, sizeof(trend_cols) / sizeof(trend_cols[0]), sizeof(struct trow)};
-
-/* The view rows of the listed trends (a metric trend of a listed series only; summary:
- * trends_total), *n of them; NULL when out of memory. */
-static struct trow *trows(const struct gl_report *r, size_t *n)
+/* The text's label of a trend: a metric's name and host/device, a kernel's display name
+ * fitted to 33 columns, an operation's or scope's name, else the series. */
+static const char *text_label(const void *r, char *buf, size_t n)
 {
-	size_t all = gl_trends_n(r);
-	struct trow *v = calloc(all ? all : 1, sizeof(*v));
+	const struct trow *t = r;
 
-	*n = 0;
-	for (size_t i = 0; v && i < all; i++) {
-		const struct gl_report_trend *t = gl_trends_at(r, i);
-		struct trow *w;
-
-		if (t->unlisted)
-			continue;
-		w = &v[(*n)++];
-		w->kind = t->series;
-		w->series = gl_trend_series_name(t->series);
-		w->kernel = t->kernel;
-		w->display = t->display;
-		w->device = t->series == GL_TREND_METRIC && !t->device ? "" : t->device;
-		w->host = t->host ? t->host : "";
-		w->csv_device = t->device ? t->device : "";
-		w->csv_host = t->host ? t->host : "";
-		w->unit = t->unit;
-		w->n = t->n;
-		w->slope_per_day = t->slope_per_day;
-		w->intercept = t->intercept;
-		w->r2 = t->r2;
-		w->p_value = t->p_value;
-		w->slope = t->slope;
-		w->slope_unit = t->slope_unit;
-		w->change_pct = t->change_pct;
-		w->change_from = t->change_from;
-		w->span_s = t->span_s;
-		w->first_ts_us = t->n ? t->first_ts_us : GL_TS_NONE;
-		w->last_ts_us = t->n ? t->last_ts_us : GL_TS_NONE;
-		w->verdict = gl_verdict_name(t->verdict);
-	}
-	return v;
-}
-
-static json_t *emit_json(const struct gl_report *r, const void *st)
-{
-	size_t n;
-	struct trow *v = trows(r, &n);
-	json_t *a = v ? gl_table_json(&trend_table, v, n) : NULL;
-
-	(void)st;
-	free(v);
-	return a;
-}
-
-static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
-{
-	size_t n;
-	struct trow *v = trows(r, &n);
-
-	(void)st;
-	if (v)
-		gl_table_csv(&trend_table, v, n, fp);
+	if (t->kind == GL_TREND_METRIC)
+		snprintf(buf, n, "%s %s%s%s", t->kernel, t->csv_host, *t->csv_host ? "/" : "",
+			 *t->csv_device ? t->csv_device : "-");
+	else if (t->display)
+		gl_kname_fit(t->kernel, t->display, 33, buf, n);
 	else
-		fputs("out of memory\n", fp);
-	free(v);
+		snprintf(buf, n, "%s", t->kind == GL_TREND_KERNEL || t->kind == GL_TREND_OPERATION ||
+				       t->kind == GL_TREND_SCOPE ? t->kernel : t->series);
+	return buf;
 }
 
-static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+static const char *text_verdict(const void *r, char *buf, size_t n)
 {
-	char a[40], b[40], c[40], label[512];
-	size_t shown = 0;
-
-	(void)st;
-	for (size_t i = 0; i < gl_trends_n(r); i++) {
-		const struct gl_report_trend *t = gl_trends_at(r, i);
-		bool named = t->series == GL_TREND_KERNEL || t->series == GL_TREND_OPERATION ||
-			     t->series == GL_TREND_SCOPE;
-
-		if (t->verdict == GL_VERDICT_STABLE)
-			continue;
-		if (shown++ >= r->top)
-			continue;
-		if (t->series == GL_TREND_METRIC)
-			snprintf(label, sizeof(label), "%s %s%s%s", t->kernel,
-				 t->host && *t->host ? t->host : "", t->host && *t->host ? "/" : "",
-				 t->device && *t->device ? t->device : "-");
-		else if (t->display)
-			gl_kname_fit(t->kernel, t->display, 33, label, sizeof(label));
-		else
-			snprintf(label, sizeof(label), "%s",
-				 named ? t->kernel : gl_trend_series_name(t->series));
-		gl_text_cell(fp, label, 34);
-		fprintf(fp, " %-10s %9s%%  slope %9s %s/%s  p %s\n", gl_verdict_name(t->verdict),
-			gl_text_pct(t->change_pct, b, sizeof(b)),
-			gl_text_num(t->slope, a, sizeof(a)), t->unit,
-			t->slope_unit ? t->slope_unit : "day", gl_text_p(t->p_value, c, sizeof(c)));
-	}
-	if (!shown)
-		fprintf(fp, "all stable\n");
-	else if (shown > r->top)
-		fprintf(fp, "(%zu more)\n", shown - r->top);
+	(void)buf, (void)n;
+	return TW(r)->verdict;
 }
 
-/* A trend and its place in the report's list (the tie-break). */
-struct ranked {
-	const struct gl_report_trend *t;
-	size_t i;
-};
+static const char *text_change(const void *r, char *buf, size_t n)
+{
+	return gl_text_pct(TW(r)->change_pct, buf, n);
+}
+
+/* the slope's unit: "ms/day" */
+static const char *text_per(const void *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", TW(r)->unit, TW(r)->slope_unit ? TW(r)->slope_unit : "day");
+	return buf;
+}
+
+static const char *text_p(const void *r, char *buf, size_t n)
+{
+	return gl_text_p(TW(r)->p_value, buf, n);
+}
 
 /* by the size of the change, largest first; no change last; then in list order */
 static int cmp_by_change(const void *pa, const void *pb)
 {
-	const struct ranked *a = pa, *b = pb;
-	double ca = fabs(a->t->change_pct), cb = fabs(b->t->change_pct);
+	const struct trow *a = pa, *b = pb;
+	double ca = fabs(a->change_pct), cb = fabs(b->change_pct);
 
 	if (isnan(ca) != isnan(cb))
 		return isnan(ca) ? 1 : -1;
 	if (!isnan(ca) && ca != cb)
 		return ca < cb ? 1 : -1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	return a->at < b->at ? -1 : a->at > b->at;
 }
 
-#define RT(r) (((const struct ranked *)(r))->t)
+#define RT(r) (((const struct trow *)(r))->t)
 
 static void html_series(FILE *f, const void *r)
 {
@@ -638,12 +548,6 @@ static void html_verdict(FILE *f, const void *r)
 	fputs(gl_verdict_name(RT(r)->verdict), f);
 }
 
-static const char *class_none(const void *r)
-{
-	(void)r;
-	return NULL;
-}
-
 /* a degrading series or a leak stands out */
 static const char *class_verdict(const void *r)
 {
@@ -652,25 +556,128 @@ static const char *class_verdict(const void *r)
 	return v == GL_VERDICT_DEGRADING || v == GL_VERDICT_LEAK ? "warning" : NULL;
 }
 
-#define RCOL(pos, head, kind, cell, cls)                                                    \
-	{head, kind, 0, 0, 0, NULL, 0, pos, head, 0, NULL, 0, 0, NULL, NULL, cls, cell}
-
-/* The page's table of the trends of largest change (rows: struct ranked). */
-static const struct gl_col ranked_cols[] = {
-	RCOL(1, "series", GL_COL_TEXT, html_series, class_none),
-	{"name", GL_COL_TEXT, 0, GL_COL_NAME, 0, NULL, 0, 2, "name", 0, NULL, 0, 0, NULL, NULL,
-	 NULL, html_name},
-	RCOL(3, "points", GL_COL_U64, html_points, NULL),
-	RCOL(4, "slope", GL_COL_NUM, html_slope, NULL),
-	RCOL(5, "change %", GL_COL_NUM, html_change, NULL),
-	RCOL(6, "span", GL_COL_NUM, html_span, NULL),
-	RCOL(7, "r²", GL_COL_NUM, html_r2, NULL),
-	RCOL(8, "p", GL_COL_NUM, html_p, NULL),
-	RCOL(9, "verdict", GL_COL_TEXT, html_verdict, class_verdict),
+/* JSON and CSV; the text a line per trend that is not stable ("label  verdict  +12.3%
+ * slope 1.5 ms/day  p 0.01"); the page's table of the trends of largest change. */
+static const struct gl_col trend_cols[] = {
+	{"series", GL_COL_TEXT, TR(series), 0, 0, NULL, 0, 1, "series", 0, NULL, 1,
+	 .html_cell = html_series},
+	{"kernel", GL_COL_TEXT, TR(kernel), GL_COL_NAME, 1, NULL, 34, 2, "name", 0, NULL, 2,
+	 .html_cell = html_name, .text_cell = text_label},
+	{"display", GL_COL_TEXT, TR(display), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_display},
+	{"device", GL_COL_TEXT, TR(device), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_device},
+	{"host", GL_COL_TEXT, TR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_host},
+	TCOL("unit", GL_COL_TEXT, unit, 3),
+	{"n", GL_COL_U64, TR(n), 0, 0, NULL, 0, 3, "points", 0, NULL, 4, .html_cell = html_points},
+	TCOL("slope_per_day", GL_COL_NUM, slope_per_day, 5),
+	TCOL("intercept", GL_COL_NUM, intercept, 6),
+	{"r2", GL_COL_NUM, TR(r2), 0, 0, NULL, 0, 7, "r²", 0, NULL, 7, .html_cell = html_r2},
+	{"p_value", GL_COL_NUM, TR(p_value), 0, 6, NULL, 0, 8, "p", 0, NULL, 8,
+	 .html_cell = html_p, .text_cell = text_p, .text_before = "  p "},
+	{"slope", GL_COL_NUM, TR(slope), 0, 4, NULL, 9, 4, "slope", 0, NULL, 0,
+	 .html_cell = html_slope, .text_before = "%  slope "},
+	{"slope_unit", GL_COL_TEXT, TR(slope_unit), 0, 5, NULL, 0, 0, NULL, 0, NULL, 0,
+	 .text_cell = text_per},
+	{"change_pct", GL_COL_NUM, TR(change_pct), 0, 3, NULL, 9, 5, "change %", 0, NULL, 9,
+	 .html_cell = html_change, .text_cell = text_change},
+	TCOL("change_from", GL_COL_TEXT, change_from, 0),
+	{"span_s", GL_COL_NUM, TR(span_s), 0, 0, NULL, 0, 6, "span", 0, NULL, 10,
+	 .html_cell = html_span},
+	TCOL("first_ts", GL_COL_TS, first_ts_us, 11),
+	TCOL("last_ts", GL_COL_TS, last_ts_us, 12),
+	{"verdict", GL_COL_TEXT, TR(verdict), GL_COL_LEFT, 2, NULL, 10, 9, "verdict", 0, NULL, 13,
+	 .html_class = class_verdict, .html_cell = html_verdict, .text_cell = text_verdict},
+	{"device", GL_COL_TEXT, TR(csv_device), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 14},
+	{"host", GL_COL_TEXT, TR(csv_host), GL_COL_NO_JSON, 0, NULL, 0, 0, NULL, 0, NULL, 15},
 };
 
-static const struct gl_table ranked_table = {
-	ranked_cols, sizeof(ranked_cols) / sizeof(ranked_cols[0]), sizeof(struct ranked)};
+static const struct gl_table trend_table = {
+	trend_cols, sizeof(trend_cols) / sizeof(trend_cols[0]), sizeof(struct trow),
+	.text_gap = 1, .text_no_head = true};
+
+/* The view rows of the listed trends (a metric trend of a listed series only; summary:
+ * trends_total), or (moving) of those not stable, *n of them; NULL when out of memory. */
+static struct trow *trows(const struct gl_report *r, bool moving, size_t *n)
+{
+	size_t all = gl_trends_n(r);
+	struct trow *v = calloc(all ? all : 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < all; i++) {
+		const struct gl_report_trend *t = gl_trends_at(r, i);
+		struct trow *w;
+
+		if (moving ? t->verdict == GL_VERDICT_STABLE : t->unlisted)
+			continue;
+		w = &v[(*n)++];
+		w->t = t;
+		w->at = i;
+		w->kind = t->series;
+		w->series = gl_trend_series_name(t->series);
+		w->kernel = t->kernel;
+		w->display = t->display;
+		w->device = t->series == GL_TREND_METRIC && !t->device ? "" : t->device;
+		w->host = t->host ? t->host : "";
+		w->csv_device = t->device ? t->device : "";
+		w->csv_host = t->host ? t->host : "";
+		w->unit = t->unit;
+		w->n = t->n;
+		w->slope_per_day = t->slope_per_day;
+		w->intercept = t->intercept;
+		w->r2 = t->r2;
+		w->p_value = t->p_value;
+		w->slope = t->slope;
+		w->slope_unit = t->slope_unit;
+		w->change_pct = t->change_pct;
+		w->change_from = t->change_from;
+		w->span_s = t->span_s;
+		w->first_ts_us = t->n ? t->first_ts_us : GL_TS_NONE;
+		w->last_ts_us = t->n ? t->last_ts_us : GL_TS_NONE;
+		w->verdict = gl_verdict_name(t->verdict);
+	}
+	return v;
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	size_t n;
+	struct trow *v = trows(r, false, &n);
+	json_t *a = v ? gl_table_json(&trend_table, v, n) : NULL;
+
+	(void)st;
+	free(v);
+	return a;
+}
+
+static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	size_t n;
+	struct trow *v = trows(r, false, &n);
+
+	(void)st;
+	if (v)
+		gl_table_csv(&trend_table, v, n, fp);
+	else
+		fputs("out of memory\n", fp);
+	free(v);
+}
+
+static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
+{
+	size_t shown;
+	struct trow *v = trows(r, true, &shown);
+
+	(void)st;
+	if (!v) {
+		fputs("out of memory\n", fp);
+		return;
+	}
+	gl_table_text(&trend_table, v, shown < r->top ? shown : r->top, fp);
+	free(v);
+	if (!shown)
+		fprintf(fp, "all stable\n");
+	else if (shown > r->top)
+		fprintf(fp, "(%zu more)\n", shown - r->top);
+}
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
@@ -683,33 +690,31 @@ static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 	 * The top --top by the size of their change, flat series (all values
 	 * equal) left out: 159 rows of mostly "stable" hide the few that move.
 	 */
-	size_t n_all = gl_trends_n(rep), n_order = 0, hidden = 0, unlisted = 0;
-	struct ranked *order = malloc((n_all ? n_all : 1) * sizeof(*order));
+	size_t n_all = gl_trends_n(rep), n_listed, n_order = 0, hidden = 0;
+	struct trow *order = trows(rep, false, &n_listed);
 
 	if (!order)
 		return;
-	for (size_t i = 0; i < gl_trends_n(rep); i++) {
-		const struct gl_report_trend *t = gl_trends_at(rep, i);
+	for (size_t i = 0; i < n_listed; i++) {
+		const struct gl_report_trend *t = order[i].t;
 
-		if (t->unlisted)
-			unlisted++;
-		else if (t->n == 0 ||
-			 (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
+		if (t->n == 0 ||
+		    (isnan(t->r2) && (t->slope_per_day == 0 || isnan(t->slope_per_day))))
 			hidden++;
 		else
-			order[n_order++] = (struct ranked){t, i};
+			order[n_order++] = order[i];
 	}
 	qsort(order, n_order, sizeof(*order), cmp_by_change);
-	gl_table_html(&ranked_table, order, n_order < rep->top ? n_order : rep->top, f);
+	gl_table_html(&trend_table, order, n_order < rep->top ? n_order : rep->top, f);
 	if (n_order > rep->top)
 		fprintf(f, "<p class=\"note\">The %zu trends of largest change shown, %zu more in"
 			" report.json.</p>\n", rep->top, n_order - rep->top);
 	if (hidden)
 		fprintf(f, "<p class=\"note\">%zu flat series (all values equal) left out.</p>\n",
 			hidden);
-	if (unlisted)
+	if (n_listed < n_all)
 		fprintf(f, "<p class=\"note\">%zu of %zu trends listed: those of the listed metric"
-			" series.</p>\n", n_all - unlisted, n_all);
+			" series.</p>\n", n_listed, n_all);
 	free(order);
 }
 

@@ -195,70 +195,92 @@ static const char *gap(const struct gl_table *t, unsigned p)
 										: sizeof(spaces) - 1);
 }
 
+/* Whether text column c at position p is cut and padded to its width (gl_text_cell). */
+static bool text_cut(const struct gl_col *c, unsigned p)
+{
+	return (p == 1 && !(c->flags & GL_COL_UNCUT)) || (c->flags & GL_COL_CUT);
+}
+
 void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
 	char buf[512];
 
-	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
-		if (p == 1)
+	for (unsigned p = 1; !t->text_no_head && (c = at(t, p, false)) != NULL; p++) {
+		fputs(c->text_before ? c->text_before : p > 1 ? gap(t, p) : "", fp);
+		if (c->flags & GL_COL_LAST)
+			fputs(c->text_head, fp);
+		else if (text_cut(c, p))
 			gl_text_cell(fp, c->text_head, (size_t)c->text_w);
 		else
-			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p),
-				c->text_w, c->text_head);
+			fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w, c->text_head);
 	}
-	fputc('\n', fp);
+	if (!t->text_no_head)
+		fputc('\n', fp);
 	for (size_t i = 0; i < n; i++) {
+		size_t used = 0;	/* columns written on the line (bytes where not cut) */
+
 		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
 			const void *row = (const char *)rows + i * t->row_size;
+			const char *before = c->text_before ? c->text_before : p > 1 ? gap(t, p) : "";
+			const char *s = c->text_cell ? c->text_cell(row, buf, sizeof(buf))
+					: c->kind == GL_COL_TEXT ? text_of(v) : NULL;
+			int r = 0;
 
-			if (p == 1) {
-				gl_text_cell(fp, c->text_cell ? c->text_cell(row, buf, sizeof(buf))
-						 : c->kind == GL_COL_TEXT ? text_of(v) : "",
-					     (size_t)c->text_w);
+			fputs(before, fp);
+			used += strlen(before);
+			if (c->flags & GL_COL_LAST) {
+				gl_text_last(fp, s, c->text_w > 0 ? (size_t)c->text_w
+						    : used < GL_TEXT_WIDTH ? GL_TEXT_WIDTH - used : 0);
 				continue;
 			}
-			fputs(gap(t, p), fp);
+			if (text_cut(c, p)) {
+				gl_text_cell(fp, s, (size_t)c->text_w);
+				used += (size_t)c->text_w;
+				continue;
+			}
 			if (c->text_cell) {
-				fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w,
-					c->text_cell(row, buf, sizeof(buf)));
+				r = fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w, s);
+				used += r > 0 ? (size_t)r : 0;
 				continue;
 			}
 			switch (c->kind) {
 			case GL_COL_TEXT:
 			case GL_COL_JSON:
-				fprintf(fp, "%*s", c->text_w, text_of(v) ? text_of(v) : "-");
+				r = fprintf(fp, "%*s", c->text_w, text_of(v) ? text_of(v) : "-");
 				break;
 			case GL_COL_U64:
-				fprintf(fp, "%*llu", c->text_w, (unsigned long long)u64_of(v));
+				r = fprintf(fp, "%*llu", c->text_w, (unsigned long long)u64_of(v));
 				break;
 			case GL_COL_HEX:
-				fprintf(fp, "%*s", c->text_w, hex_of(v, buf, sizeof(buf)));
+				r = fprintf(fp, "%*s", c->text_w, hex_of(v, buf, sizeof(buf)));
 				break;
 			case GL_COL_NUM:
-				fprintf(fp, "%*s", c->text_w,
-					!isfinite(num_of(v)) && (c->flags & GL_COL_BLANK)
-						? "" : gl_text_num(num_of(v), buf, sizeof(buf)));
+				r = fprintf(fp, "%*s", c->text_w,
+					    !isfinite(num_of(v)) && (c->flags & GL_COL_BLANK)
+						    ? "" : gl_text_num(num_of(v), buf, sizeof(buf)));
 				break;
 			case GL_COL_TS:
-				fprintf(fp, "%*s", c->text_w, gl_text_ts(ts_of(v), buf));
+				r = fprintf(fp, "%*s", c->text_w, gl_text_ts(ts_of(v), buf));
 				break;
 			case GL_COL_ENUM:
-				fprintf(fp, "%*s", c->text_w, enum_of(c, v));
+				r = fprintf(fp, "%*s", c->text_w, enum_of(c, v));
 				break;
 			case GL_COL_INDEX:
 				if (long_of(v) >= 0)
-					fprintf(fp, "%*ld", c->text_w, long_of(v));
+					r = fprintf(fp, "%*ld", c->text_w, long_of(v));
 				else
-					fprintf(fp, "%*s", c->text_w, c->flags & GL_COL_BLANK ? "" : "-");
+					r = fprintf(fp, "%*s", c->text_w,
+						    c->flags & GL_COL_BLANK ? "" : "-");
 				break;
 			case GL_COL_INT:
 			case GL_COL_FLAG:
-				fprintf(fp, "%*d", c->text_w,
-					c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
+				r = fprintf(fp, "%*d", c->text_w,
+					    c->kind == GL_COL_FLAG ? int_of(v) != 0 : int_of(v));
 				break;
 			}
+			used += r > 0 ? (size_t)r : 0;
 		}
 		fputc('\n', fp);
 	}

@@ -44,6 +44,14 @@ enum gl_col_kind {
 #define GL_COL_LEFT 16u		/* text: left-aligned (a column other than the first) */
 #define GL_COL_BLANK 32u	/* GL_COL_INDEX none, or an undefined number: an empty cell in
 				 * text and HTML, not a dash */
+/* text: how a cell is cut (high bits, clear of the flags other tables may add) */
+#define GL_COL_CUT 0x400u	/* cut and padded to its width as the first column is
+				 * (gl_text_cell), header too */
+#define GL_COL_UNCUT 0x800u	/* a first column written as the others are: not cut */
+#define GL_COL_LAST 0x1000u	/* the line's last cell, cut by gl_text_last and never padded:
+				 * to text_w columns, or (text_w 0) to what GL_TEXT_WIDTH
+				 * leaves after the cells before it (counted in bytes where not
+				 * cut); its header as it is */
 
 struct gl_col {
 	const char *name;		/* JSON key, CSV header: "mean_ms" */
@@ -81,6 +89,10 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional: text: what is written before the cell and its header in place of the
+	 * spaces between columns (NULL: those spaces; "": nothing), the first column
+	 * included: "  slope " puts a label between two figures of a line */
+	const char *text_before;
 	/* Optional, a record's CSV (gl_record_csv): writes the column's key,name,value rows
 	 * itself under key (a count per component), each ended by pad empty cells and the
 	 * line end */
@@ -94,6 +106,7 @@ struct gl_table {
 	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
+	bool text_no_head;		/* text: no header line (rows written as sentences) */
 	/* Optional, gl_record_html: what opens the table (NULL: "<table>") */
 	const char *record_html_open;
 };

@@ -630,7 +630,7 @@ static void test_record_html_open(void **state)
 	static const struct gl_col oc[] = {
 		{"n", GL_COL_U64, RC(n), 0, 0, NULL, 0, 1, "count", 0},
 	};
-	static const struct gl_table ot = {oc, 1, sizeof(struct rec), NULL, 0, "<table>\n"};
+	static const struct gl_table ot = {oc, 1, sizeof(struct rec), NULL, 0, .record_html_open = "<table>\n"};
 	static const struct rec r = {"x", 7, 0, 0, 0, {0, 0}, 0, 0};
 	char *buf = NULL;
 	size_t len = 0;
@@ -719,6 +719,64 @@ static void test_record_html_across(void **state)
 	free(buf);
 }
 
+/* Rows written as sentences: no header line, a label before a cell in place of the gap. */
+static void test_text_before_no_head(void **state)
+{
+	static const struct gl_col sc[] = {
+		{"name", GL_COL_TEXT, R(name), 0, 1, "name", 4, .text_before = "  "},
+		{"v", GL_COL_NUM, R(v), 0, 2, "v", 5, .text_before = ": v "},
+		{"n", GL_COL_U64, R(n), 0, 3, "n", 0, .text_before = " in "},
+		{"ts", GL_COL_TS, R(ts_us), 0, 0, NULL, 0},
+	};
+	static const struct gl_table st = {sc, 4, sizeof(struct row), NULL, 0, true};
+	static const struct gl_table ht = {sc, 4, sizeof(struct row)};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &st, rows, 2);
+	assert_string_equal(buf, "  a,b : v   1.5 in 3\n"
+				 "  <x> : v     - in 0\n");
+	free(buf);
+	/* with its header line: the labels before the headers too */
+	buf = render_of(gl_table_text, &ht, rows, 1);
+	assert_string_equal(buf, "  name: v     v in n\n"
+				 "  a,b : v   1.5 in 3\n");
+	free(buf);
+}
+
+/* Cells cut as the first column is (GL_COL_CUT) in any place, a first column not cut
+ * (GL_COL_UNCUT), and a line's last cell cut to a width or to the rest of the line. */
+static void test_cut_uncut_last(void **state)
+{
+	static const struct gl_col lc[] = {
+		{"n", GL_COL_U64, R(n), GL_COL_UNCUT, 1, "n", 3},
+		{"name", GL_COL_TEXT, R(name), GL_COL_CUT, 2, "name", 3},
+		{"all", GL_COL_TEXT, R(name), GL_COL_LAST | GL_COL_NO_JSON, 3, "all", 0},
+	};
+	static const struct gl_col wc[] = {
+		{"n", GL_COL_U64, R(n), GL_COL_UNCUT, 1, "n", 3},
+		{"name", GL_COL_TEXT, R(name), GL_COL_LAST, 2, "name", 4},
+	};
+	static const struct gl_table lt = {lc, 3, sizeof(struct row), NULL, 1};
+	static const struct gl_table wt = {wc, 2, sizeof(struct row), NULL, 1};
+	char longname[101], want[256], *buf = NULL;
+	struct row lr[2] = {{"abcdef", 3, 0, 0, 0}, {longname, 12345, 0, 0, 0}};
+
+	(void)state;
+	memset(longname, 'x', 100);
+	longname[100] = 0;
+	/* the second line: 5 + 1 + 3 + 1 columns written, 90 left of 100: 89 x and a ~ */
+	snprintf(want, sizeof(want), "  n na~ all\n  3 ab~ abcdef\n12345 xx~ %.89s~\n",
+		 longname);
+	buf = render_of(gl_table_text, &lt, lr, 2);
+	assert_string_equal(buf, want);
+	free(buf);
+
+	buf = render_of(gl_table_text, &wt, lr, 1);
+	assert_string_equal(buf, "  n name\n  3 abc~\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -738,6 +796,8 @@ int main(void)
 		cmocka_unit_test(test_csv_under),
 		cmocka_unit_test(test_record_text_none),
 		cmocka_unit_test(test_record_html_across),
+		cmocka_unit_test(test_text_before_no_head),
+		cmocka_unit_test(test_cut_uncut_last),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
