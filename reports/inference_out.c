@@ -197,75 +197,107 @@ json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 }
 
 /*
- * inference.csv: one row per quantity (kind "quantity"), counter and
- * histogram, and the requests and failed figures (kind "requests").
+ * A row of inference.csv: the requests and failed figures (kind "requests"), a
+ * quantity, a counter or a histogram; a figure that does not apply to its kind
+ * is NAN (an empty cell), resets only a counter's.
  */
-void gl_inference_emit_csv(const struct gl_report *r, const void *st, FILE *fp)
-{
-	const struct gl_report_inference *ri = res_of(st);
-	const double none = NAN;
+struct csv_row {
+	const char *kind, *name, *unit, *host, *labels;
+	double count;			/* requests, samples or observations (exact below 1e15) */
+	double mean, p50, p95, p99, min, max, increase;
+	uint64_t resets;
+};
 
-	(void)r;
-	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
-	gl_csv_eol(fp);
-	fputs("requests,requests,requests,,{},", fp);
-	gl_csv_num(fp, ri->requests);
-	fputs(",,,,,,,,", fp);
-	gl_csv_eol(fp);
-	fputs("requests,failed,requests,,{},", fp);
-	gl_csv_num(fp, ri->failed);
-	fputs(",,,,,,,,", fp);
-	gl_csv_eol(fp);
+#define CR(f) offsetof(struct csv_row, f)
+
+static bool no_resets(const void *row)
+{
+	return strcmp(((const struct csv_row *)row)->kind, "counter") != 0;
+}
+
+static const struct gl_col csv_cols[] = {
+	{"kind", GL_COL_TEXT, CR(kind), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"name", GL_COL_TEXT, CR(name), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"unit", GL_COL_TEXT, CR(unit), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"host", GL_COL_TEXT, CR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"labels", GL_COL_TEXT, CR(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_NUM, CR(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"mean", GL_COL_NUM, CR(mean), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p50", GL_COL_NUM, CR(p50), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p95", GL_COL_NUM, CR(p95), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p99", GL_COL_NUM, CR(p99), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"min", GL_COL_NUM, CR(min), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"max", GL_COL_NUM, CR(max), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"increase", GL_COL_NUM, CR(increase), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"resets", GL_COL_U64, CR(resets), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0,
+	 no_resets},
+};
+
+static const struct gl_table csv_table = {csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]),
+					  sizeof(struct csv_row)};
+
+/* inference.csv's rows of ri (free them); NULL when out of memory. */
+static struct csv_row *csv_rows_of(const struct gl_report_inference *ri, size_t *n)
+{
+	size_t cap = 2 + Q_COUNT + ri->n_counters + ri->n_histograms, k = 0;
+	struct csv_row *rows = malloc(cap * sizeof(*rows));
+	struct csv_row none = {.count = NAN, .mean = NAN, .p50 = NAN, .p95 = NAN, .p99 = NAN,
+			       .min = NAN, .max = NAN, .increase = NAN};
+
+	if (!rows)
+		return NULL;
+	rows[k] = none;
+	rows[k].kind = "requests";
+	rows[k].name = rows[k].unit = "requests";
+	rows[k].labels = "{}";
+	rows[k++].count = ri->requests;
+	rows[k] = rows[k - 1];
+	rows[k].name = "failed";
+	rows[k++].count = ri->failed;
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
-		const double v[] = {d->mean, d->p50, d->p95, d->p99, d->min, d->max, none};
 
-		fprintf(fp, "quantity,%s,%s,,{},", quantities[q].name, quantities[q].unit);
-		gl_csv_u64(fp, d->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_eol(fp);
+		rows[k] = (struct csv_row){"quantity", quantities[q].name, quantities[q].unit, NULL,
+					   "{}", (double)d->count, d->mean, d->p50, d->p95, d->p99,
+					   d->min, d->max, NAN, 0};
+		k++;
 	}
 	for (size_t i = 0; i < ri->n_counters; i++) {
 		const struct gl_report_prom_counter *c = &ri->counters[i];
 
-		fputs("counter,", fp);
-		gl_csv_text(fp, c->metric);
-		fputs(",,", fp);
-		gl_csv_text(fp, c->host);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, c->labels);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, c->samples);
-		fputs(",,,,,,,", fp);
-		gl_csv_num(fp, c->increase);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, c->resets);
-		gl_csv_eol(fp);
+		rows[k] = (struct csv_row){"counter", c->metric, "", c->host, c->labels,
+					   (double)c->samples, NAN, NAN, NAN, NAN, NAN, NAN,
+					   c->increase, c->resets};
+		k++;
 	}
 	for (size_t i = 0; i < ri->n_histograms; i++) {
 		const struct gl_report_prom_histogram *h = &ri->histograms[i];
 
-		fputs("histogram,", fp);
-		gl_csv_text(fp, h->metric);
-		fputs(",,", fp);
-		gl_csv_text(fp, h->host);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, h->labels);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->count);
-		fputs(",,", fp);
-		gl_csv_num(fp, h->p50);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->p95);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->p99);
-		fputs(",,,,", fp);
-		gl_csv_eol(fp);
+		rows[k] = none;
+		rows[k].kind = "histogram";
+		rows[k].name = h->metric;
+		rows[k].unit = "";
+		rows[k].host = h->host;
+		rows[k].labels = h->labels;
+		rows[k].count = h->count;
+		rows[k].p50 = h->p50;
+		rows[k].p95 = h->p95;
+		rows[k++].p99 = h->p99;
 	}
+	*n = k;
+	return rows;
+}
+
+/* inference.csv: one row per quantity, counter and histogram, and the requests and failed
+ * figures. */
+void gl_inference_emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	size_t n = 0;
+	struct csv_row *rows = csv_rows_of(res_of(st), &n);
+
+	(void)r;
+	gl_table_csv(&csv_table, rows, rows ? n : 0, fp);
+	free(rows);
 }
 
 static bool empty(const struct gl_report_inference *ri)
