@@ -195,6 +195,28 @@ static const char *gap(const struct gl_table *t, unsigned p)
 										: sizeof(spaces) - 1);
 }
 
+/* The second header line, of the columns' units, when a shown column has one. */
+static void text_units(const struct gl_table *t, FILE *fp)
+{
+	const struct gl_col *c;
+	bool any = false;
+
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++)
+		any |= c->text_unit != NULL;
+	if (!any)
+		return;
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+		const char *u = c->text_unit ? c->text_unit : "";
+
+		if (p == 1)
+			gl_text_cell(fp, u, (size_t)c->text_w);
+		else
+			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p), c->text_w,
+				u);
+	}
+	fputc('\n', fp);
+}
+
 void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -208,6 +230,7 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				c->text_w, c->text_head);
 	}
 	fputc('\n', fp);
+	text_units(t, fp);
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);

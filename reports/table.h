@@ -81,6 +81,9 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
+	/* Optional: text: the column's unit, on a second header line under text_head ("%",
+	 * "MiB"); the line is written when a shown column has one ("" for the others) */
+	const char *text_unit;
 };
 
 struct gl_table {

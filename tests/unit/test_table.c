@@ -481,6 +481,31 @@ static void test_row_class(void **state)
 	free(buf);
 }
 
+/* A second header line of units, under the heads of the columns that have one. */
+static void test_text_units(void **state)
+{
+	static const struct gl_col uc[] = {
+		{.name = "name", .kind = GL_COL_TEXT, .offset = R(name), .text_pos = 1,
+		 .text_head = "gpu", .text_w = 5},
+		{.name = "v", .kind = GL_COL_NUM, .offset = R(v), .text_pos = 2, .text_head = "util",
+		 .text_w = 5, .text_unit = "%"},
+		{.name = "n", .kind = GL_COL_U64, .offset = R(n), .text_pos = 3, .text_head = "n",
+		 .text_w = 3},
+		{.name = "w_ms", .kind = GL_COL_NUM, .offset = R(w_ms), .text_pos = 4,
+		 .text_head = "w", .text_w = 4, .text_unit = "ms"},
+	};
+	static const struct gl_table ut = {uc, 4, sizeof(struct row)};
+	static const struct row ur[1] = {{"a", 7, 12.5, 3, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &ut, ur, 1);
+	assert_string_equal(buf, "gpu   util   n    w\n"
+				 "         %       ms\n"
+				 "a     12.5   7    3\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_cells_written_by_columns),
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
+		cmocka_unit_test(test_text_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
