@@ -349,7 +349,10 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 {
 	const struct gl_col *c;
 
-	fputs("<table><tr>", fp);
+	if (t->html_class)
+		fprintf(fp, "<table class=\"%s\"><tr>", t->html_class);
+	else
+		fputs("<table><tr>", fp);
 	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++)
 		fprintf(fp, "<th>%s</th>", c->html_head);
 	fputs("</tr>\n", fp);

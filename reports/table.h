@@ -93,6 +93,7 @@ struct gl_table {
 	/* Optional: the class of the row's HTML <tr> (a static name; NULL: none) */
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
+	const char *html_class;		/* Optional: the HTML <table>'s class (NULL: none) */
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

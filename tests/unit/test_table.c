@@ -506,6 +506,23 @@ static void test_text_units(void **state)
 	free(buf);
 }
 
+/* A class on the <table> when the table gives one. */
+static void test_table_class(void **state)
+{
+	static const struct gl_col tc[] = {
+		{"n", GL_COL_U64, R(n), 0, 0, NULL, 0, 1, "n", 0},
+	};
+	static const struct gl_table tt = {tc, 1, sizeof(struct row), NULL, 0, "gpus"};
+	static const struct row tr[1] = {{"a", 4, 0, 0, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_html, &tt, tr, 1);
+	assert_string_equal(buf, "<table class=\"gpus\"><tr><th>n</th></tr>\n"
+				 "<tr><td class=\"n\">4</td></tr>\n</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_hex_blank),
 		cmocka_unit_test(test_row_class),
 		cmocka_unit_test(test_text_units),
+		cmocka_unit_test(test_table_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
