@@ -345,6 +345,21 @@ static void html_value(FILE *fp, const struct gl_col *c, const void *rows, size_
 	}
 }
 
+/* The group heading before row (prev: the row before it, NULL for the first), when it
+ * starts a group. */
+static void html_group_head(const struct gl_table *t, const void *prev, const void *row, FILE *fp)
+{
+	unsigned cols = 0;
+
+	if (!t->html_group || (prev && (!t->same_group || t->same_group(prev, row))))
+		return;
+	while (at(t, cols + 1, true))
+		cols++;
+	fprintf(fp, "<tr><th colspan=\"%u\" class=\"grp\">", cols);
+	t->html_group(fp, row);
+	fputs("</th></tr>\n", fp);
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -359,6 +374,8 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)rows + i * t->row_size;
 		const char *rc = t->row_class ? t->row_class(row) : NULL;
+
+		html_group_head(t, i ? (const char *)row - t->row_size : NULL, row, fp);
 
 		if (rc)
 			fprintf(fp, "<tr class=\"%s\">", rc);

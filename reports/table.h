@@ -94,6 +94,11 @@ struct gl_table {
 	const char *(*row_class)(const void *row);
 	unsigned text_gap;		/* text: spaces after the first column (0: none) */
 	const char *html_class;		/* Optional: the HTML <table>'s class (NULL: none) */
+	/* Optional: HTML: a heading row, <tr><th colspan="(the columns shown)" class="grp">
+	 * and what html_group writes (escaped), before the first row and before each row
+	 * that same_group(previous row, row) says is of another group (rows of one GPU) */
+	void (*html_group)(FILE *f, const void *row);
+	bool (*same_group)(const void *prev, const void *row);
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

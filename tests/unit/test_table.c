@@ -523,6 +523,40 @@ static void test_table_class(void **state)
 	free(buf);
 }
 
+static void gpu_group(FILE *f, const void *row)
+{
+	fprintf(f, "GPU %s", ((const struct crow *)row)->dev);
+}
+
+static bool same_gpu(const void *prev, const void *row)
+{
+	return !strcmp(((const struct crow *)prev)->dev, ((const struct crow *)row)->dev);
+}
+
+/* A heading row before the first row and before each row of another group. */
+static void test_html_group(void **state)
+{
+	static const struct gl_col gc[] = {
+		{"name", GL_COL_TEXT, C(name), GL_COL_NAME, 0, NULL, 0, 1, "scope", 0},
+		{"ms", GL_COL_NUM, C(ms), 0, 0, NULL, 0, 2, "ms", 0},
+	};
+	static const struct gl_table gt = {.cols = gc, .n_cols = 2, .row_size = sizeof(struct crow),
+					   .html_group = gpu_group, .same_group = same_gpu};
+	static const struct crow gr[3] = {{"fwd", "0", 2, 0}, {"bwd", "0", 4, 0}, {"fwd", "1", 3, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_html, &gt, gr, 3);
+	assert_string_equal(buf, "<table><tr><th>scope</th><th>ms</th></tr>\n"
+				 "<tr><th colspan=\"2\" class=\"grp\">GPU 0</th></tr>\n"
+				 "<tr><td class=\"k\">fwd</td><td class=\"n\">2</td></tr>\n"
+				 "<tr><td class=\"k\">bwd</td><td class=\"n\">4</td></tr>\n"
+				 "<tr><th colspan=\"2\" class=\"grp\">GPU 1</th></tr>\n"
+				 "<tr><td class=\"k\">fwd</td><td class=\"n\">3</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_row_class),
 		cmocka_unit_test(test_text_units),
 		cmocka_unit_test(test_table_class),
+		cmocka_unit_test(test_html_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
