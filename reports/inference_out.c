@@ -152,20 +152,38 @@ static const struct gl_table server_table = {server_cols,
 					     sizeof(server_cols) / sizeof(server_cols[0]),
 					     sizeof(struct server_row)};
 
+/* The requests and failures: JSON's first keys, a record of one row. */
+struct req_row {
+	double requests, failed, failed_pct;
+	const char *failed_from, *requests_from;
+};
+
+#define RQ(f) offsetof(struct req_row, f)
+
+static const struct gl_col req_cols[] = {
+	{"requests", GL_COL_NUM, RQ(requests), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed", GL_COL_NUM, RQ(failed), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed_pct", GL_COL_NUM, RQ(failed_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed_from", GL_COL_TEXT, RQ(failed_from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"requests_from", GL_COL_TEXT, RQ(requests_from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table req_table = {req_cols, sizeof(req_cols) / sizeof(req_cols[0]),
+					  sizeof(struct req_row)};
+
 json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
 	struct q_row qr[Q_COUNT];
 	struct h_row *hr;
-	json_t *o = json_object(), *qa;
+	const struct req_row req = {ri->requests, ri->failed, ri->failed_pct, ri->failed_from,
+				    ri->requests_from};
+	json_t *ra = gl_table_json(&req_table, &req, 1);
+	json_t *o = json_incref(json_array_get(ra, 0)), *qa;
 
 	(void)r;
-	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
-	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
-	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
-	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
-	gl_jb_set(&jb, o, "requests_from", gl_json_str(ri->requests_from));
+	json_decref(ra);
 	{
 		static const char *const server_name[3] = {"bitnet", "vllm", "other"};
 		struct server_row sr[3];
