@@ -190,7 +190,7 @@ static const char *gap(const struct gl_table *t, unsigned p)
 	static const char spaces[] = "        ";
 
 	if (p > 2)
-		return " ";
+		return t->text_labelled ? "  " : " ";
 	return spaces + sizeof(spaces) - 1 - (t->text_gap < sizeof(spaces) - 1 ? t->text_gap
 										: sizeof(spaces) - 1);
 }
@@ -222,15 +222,17 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 	const struct gl_col *c;
 	char buf[512];
 
-	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+	for (unsigned p = 1; !t->text_labelled && (c = at(t, p, false)) != NULL; p++) {
 		if (p == 1)
 			gl_text_cell(fp, c->text_head, (size_t)c->text_w);
 		else
 			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p),
 				c->text_w, c->text_head);
 	}
-	fputc('\n', fp);
-	text_units(t, fp);
+	if (!t->text_labelled) {
+		fputc('\n', fp);
+		text_units(t, fp);
+	}
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
 			const void *v = cell(c, rows, t->row_size, i);
@@ -243,6 +245,8 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				continue;
 			}
 			fputs(gap(t, p), fp);
+			if (t->text_labelled && c->text_head && *c->text_head)
+				fprintf(fp, "%s ", c->text_head);
 			if (c->text_cell) {
 				fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w,
 					c->text_cell(row, buf, sizeof(buf)));

@@ -99,6 +99,10 @@ struct gl_table {
 	 * that same_group(previous row, row) says is of another group (rows of one GPU) */
 	void (*html_group)(FILE *f, const void *row);
 	bool (*same_group)(const void *prev, const void *row);
+	/* text: lines that name their figures, no header line: each column after the first is
+	 * its text_head, a space and its value (the value alone without a head), two spaces
+	 * apart: "name p50 0.2  p95 0.6" */
+	bool text_labelled;
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

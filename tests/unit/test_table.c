@@ -557,6 +557,34 @@ static void test_html_group(void **state)
 	free(buf);
 }
 
+static const char *obs_cell(const void *row, char *buf, size_t n)
+{
+	snprintf(buf, n, "(%llu obs.)", (unsigned long long)((const struct row *)row)->n);
+	return buf;
+}
+
+/* Lines that name their figures: no header, "head value" two spaces apart. */
+static void test_text_labelled(void **state)
+{
+	static const struct gl_col lc[] = {
+		{.name = "name", .kind = GL_COL_TEXT, .offset = R(name), .text_pos = 1, .text_w = 6},
+		{.name = "v", .kind = GL_COL_NUM, .offset = R(v), .text_pos = 2, .text_head = "p50"},
+		{.name = "w_ms", .kind = GL_COL_NUM, .offset = R(w_ms), .text_pos = 3,
+		 .text_head = "p95", .text_w = 4},
+		{.name = "n", .kind = GL_COL_U64, .offset = R(n), .text_pos = 4, .text_cell = obs_cell},
+	};
+	static const struct gl_table lt = {.cols = lc, .n_cols = 4, .row_size = sizeof(struct row),
+					   .text_gap = 1, .text_labelled = true};
+	static const struct row lr[2] = {{"ttft", 12, 0.25, 3, 0}, {"a_very_long", 5, NAN, 40, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &lt, lr, 2);
+	assert_string_equal(buf, "ttft   p50 0.2  p95    3  (12 obs.)\n"
+				 "a_ver~ p50 -  p95   40  (5 obs.)\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_text_units),
 		cmocka_unit_test(test_table_class),
 		cmocka_unit_test(test_html_group),
+		cmocka_unit_test(test_text_labelled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
