@@ -102,21 +102,34 @@ struct h_row {
 
 #define HR(f) offsetof(struct h_row, f)
 
-/* A histogram: JSON (every column) and HTML. */
+/* Text: the observations, "(1927 obs.)". */
+static const char *obs_cell(const void *row, char *buf, size_t n)
+{
+	char num[40];
+
+	snprintf(buf, n, "(%s obs.)", gl_text_num(((const struct h_row *)row)->count, num,
+						  sizeof(num)));
+	return buf;
+}
+
+/* A histogram: JSON (every column), text (a line each that names its figures) and HTML. */
 static const struct gl_col h_cols[] = {
-	{"metric", GL_COL_TEXT, HR(metric), GL_COL_NAME, 0, NULL, 0, 1, "histogram", 0, NULL, 0},
+	{"metric", GL_COL_TEXT, HR(metric), GL_COL_NAME, 1, NULL, 40, 1, "histogram", 0, NULL, 0},
 	{"host", GL_COL_TEXT, HR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"labels", GL_COL_JSON, HR(labels), 0, 0, NULL, 0, 2, "labels", 0, NULL, 0},
 	{"from", GL_COL_TEXT, HR(from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
 	{"buckets", GL_COL_U64, HR(buckets), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"count", GL_COL_NUM, HR(count), 0, 0, NULL, 0, 3, "observations", 0, NULL, 0},
-	{"p50", GL_COL_NUM, HR(p50), 0, 0, NULL, 0, 4, "p50", 0, NULL, 0},
-	{"p95", GL_COL_NUM, HR(p95), 0, 0, NULL, 0, 5, "p95", 0, NULL, 0},
-	{"p99", GL_COL_NUM, HR(p99), 0, 0, NULL, 0, 6, "p99", 0, NULL, 0},
+	{"count", GL_COL_NUM, HR(count), 0, 5, NULL, 0, 3, "observations", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, NULL, obs_cell},
+	{"p50", GL_COL_NUM, HR(p50), 0, 2, "p50", 0, 4, "p50", 0, NULL, 0},
+	{"p95", GL_COL_NUM, HR(p95), 0, 3, "p95", 0, 5, "p95", 0, NULL, 0},
+	{"p99", GL_COL_NUM, HR(p99), 0, 4, "p99", 0, 6, "p99", 0, NULL, 0},
 };
 
-static const struct gl_table h_table = {h_cols, sizeof(h_cols) / sizeof(h_cols[0]),
-					sizeof(struct h_row)};
+static const struct gl_table h_table = {.cols = h_cols,
+					.n_cols = sizeof(h_cols) / sizeof(h_cols[0]),
+					.row_size = sizeof(struct h_row), .text_gap = 1,
+					.text_labelled = true};
 
 /* The histograms of ri as shown (free them); NULL when out of memory. */
 static struct h_row *h_rows_of(const struct gl_report_inference *ri)
@@ -330,8 +343,9 @@ void gl_inference_emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_report_inference *ri = res_of(st);
 	struct q_row qr[Q_COUNT];
+	struct h_row *hr;
 	size_t n = 0;
-	char b[8][40];
+	char b[2][40];
 
 	if (empty(ri)) {
 		fprintf(fp, "no inference data\n");
@@ -351,14 +365,9 @@ void gl_inference_emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		if (qr[q].count)
 			qr[n++] = qr[q];
 	gl_table_text(&q_table, qr, n, fp);
-	for (size_t i = 0; i < ri->n_histograms && i < r->top; i++) {
-		const struct gl_report_prom_histogram *h = &ri->histograms[i];
-
-		gl_text_cell(fp, h->metric, 40);
-		fprintf(fp, " p50 %s  p95 %s  p99 %s  (%s obs.)\n", gl_text_num(h->p50, b[0], sizeof(b[0])),
-			gl_text_num(h->p95, b[1], sizeof(b[1])), gl_text_num(h->p99, b[2], sizeof(b[2])),
-			gl_text_num(h->count, b[3], sizeof(b[3])));
-	}
+	if ((hr = h_rows_of(ri)) != NULL)
+		gl_table_text(&h_table, hr, ri->n_histograms < r->top ? ri->n_histograms : r->top, fp);
+	free(hr);
 	fprintf(fp, "%zu counters, %zu histograms (all in inference.csv)\n", ri->n_counters,
 		ri->n_histograms);
 }
