@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -36,21 +37,31 @@ struct q_row {
 
 #define QR(f) offsetof(struct q_row, f)
 
-/* A quantity: JSON (an object per name, the name its key) and HTML. */
+/* Text: the unit as it is (GL_COL_LEFT aligns a cell a column writes). */
+static const char *unit_cell(const void *row, char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return ((const struct q_row *)row)->unit;
+}
+
+/* A quantity: JSON (an object per name, the name its key), text (the quantities with
+ * samples) and HTML. */
 static const struct gl_col q_cols[] = {
-	{"name", GL_COL_TEXT, QR(name), GL_COL_NAME, 0, NULL, 0, 1, "quantity", 0, NULL, 0},
-	{"unit", GL_COL_TEXT, QR(unit), 0, 0, NULL, 0, 2, "unit", 0, NULL, 0},
-	{"count", GL_COL_U64, QR(count), 0, 0, NULL, 0, 3, "count", 0, NULL, 0},
-	{"mean", GL_COL_NUM, QR(mean), 0, 0, NULL, 0, 4, "mean", 0, NULL, 0},
-	{"p50", GL_COL_NUM, QR(p50), 0, 0, NULL, 0, 5, "p50", 0, NULL, 0},
-	{"p95", GL_COL_NUM, QR(p95), 0, 0, NULL, 0, 6, "p95", 0, NULL, 0},
-	{"p99", GL_COL_NUM, QR(p99), 0, 0, NULL, 0, 7, "p99", 0, NULL, 0},
-	{"min", GL_COL_NUM, QR(min), 0, 0, NULL, 0, 8, "min", 0, NULL, 0},
-	{"max", GL_COL_NUM, QR(max), 0, 0, NULL, 0, 9, "max", 0, NULL, 0},
+	{"name", GL_COL_TEXT, QR(name), GL_COL_NAME, 1, "", 18, 1, "quantity", 0, NULL, 0},
+	{"unit", GL_COL_TEXT, QR(unit), GL_COL_LEFT, 2, "unit", 8, 2, "unit", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, NULL, unit_cell},
+	{"count", GL_COL_U64, QR(count), 0, 3, "count", 7, 3, "count", 0, NULL, 0},
+	{"mean", GL_COL_NUM, QR(mean), 0, 4, "mean", 9, 4, "mean", 0, NULL, 0},
+	{"p50", GL_COL_NUM, QR(p50), 0, 5, "p50", 9, 5, "p50", 0, NULL, 0},
+	{"p95", GL_COL_NUM, QR(p95), 0, 6, "p95", 9, 6, "p95", 0, NULL, 0},
+	{"p99", GL_COL_NUM, QR(p99), 0, 7, "p99", 9, 7, "p99", 0, NULL, 0},
+	{"min", GL_COL_NUM, QR(min), 0, 8, "min", 9, 8, "min", 0, NULL, 0},
+	{"max", GL_COL_NUM, QR(max), 0, 9, "max", 9, 9, "max", 0, NULL, 0},
 };
 
 static const struct gl_table q_table = {q_cols, sizeof(q_cols) / sizeof(q_cols[0]),
-					sizeof(struct q_row)};
+					sizeof(struct q_row), NULL, 1};
 
 /* The quantities of ri, in enum quantity's order. */
 static void q_rows_of(const struct gl_report_inference *ri, struct q_row rows[Q_COUNT])
@@ -81,45 +92,121 @@ static const struct gl_table counter_table = {counter_cols,
 					      sizeof(counter_cols) / sizeof(counter_cols[0]),
 					      sizeof(struct gl_report_prom_counter)};
 
-static json_t *labels_json(const char *text)
-{
-	json_t *o = json_loads(text, 0, NULL);
+/* A histogram as the tables show it: the result's, and where its buckets came from. */
+struct h_row {
+	const char *metric, *host, *labels;
+	const char *from;		/* "cumulative" (one scrape's buckets), "increase" */
+	uint64_t buckets;
+	double count, p50, p95, p99;
+};
 
-	if (json_is_object(o))
-		return o;
-	json_decref(o);
-	return json_object();
+#define HR(f) offsetof(struct h_row, f)
+
+/* Text: the observations, "(1927 obs.)". */
+static const char *obs_cell(const void *row, char *buf, size_t n)
+{
+	char num[40];
+
+	snprintf(buf, n, "(%s obs.)", gl_text_num(((const struct h_row *)row)->count, num,
+						  sizeof(num)));
+	return buf;
 }
+
+/* A histogram: JSON (every column), text (a line each that names its figures) and HTML. */
+static const struct gl_col h_cols[] = {
+	{"metric", GL_COL_TEXT, HR(metric), GL_COL_NAME, 1, NULL, 40, 1, "histogram", 0, NULL, 0},
+	{"host", GL_COL_TEXT, HR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"labels", GL_COL_JSON, HR(labels), 0, 0, NULL, 0, 2, "labels", 0, NULL, 0},
+	{"from", GL_COL_TEXT, HR(from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"buckets", GL_COL_U64, HR(buckets), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_NUM, HR(count), 0, 5, NULL, 0, 3, "observations", 0, NULL, 0, 0, NULL,
+	 NULL, NULL, NULL, obs_cell},
+	{"p50", GL_COL_NUM, HR(p50), 0, 2, "p50", 0, 4, "p50", 0, NULL, 0},
+	{"p95", GL_COL_NUM, HR(p95), 0, 3, "p95", 0, 5, "p95", 0, NULL, 0},
+	{"p99", GL_COL_NUM, HR(p99), 0, 4, "p99", 0, 6, "p99", 0, NULL, 0},
+};
+
+static const struct gl_table h_table = {.cols = h_cols,
+					.n_cols = sizeof(h_cols) / sizeof(h_cols[0]),
+					.row_size = sizeof(struct h_row), .text_gap = 1,
+					.text_labelled = true};
+
+/* The histograms of ri as shown (free them); NULL when out of memory. */
+static struct h_row *h_rows_of(const struct gl_report_inference *ri)
+{
+	struct h_row *rows = calloc(ri->n_histograms ? ri->n_histograms : 1, sizeof(*rows));
+
+	for (size_t i = 0; rows && i < ri->n_histograms; i++) {
+		const struct gl_report_prom_histogram *h = &ri->histograms[i];
+
+		rows[i] = (struct h_row){h->metric, h->host, h->labels,
+					 h->cumulative ? "cumulative" : "increase", h->buckets,
+					 h->count, h->p50, h->p95, h->p99};
+	}
+	return rows;
+}
+
+/* The requests one kind of server answered (JSON's requests_by_server). */
+struct server_row {
+	const char *server;
+	double requests;
+	const char *from;
+};
+
+#define SR(f) offsetof(struct server_row, f)
+
+static const struct gl_col server_cols[] = {
+	{"server", GL_COL_TEXT, SR(server), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"requests", GL_COL_NUM, SR(requests), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"from", GL_COL_TEXT, SR(from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table server_table = {server_cols,
+					     sizeof(server_cols) / sizeof(server_cols[0]),
+					     sizeof(struct server_row)};
+
+/* The requests and failures: JSON's first keys, a record of one row. */
+struct req_row {
+	double requests, failed, failed_pct;
+	const char *failed_from, *requests_from;
+};
+
+#define RQ(f) offsetof(struct req_row, f)
+
+static const struct gl_col req_cols[] = {
+	{"requests", GL_COL_NUM, RQ(requests), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed", GL_COL_NUM, RQ(failed), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed_pct", GL_COL_NUM, RQ(failed_pct), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"failed_from", GL_COL_TEXT, RQ(failed_from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"requests_from", GL_COL_TEXT, RQ(requests_from), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+};
+
+static const struct gl_table req_table = {req_cols, sizeof(req_cols) / sizeof(req_cols[0]),
+					  sizeof(struct req_row)};
 
 json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 {
 	const struct gl_report_inference *ri = res_of(st);
 	struct gl_jb jb = {0};
 	struct q_row qr[Q_COUNT];
-	json_t *o = json_object(), *ha = json_array(), *qa;
+	struct h_row *hr;
+	const struct req_row req = {ri->requests, ri->failed, ri->failed_pct, ri->failed_from,
+				    ri->requests_from};
+	json_t *ra = gl_table_json(&req_table, &req, 1);
+	json_t *o = json_incref(json_array_get(ra, 0)), *qa;
 
 	(void)r;
-	gl_jb_set(&jb, o, "requests", gl_json_num(ri->requests));
-	gl_jb_set(&jb, o, "failed", gl_json_num(ri->failed));
-	gl_jb_set(&jb, o, "failed_pct", gl_json_num(ri->failed_pct));
-	gl_jb_set(&jb, o, "failed_from", gl_json_str(ri->failed_from));
-	gl_jb_set(&jb, o, "requests_from", gl_json_str(ri->requests_from));
+	json_decref(ra);
 	{
 		static const char *const server_name[3] = {"bitnet", "vllm", "other"};
-		json_t *by = json_array();
+		struct server_row sr[3];
+		size_t n = 0;
 
-		for (int v = 0; v < 3; v++) {
-			json_t *x;
-
-			if (!ri->server_from[v])
-				continue;
-			x = json_object();
-			gl_jb_set(&jb, x, "server", json_string(server_name[v]));
-			gl_jb_set(&jb, x, "requests", gl_json_num(ri->server_requests[v]));
-			gl_jb_set(&jb, x, "from", json_string(ri->server_from[v]));
-			gl_jb_append(&jb, by, x);
-		}
-		gl_jb_set(&jb, o, "requests_by_server", by);
+		for (int v = 0; v < 3; v++)
+			if (ri->server_from[v])
+				sr[n++] = (struct server_row){server_name[v], ri->server_requests[v],
+							      ri->server_from[v]};
+		gl_jb_set(&jb, o, "requests_by_server", gl_table_json(&server_table, sr, n));
 	}
 	/* each quantity's row, its name the key of the rest */
 	q_rows_of(ri, qr);
@@ -134,95 +221,114 @@ json_t *gl_inference_emit_json(const struct gl_report *r, const void *st)
 	}
 	json_decref(qa);
 	gl_jb_set(&jb, o, "counters", gl_table_json(&counter_table, ri->counters, ri->n_counters));
-	for (size_t i = 0; ha && i < ri->n_histograms; i++) {
-		const struct gl_report_prom_histogram *h = &ri->histograms[i];
-		json_t *x = json_object();
-
-		gl_jb_set(&jb, x, "metric", gl_json_str(h->metric));
-		gl_jb_set(&jb, x, "host", gl_json_str(h->host));
-		gl_jb_set(&jb, x, "labels", labels_json(h->labels));
-		gl_jb_set(&jb, x, "from", gl_json_str(h->cumulative ? "cumulative" : "increase"));
-		gl_jb_set(&jb, x, "buckets", gl_json_u64(h->buckets));
-		gl_jb_set(&jb, x, "count", gl_json_num(h->count));
-		gl_jb_set(&jb, x, "p50", gl_json_num(h->p50));
-		gl_jb_set(&jb, x, "p95", gl_json_num(h->p95));
-		gl_jb_set(&jb, x, "p99", gl_json_num(h->p99));
-		gl_jb_append(&jb, ha, x);
-	}
-	gl_jb_set(&jb, o, "histograms", ha);
+	hr = h_rows_of(ri);
+	gl_jb_set(&jb, o, "histograms", hr ? gl_table_json(&h_table, hr, ri->n_histograms) : NULL);
+	free(hr);
 	return gl_jb_done(&jb, o);
 }
 
 /*
- * inference.csv: one row per quantity (kind "quantity"), counter and
- * histogram, and the requests and failed figures (kind "requests").
+ * A row of inference.csv: the requests and failed figures (kind "requests"), a
+ * quantity, a counter or a histogram; a figure that does not apply to its kind
+ * is NAN (an empty cell), resets only a counter's.
  */
-void gl_inference_emit_csv(const struct gl_report *r, const void *st, FILE *fp)
-{
-	const struct gl_report_inference *ri = res_of(st);
-	const double none = NAN;
+struct csv_row {
+	const char *kind, *name, *unit, *host, *labels;
+	double count;			/* requests, samples or observations (exact below 1e15) */
+	double mean, p50, p95, p99, min, max, increase;
+	uint64_t resets;
+};
 
-	(void)r;
-	fputs("kind,name,unit,host,labels,count,mean,p50,p95,p99,min,max,increase,resets", fp);
-	gl_csv_eol(fp);
-	fputs("requests,requests,requests,,{},", fp);
-	gl_csv_num(fp, ri->requests);
-	fputs(",,,,,,,,", fp);
-	gl_csv_eol(fp);
-	fputs("requests,failed,requests,,{},", fp);
-	gl_csv_num(fp, ri->failed);
-	fputs(",,,,,,,,", fp);
-	gl_csv_eol(fp);
+#define CR(f) offsetof(struct csv_row, f)
+
+static bool no_resets(const void *row)
+{
+	return strcmp(((const struct csv_row *)row)->kind, "counter") != 0;
+}
+
+static const struct gl_col csv_cols[] = {
+	{"kind", GL_COL_TEXT, CR(kind), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"name", GL_COL_TEXT, CR(name), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"unit", GL_COL_TEXT, CR(unit), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"host", GL_COL_TEXT, CR(host), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"labels", GL_COL_TEXT, CR(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"count", GL_COL_NUM, CR(count), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"mean", GL_COL_NUM, CR(mean), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p50", GL_COL_NUM, CR(p50), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p95", GL_COL_NUM, CR(p95), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"p99", GL_COL_NUM, CR(p99), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"min", GL_COL_NUM, CR(min), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"max", GL_COL_NUM, CR(max), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"increase", GL_COL_NUM, CR(increase), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"resets", GL_COL_U64, CR(resets), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0,
+	 no_resets},
+};
+
+static const struct gl_table csv_table = {csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]),
+					  sizeof(struct csv_row)};
+
+/* inference.csv's rows of ri (free them); NULL when out of memory. */
+static struct csv_row *csv_rows_of(const struct gl_report_inference *ri, size_t *n)
+{
+	size_t cap = 2 + Q_COUNT + ri->n_counters + ri->n_histograms, k = 0;
+	struct csv_row *rows = malloc(cap * sizeof(*rows));
+	struct csv_row none = {.count = NAN, .mean = NAN, .p50 = NAN, .p95 = NAN, .p99 = NAN,
+			       .min = NAN, .max = NAN, .increase = NAN};
+
+	if (!rows)
+		return NULL;
+	rows[k] = none;
+	rows[k].kind = "requests";
+	rows[k].name = rows[k].unit = "requests";
+	rows[k].labels = "{}";
+	rows[k++].count = ri->requests;
+	rows[k] = rows[k - 1];
+	rows[k].name = "failed";
+	rows[k++].count = ri->failed;
 	for (int q = 0; q < Q_COUNT; q++) {
 		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
-		const double v[] = {d->mean, d->p50, d->p95, d->p99, d->min, d->max, none};
 
-		fprintf(fp, "quantity,%s,%s,,{},", quantities[q].name, quantities[q].unit);
-		gl_csv_u64(fp, d->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			gl_csv_sep(fp);
-			gl_csv_num(fp, v[j]);
-		}
-		gl_csv_sep(fp);
-		gl_csv_eol(fp);
+		rows[k] = (struct csv_row){"quantity", quantities[q].name, quantities[q].unit, NULL,
+					   "{}", (double)d->count, d->mean, d->p50, d->p95, d->p99,
+					   d->min, d->max, NAN, 0};
+		k++;
 	}
 	for (size_t i = 0; i < ri->n_counters; i++) {
 		const struct gl_report_prom_counter *c = &ri->counters[i];
 
-		fputs("counter,", fp);
-		gl_csv_text(fp, c->metric);
-		fputs(",,", fp);
-		gl_csv_text(fp, c->host);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, c->labels);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, c->samples);
-		fputs(",,,,,,,", fp);
-		gl_csv_num(fp, c->increase);
-		gl_csv_sep(fp);
-		gl_csv_u64(fp, c->resets);
-		gl_csv_eol(fp);
+		rows[k] = (struct csv_row){"counter", c->metric, "", c->host, c->labels,
+					   (double)c->samples, NAN, NAN, NAN, NAN, NAN, NAN,
+					   c->increase, c->resets};
+		k++;
 	}
 	for (size_t i = 0; i < ri->n_histograms; i++) {
 		const struct gl_report_prom_histogram *h = &ri->histograms[i];
 
-		fputs("histogram,", fp);
-		gl_csv_text(fp, h->metric);
-		fputs(",,", fp);
-		gl_csv_text(fp, h->host);
-		gl_csv_sep(fp);
-		gl_csv_text(fp, h->labels);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->count);
-		fputs(",,", fp);
-		gl_csv_num(fp, h->p50);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->p95);
-		gl_csv_sep(fp);
-		gl_csv_num(fp, h->p99);
-		fputs(",,,,", fp);
-		gl_csv_eol(fp);
+		rows[k] = none;
+		rows[k].kind = "histogram";
+		rows[k].name = h->metric;
+		rows[k].unit = "";
+		rows[k].host = h->host;
+		rows[k].labels = h->labels;
+		rows[k].count = h->count;
+		rows[k].p50 = h->p50;
+		rows[k].p95 = h->p95;
+		rows[k++].p99 = h->p99;
 	}
+	*n = k;
+	return rows;
+}
+
+/* inference.csv: one row per quantity, counter and histogram, and the requests and failed
+ * figures. */
+void gl_inference_emit_csv(const struct gl_report *r, const void *st, FILE *fp)
+{
+	size_t n = 0;
+	struct csv_row *rows = csv_rows_of(res_of(st), &n);
+
+	(void)r;
+	gl_table_csv(&csv_table, rows, rows ? n : 0, fp);
+	free(rows);
 }
 
 static bool empty(const struct gl_report_inference *ri)
@@ -236,7 +342,10 @@ static bool empty(const struct gl_report_inference *ri)
 void gl_inference_emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
 	const struct gl_report_inference *ri = res_of(st);
-	char b[8][40];
+	struct q_row qr[Q_COUNT];
+	struct h_row *hr;
+	size_t n = 0;
+	char b[2][40];
 
 	if (empty(ri)) {
 		fprintf(fp, "no inference data\n");
@@ -250,44 +359,17 @@ void gl_inference_emit_text(const struct gl_report *r, const void *st, FILE *fp)
 		fprintf(fp, ", failed from the %s",
 			!strcmp(ri->failed_from, "counters") ? "counters" : "access lines");
 	fputc('\n', fp);
-	fprintf(fp, "%-18s %-8s %7s %9s %9s %9s %9s %9s %9s\n", "", "unit", "count", "mean", "p50",
-		"p95", "p99", "min", "max");
-	for (int q = 0; q < Q_COUNT; q++) {
-		const struct gl_report_dist *d = dist_c(ri, (enum quantity)q);
-
-		if (!d->count)
-			continue;
-		fprintf(fp, "%-18s %-8s %7llu %9s %9s %9s %9s %9s %9s\n", quantities[q].name,
-			quantities[q].unit, (unsigned long long)d->count,
-			gl_text_num(d->mean, b[0], sizeof(b[0])), gl_text_num(d->p50, b[1], sizeof(b[1])),
-			gl_text_num(d->p95, b[2], sizeof(b[2])), gl_text_num(d->p99, b[3], sizeof(b[3])),
-			gl_text_num(d->min, b[4], sizeof(b[4])), gl_text_num(d->max, b[5], sizeof(b[5])));
-	}
-	for (size_t i = 0; i < ri->n_histograms && i < r->top; i++) {
-		const struct gl_report_prom_histogram *h = &ri->histograms[i];
-
-		gl_text_cell(fp, h->metric, 40);
-		fprintf(fp, " p50 %s  p95 %s  p99 %s  (%s obs.)\n", gl_text_num(h->p50, b[0], sizeof(b[0])),
-			gl_text_num(h->p95, b[1], sizeof(b[1])), gl_text_num(h->p99, b[2], sizeof(b[2])),
-			gl_text_num(h->count, b[3], sizeof(b[3])));
-	}
+	/* the quantities with samples */
+	q_rows_of(ri, qr);
+	for (int q = 0; q < Q_COUNT; q++)
+		if (qr[q].count)
+			qr[n++] = qr[q];
+	gl_table_text(&q_table, qr, n, fp);
+	if ((hr = h_rows_of(ri)) != NULL)
+		gl_table_text(&h_table, hr, ri->n_histograms < r->top ? ri->n_histograms : r->top, fp);
+	free(hr);
 	fprintf(fp, "%zu counters, %zu histograms (all in inference.csv)\n", ri->n_counters,
 		ri->n_histograms);
-}
-
-static void html_row(FILE *f, const char *name, const char *labels, const double *v, size_t n)
-{
-	fputs("<tr><td class=\"k\">", f);
-	gl_html_text(f, name);
-	fputs("</td><td>", f);
-	gl_html_text(f, labels);
-	fputs("</td>", f);
-	for (size_t j = 0; j < n; j++) {
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, v[j], GL_HTML_G4);
-		fputs("</td>", f);
-	}
-	fputs("</tr>\n", f);
 }
 
 void gl_inference_emit_html(const struct gl_report *rep, const void *st, FILE *f)
@@ -310,14 +392,10 @@ void gl_inference_emit_html(const struct gl_report *rep, const void *st, FILE *f
 	if (ri->n_counters)
 		gl_table_html(&counter_table, ri->counters, ri->n_counters, f);
 	if (ri->n_histograms) {
-		fputs("<table><tr><th>histogram</th><th>labels</th><th>observations</th><th>p50</th>"
-		      "<th>p95</th><th>p99</th></tr>\n", f);
-		for (size_t i = 0; i < ri->n_histograms; i++) {
-			const struct gl_report_prom_histogram *h = &ri->histograms[i];
-			const double v[] = {h->count, h->p50, h->p95, h->p99};
+		struct h_row *hr = h_rows_of(ri);
 
-			html_row(f, h->metric, h->labels, v, 4);
-		}
-		fputs("</table>\n", f);
+		if (hr)
+			gl_table_html(&h_table, hr, ri->n_histograms, f);
+		free(hr);
 	}
 }

@@ -212,6 +212,15 @@ struct shown {
 
 #define DV(f) offsetof(struct shown, d.f)
 
+/* HTML: the series' count and, when joined, how: "3 (uuid,index)". */
+static void series_cell(FILE *f, const void *row)
+{
+	const struct shown *s = row;
+
+	fprintf(f, "%llu%s%s%s", (unsigned long long)s->d.n_series, s->joined_by ? " (" : "",
+		s->joined_by ? s->joined_by : "", s->joined_by ? ")" : "");
+}
+
 /* A GPU of the inventory: JSON (every column), CSV (by csv position: host first, no time
  * nor series) and HTML (the text report writes a sentence per GPU). */
 static const struct gl_col cols[] = {
@@ -227,7 +236,8 @@ static const struct gl_col cols[] = {
 	 NULL, 10},
 	{"host", GL_COL_TEXT, DV(host), 0, 0, NULL, 0, 1, "host", 0, NULL, 1},
 	{"seen", GL_COL_TS, DV(ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
-	{"series", GL_COL_U64, DV(n_series), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
+	{"series", GL_COL_U64, DV(n_series), 0, 0, NULL, 0, 11, "telemetry series (joined by)", 0,
+	 NULL, 0, 0, NULL, NULL, NULL, series_cell},
 	{"series_joined_by", GL_COL_TEXT, offsetof(struct shown, joined_by), 0, 0, NULL, 0, 0, NULL,
 	 0, NULL, 0},
 	{"series_metrics", GL_COL_TEXT, DV(metrics), 0, 0, NULL, 0, 0, NULL, 0, NULL, 0},
@@ -308,43 +318,16 @@ static void emit_text(const struct gl_report *rep, const void *st, FILE *fp)
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_devices_result *res = gl_devices_result(st);
+	struct shown *rows;
 
 	(void)rep;
 	if (!res || !res->n) {
 		fputs("<p>No nvidia-smi -q inventory in this window.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>host</th><th>index</th><th>name</th><th>uuid</th><th>PCI bus</th>"
-	      "<th>driver</th><th>CUDA</th><th>VBIOS</th><th>ECC</th><th>memory MiB</th>"
-	      "<th>telemetry series (joined by)</th></tr>\n", f);
-	for (size_t i = 0; i < res->n; i++) {
-		const struct gl_device *d = &res->dev[i];
-		const char *v[] = {d->name, d->uuid, d->pci, d->driver, d->cuda, d->vbios, d->ecc_mode};
-
-		fputs("<tr><td>", f);
-		gl_html_text(f, d->host ? d->host : "");
-		fputs("</td><td class=\"n\">", f);
-		if (d->index >= 0)
-			fprintf(f, "%ld", d->index);
-		else
-			gl_html_num(f, NAN, GL_HTML_G4);	/* no index: a dash, as elsewhere */
-		fputs("</td>", f);
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			fputs("<td>", f);
-			gl_html_text(f, v[k] ? v[k] : "");
-			fputs("</td>", f);
-		}
-		fputs("<td class=\"n\">", f);
-		gl_html_num(f, d->memory_total_mib, GL_HTML_G4);
-		{
-			char by[32];
-
-			joined_names(d->joined_by, by, sizeof(by));
-			fprintf(f, "</td><td class=\"n\">%llu%s%s%s</td></tr>\n",
-				(unsigned long long)d->n_series, *by ? " (" : "", by, *by ? ")" : "");
-		}
-	}
-	fputs("</table>\n", f);
+	if ((rows = shown_of(res)) != NULL)
+		gl_table_html(&table, rows, res->n, f);
+	free(rows);
 }
 
 const struct gl_section gl_sec_devices = {

@@ -584,70 +584,145 @@ const struct gl_metrics_result *gl_metrics_result(const struct gl_report *rep)
 	return res_of(gl_report_state_of(rep, &gl_sec_metrics));
 }
 
-#define M(f) offsetof(struct gl_report_metric, f)
-
-/* The series in JSON and CSV (the text and HTML tables group them per GPU). */
-static const struct gl_col cols[] = {
-	{"metric", GL_COL_TEXT, M(metric), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"unit", GL_COL_TEXT, M(unit), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"device", GL_COL_TEXT, M(device), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"device_name", GL_COL_TEXT, M(device_name), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"host", GL_COL_TEXT, M(host), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"source", GL_COL_TEXT, M(source), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"labels", GL_COL_JSON, M(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"count", GL_COL_U64, M(count), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"min", GL_COL_NUM, M(min), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"max", GL_COL_NUM, M(max), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"mean", GL_COL_NUM, M(mean), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"p50", GL_COL_NUM, M(p50), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"p95", GL_COL_NUM, M(p95), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"p99", GL_COL_NUM, M(p99), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"last", GL_COL_NUM, M(last), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"first_ts", GL_COL_TS, M(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
-	{"last_ts", GL_COL_TS, M(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
+/* A listed series as the tables show it: the series, and the GPU of the nvidia-smi -q
+ * inventory it is (gpu_inventory.h; JSON only). */
+struct series_row {
+	struct gl_report_metric m;	/* first: the metric's cells take the row as it */
+	const struct gl_device *inv;	/* NULL: none, or not looked up */
+	enum gl_device_join by;
 };
 
-static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
-				      sizeof(struct gl_report_metric)};
+#define M(f) offsetof(struct series_row, m.f)
 
-static json_t *emit_json(const struct gl_report *r, const void *st)
+/* JSON: the inventory's GPU: its index, uuid, PCI bus and how the series was joined. */
+static json_t *inventory_of(const void *row)
+{
+	const struct series_row *r = row;
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "index", json_integer(r->inv->index));
+	json_object_set_new(o, "uuid", r->inv->uuid ? json_string(r->inv->uuid) : json_null());
+	json_object_set_new(o, "pci", r->inv->pci ? json_string(r->inv->pci) : json_null());
+	json_object_set_new(o, "by", json_string(gl_device_join_name(r->by)));
+	return o;
+}
+
+static bool no_inventory(const void *row)
+{
+	return !((const struct series_row *)row)->inv;
+}
+
+/* HTML: a series' name: the metric, and a histogram bucket's bound ("_bucket le=0.5"). */
+static void html_metric_name(FILE *f, const void *row)
+{
+	const struct gl_report_metric *m = row;
+	json_t *o = m->labels && strstr(m->labels, "\"le\"") ? json_loads(m->labels, 0, NULL) : NULL;
+	json_t *le = o ? json_object_get(o, "le") : NULL;
+
+	gl_html_text(f, m->metric);
+	if (json_is_string(le)) {
+		fputs(" <small>le=", f);
+		gl_html_text(f, json_string_value(le));
+		fputs("</small>", f);
+	}
+	json_decref(o);
+}
+
+/* HTML: the heading of one GPU's rows (or of the host's own series). */
+static void html_series_group(FILE *f, const void *row)
+{
+	const struct gl_report_metric *m = row;
+
+	gl_html_text(f, *m->host ? m->host : "(no host)");
+	fputs(" / ", f);
+	if (*m->device) {
+		fputs("GPU ", f);
+		gl_html_text(f, m->device);
+	} else {
+		fputs("no GPU", f);
+	}
+}
+
+static bool same_series_group(const void *prev, const void *row)
+{
+	const struct gl_report_metric *a = prev, *b = row;
+
+	return !strcmp(a->host, b->host) && !strcmp(a->device, b->device);
+}
+
+/* The series: JSON (every column), CSV (by csv position: no inventory) and HTML (grouped per
+ * GPU); the text table is per GPU (gpu_cols). */
+static const struct gl_col cols[] = {
+	{"metric", GL_COL_TEXT, M(metric), GL_COL_NAME, 0, NULL, 0, 1, "metric", 0, NULL, 1, 0, NULL,
+	 NULL, NULL, html_metric_name},
+	{"unit", GL_COL_TEXT, M(unit), 0, 0, NULL, 0, 2, "unit", 0, NULL, 2},
+	{"device", GL_COL_TEXT, M(device), 0, 0, NULL, 0, 4, "device", 0, NULL, 3},
+	{"device_name", GL_COL_TEXT, M(device_name), 0, 0, NULL, 0, 5, "name", 0, NULL, 4},
+	{"host", GL_COL_TEXT, M(host), 0, 0, NULL, 0, 3, "host", 0, NULL, 5},
+	{"source", GL_COL_TEXT, M(source), 0, 0, NULL, 0, 6, "source", 0, NULL, 6},
+	{"labels", GL_COL_JSON, M(labels), 0, 0, NULL, 0, 0, NULL, 0, NULL, 7},
+	{"count", GL_COL_U64, M(count), 0, 0, NULL, 0, 7, "count", 0, NULL, 8},
+	{"min", GL_COL_NUM, M(min), 0, 0, NULL, 0, 8, "min", 0, NULL, 9},
+	{"max", GL_COL_NUM, M(max), 0, 0, NULL, 0, 13, "max", 0, NULL, 10},
+	{"mean", GL_COL_NUM, M(mean), 0, 0, NULL, 0, 9, "mean", 0, NULL, 11},
+	{"p50", GL_COL_NUM, M(p50), 0, 0, NULL, 0, 10, "p50", 0, NULL, 12},
+	{"p95", GL_COL_NUM, M(p95), 0, 0, NULL, 0, 11, "p95", 0, NULL, 13},
+	{"p99", GL_COL_NUM, M(p99), 0, 0, NULL, 0, 12, "p99", 0, NULL, 14},
+	{"last", GL_COL_NUM, M(last), 0, 0, NULL, 0, 14, "last", 0, NULL, 15},
+	{"first_ts", GL_COL_TS, M(first_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 16},
+	{"last_ts", GL_COL_TS, M(last_ts_us), 0, 0, NULL, 0, 0, NULL, 0, NULL, 17},
+	{"inventory", GL_COL_JSON, 0, 0, 0, NULL, 0, 0, NULL, 0, NULL, 0, 0, no_inventory,
+	 inventory_of},
+};
+
+static const struct gl_table table = {.cols = cols, .n_cols = sizeof(cols) / sizeof(cols[0]),
+				      .row_size = sizeof(struct series_row),
+				      .html_group = html_series_group,
+				      .same_group = same_series_group};
+
+/*
+ * The listed series (rep->top_series; summary: series_total) in table order (free them),
+ * each with the GPU of the inventory it is when inventory; NULL when out of memory.
+ */
+static struct series_row *series_rows_of(const struct gl_report *r, const void *st,
+					 bool inventory, size_t *n)
 {
 	const struct gl_metrics_result *res = res_of(st);
 	const struct metrics *m = st;
+	const struct gl_report_metric *listed = m && m->listed ? m->listed : res->metrics;
+	struct series_row *rows;
 
-	const struct gl_report_metric *rows = m && m->listed ? m->listed : res->metrics;
-	size_t n = m && m->listed ? res->n_metrics - res->n_unlisted : res->n_metrics;
-	json_t *a = gl_table_json(&table, rows, n);
-
-	/* the listed series (rep->top_series; summary: series_total), each that is a GPU of
-	 * the nvidia-smi -q inventory with its "inventory" (gpu_inventory.h) */
-	for (size_t i = 0; a && i < n && i < json_array_size(a); i++) {
-		enum gl_device_join by;
-		const struct gl_device *d = gl_inventory_match(gl_report_inventory(r), rows[i].host,
-							       rows[i].device, rows[i].labels, &by);
-		json_t *o = d ? json_object() : NULL;
-
-		if (!o)
-			continue;
-		json_object_set_new(o, "index", json_integer(d->index));
-		json_object_set_new(o, "uuid", d->uuid ? json_string(d->uuid) : json_null());
-		json_object_set_new(o, "pci", d->pci ? json_string(d->pci) : json_null());
-		json_object_set_new(o, "by", json_string(gl_device_join_name(by)));
-		json_object_set_new(json_array_get(a, i), "inventory", o);
+	*n = m && m->listed ? res->n_metrics - res->n_unlisted : res->n_metrics;
+	rows = calloc(*n ? *n : 1, sizeof(*rows));
+	for (size_t i = 0; rows && i < *n; i++) {
+		rows[i].m = listed[i];
+		if (inventory)
+			rows[i].inv = gl_inventory_match(gl_report_inventory(r), rows[i].m.host,
+							 rows[i].m.device, rows[i].m.labels,
+							 &rows[i].by);
 	}
+	return rows;
+}
+
+static json_t *emit_json(const struct gl_report *r, const void *st)
+{
+	size_t n;
+	struct series_row *rows = series_rows_of(r, st, true, &n);
+	json_t *a = rows ? gl_table_json(&table, rows, n) : NULL;
+
+	free(rows);
 	return a;
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
-	const struct gl_metrics_result *res = res_of(st);
-	const struct metrics *m = st;
+	size_t n;
+	struct series_row *rows = series_rows_of(r, st, false, &n);
 
-	(void)r;
-	if (m && m->listed)
-		gl_table_csv(&table, m->listed, res->n_metrics - res->n_unlisted, fp);
-	else
-		gl_table_csv(&table, res->metrics, res->n_metrics, fp);
+	gl_table_csv(&table, rows, rows ? n : 0, fp);
+	free(rows);
 }
 
 /*
@@ -682,6 +757,7 @@ struct gpu_row {
 	size_t first, end;		/* its series: res->metrics[first..end) */
 	double util_mean_pct, util_p95_pct, mem_peak_mib, mem_installed_mib;
 	double power_mean_w, power_max_w, temp_max_c;
+	const char *throttle;		/* HTML: the reasons seen, "none", "-" when unknown */
 };
 
 /* The next GPU's row at or after *i (advanced past it); 0 when there is none. */
@@ -715,45 +791,101 @@ static int next_gpu(const struct gl_metrics_result *res, size_t *i, struct gpu_r
 	return 0;
 }
 
-/* One line per GPU (host and device with gpu.* metrics): the figures an engineer looks at first. */
+/* Text: "host/0", the GPU's device on its host. */
+static const char *gpu_who(const void *row, char *buf, size_t n)
+{
+	const struct gpu_row *g = row;
+
+	snprintf(buf, n, "%s%s%s", g->host, *g->host ? "/" : "", g->device);
+	return buf;
+}
+
+/* HTML: "host / GPU 0". */
+static void gpu_html_who(FILE *f, const void *row)
+{
+	const struct gpu_row *g = row;
+
+	if (*g->host) {
+		gl_html_text(f, g->host);
+		fputs(" / ", f);
+	}
+	fputs("GPU ", f);
+	gl_html_text(f, g->device);
+}
+
+#define G(f) offsetof(struct gpu_row, f)
+
+/* A GPU's own figures: text (a line each, the figures an engineer looks at first) and
+ * HTML (with installed memory and throttle reasons). */
+static const struct gl_col gpu_cols[] = {
+	{.name = "gpu", .kind = GL_COL_TEXT, .offset = G(host), .flags = GL_COL_NAME,
+	 .text_pos = 1, .text_head = "host/gpu", .text_w = 28, .html_pos = 1, .html_head = "GPU",
+	 .html_cell = gpu_html_who, .text_cell = gpu_who},
+	{.name = "util_mean_pct", .kind = GL_COL_NUM, .offset = G(util_mean_pct), .text_pos = 2,
+	 .text_head = "util avg", .text_w = 9, .text_unit = "%", .html_pos = 2,
+	 .html_head = "utilisation mean %"},
+	{.name = "util_p95_pct", .kind = GL_COL_NUM, .offset = G(util_p95_pct), .text_pos = 3,
+	 .text_head = "util p95", .text_w = 9, .text_unit = "%", .html_pos = 3,
+	 .html_head = "utilisation p95 %"},
+	{.name = "mem_peak_mib", .kind = GL_COL_NUM, .offset = G(mem_peak_mib), .text_pos = 4,
+	 .text_head = "mem peak", .text_w = 10, .text_unit = "MiB", .html_pos = 4,
+	 .html_head = "memory peak MiB"},
+	{.name = "mem_installed_mib", .kind = GL_COL_NUM, .offset = G(mem_installed_mib),
+	 .html_pos = 5, .html_head = "memory installed MiB"},
+	{.name = "power_mean_w", .kind = GL_COL_NUM, .offset = G(power_mean_w), .text_pos = 5,
+	 .text_head = "power avg", .text_w = 9, .text_unit = "W", .html_pos = 6,
+	 .html_head = "power mean W"},
+	{.name = "power_max_w", .kind = GL_COL_NUM, .offset = G(power_max_w), .text_pos = 6,
+	 .text_head = "power max", .text_w = 9, .text_unit = "W", .html_pos = 7,
+	 .html_head = "power max W"},
+	{.name = "temp_max_c", .kind = GL_COL_NUM, .offset = G(temp_max_c), .text_pos = 7,
+	 .text_head = "temp", .text_w = 7, .text_unit = "max C", .html_pos = 8,
+	 .html_head = "temperature max °C"},
+	{.name = "throttle", .kind = GL_COL_TEXT, .offset = G(throttle), .html_pos = 9,
+	 .html_head = "throttle reasons seen"},
+};
+
+static const struct gl_table gpu_table = {.cols = gpu_cols,
+					  .n_cols = sizeof(gpu_cols) / sizeof(gpu_cols[0]),
+					  .row_size = sizeof(struct gpu_row), .html_class = "gpus"};
+
+static const char *throttle_of(const struct gl_report *rep, const char *host, const char *device);
+
+/* The GPUs' rows (free them), with their throttle reasons; NULL when out of memory. */
+static struct gpu_row *gpu_rows_of(const struct gl_report *rep, const struct gl_metrics_result *res,
+				   size_t *n)
+{
+	struct gpu_row g, *rows;
+	size_t k = 0;
+
+	*n = 0;
+	for (size_t i = 0; next_gpu(res, &i, &g);)
+		(*n)++;
+	if (!(rows = malloc((*n ? *n : 1) * sizeof(*rows))))
+		return NULL;
+	for (size_t i = 0; k < *n && next_gpu(res, &i, &rows[k]); k++) {
+		const char *thr = throttle_of(rep, rows[k].host, rows[k].device);
+
+		rows[k].throttle = !thr ? "-" : *thr ? thr : "none";
+	}
+	return rows;
+}
+
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	char b[7][40];
-	size_t gpus = 0, shown = 0;
-	struct gpu_row g;
-
 	const struct gl_metrics_result *res = res_of(st);
+	size_t gpus = 0, shown;
+	struct gpu_row *rows;
 
 	if (!res->n_metrics) {
 		fprintf(fp, "no metric samples\n");
 		return;
 	}
-	for (size_t i = 0; next_gpu(res, &i, &g);) {
-		{
-			char who[128];
-
-			if (gpus++ == 0) {
-				gl_text_cell(fp, "host/gpu", 28);
-				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n", "util avg", "util p95",
-					"mem peak", "power avg", "power max", "temp");
-				gl_text_cell(fp, "", 28);
-				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n", "%", "%", "MiB", "W", "W",
-					"max C");
-			}
-			if (shown < r->top) {
-				shown++;
-				snprintf(who, sizeof(who), "%s%s%s", g.host, *g.host ? "/" : "", g.device);
-				gl_text_cell(fp, who, 28);
-				fprintf(fp, "%9s %9s %10s %9s %9s %7s\n",
-					gl_text_num(g.util_mean_pct, b[0], sizeof(b[0])),
-					gl_text_num(g.util_p95_pct, b[1], sizeof(b[1])),
-					gl_text_num(g.mem_peak_mib, b[2], sizeof(b[2])),
-					gl_text_num(g.power_mean_w, b[3], sizeof(b[3])),
-					gl_text_num(g.power_max_w, b[4], sizeof(b[4])),
-					gl_text_num(g.temp_max_c, b[5], sizeof(b[5])));
-			}
-		}
-	}
+	rows = gpu_rows_of(r, res, &gpus);
+	shown = gpus < r->top ? gpus : r->top;
+	if (rows && gpus)
+		gl_table_text(&gpu_table, rows, shown, fp);
+	free(rows);
 	if (gpus > shown)
 		fprintf(fp, "(%zu more GPUs)\n", gpus - shown);
 	if (res->n_unlisted)
@@ -806,111 +938,27 @@ static const char *throttle_of(const struct gl_report *rep, const char *host, co
 	return NULL;
 }
 
-/* The page's per-GPU summary: the text's figures, installed memory and throttle reasons. */
-static void html_gpus(const struct gl_report *rep, const struct gl_metrics_result *res, FILE *f)
-{
-	struct gpu_row g;
-	size_t n = 0;
-
-	for (size_t i = 0; next_gpu(res, &i, &g);) {
-		const double v[] = {g.util_mean_pct, g.util_p95_pct, g.mem_peak_mib,
-				    g.mem_installed_mib, g.power_mean_w, g.power_max_w, g.temp_max_c};
-		const char *thr = throttle_of(rep, g.host, g.device);
-
-		if (n++ == 0)
-			fputs("<h3>Per GPU</h3>\n<table class=\"gpus\"><tr><th>GPU</th>"
-			      "<th>utilisation mean %</th><th>utilisation p95 %</th>"
-			      "<th>memory peak MiB</th><th>memory installed MiB</th>"
-			      "<th>power mean W</th><th>power max W</th><th>temperature max °C</th>"
-			      "<th>throttle reasons seen</th></tr>\n", f);
-		fputs("<tr><td class=\"k\">", f);
-		if (*g.host) {
-			gl_html_text(f, g.host);
-			fputs(" / ", f);
-		}
-		fputs("GPU ", f);
-		gl_html_text(f, g.device);
-		fputs("</td>", f);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			fputs("<td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-			fputs("</td>", f);
-		}
-		fputs("<td>", f);
-		gl_html_text(f, !thr ? "-" : *thr ? thr : "none");
-		fputs("</td></tr>\n", f);
-	}
-	if (n)
-		fputs("</table>\n", f);
-}
-
-/* A series' name: the metric, and a histogram bucket's bound ("_bucket le=0.5"). */
-static void html_metric_name(FILE *f, const struct gl_report_metric *m)
-{
-	json_t *o = m->labels && strstr(m->labels, "\"le\"") ? json_loads(m->labels, 0, NULL) : NULL;
-	json_t *le = o ? json_object_get(o, "le") : NULL;
-
-	gl_html_text(f, m->metric);
-	if (json_is_string(le)) {
-		fputs(" <small>le=", f);
-		gl_html_text(f, json_string_value(le));
-		fputs("</small>", f);
-	}
-	json_decref(o);
-}
-
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
 	const struct gl_metrics_result *res = res_of(st);
-	const char *host = NULL, *device = NULL;
+	struct gpu_row *gpus;
+	struct series_row *rows;
+	size_t n;
 
 	if (res->n_metrics == 0) {
 		fputs("<p>No metric samples in this window.</p>\n", f);
 		return;
 	}
-	html_gpus(rep, res, f);
-	fputs("<h3>Series</h3>\n<table><tr><th>metric</th><th>unit</th><th>host</th><th>device</th>"
-	      "<th>name</th><th>source</th><th>count</th><th>min</th><th>mean</th><th>p50</th>"
-	      "<th>p95</th><th>p99</th><th>max</th><th>last</th></tr>\n", f);
-	for (size_t i = 0; i < res->n_metrics; i++) {
-		const struct gl_report_metric *m = &res->metrics[i];
-		const char *t[] = {m->unit, m->host, m->device, m->device_name, m->source};
-		const double v[] = {m->min, m->mean, m->p50, m->p95, m->p99, m->max, m->last};
-
-		if (m->unlisted)
-			continue;
-		/* the rows of one GPU (or of the host's own series) under its heading */
-		if (!host || strcmp(host, m->host) || strcmp(device, m->device)) {
-			host = m->host;
-			device = m->device;
-			fputs("<tr><th colspan=\"14\" class=\"grp\">", f);
-			gl_html_text(f, *host ? host : "(no host)");
-			fputs(" / ", f);
-			if (*device) {
-				fputs("GPU ", f);
-				gl_html_text(f, device);
-			} else {
-				fputs("no GPU", f);
-			}
-			fputs("</th></tr>\n", f);
-		}
-		fputs("<tr><td class=\"k\">", f);
-		html_metric_name(f, m);
-		fputs("</td>", f);
-		for (size_t j = 0; j < sizeof(t) / sizeof(t[0]); j++) {
-			fputs("<td>", f);
-			gl_html_text(f, t[j]);
-			fputs("</td>", f);
-		}
-		fprintf(f, "<td class=\"n\">%llu</td>", (unsigned long long)m->count);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			fputs("<td class=\"n\">", f);
-			gl_html_num(f, v[j], GL_HTML_G4);
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
+	/* the page's per-GPU summary: the text's figures, installed memory and throttle reasons */
+	if ((gpus = gpu_rows_of(rep, res, &n)) != NULL && n) {
+		fputs("<h3>Per GPU</h3>\n", f);
+		gl_table_html(&gpu_table, gpus, n, f);
 	}
-	fputs("</table>\n", f);
+	free(gpus);
+	fputs("<h3>Series</h3>\n", f);
+	if ((rows = series_rows_of(rep, st, false, &n)) != NULL)
+		gl_table_html(&table, rows, n, f);
+	free(rows);
 	if (res->n_unlisted)
 		fprintf(f, "<p>%zu of %zu series listed: those with a degrading or changing trend, then"
 			" the GPUs' own figures (--top-series).</p>\n", res->n_metrics - res->n_unlisted,

@@ -190,7 +190,7 @@ static const char *gap(const struct gl_table *t, unsigned p)
 	static const char spaces[] = "        ";
 
 	if (p > 2)
-		return " ";
+		return t->text_labelled ? "  " : " ";
 	return spaces + sizeof(spaces) - 1 - (t->text_gap < sizeof(spaces) - 1 ? t->text_gap
 										: sizeof(spaces) - 1);
 }
@@ -201,12 +201,35 @@ static bool text_cut(const struct gl_col *c, unsigned p)
 	return (p == 1 && !(c->flags & GL_COL_UNCUT)) || (c->flags & GL_COL_CUT);
 }
 
+/* The second header line, of the columns' units, when a shown column has one. */
+static void text_units(const struct gl_table *t, FILE *fp)
+{
+	const struct gl_col *c;
+	bool any = false;
+
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++)
+		any |= c->text_unit != NULL;
+	if (!any)
+		return;
+	for (unsigned p = 1; (c = at(t, p, false)) != NULL; p++) {
+		const char *u = c->text_unit ? c->text_unit : "";
+
+		if (p == 1)
+			gl_text_cell(fp, u, (size_t)c->text_w);
+		else
+			fprintf(fp, c->flags & GL_COL_LEFT ? "%s%-*s" : "%s%*s", gap(t, p), c->text_w,
+				u);
+	}
+	fputc('\n', fp);
+}
+
 void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
 	char buf[512];
 
-	for (unsigned p = 1; !t->text_no_head && (c = at(t, p, false)) != NULL; p++) {
+	for (unsigned p = 1; !t->text_no_head && !t->text_labelled && (c = at(t, p, false)) != NULL;
+	     p++) {
 		fputs(c->text_before ? c->text_before : p > 1 ? gap(t, p) : "", fp);
 		if (c->flags & GL_COL_LAST)
 			fputs(c->text_head, fp);
@@ -215,8 +238,10 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 		else
 			fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w, c->text_head);
 	}
-	if (!t->text_no_head)
+	if (!t->text_no_head && !t->text_labelled) {
 		fputc('\n', fp);
+		text_units(t, fp);
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t used = 0;	/* columns written on the line (bytes where not cut) */
 
@@ -239,6 +264,10 @@ void gl_table_text(const struct gl_table *t, const void *rows, size_t n, FILE *f
 				gl_text_cell(fp, s, (size_t)c->text_w);
 				used += (size_t)c->text_w;
 				continue;
+			}
+			if (t->text_labelled && c->text_head && *c->text_head) {
+				r = fprintf(fp, "%s ", c->text_head);
+				used += r > 0 ? (size_t)r : 0;
 			}
 			if (c->text_cell) {
 				r = fprintf(fp, c->flags & GL_COL_LEFT ? "%-*s" : "%*s", c->text_w, s);
@@ -344,17 +373,37 @@ static void html_value(FILE *fp, const struct gl_col *c, const void *rows, size_
 	}
 }
 
+/* The group heading before row (prev: the row before it, NULL for the first), when it
+ * starts a group. */
+static void html_group_head(const struct gl_table *t, const void *prev, const void *row, FILE *fp)
+{
+	unsigned cols = 0;
+
+	if (!t->html_group || (prev && (!t->same_group || t->same_group(prev, row))))
+		return;
+	while (at(t, cols + 1, true))
+		cols++;
+	fprintf(fp, "<tr><th colspan=\"%u\" class=\"grp\">", cols);
+	t->html_group(fp, row);
+	fputs("</th></tr>\n", fp);
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
 
-	fputs("<table><tr>", fp);
+	if (t->html_class)
+		fprintf(fp, "<table class=\"%s\"><tr>", t->html_class);
+	else
+		fputs("<table><tr>", fp);
 	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++)
 		fprintf(fp, "<th>%s</th>", c->html_head);
 	fputs("</tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)rows + i * t->row_size;
 		const char *rc = t->row_class ? t->row_class(row) : NULL;
+
+		html_group_head(t, i ? (const char *)row - t->row_size : NULL, row, fp);
 
 		if (rc)
 			fprintf(fp, "<tr class=\"%s\">", rc);

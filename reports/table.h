@@ -97,6 +97,9 @@ struct gl_col {
 	 * itself under key (a count per component), each ended by pad empty cells and the
 	 * line end */
 	void (*csv_rows)(FILE *fp, const char *key, const void *row, unsigned pad);
+	/* Optional: text: the column's unit, on a second header line under text_head ("%",
+	 * "MiB"); the line is written when a shown column has one ("" for the others) */
+	const char *text_unit;
 };
 
 struct gl_table {
@@ -109,6 +112,16 @@ struct gl_table {
 	bool text_no_head;		/* text: no header line (rows written as sentences) */
 	/* Optional, gl_record_html: what opens the table (NULL: "<table>") */
 	const char *record_html_open;
+	const char *html_class;		/* Optional: the HTML <table>'s class (NULL: none) */
+	/* Optional: HTML: a heading row, <tr><th colspan="(the columns shown)" class="grp">
+	 * and what html_group writes (escaped), before the first row and before each row
+	 * that same_group(previous row, row) says is of another group (rows of one GPU) */
+	void (*html_group)(FILE *f, const void *row);
+	bool (*same_group)(const void *prev, const void *row);
+	/* text: lines that name their figures, no header line: each column after the first is
+	 * its text_head, a space and its value (the value alone without a head), two spaces
+	 * apart: "name p50 0.2  p95 0.6" */
+	bool text_labelled;
 };
 
 /* rows[0..n) as a JSON array of objects; a new reference, NULL when out of memory. */

@@ -777,6 +777,110 @@ static void test_cut_uncut_last(void **state)
 	free(buf);
 }
 
+/* A second header line of units, under the heads of the columns that have one. */
+static void test_text_units(void **state)
+{
+	static const struct gl_col uc[] = {
+		{.name = "name", .kind = GL_COL_TEXT, .offset = R(name), .text_pos = 1,
+		 .text_head = "gpu", .text_w = 5},
+		{.name = "v", .kind = GL_COL_NUM, .offset = R(v), .text_pos = 2, .text_head = "util",
+		 .text_w = 5, .text_unit = "%"},
+		{.name = "n", .kind = GL_COL_U64, .offset = R(n), .text_pos = 3, .text_head = "n",
+		 .text_w = 3},
+		{.name = "w_ms", .kind = GL_COL_NUM, .offset = R(w_ms), .text_pos = 4,
+		 .text_head = "w", .text_w = 4, .text_unit = "ms"},
+	};
+	static const struct gl_table ut = {uc, 4, sizeof(struct row)};
+	static const struct row ur[1] = {{"a", 7, 12.5, 3, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &ut, ur, 1);
+	assert_string_equal(buf, "gpu   util   n    w\n"
+				 "         %       ms\n"
+				 "a     12.5   7    3\n");
+	free(buf);
+}
+
+/* A class on the <table> when the table gives one. */
+static void test_table_class(void **state)
+{
+	static const struct gl_col tc[] = {
+		{"n", GL_COL_U64, R(n), 0, 0, NULL, 0, 1, "n", 0},
+	};
+	static const struct gl_table tt = {tc, 1, sizeof(struct row), NULL, 0, .html_class = "gpus"};
+	static const struct row tr[1] = {{"a", 4, 0, 0, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_html, &tt, tr, 1);
+	assert_string_equal(buf, "<table class=\"gpus\"><tr><th>n</th></tr>\n"
+				 "<tr><td class=\"n\">4</td></tr>\n</table>\n");
+	free(buf);
+}
+
+static void gpu_group(FILE *f, const void *row)
+{
+	fprintf(f, "GPU %s", ((const struct crow *)row)->dev);
+}
+
+static bool same_gpu(const void *prev, const void *row)
+{
+	return !strcmp(((const struct crow *)prev)->dev, ((const struct crow *)row)->dev);
+}
+
+/* A heading row before the first row and before each row of another group. */
+static void test_html_group(void **state)
+{
+	static const struct gl_col gc[] = {
+		{"name", GL_COL_TEXT, C(name), GL_COL_NAME, 0, NULL, 0, 1, "scope", 0},
+		{"ms", GL_COL_NUM, C(ms), 0, 0, NULL, 0, 2, "ms", 0},
+	};
+	static const struct gl_table gt = {.cols = gc, .n_cols = 2, .row_size = sizeof(struct crow),
+					   .html_group = gpu_group, .same_group = same_gpu};
+	static const struct crow gr[3] = {{"fwd", "0", 2, 0}, {"bwd", "0", 4, 0}, {"fwd", "1", 3, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_html, &gt, gr, 3);
+	assert_string_equal(buf, "<table><tr><th>scope</th><th>ms</th></tr>\n"
+				 "<tr><th colspan=\"2\" class=\"grp\">GPU 0</th></tr>\n"
+				 "<tr><td class=\"k\">fwd</td><td class=\"n\">2</td></tr>\n"
+				 "<tr><td class=\"k\">bwd</td><td class=\"n\">4</td></tr>\n"
+				 "<tr><th colspan=\"2\" class=\"grp\">GPU 1</th></tr>\n"
+				 "<tr><td class=\"k\">fwd</td><td class=\"n\">3</td></tr>\n"
+				 "</table>\n");
+	free(buf);
+}
+
+static const char *obs_cell(const void *row, char *buf, size_t n)
+{
+	snprintf(buf, n, "(%llu obs.)", (unsigned long long)((const struct row *)row)->n);
+	return buf;
+}
+
+/* Lines that name their figures: no header, "head value" two spaces apart. */
+static void test_text_labelled(void **state)
+{
+	static const struct gl_col lc[] = {
+		{.name = "name", .kind = GL_COL_TEXT, .offset = R(name), .text_pos = 1, .text_w = 6},
+		{.name = "v", .kind = GL_COL_NUM, .offset = R(v), .text_pos = 2, .text_head = "p50"},
+		{.name = "w_ms", .kind = GL_COL_NUM, .offset = R(w_ms), .text_pos = 3,
+		 .text_head = "p95", .text_w = 4},
+		{.name = "n", .kind = GL_COL_U64, .offset = R(n), .text_pos = 4, .text_cell = obs_cell},
+	};
+	static const struct gl_table lt = {.cols = lc, .n_cols = 4, .row_size = sizeof(struct row),
+					   .text_gap = 1, .text_labelled = true};
+	static const struct row lr[2] = {{"ttft", 12, 0.25, 3, 0}, {"a_very_long", 5, NAN, 40, 0}};
+	char *buf = NULL;
+
+	(void)state;
+	buf = render_of(gl_table_text, &lt, lr, 2);
+	assert_string_equal(buf, "ttft   p50 0.2  p95    3  (12 obs.)\n"
+				 "a_ver~ p50 -  p95   40  (5 obs.)\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +902,10 @@ int main(void)
 		cmocka_unit_test(test_record_html_across),
 		cmocka_unit_test(test_text_before_no_head),
 		cmocka_unit_test(test_cut_uncut_last),
+		cmocka_unit_test(test_text_units),
+		cmocka_unit_test(test_table_class),
+		cmocka_unit_test(test_html_group),
+		cmocka_unit_test(test_text_labelled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
