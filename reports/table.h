@@ -81,9 +81,10 @@ struct gl_col {
 	/* Optional: the text cell's content (into buf of n bytes), aligned to text_w as a text
 	 * column is (the first column left, the others right unless GL_COL_LEFT) */
 	const char *(*text_cell)(const void *row, char *buf, size_t n);
-	/* Optional, a record's CSV (gl_record_csv): writes the column's key,name,value rows
-	 * itself under key (a count per component), each ended by pad empty cells and the
-	 * line end */
+	/* Optional, a record's CSV (gl_record_csv): writes the column's rows itself under key
+	 * (key,name,value: a count per component), each ended by the line end; pad is the
+	 * record's empty cells after a value, for rows of its shape (rows that fill the
+	 * CSV's other columns, or of a three-column CSV, where it is 0, need none) */
 	void (*csv_rows)(FILE *fp, const char *key, const void *row, unsigned pad);
 };
 
