@@ -323,8 +323,8 @@ const struct gl_report_memory *gl_memory_result(const struct gl_report *rep)
 #define BU(f) offsetof(struct gl_report_bucket, f)
 
 /*
- * A size bucket of the RMM allocations: JSON's rmm.size_histogram items. The CSV
- * writes them as key,name,value rows beside the section's other figures (the
+ * A size bucket of the RMM allocations: JSON's rmm.size_histogram items and the CSV's
+ * rmm.size_histogram rows beside the section's other figures (gl_table_csv_under: the
  * bucket's lower bound as the name); the text and HTML do not list them.
  */
 static const struct gl_col bucket_cols[] = {
@@ -407,17 +407,14 @@ static json_t *histogram_json(const void *row)
 	return gl_table_json(&bucket_table, rm->histogram, rm->n_histogram);
 }
 
-/* rmm.size_histogram in the CSV: a row per bucket, its lower bound as the name. */
+/* rmm.size_histogram in the CSV: a row per bucket under the key (its lower bound as the
+ * name, its count as the value). */
 static void histogram_csv(FILE *fp, const char *key, const void *row, unsigned pad)
 {
 	const struct gl_report_rmm *rm = row;
-	char lo[32];
 
 	(void)pad;
-	for (size_t i = 0; i < rm->n_histogram; i++) {
-		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)rm->histogram[i].lo_bytes);
-		gl_csv_kv_u64(fp, key, lo, rm->histogram[i].count);
-	}
+	gl_table_csv_under(&bucket_table, rm->histogram, rm->n_histogram, key, fp);
 }
 
 /* Text: the allocations, frees and failures, the peak outstanding and its time. */

@@ -93,9 +93,10 @@ struct gl_col {
 	 * spaces between columns (NULL: those spaces; "": nothing), the first column
 	 * included: "  slope " puts a label between two figures of a line */
 	const char *text_before;
-	/* Optional, a record's CSV (gl_record_csv): writes the column's key,name,value rows
-	 * itself under key (a count per component), each ended by pad empty cells and the
-	 * line end */
+	/* Optional, a record's CSV (gl_record_csv): writes the column's rows itself under key
+	 * (key,name,value: a count per component), each ended by the line end; pad is the
+	 * record's empty cells after a value, for rows of its shape (rows that fill the
+	 * CSV's other columns, or of a three-column CSV, where it is 0, need none) */
 	void (*csv_rows)(FILE *fp, const char *key, const void *row, unsigned pad);
 	/* Optional: text: the column's unit, on a second header line under text_head ("%",
 	 * "MiB"); the line is written when a shown column has one ("" for the others) */
