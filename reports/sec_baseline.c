@@ -368,7 +368,7 @@ static const char *text_p(const void *r, char *buf, size_t n)
 static const struct gl_col cols[] = {
 	{"kernel", GL_COL_TEXT, BK(kernel), GL_COL_NAME, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"display", GL_COL_TEXT, BK(display), GL_COL_NAME, 1, NULL, 34, 1, "kernel", 0, NULL, 0, 0,
-	 NULL, NULL, NULL, html_name, text_name, "  "},
+	 NULL, NULL, NULL, html_name, text_name, .text_before = "  "},
 	{"count_before", GL_COL_U64, BK(count_before), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0,
 	 NULL, .absent = no_count_before},
 	{"count", GL_COL_U64, BK(count), GL_COL_ABSENT_CSV, 0, NULL, 0, 0, NULL, 0, NULL,
@@ -378,15 +378,15 @@ static const struct gl_col cols[] = {
 	{"mean_us", GL_COL_NUM, BK(mean_us), 0, 4, NULL, 0, 3, "mean µs", 0, NULL,
 	 .text_before = " -> "},
 	{"mean_change_pct", GL_COL_NUM, BK(mean_change_pct), 0, 5, NULL, 0, 4, "mean change %", 0,
-	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct, text_mean_pct, " us ("},
+	 NULL, 0, 0, NULL, NULL, NULL, html_mean_pct, text_mean_pct, .text_before = " us ("},
 	{"p95_before_us", GL_COL_NUM, BK(p95_before_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_us", GL_COL_NUM, BK(p95_us), 0, 0, NULL, 0, 0, NULL, 0, NULL},
 	{"p95_change_pct", GL_COL_NUM, BK(p95_change_pct), 0, 0, NULL, 0, 5, "p95 change %", 0,
 	 NULL, 0, 0, NULL, NULL, NULL, html_p95_pct},
 	{"p_value", GL_COL_NUM, BK(p_value), 0, 6, NULL, 0, 6, "p (Welch)", 0, NULL, 0, 0, NULL,
-	 NULL, NULL, html_p, text_p, "%)  p "},
+	 NULL, NULL, html_p, text_p, .text_before = "%)  p "},
 	{"verdict", GL_COL_ENUM, BK(verdict), GL_COL_LEFT, 2, NULL, 11, 7, "verdict", 0,
-	 verdict_name, 0, 0, NULL, NULL, verdict_class, NULL, text_verdict, " "},
+	 verdict_name, 0, 0, NULL, NULL, verdict_class, NULL, text_verdict, .text_before = " "},
 };
 
 _Static_assert(sizeof(enum gl_baseline_verdict) == sizeof(int), "an enum column is an int");

@@ -728,7 +728,7 @@ static void test_text_before_no_head(void **state)
 		{"n", GL_COL_U64, R(n), 0, 3, "n", 0, .text_before = " in "},
 		{"ts", GL_COL_TS, R(ts_us), 0, 0, NULL, 0},
 	};
-	static const struct gl_table st = {sc, 4, sizeof(struct row), NULL, 0, true};
+	static const struct gl_table st = {sc, 4, sizeof(struct row), .text_no_head = true};
 	static const struct gl_table ht = {sc, 4, sizeof(struct row)};
 	char *buf = NULL;
 
