@@ -509,17 +509,13 @@ static bool is_log(const struct gl_report_alert *a)
 	return a->source && !strcmp(a->source, "log");
 }
 
-/* The alerts as JSON and CSV show them (struct alert_row). */
-static int rows_of(struct gl_section_ctx *cx, struct alerts *a)
+/* The alerts of res as the tables show them (struct alert_row), into rows. */
+static void fill_rows(const struct gl_alerts_result *res, struct alert_row *rows)
 {
-	if (!a->res.n_alerts)
-		return GL_OK;
-	if (!(a->rows = calloc(a->res.n_alerts, sizeof(*a->rows))))
-		return gl_section_oom(cx->err);
-	for (size_t i = 0; i < a->res.n_alerts; i++) {
-		const struct gl_report_alert *al = &a->res.alerts[i];
+	for (size_t i = 0; i < res->n_alerts; i++) {
+		const struct gl_report_alert *al = &res->alerts[i];
 
-		a->rows[i] = (struct alert_row){
+		rows[i] = (struct alert_row){
 			.severity = gl_severity_name(al->severity),
 			.rule = al->rule,
 			.subject = al->subject,
@@ -534,6 +530,15 @@ static int rows_of(struct gl_section_ctx *cx, struct alerts *a)
 			.worst = al->value,
 		};
 	}
+}
+
+static int rows_of(struct gl_section_ctx *cx, struct alerts *a)
+{
+	if (!a->res.n_alerts)
+		return GL_OK;
+	if (!(a->rows = calloc(a->res.n_alerts, sizeof(*a->rows))))
+		return gl_section_oom(cx->err);
+	fill_rows(&a->res, a->rows);
 	return GL_OK;
 }
 
@@ -634,50 +639,84 @@ static const struct gl_col cols[] = {
 static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 				      sizeof(struct alert_row), .text_no_head = true};
 
-/* The rows of a finished section; none without them. */
-static const struct alert_row *rows_shown(const void *st)
+/*
+ * The rows shown: the finished section's, or, for a model whose result was
+ * filled by hand, made of it into *own (the caller frees it). NULL with
+ * *own NULL and alerts to show: out of memory.
+ */
+static const struct alert_row *rows_for(const void *st, struct alert_row **own)
 {
-	return st ? ((const struct alerts *)st)->rows : NULL;
+	const struct alerts *a = st;
+
+	*own = NULL;
+	if (!a || !a->res.n_alerts)
+		return NULL;
+	if (a->rows)
+		return a->rows;
+	if ((*own = calloc(a->res.n_alerts, sizeof(**own))) != NULL)
+		fill_rows(&a->res, *own);
+	return *own;
 }
 
-static size_t n_shown(const void *st)
+static size_t n_of(const void *st)
 {
-	return rows_shown(st) ? res_of(st)->n_alerts : 0;
+	return st ? res_of(st)->n_alerts : 0;
 }
 
 static json_t *emit_json(const struct gl_report *r, const void *st)
 {
+	struct alert_row *own;
+	const struct alert_row *rows = rows_for(st, &own);
+	json_t *j = n_of(st) && !rows ? NULL : gl_table_json(&table, rows, n_of(st));
+
 	(void)r;
-	return gl_table_json(&table, rows_shown(st), n_shown(st));
+	free(own);
+	return j;
 }
 
 static void emit_csv(const struct gl_report *r, const void *st, FILE *fp)
 {
+	struct alert_row *own;
+	const struct alert_row *rows = rows_for(st, &own);
+
 	(void)r;
-	gl_table_csv(&table, rows_shown(st), n_shown(st), fp);
+	if (n_of(st) && !rows)
+		fputs("out of memory\n", fp);
+	else
+		gl_table_csv(&table, rows, n_of(st), fp);
+	free(own);
 }
 
 static void emit_text(const struct gl_report *r, const void *st, FILE *fp)
 {
-	size_t n = n_shown(st);
+	struct alert_row *own;
+	const struct alert_row *rows = rows_for(st, &own);
+	size_t n = n_of(st);
 
 	if (!n)
 		fprintf(fp, "none\n");
-	gl_table_text(&table, rows_shown(st), n < r->top ? n : r->top, fp);
+	else if (!rows)
+		fputs("out of memory\n", fp);
+	else
+		gl_table_text(&table, rows, n < r->top ? n : r->top, fp);
 	if (n > r->top)
 		fprintf(fp, "(%zu more alerts)\n", n - r->top);
+	free(own);
 }
 
 static void emit_html(const struct gl_report *rep, const void *st, FILE *f)
 {
-	const struct gl_alerts_result *res = res_of(st);
+	struct alert_row *own;
+	const struct alert_row *rows = rows_for(st, &own);
 
 	(void)rep;
-	if (res->n_alerts == 0) {
+	if (n_of(st) == 0)
 		fputs("<p>No alert fired.</p>\n", f);
-		return;
-	}
-	gl_table_html(&table, rows_shown(st), n_shown(st), f);
+	else if (!rows)
+		fputs("<p>out of memory</p>\n", f);
+	else
+		gl_table_html(&table, rows, n_of(st), f);
+	free(own);
 }
 
 const struct gl_section gl_sec_alerts = {
