@@ -167,10 +167,11 @@ struct ev_decoder {
 	sqlite3_stmt *text;	/* message and metadata by id (text_by_id layouts); with
 				 * has_ops, message and the operation's columns */
 	sqlite3_stmt *op;	/* the operation's columns by id (has_ops, other layouts) */
+	const struct gl_query *q;	/* its names (an operation's name by id), or NULL */
 	bool has_ops;		/* table operations exists (schema 10) */
 };
 
-static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, bool has_ops)
+static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, const struct gl_query *q)
 {
 	const int n = sqlite3_column_count(st);
 
@@ -181,7 +182,8 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, bool has_ops)
 	d->by_id = NULL;
 	d->text = NULL;
 	d->op = NULL;
-	d->has_ops = has_ops;
+	d->q = q;
+	d->has_ops = q->has_ops;
 }
 
 static void decoder_free(struct ev_decoder *d)
@@ -194,9 +196,10 @@ static void decoder_free(struct ev_decoder *d)
 	d->op = NULL;
 }
 
-/* The operation's columns (ms, throughput, name) from column 2 on. */
-#define OP_COLUMNS "o.ms, o.throughput, n.name"
-#define OP_JOIN " LEFT JOIN names n ON n.id = o.name_id"
+/* The operation's columns (ms, throughput, name id) from column 2 on; the
+ * name is the query's (names loaded at open, as every other id a report
+ * names). */
+#define OP_COLUMNS "o.ms, o.throughput, o.name_id"
 
 /*
  * Steps d->text to the row st is on (message, metadata; with has_ops,
@@ -209,7 +212,7 @@ static int text_row(sqlite3_stmt *st, struct ev_decoder *d)
 	if (!d->text &&
 	    sqlite3_prepare_v2(sqlite3_db_handle(st),
 			       d->has_ops ? "SELECT e.message, NULL, " OP_COLUMNS " FROM events e"
-					    " LEFT JOIN operations o ON o.event_id = e.id" OP_JOIN
+					    " LEFT JOIN operations o ON o.event_id = e.id"
 					    " WHERE e.id = ?1"
 					  : "SELECT message, metadata FROM events WHERE id = ?1",
 			       -1, &d->text, NULL) != SQLITE_OK)
@@ -231,7 +234,7 @@ static int op_row(sqlite3_stmt *st, struct ev_decoder *d)
 
 	if (!d->op &&
 	    sqlite3_prepare_v2(sqlite3_db_handle(st),
-			       "SELECT NULL, NULL, " OP_COLUMNS " FROM operations o" OP_JOIN
+			       "SELECT NULL, NULL, " OP_COLUMNS " FROM operations o"
 			       " WHERE o.event_id = ?1",
 			       -1, &d->op, NULL) != SQLITE_OK)
 		return sqlite3_errcode(sqlite3_db_handle(st));
@@ -362,6 +365,7 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	/* the operation: stored (schema 10), else found in the text as the
 	 * ingest finds it */
 	ev->op_ms = ev->op_throughput = NAN;
+	ev->op_name = NULL;	/* a stored name: the query's; a name found here: the arena's */
 	h->off[4] = SIZE_MAX;
 	if (op_candidate && d->has_ops) {
 		sqlite3_stmt *os = tst;
@@ -372,12 +376,9 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 			os = rc == SQLITE_ROW ? d->op : NULL;
 		}
 		if (os && sqlite3_column_type(os, 2) != SQLITE_NULL) {
-			const char *name = (const char *)sqlite3_column_text(os, 4);
-
 			ev->op_ms = sqlite3_column_double(os, 2);
 			ev->op_throughput = val_double(sqlite3_column_value(os, 3));
-			h->off[4] = arena_put(g, name, name ? (size_t)sqlite3_column_bytes(os, 4) : 0,
-					      &oom);
+			ev->op_name = gl_query_name(d->q, sqlite3_column_int64(os, 4));
 		}
 		if (os == d->op)
 			sqlite3_reset(d->op);
@@ -479,7 +480,8 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 		h->ev.metadata = h->off[1] == SIZE_MAX ? NULL : g->arena + h->off[1];
 		h->ev.device = h->off[2] == SIZE_MAX ? NULL : g->arena + h->off[2];
 		h->ev.source = h->off[3] == SIZE_MAX ? NULL : g->arena + h->off[3];
-		h->ev.op_name = h->off[4] == SIZE_MAX ? NULL : g->arena + h->off[4];
+		if (h->off[4] != SIZE_MAX)
+			h->ev.op_name = g->arena + h->off[4];
 		rc = fn(arg, &h->ev);
 	}
 	return rc;
@@ -610,7 +612,7 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 	/* ?2 is only in the kernels-only statements (see events_sql); the others
 	 * have no ?2, and the bind is a no-op there (SQLITE_RANGE) */
 	sqlite3_bind_int64(st, 2, until_us);
-	decoder_init(&d, st, q->has_ops);
+	decoder_init(&d, st, q);
 	do {
 		rc = fill_block(st, &d, &g, &pending, until_us);
 		frc = emit_block(&g, fn, arg);
@@ -761,7 +763,7 @@ struct slice_reader {
 	const char *sql;		/* with the kernel-trace columns */
 	const char *sql_plain;		/* without: for a snapshot with no trace record */
 	bool kinds;			/* the database has event_kinds (schema 8) */
-	bool has_ops;			/* the database has operations (schema 10) */
+	const struct gl_query *q;	/* its names and schema (read only while readers run) */
 	const int64_t *bound;		/* slice k is [bound[k], bound[k + 1]) */
 	size_t first, nslices;		/* reads slices first, first + 2, ... */
 	struct held_group ring[SL_RING];
@@ -806,7 +808,7 @@ static void *slice_main(void *arg)
 		    SQLITE_OK)
 		rc = SQLITE_ERROR;
 	if (rc == SQLITE_OK)
-		decoder_init(&d, st, r->has_ops);
+		decoder_init(&d, st, r->q);
 	pthread_mutex_lock(&all->mu);
 	r->ready = true;
 	pthread_cond_broadcast(&all->cv);
@@ -897,7 +899,7 @@ static int events_sliced(struct gl_query *q, const char *sql, const char *sql_pl
 		r->sql = sql;
 		r->sql_plain = sql_plain;
 		r->kinds = q->has_kind;
-		r->has_ops = q->has_ops;
+		r->q = q;
 		r->bound = bound;
 		r->first = i;
 		r->nslices = EV_SLICES;
