@@ -138,38 +138,45 @@ static const struct gl_col *csv_at(const struct gl_table *t, unsigned pos)
 	return !given && pos <= t->n_cols ? &t->cols[pos - 1] : NULL;
 }
 
+/* Column c's CSV value in row (gl_table_csv, a record's rows). */
+static void csv_value(FILE *fp, const struct gl_col *c, const void *row)
+{
+	const void *v = (const char *)row + c->offset;
+	char hx[24];
+
+	switch (c->kind) {
+	case GL_COL_TEXT:
+	case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
+	case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
+	case GL_COL_HEX: fputs(hex_of(v, hx, sizeof(hx)), fp); break;
+	case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
+	case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
+	case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
+	case GL_COL_INDEX:
+		if (long_of(v) >= 0)
+			fprintf(fp, "%ld", long_of(v));
+		break;
+	case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
+	case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
+	}
+}
+
 void gl_table_csv(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
-	char hx[24];
 
 	for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++)
 		fprintf(fp, "%s%s", p > 1 ? "," : "", c->name);
 	gl_csv_eol(fp);
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 1; (c = csv_at(t, p)) != NULL; p++) {
-			const void *v = cell(c, rows, t->row_size, i);
+			const void *row = (const char *)rows + i * t->row_size;
 
 			if (p > 1)
 				gl_csv_sep(fp);
-			if ((c->flags & GL_COL_ABSENT_CSV) && c->absent &&
-			    c->absent((const char *)rows + i * t->row_size))
+			if ((c->flags & GL_COL_ABSENT_CSV) && c->absent && c->absent(row))
 				continue;
-			switch (c->kind) {
-			case GL_COL_TEXT:
-			case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
-			case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
-			case GL_COL_HEX: fputs(hex_of(v, hx, sizeof(hx)), fp); break;
-			case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
-			case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
-			case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
-			case GL_COL_INDEX:
-				if (long_of(v) >= 0)
-					fprintf(fp, "%ld", long_of(v));
-				break;
-			case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
-			case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
-			}
+			csv_value(fp, c, row);
 		}
 		gl_csv_eol(fp);
 	}
@@ -442,29 +449,6 @@ json_t *gl_record_json(const struct gl_table *t, const void *row)
 
 	json_decref(a);
 	return o;
-}
-
-/* Column c's CSV value in row, as gl_table_csv writes it. */
-static void csv_value(FILE *fp, const struct gl_col *c, const void *row)
-{
-	const void *v = (const char *)row + c->offset;
-	char hx[24];
-
-	switch (c->kind) {
-	case GL_COL_TEXT:
-	case GL_COL_JSON: gl_csv_text(fp, text_of(v)); break;
-	case GL_COL_U64: gl_csv_u64(fp, u64_of(v)); break;
-	case GL_COL_HEX: fputs(hex_of(v, hx, sizeof(hx)), fp); break;
-	case GL_COL_NUM: gl_csv_num(fp, num_of(v)); break;
-	case GL_COL_TS: gl_csv_ts(fp, ts_of(v)); break;
-	case GL_COL_ENUM: gl_csv_text(fp, enum_of(c, v)); break;
-	case GL_COL_INDEX:
-		if (long_of(v) >= 0)
-			fprintf(fp, "%ld", long_of(v));
-		break;
-	case GL_COL_INT: fprintf(fp, "%d", int_of(v)); break;
-	case GL_COL_FLAG: fprintf(fp, "%d", int_of(v) != 0); break;
-	}
 }
 
 /* The key,name,value rows of the row: keys prefix + name (named: key, names the columns'). */
