@@ -194,7 +194,10 @@ CREATE TABLE events (
 	-- one column instead of eleven. Derived from those columns, never the
 	-- only copy: an UPDATE of one of them sets it NULL (the trigger below),
 	-- and a report reads the columns of a row whose packed is NULL. Format:
-	-- lib/store/evpack.h. Leave it out of INSERTs of your own.
+	-- lib/store/evpack.h. Leave it out of INSERTs of your own. v10: the
+	-- packing of an operation timing also carries its operations row (ms,
+	-- throughput, name id), so that the report reads it from the index; a
+	-- packing without it sends the report to table operations.
 	packed            BLOB,
 	-- v8: what the parser knew the record is (lib/record/record.h, enum
 	-- gl_ev_kind): 0 a log line, 1 a profiler trace's record, 2 a monitor's

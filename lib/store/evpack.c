@@ -25,7 +25,10 @@ enum {
 	F_DUR = 1 << 9,		/* the doubles: written when not NAN */
 	F_MEM = 1 << 10,
 	F_EXEC = 1 << 11,
-	F_ALL = (1 << 12) - 1,
+	F_OPREC = 1 << 12,	/* schema 10: the row's operation: ms, then... */
+	F_OPTP = 1 << 13,	/* ...its throughput, */
+	F_OPNAME = 1 << 14,	/* ...its name's id */
+	F_ALL = (1 << 15) - 1,
 };
 
 static uint64_t zigzag(int64_t v)
@@ -106,7 +109,10 @@ size_t gl_evpack_encode(const struct gl_evpack *f, unsigned char *out)
 			 (f->host_id ? F_HOST : 0) | (f->kernel_id ? F_KID : 0) |
 			 (f->anomaly ? F_ANOM : 0) | (f->recovery_attempts != -1 ? F_REC : 0) |
 			 (f->error_count != -1 ? F_ERR : 0) | (!isnan(f->dur_us) ? F_DUR : 0) |
-			 (!isnan(f->mem_mb) ? F_MEM : 0) | (!isnan(f->exec_ms) ? F_EXEC : 0);
+			 (!isnan(f->mem_mb) ? F_MEM : 0) | (!isnan(f->exec_ms) ? F_EXEC : 0) |
+			 (f->is_op ? F_OPREC : 0) |
+			 (f->is_op && !isnan(f->op_throughput) ? F_OPTP : 0) |
+			 (f->is_op && f->op_name_id ? F_OPNAME : 0);
 	size_t n = 0;
 
 	out[n++] = GL_EVPACK_VERSION;
@@ -132,6 +138,12 @@ size_t gl_evpack_encode(const struct gl_evpack *f, unsigned char *out)
 		n += put_double(out + n, f->mem_mb);
 	if (flags & F_EXEC)
 		n += put_double(out + n, f->exec_ms);
+	if (flags & F_OPREC)
+		n += put_double(out + n, f->op_ms);
+	if (flags & F_OPTP)
+		n += put_double(out + n, f->op_throughput);
+	if (flags & F_OPNAME)
+		n += put_varint(out + n, zigzag(f->op_name_id));
 	return n;
 }
 
@@ -193,6 +205,15 @@ bool gl_evpack_decode(const void *blob, size_t n, struct gl_evpack *f)
 	    !get_real(p, n, &i, flags, F_DUR, &f->dur_us) ||
 	    !get_real(p, n, &i, flags, F_MEM, &f->mem_mb) ||
 	    !get_real(p, n, &i, flags, F_EXEC, &f->exec_ms))
+		return false;
+	f->is_op = flags & F_OPREC;
+	f->op_ms = f->op_throughput = NAN;
+	f->op_name_id = 0;
+	if ((flags & (F_OPTP | F_OPNAME)) && !f->is_op)
+		return false;
+	if (f->is_op && (!get_real(p, n, &i, flags, F_OPREC, &f->op_ms) ||
+			 !get_real(p, n, &i, flags, F_OPTP, &f->op_throughput) ||
+			 !get_int(p, n, &i, flags, F_OPNAME, 0, &f->op_name_id)))
 		return false;
 	f->anomaly = (int)anomaly;
 	f->stream_id = unzigzag(stream);
@@ -289,6 +310,9 @@ void gl_evpack_from_values(sqlite3_value *const *v, struct gl_evpack *f)
 	f->op = like_operation(v[8]);
 	f->error_count = val_count(v[9]);
 	f->stream_id = sqlite3_value_int64(v[10]);
+	f->is_op = false;
+	f->op_ms = f->op_throughput = NAN;
+	f->op_name_id = 0;
 }
 
 static void sql_ev_pack(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -301,9 +325,32 @@ static void sql_ev_pack(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_blob(ctx, buf, (int)gl_evpack_encode(&f, buf), SQLITE_TRANSIENT);
 }
 
+/* gl_ev_pack_op(packed, ms, throughput, name_id) */
+static void sql_ev_pack_op(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct gl_evpack f;
+	unsigned char buf[GL_EVPACK_MAX];
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
+	    sqlite3_value_type(argv[1]) == SQLITE_NULL ||
+	    !gl_evpack_decode(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), &f))
+		return;	/* NULL: the row is read from its columns */
+	f.is_op = true;
+	f.op_ms = gl_evpack_real(sqlite3_value_double(argv[1]));
+	f.op_throughput = gl_evpack_real(val_double(argv[2]));
+	f.op_name_id = sqlite3_value_int64(argv[3]);
+	sqlite3_result_blob(ctx, buf, (int)gl_evpack_encode(&f, buf), SQLITE_TRANSIENT);
+}
+
 int gl_evpack_register(sqlite3 *db)
 {
-	return sqlite3_create_function(db, "gl_ev_pack", GL_EVPACK_NCOLS,
-				       SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ev_pack, NULL,
-				       NULL);
+	int rc = sqlite3_create_function(db, "gl_ev_pack", GL_EVPACK_NCOLS,
+					 SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ev_pack, NULL,
+					 NULL);
+
+	return rc != SQLITE_OK ? rc
+			       : sqlite3_create_function(db, "gl_ev_pack_op", 4,
+							 SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+							 sql_ev_pack_op, NULL, NULL);
 }

@@ -27,6 +27,14 @@
  * recovery_attempts, error_count as varints (anomaly zigzag), stream_id
  * (zigzag varint, always); then dur_us, mem_mb, exec_ms when present, each
  * 8 bytes of the double's bits, little-endian.
+ *
+ * Schema 10: a row that is an operation timing (table operations) also
+ * carries it, flagged: its ms, its throughput when it has one (8 bytes
+ * each) and its name's id when named (a varint), after exec_ms. The ingest
+ * packs it with the row; the migration to schema 10 adds it to the stored
+ * packings of the rows it finds to be one (gl_ev_pack_op()). A packing
+ * without it says nothing of an operation: the reader then looks the row
+ * up in table operations, as it does for a packing made of the columns.
  */
 #ifndef GL_EVPACK_H
 #define GL_EVPACK_H
@@ -38,7 +46,7 @@
 #include <sqlite3.h>
 
 #define GL_EVPACK_VERSION 1
-#define GL_EVPACK_MAX 112	/* bytes a packing takes at most */
+#define GL_EVPACK_MAX 128	/* bytes a packing takes at most */
 
 /* The columns a packing is made of, in the order gl_evpack_from_values and
  * gl_ev_pack() take them. */
@@ -62,6 +70,11 @@ struct gl_evpack {
 	int64_t recovery_attempts;	/* -1 when NULL or negative */
 	int64_t error_count;	/* -1 when NULL or negative */
 	int64_t stream_id;
+	/* schema 10: the row's operation timing (lib/record/operation.h), when packed */
+	bool is_op;		/* the fields below are the row's operation */
+	double op_ms;
+	double op_throughput;	/* NAN when none */
+	int64_t op_name_id;	/* 0 when not named */
 };
 
 /* Writes the packing of f into out (GL_EVPACK_MAX bytes); returns its length. */
@@ -84,7 +97,9 @@ bool gl_evpack_like_operation(const unsigned char *s, size_t n);
 double gl_evpack_real(double v);
 
 /* Registers gl_ev_pack(<GL_EVPACK_COLUMNS>) on db: the packing of a row's
- * stored columns (for the migration to schema 6 and for tests). */
+ * stored columns (for the migration to schema 6 and for tests); and
+ * gl_ev_pack_op(packed, ms, throughput, name_id): the packing with the
+ * row's operation added (NULL for a NULL or unreadable packing). */
 int gl_evpack_register(sqlite3 *db);
 
 #endif

@@ -329,7 +329,9 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->exec_ms = f.exec_ms;
 	/* the text columns, where a report uses them (see above) */
 	const bool has_exec = !isnan(f.exec_ms);
-	const bool op_candidate = !f.has_kernel && (has_exec || f.op);
+	/* an operation its packing carries is not looked up (nor its message read, but
+	 * at WARN and above) */
+	const bool op_candidate = !f.has_kernel && (has_exec || f.op) && !f.is_op;
 	const bool want_message = f.warn || op_candidate;
 	const bool want_metadata = !d->has_ops && !f.has_kernel && has_exec;
 	sqlite3_stmt *tst = st;
@@ -367,7 +369,11 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	ev->op_ms = ev->op_throughput = NAN;
 	ev->op_name = NULL;	/* a stored name: the query's; a name found here: the arena's */
 	h->off[4] = SIZE_MAX;
-	if (op_candidate && d->has_ops) {
+	if (f.is_op) {
+		ev->op_ms = f.op_ms;
+		ev->op_throughput = f.op_throughput;
+		ev->op_name = f.op_name_id ? gl_query_name(d->q, f.op_name_id) : NULL;
+	} else if (op_candidate && d->has_ops) {
 		sqlite3_stmt *os = tst;
 
 		if (tst == st) {

@@ -594,6 +594,7 @@ void gl_store_close(struct gl_store *st)
 	free(st->key);
 	free(st->ev_dup);
 	free(st->ev_maybe);
+	free(st->ev_ops);
 	gl_big_free(st->bloom, GL_BLOOM_BITS / 8);
 	free(st->probes);
 	free(st->path);

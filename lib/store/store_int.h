@@ -102,6 +102,15 @@ struct gl_store {
 	uint64_t samples;	/* samples stored since open */
 	unsigned char *ev_dup;	/* per event of the batch being put: 1 marked as a mirror */
 	unsigned char *ev_maybe;	/* per event: 1 when the filter (bloom_pass) knew its hash */
+	/* the operation timings among the rows of the INSERT under way, as
+	 * gl_store_ev_row finds them (its packing carries each), for
+	 * put_operations() to store once the rows have their ids */
+	struct gl_store_op {
+		size_t i;		/* the event's index in the batch */
+		int64_t name_id;	/* 0: not named */
+		double ms, throughput;	/* throughput NAN: none */
+	} *ev_ops;
+	size_t n_ev_ops, ev_ops_cap;
 	size_t ev_dup_cap;	/* of both */
 	/*
 	 * Which events need the mirror probe (an index lookup per event, a

@@ -204,6 +204,12 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	" name_id INTEGER REFERENCES names(id), ms REAL NOT NULL, throughput REAL);",
 };
 
+/* After 9 -> 10: the packings of the rows found to be operations carry them,
+ * as the ingest packs them (evpack.h). */
+static const char repack_ops_sql[] =
+	"UPDATE events SET packed = gl_ev_pack_op(events.packed, o.ms, o.throughput, o.name_id)"
+	" FROM operations o WHERE o.event_id = events.id AND events.packed IS NOT NULL;";
+
 /* A kind given to the rows stored before it was stored. */
 struct kind_fill {
 	const char *streams;	/* a stream that may hold rows of the kind */
@@ -476,7 +482,8 @@ int gl_store_migrate(struct gl_store *st, int fresh, struct gl_err *err)
 				  (rc = gl_store_exec(st, samples_v4_sql, err)) != GL_OK)) ||
 		    (ver == 7 && (rc = fill_kinds_v7(st, err)) != GL_OK) ||
 		    (ver == 8 && (rc = fill_kinds_v8(st, err)) != GL_OK) ||
-		    (ver == 9 && (rc = gl_store_fill_operations(st->db, st->path, err)) != GL_OK) ||
+		    (ver == 9 && ((rc = gl_store_fill_operations(st->db, st->path, err)) != GL_OK ||
+				  (rc = gl_store_exec(st, repack_ops_sql, err)) != GL_OK)) ||
 		    (rc = gl_store_exec(st, sql, err)) != GL_OK ||
 		    (rc = gl_store_exec(st, "COMMIT", err)) != GL_OK) {
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

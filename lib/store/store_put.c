@@ -162,7 +162,7 @@ static void bloom_pass(struct gl_store *st, const struct gl_batch *b)
  * NULL of bind_id/bind_count/bind_real, a REAL's -0.0 stored as 0).
  */
 static size_t pack_event(const struct gl_event *e, int64_t comp, int64_t host_id, int64_t kern,
-			 int64_t stream_id, unsigned char *out)
+			 int64_t stream_id, const struct gl_store_op *op, unsigned char *out)
 {
 	const int level = (int)e->level;
 	struct gl_evpack f = {
@@ -180,6 +180,10 @@ static size_t pack_event(const struct gl_event *e, int64_t comp, int64_t host_id
 		.recovery_attempts = e->recovery_attempts >= 0 ? e->recovery_attempts : -1,
 		.error_count = e->error_count >= 0 ? e->error_count : -1,
 		.stream_id = stream_id,
+		.is_op = op != NULL,
+		.op_ms = op ? op->ms : NAN,
+		.op_throughput = op ? op->throughput : NAN,
+		.op_name_id = op ? op->name_id : 0,
 	};
 
 	return gl_evpack_encode(&f, out);
@@ -205,6 +209,41 @@ static inline int probe_dup(struct gl_store *st, sqlite3_stmt *q, uint64_t h, in
 	if (*dup)
 		st->duplicates++;
 	return GL_OK;
+}
+
+/*
+ * Is event i of the batch (e) an operation timing (lib/record/operation.h)?
+ * 1: yes, appended to st->ev_ops with its name interned; 0: no; a negative
+ * gl_code on failure. Found in the values the row is stored with (an
+ * execution time as stored: -0.0 is 0), so that a database migrated to
+ * schema 10 and one written by this ingest hold the same rows.
+ */
+static int find_operation(struct gl_store *st, const struct gl_event *e, size_t i,
+			  struct gl_err *err)
+{
+	struct gl_operation op;
+	int64_t name_id = 0;
+	int rc;
+
+	if (e->kernel.p || !gl_operation_of(e->message.p, e->message.len, e->metadata.p,
+					    e->metadata.len, gl_evpack_real(e->exec_ms), &op))
+		return 0;
+	if (op.name[0] &&
+	    (rc = gl_store_intern_id(st, &st->names, st->ins_name,
+				     (struct gl_str){op.name, strlen(op.name)}, &name_id, err)) != GL_OK)
+		return rc;
+	if (st->n_ev_ops == st->ev_ops_cap) {
+		size_t cap = st->ev_ops_cap ? st->ev_ops_cap * 2 : 256;
+		struct gl_store_op *a = realloc(st->ev_ops, cap * sizeof(*a));
+
+		if (!a)
+			return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
+		st->ev_ops = a;
+		st->ev_ops_cap = cap;
+	}
+	st->ev_ops[st->n_ev_ops++] = (struct gl_store_op){i, name_id, op.ms,
+							  gl_evpack_real(op.throughput)};
+	return 1;
 }
 
 /*
@@ -267,20 +306,19 @@ int gl_store_ev_row(void *arg, size_t i, struct gl_evrow *r)
 probed:
 	st->ev_dup[i] = dup != 0;
 	r->dup_of = dup;
+	if ((rc = find_operation(st, e, i, err)) < 0)
+		return st->put_rc = rc;
 	r->packed_len = pack_event(e, r->comp_id, st->put_host_id, r->kernel_id, b->stream_id,
-				   r->packed);
+				   rc ? &st->ev_ops[st->n_ev_ops - 1] : NULL, r->packed);
 	return GL_OK;
 }
 
 /*
  * The operation timings among the events first..end the INSERT just stored
- * (lib/record/operation.h), into table operations: found in the values the
- * row holds (an execution time as stored: -0.0 is 0), so that a database
- * migrated to schema 10 and one written by this ingest hold the same rows.
- * The INSERT gave the rows consecutive ids, the last one last_insert_rowid.
+ * (st->ev_ops, found as each row was made), into table operations. The
+ * INSERT gave the rows consecutive ids, the last one last_insert_rowid.
  */
-static int put_operations(struct gl_store *st, const struct gl_batch *batch, size_t first,
-			  size_t end, struct gl_err *err)
+static int put_operations(struct gl_store *st, size_t first, size_t end, struct gl_err *err)
 {
 	const int64_t last = sqlite3_last_insert_rowid(st->db);
 	sqlite3_stmt *s = st->ins_op;
@@ -289,29 +327,20 @@ static int put_operations(struct gl_store *st, const struct gl_batch *batch, siz
 	if ((size_t)sqlite3_changes(st->db) != end - first)
 		return gl_err_set(err, GL_EDB, st->path, 0, "rows stored and rows given differ",
 				  "cannot store");
-	for (size_t i = first; i < end; i++) {
-		const struct gl_event *e = &batch->ev[i].ev;
-		struct gl_operation op;
-		int64_t name_id = 0;
+	for (size_t k = 0; k < st->n_ev_ops; k++) {
+		const struct gl_store_op *op = &st->ev_ops[k];
 
-		if (e->kernel.p || !gl_operation_of(e->message.p, e->message.len, e->metadata.p,
-						    e->metadata.len, gl_evpack_real(e->exec_ms), &op))
-			continue;
-		if (op.name[0] &&
-		    (rc = gl_store_intern_id(st, &st->names, st->ins_name,
-					     (struct gl_str){op.name, strlen(op.name)}, &name_id,
-					     err)) != GL_OK)
-			return rc;
-		sqlite3_bind_int64(s, 1, last - (int64_t)(end - 1 - i));
-		bind_id(s, 2, name_id);
-		sqlite3_bind_double(s, 3, op.ms);
-		if (isnan(op.throughput))
+		sqlite3_bind_int64(s, 1, last - (int64_t)(end - 1 - op->i));
+		bind_id(s, 2, op->name_id);
+		sqlite3_bind_double(s, 3, op->ms);
+		if (isnan(op->throughput))
 			sqlite3_bind_null(s, 4);
 		else
-			sqlite3_bind_double(s, 4, op.throughput);
+			sqlite3_bind_double(s, 4, op->throughput);
 		if ((rc = step(st, s, err)) != GL_OK)
 			return rc;
 	}
+	st->n_ev_ops = 0;
 	return GL_OK;
 }
 
@@ -356,9 +385,10 @@ static int put_events(struct gl_store *st, const struct gl_batch *batch, int64_t
 		sqlite3_bind_int(s, GL_EVTAB_P_KIND, (int)kind);
 		st->evsrc.first = i;
 		st->evsrc.end = j;
+		st->n_ev_ops = 0;
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
-		if (rc == SQLITE_DONE && (st->put_rc = put_operations(st, batch, i, j, err)) != GL_OK)
+		if (rc == SQLITE_DONE && (st->put_rc = put_operations(st, i, j, err)) != GL_OK)
 			break;
 	}
 	st->evsrc.first = st->evsrc.end = 0;

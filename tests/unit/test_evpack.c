@@ -27,7 +27,9 @@ static struct gl_evpack base(void)
 				  .exec_ms = NAN,
 				  .recovery_attempts = -1,
 				  .error_count = -1,
-				  .stream_id = 1};
+				  .stream_id = 1,
+				  .op_ms = NAN,
+				  .op_throughput = NAN};
 }
 
 static bool same_double(double a, double b)
@@ -51,6 +53,10 @@ static void expect_same(const struct gl_evpack *a, const struct gl_evpack *b)
 	assert_int_equal(a->recovery_attempts, b->recovery_attempts);
 	assert_int_equal(a->error_count, b->error_count);
 	assert_int_equal(a->stream_id, b->stream_id);
+	assert_int_equal(a->is_op, b->is_op);
+	assert_true(same_double(a->op_ms, b->op_ms));
+	assert_true(same_double(a->op_throughput, b->op_throughput));
+	assert_int_equal(a->op_name_id, b->op_name_id);
 }
 
 /* Varint bytes of a zigzag value, counted the plain way. */
@@ -92,6 +98,12 @@ static void test_round_trip(void **state)
 	in[k].exec_ms = 0x1.fffffffffffffp-1, in[k].level = GL_LEVEL_NONE, in[k].stream_id = 0;
 	in[k].has_kernel = true, in[k].kernel_id = 0;	/* a kernel_id of 0 that is not NULL */
 	k++;
+	in[k] = base();	/* an operation timing (schema 10): its ms alone */
+	in[k].exec_ms = 2.5, in[k].is_op = true, in[k].op_ms = 2.5;
+	k++;
+	in[k] = in[k - 1];	/* ...with its throughput and its name */
+	in[k].op_throughput = 412.5, in[k].op_name_id = 300;
+	k++;
 	for (size_t i = 0; i < k; i++) {
 		struct gl_evpack out;
 		size_t n = gl_evpack_encode(&in[i], buf);
@@ -104,6 +116,8 @@ static void test_round_trip(void **state)
 		want += in[i].recovery_attempts != -1 ? varint_len(in[i].recovery_attempts) : 0;
 		want += in[i].error_count != -1 ? varint_len(in[i].error_count) : 0;
 		want += 8 * (!isnan(in[i].dur_us) + !isnan(in[i].mem_mb) + !isnan(in[i].exec_ms));
+		want += in[i].is_op ? 8 + (isnan(in[i].op_throughput) ? 0 : 8) : 0;
+		want += in[i].op_name_id ? varint_len(in[i].op_name_id) : 0;
 		assert_int_equal(n, want);
 		assert_true(n <= GL_EVPACK_MAX);
 		assert_int_equal(buf[0], GL_EVPACK_VERSION);
@@ -114,6 +128,14 @@ static void test_round_trip(void **state)
 	/* the smallest packing: version, flags, level, stream 1 (zigzag 2) */
 	assert_int_equal(gl_evpack_encode(&in[0], buf), 5);
 	assert_memory_equal(buf, "\x01\x00\x00\x03\x02", 5);
+	/* an operation's ms after exec_ms, flagged 0x1000; name 300: zigzag 600 = 0xd8 0x04 */
+	assert_int_equal(gl_evpack_encode(&in[5], buf), 5 + 8 + 8 + 8 + 2);
+	assert_int_equal(buf[1], 0x00);
+	assert_int_equal(buf[2], (0x0800 | 0x1000 | 0x2000 | 0x4000) >> 8);
+	assert_memory_equal(buf + 29, "\xd8\x04", 2);
+	/* a throughput or a name without the operation: not a packing */
+	buf[2] = 0x08 | 0x20;
+	assert_false(gl_evpack_decode(buf, 21, &(struct gl_evpack){0}));
 }
 
 static void test_refuses(void **state)

@@ -1079,11 +1079,21 @@ static void test_put_packed(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(gl_evpack_register(h), SQLITE_OK);
-	s = row(h, "SELECT count(*), count(packed), sum(packed IS gl_ev_pack(" GL_EVPACK_COLUMNS
-		   ")), sum(message LIKE 'Operation %') FROM events");
+	/* the packing of the columns, with the row's operation (schema 10) where it is one */
+	s = row(h, "SELECT count(*), count(packed), sum(packed IS CASE WHEN o.event_id IS NULL"
+		   " THEN gl_ev_pack(" GL_EVPACK_COLUMNS ") ELSE gl_ev_pack_op(gl_ev_pack("
+		   GL_EVPACK_COLUMNS "), o.ms, o.throughput, o.name_id) END),"
+		   " sum(message LIKE 'Operation %'), count(o.event_id)"
+		   " FROM events LEFT JOIN operations o ON o.event_id = events.id");
 	assert_int_equal(sqlite3_column_int(s, 0), n);
 	assert_int_equal(sqlite3_column_int(s, 1), n);
 	assert_int_equal(sqlite3_column_int(s, 2), n);
+	/* operations, by hand: no kernel (even i), a finite execution time and a message
+	 * (a record without text is none). exec_ms = reals[(i + 5) % 8] for even i is
+	 * reals[5], [7], [1], [3] in turn (INFINITY, 3e15, -0.0, 1.5): 21 of the 28 even
+	 * rows are finite; of those, i = 14, 28, 42 have no message (msgs[i % 7] = NULL):
+	 * 18 */
+	assert_int_equal(sqlite3_column_int(s, 4), 18);
 	/* the rows of "Operation a", "OPERATION b" (8 each of 56); not the cut one */
 	assert_int_equal(sqlite3_column_int(s, 3), 16);
 	sqlite3_finalize(s);
