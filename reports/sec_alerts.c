@@ -52,7 +52,6 @@ struct alerts {
 	struct gl_alerts_result res;	/* first: see sec_alerts.h */
 	uint64_t *comp_events, *comp_errors;
 	size_t n_ids;
-	struct alert_row *rows;		/* res.alerts as shown, once finished */
 	/* while the rules run: the alerts of a kernel's duration trend, and of a
 	 * finding that a kernel grew steadily (the same claim: one_trend_claim) */
 	size_t *trend_at, *ftrend_at;
@@ -532,15 +531,6 @@ static void fill_rows(const struct gl_alerts_result *res, struct alert_row *rows
 	}
 }
 
-static int rows_of(struct gl_section_ctx *cx, struct alerts *a)
-{
-	if (!a->res.n_alerts)
-		return GL_OK;
-	if (!(a->rows = calloc(a->res.n_alerts, sizeof(*a->rows))))
-		return gl_section_oom(cx->err);
-	fill_rows(&a->res, a->rows);
-	return GL_OK;
-}
 
 static int finish(struct gl_section_ctx *cx, void *st)
 {
@@ -558,8 +548,6 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	/* one entry per (source, rule, subject, severity), critical first */
 	if (rc == GL_OK)
 		gl_alert_group(rep->alerts, &rep->n_alerts);
-	if (rc == GL_OK)
-		rc = rows_of(cx, st);
 	return rc;
 }
 
@@ -569,7 +557,6 @@ static void release(void *st)
 
 	free(a->comp_events);
 	free(a->comp_errors);
-	free(a->rows);
 	free(a->trend_at);
 	free(a->ftrend_at);
 	for (size_t i = 0; i < a->res.n_alerts; i++) {
@@ -640,9 +627,9 @@ static const struct gl_table table = {cols, sizeof(cols) / sizeof(cols[0]),
 				      sizeof(struct alert_row), .text_no_head = true};
 
 /*
- * The rows shown: the finished section's, or, for a model whose result was
- * filled by hand, made of it into *own (the caller frees it). NULL with
- * *own NULL and alerts to show: out of memory.
+ * The rows shown, made of the result (a finished section's or one filled by
+ * hand) into *own, which the caller frees. NULL with alerts to show: out of
+ * memory.
  */
 static const struct alert_row *rows_for(const void *st, struct alert_row **own)
 {
@@ -651,8 +638,6 @@ static const struct alert_row *rows_for(const void *st, struct alert_row **own)
 	*own = NULL;
 	if (!a || !a->res.n_alerts)
 		return NULL;
-	if (a->rows)
-		return a->rows;
 	if ((*own = calloc(a->res.n_alerts, sizeof(**own))) != NULL)
 		fill_rows(&a->res, *own);
 	return *own;

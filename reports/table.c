@@ -395,6 +395,30 @@ static void html_group_head(const struct gl_table *t, const void *prev, const vo
 	fputs("</th></tr>\n", fp);
 }
 
+/* Column c's HTML cell of row: <td> with its class (the column's html_class,
+ * else its kind's) and its title (GL_COL_TITLE), its content, </td>. */
+static void html_td(FILE *fp, const struct gl_col *c, const void *row)
+{
+	const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
+
+	fputs("<td", fp);
+	if (cls)
+		fprintf(fp, " class=\"%s\"", cls);
+	if (c->flags & GL_COL_TITLE) {
+		const char *title = text_of((const char *)row + c->title_offset);
+
+		fputs(" title=\"", fp);
+		gl_html_text(fp, title ? title : "");
+		fputc('"', fp);
+	}
+	fputc('>', fp);
+	if (c->html_cell)
+		c->html_cell(fp, row);
+	else
+		html_value(fp, c, row, 0, 0);
+	fputs("</td>", fp);
+}
+
 void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *fp)
 {
 	const struct gl_col *c;
@@ -417,24 +441,7 @@ void gl_table_html(const struct gl_table *t, const void *rows, size_t n, FILE *f
 		else
 			fputs("<tr>", fp);
 		for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
-			const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
-
-			fputs("<td", fp);
-			if (cls)
-				fprintf(fp, " class=\"%s\"", cls);
-			if (c->flags & GL_COL_TITLE) {
-				const char *title = text_of((const char *)row + c->title_offset);
-
-				fputs(" title=\"", fp);
-				gl_html_text(fp, title ? title : "");
-				fputc('"', fp);
-			}
-			fputc('>', fp);
-			if (c->html_cell)
-				c->html_cell(fp, row);
-			else
-				html_value(fp, c, rows, t->row_size, i);
-			fputs("</td>", fp);
+			html_td(fp, c, row);
 		}
 		fputs("</tr>\n", fp);
 	}
@@ -545,24 +552,9 @@ void gl_record_html(const struct gl_table *t, const void *row, FILE *fp)
 
 	fputs(t->record_html_open ? t->record_html_open : "<table>", fp);
 	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
-		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
-
-		fprintf(fp, "<tr><th>%s</th><td", c->html_head);
-		if (cls)
-			fprintf(fp, " class=\"%s\"", cls);
-		if (c->flags & GL_COL_TITLE) {
-			const char *title = text_of((const char *)row + c->title_offset);
-
-			fputs(" title=\"", fp);
-			gl_html_text(fp, title ? title : "");
-			fputc('"', fp);
-		}
-		fputc('>', fp);
-		if (c->html_cell)
-			c->html_cell(fp, row);
-		else
-			html_value(fp, c, row, 0, 0);
-		fputs("</td></tr>\n", fp);
+		fprintf(fp, "<tr><th>%s</th>", c->html_head);
+		html_td(fp, c, row);
+		fputs("</tr>\n", fp);
 	}
 	fputs("</table>\n", fp);
 }
@@ -594,17 +586,7 @@ void gl_record_html_across(const struct gl_table *t, const void *row, FILE *fp)
 		fprintf(fp, "<th>%s</th>", c->html_head);
 	fputs("</tr>\n<tr>", fp);
 	for (unsigned p = 1; (c = at(t, p, true)) != NULL; p++) {
-		const char *cls = c->html_class ? c->html_class(row) : html_class_of(c);
-
-		fputs("<td", fp);
-		if (cls)
-			fprintf(fp, " class=\"%s\"", cls);
-		fputc('>', fp);
-		if (c->html_cell)
-			c->html_cell(fp, row);
-		else
-			html_value(fp, c, row, 0, 0);
-		fputs("</td>", fp);
+		html_td(fp, c, row);
 	}
 	fputs("</tr></table>\n", fp);
 }
