@@ -21,6 +21,13 @@
  * listed kernel is handed over or at the end. So two buffers, and on a
  * 10M-event report about 0.2 s less. The figures are the same: each
  * kernel is described by one thread, in the same steps.
+ *
+ * A backend that describes kernels on its side (ClickHouse,
+ * gl_query_kernel_stats) is asked for the listed kernels' figures at plan,
+ * over the rows the kernel pass hands here (filters, mirrors, launch
+ * copies); the pass then keeps a listed kernel's durations only for its
+ * histogram (a charted kernel), and a kernel the backend did not describe
+ * is described here as above.
  */
 #include <math.h>
 #include <pthread.h>
@@ -31,6 +38,7 @@
 #include "emit_util.h"
 #include "kernel_trace.h"
 #include "kname.h"
+#include "launch_once.h"
 #include "sec_kernels.h"
 #include "section.h"
 #include "sections.h"
@@ -65,6 +73,10 @@ struct kernels {
 	struct gl_kernels_chart chart;
 	/* the kernel pass: the durations of the listed kernel it is on */
 	size_t cur;		/* its rank; SIZE_MAX: none */
+	bool keep_dur;		/* its durations are kept (described here, or charted) */
+	/* per rank: the backend's figures (gl_query_kernel_stats), when from_srv */
+	struct gl_stats_desc *srv;
+	bool *from_srv;
 	double *dur[2];		/* two buffers, each time order, then reordered by describe */
 	size_t cap_dur[2];
 	unsigned fill;		/* the one the pass fills */
@@ -139,6 +151,7 @@ static int cmp_kstate_total(const void *pa, const void *pb)
 
 /* Lists the first max(--top, --chart-top) kernels by total time. */
 static int distinct_names(struct gl_kernels_result *res, struct gl_err *err);
+static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks);
 
 static int plan(struct gl_section_ctx *cx, void *st)
 {
@@ -146,6 +159,7 @@ static int plan(struct gl_section_ctx *cx, void *st)
 	struct gl_kernels_result *rep = &ks->res;
 	size_t want = cx->p->top;
 	struct kstate **order;
+	int rc;
 
 	if (cx->rep->axis.charts && cx->rep->axis.chart_top > want)
 		want = cx->rep->axis.chart_top;
@@ -183,7 +197,9 @@ static int plan(struct gl_section_ctx *cx, void *st)
 		rk->mean_mem_mib = k->mem_n ? k->mem_sum / (double)k->mem_n : NAN;
 	}
 	free(order);
-	return distinct_names(rep, cx->err);
+	if ((rc = distinct_names(rep, cx->err)) != GL_OK)
+		return rc;
+	return gl_query_describes_kernels(cx->q) ? describe_on_server(cx, ks) : GL_OK;
 }
 
 static int cmp_display(const void *a, const void *b)
@@ -225,6 +241,87 @@ static int distinct_names(struct gl_kernels_result *res, struct gl_err *err)
 	}
 	free(by);
 	return GL_OK;
+}
+
+_Static_assert(GL_QUERY_LAUNCH_ONCE_TOL_US == GL_LAUNCH_ONCE_TOL_US, "one launch rule");
+
+/* The timings of the listed kernels one statement of the backend describes, at most (a
+ * kernel with more is one statement by itself): what the server holds at once. */
+#define SRV_GROUP_TIMINGS 4000000u
+
+static int on_server_stats(void *arg, const struct gl_query_kernel_stats *s)
+{
+	struct kernels *ks = arg;
+	struct kstate *k = (uint64_t)s->kernel_id < ks->n_ids ? ks->by_id[s->kernel_id] : NULL;
+
+	if (!k || k->rank == SIZE_MAX || !s->n)
+		return GL_OK;
+	ks->srv[k->rank] = (struct gl_stats_desc){
+		.n = s->n, .min = s->min_us, .max = s->max_us, .mean = s->mean_us, .sd = s->sd_us,
+		.var = s->sd_us * s->sd_us, .p50 = s->p50_us, .p90 = s->p90_us, .p95 = s->p95_us,
+		.p99 = s->p99_us, .sum = s->sum_us};
+	ks->from_srv[k->rank] = true;
+	return GL_OK;
+}
+
+/* The ids of names the filter ok passes into *ids (NULL: no filter, all pass). */
+static int kept_ids(struct gl_section_ctx *cx, size_t n_globs,
+		    bool (*ok)(struct gl_section_ctx *cx, int64_t id), int64_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	if (!n_globs)
+		return GL_OK;
+	if (!(*ids = malloc(cx->n_ids * sizeof(**ids))))
+		return gl_section_oom(cx->err);
+	for (size_t id = 0; id < cx->n_ids; id++)
+		if (ok(cx, (int64_t)id))
+			(*ids)[(*n)++] = (int64_t)id;
+	return GL_OK;
+}
+
+/*
+ * The listed kernels' figures from the backend, groups of ascending rank
+ * whose timings (the event pass counted them) fit SRV_GROUP_TIMINGS.
+ */
+static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks)
+{
+	struct gl_query_keep keep = {0};
+	int64_t *hosts = NULL, *comps = NULL, *group = NULL;
+	int rc;
+
+	ks->srv = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->srv));
+	ks->from_srv = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->from_srv));
+	group = malloc((ks->n_listed ? ks->n_listed : 1) * sizeof(*group));
+	if (!ks->srv || !ks->from_srv || !group) {
+		rc = gl_section_oom(cx->err);
+		goto out;
+	}
+	if ((rc = kept_ids(cx, cx->p->nhosts, gl_section_host_ok, &hosts, &keep.n_hosts)) != GL_OK ||
+	    (rc = kept_ids(cx, cx->p->ncomponents, gl_section_component_ok, &comps, &keep.n_components)) != GL_OK)
+		goto out;
+	keep.host_ids = hosts;
+	keep.component_ids = comps;
+	for (size_t r = 0; r < ks->n_listed && rc == GL_OK;) {
+		size_t n = 0;
+		uint64_t timings = 0;
+
+		for (; r < ks->n_listed; r++) {
+			uint64_t kn = cx->kernel_n[ks->res.kernels[r].kernel_id];
+
+			if (n && timings + kn > SRV_GROUP_TIMINGS)
+				break;
+			group[n++] = ks->res.kernels[r].kernel_id;
+			timings += kn;
+		}
+		rc = gl_query_kernel_stats(cx->q, cx->p->since_us, cx->p->until_us, group, n, &keep,
+					   on_server_stats, ks, cx->err);
+	}
+out:
+	free(hosts);
+	free(comps);
+	free(group);
+	return rc;
 }
 
 const char *gl_kernels_display(const struct gl_report *rep, const char *kernel, char *buf,
@@ -275,7 +372,7 @@ static int record_listed(struct gl_section_ctx *cx, struct kernels *ks, size_t r
 	struct gl_report_kernel *rk = &ks->res.kernels[r];
 	int rc;
 
-	rk->count = n;
+	rk->count = d->n;
 	rk->min_us = d->min;
 	rk->max_us = d->max;
 	rk->mean_us = d->mean;
@@ -325,6 +422,11 @@ static int end_kernel(struct gl_section_ctx *cx, struct kernels *ks)
 	ks->cur = SIZE_MAX;
 	if (r == SIZE_MAX)
 		return GL_OK;
+	if (ks->from_srv && ks->from_srv[r]) {
+		ks->described[r] = true;
+		return record_listed(cx, ks, r, &ks->srv[r], ks->dur[ks->fill],
+				     ks->keep_dur ? ks->n_dur : 0);
+	}
 	if ((rc = settle(cx, ks)) != GL_OK)
 		return rc;
 	ks->described[r] = true;
@@ -351,10 +453,13 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 			return rc;
 		if (!k || k->rank == SIZE_MAX || ks->described[k->rank])
 			return GL_OK;
+		/* the backend's figures: the durations only for the histogram */
+		ks->keep_dur = !(ks->from_srv && ks->from_srv[k->rank]) ||
+			       (cx->rep->axis.charts && k->rank < cx->rep->axis.chart_top);
 		/* the event pass counted them: the buffer grows once to the largest */
 		size_t need = cx->kernel_n[ev->kernel_id] ? cx->kernel_n[ev->kernel_id] : 64;
 
-		if (need > ks->cap_dur[ks->fill]) {
+		if (ks->keep_dur && need > ks->cap_dur[ks->fill]) {
 			double *p = gl_big_realloc(ks->dur[ks->fill],
 						   ks->cap_dur[ks->fill] * sizeof(*p),
 						   need * sizeof(*p));
@@ -371,6 +476,8 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		return GL_OK;
 	const unsigned f = ks->fill;
 
+	if (!ks->keep_dur)
+		goto charts;
 	if (ks->n_dur == ks->cap_dur[f]) {
 		size_t cap = ks->cap_dur[f] * 2;
 		double *p = gl_big_realloc(ks->dur[f], ks->cap_dur[f] * sizeof(*p), cap * sizeof(*p));
@@ -381,6 +488,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		ks->cap_dur[f] = cap;
 	}
 	ks->dur[f][ks->n_dur++] = ev->dur_us;
+charts:
 	if (ks->cols) {
 		struct gl_chart_cols *c = &ks->cols[ks->cur];
 
@@ -417,7 +525,10 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			struct gl_stats_desc d;
 
 			ks->described[r] = true;
-			gl_stats_describe(NULL, 0, &d);
+			if (ks->from_srv && ks->from_srv[r])
+				d = ks->srv[r];
+			else
+				gl_stats_describe(NULL, 0, &d);
 			rc = record_listed(cx, ks, r, &d, NULL, 0);
 		}
 	/* a charted kernel none of whose timings came: empty columns */
@@ -449,6 +560,8 @@ static void release(void *st)
 	for (size_t r = 0; r < GL_CHART_TOP_MAX; r++)
 		gl_chart_hist_release(&ks->chart.top_hist[r]);
 	free(ks->described);
+	free(ks->srv);
+	free(ks->from_srv);
 	free(ks->by_id);
 	free(ks->ids);
 	for (size_t i = 0; i < ks->res.n_kernels; i++) {

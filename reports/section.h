@@ -131,6 +131,9 @@ bool gl_section_metric_ok(const struct gl_section_ctx *cx, const char *metric);
 /* Does host id pass the --host globs (cached)? */
 bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id);
 
+/* Does component id pass the --component globs (cached)? */
+bool gl_section_component_ok(struct gl_section_ctx *cx, int64_t component_id);
+
 struct gl_section {
 	const char *name;		/* JSON key, <name>.csv, HTML id */
 	const char *title;		/* heading of the text block and the HTML section */

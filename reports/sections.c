@@ -430,6 +430,11 @@ bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id)
 	return id_ok(cx, cx->host_ok, host_id, cx->p->hosts, cx->p->nhosts);
 }
 
+bool gl_section_component_ok(struct gl_section_ctx *cx, int64_t component_id)
+{
+	return id_ok(cx, cx->comp_ok, component_id, cx->p->components, cx->p->ncomponents);
+}
+
 /* The kernel pass, from the cache: rows on_event kept, filters applied there. */
 static int on_kernel_kept(void *arg, const struct gl_query_event *ev)
 {

@@ -876,3 +876,19 @@ int gl_query_access_requests(struct gl_query *q, int64_t since_us, int64_t until
 	sqlite3_finalize(st);
 	return rc;
 }
+
+bool gl_query_describes_kernels(const struct gl_query *q)
+{
+	return q->be && q->be->kernel_stats;
+}
+
+int gl_query_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const int64_t *ids, size_t n, const struct gl_query_keep *keep,
+			  int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
+			  struct gl_err *err)
+{
+	if (!gl_query_describes_kernels(q))
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "kernels are described by the caller here");
+	return q->be->kernel_stats(q, since_us, until_us, ids, n, keep, fn, arg, err);
+}

@@ -182,6 +182,53 @@ int gl_query_kernel_counts(struct gl_query *q, int64_t since_us, int64_t until_u
 			   struct gl_err *err);
 
 /*
+ * Aggregates a backend other than SQLite computes on its side (optional
+ * methods of struct gl_query_backend, query_int.h); over an SQLite file
+ * the sections compute them in C from the rows they read.
+ *
+ * Which rows an aggregate keeps, as the report's filters keep them: host
+ * and component ids (0: none, the empty name); a NULL list keeps all.
+ */
+struct gl_query_keep {
+	const int64_t *host_ids;
+	size_t n_hosts;
+	const int64_t *component_ids;
+	size_t n_components;
+};
+
+/* One kernel's durations described: the figures of gl_stats_describe
+ * (lib/stats/stats.h) over its timings in time order. */
+struct gl_query_kernel_stats {
+	int64_t kernel_id;		/* names id */
+	uint64_t n;
+	double sum_us;			/* summed in time order */
+	double min_us, max_us, mean_us;
+	double sd_us;			/* sample standard deviation; NAN for n < 2 */
+	double p50_us, p90_us, p95_us, p99_us;	/* type 7: linear between order statistics */
+};
+
+/* reports/launch_once.h's GL_LAUNCH_ONCE_TOL_US, for a backend's launch rule */
+#define GL_QUERY_LAUNCH_ONCE_TOL_US 1000
+
+/* Does q describe kernels' durations on its side (gl_query_kernel_stats)? */
+bool gl_query_describes_kernels(const struct gl_query *q);
+
+/*
+ * Calls fn once for each kernel of ids[0..n) with timings in [since_us,
+ * until_us), in no set order: its durations described over the rows the
+ * report's kernel pass hands a section for it: GL_QUERY_KERNELS_ONLY rows
+ * of the hosts and components keep keeps (NULL: all), less the launch
+ * copies (reports/launch_once.h, the rule applied in (ts_us, id) order per
+ * kernel). A kernel whose name a statement cannot carry gets no call (the
+ * caller describes it itself). GL_OK, fn's value, GL_EDB, GL_EUNAVAIL or
+ * GL_ENOMEM; where gl_query_describes_kernels is false, GL_EUSAGE.
+ */
+int gl_query_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const int64_t *ids, size_t n, const struct gl_query_keep *keep,
+			  int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
+			  struct gl_err *err);
+
+/*
  * The statement gl_query_events runs for flags over a snapshot with a
  * stream of a profiler trace (traces true) or without (false); ?1 and ?2
  * are the window. For tests: its query plan.

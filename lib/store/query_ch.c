@@ -627,6 +627,43 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 }
 
 /*
+ * " AND col IN ('name', ...)" of the names of ids[0..n) (id 0: the empty
+ * name) appended to b: GL_OK, GL_ENOMEM, or 1 when a name has a control
+ * byte, the list is too long for one statement or names nothing (b is then
+ * partly made).
+ */
+static int add_in(struct gl_buf *b, const struct gl_query *q, const char *col, const int64_t *ids,
+		  size_t n)
+{
+	size_t added = 0;
+	int rc = GL_OK;
+
+	if (gl_buf_add(b, " AND ", 5) || gl_buf_add(b, col, strlen(col)) ||
+	    gl_buf_add(b, " IN (", 5))
+		return GL_ENOMEM;
+	for (size_t i = 0; rc == GL_OK && i < n; i++) {
+		const char *p = ids[i] == 0 ? ""
+				: ids[i] > 0 && (uint64_t)ids[i] < q->n_names ? q->names[ids[i]] : NULL;
+
+		if (!p)
+			continue;
+		rc = gl_buf_add(b, added ? ", '" : "'", added ? 3 : 1);
+		added++;
+		for (; rc == GL_OK && *p; p++) {
+			if ((unsigned char)*p < 0x20)
+				return 1;
+			if (*p == '\\' || *p == '\'')
+				rc = gl_buf_add(b, "\\", 1);
+			rc = rc ? rc : gl_buf_add(b, p, 1);
+		}
+		rc = rc ? rc : gl_buf_add(b, "'", 1);
+		if (b->len > NAMES_SQL_MAX)
+			return 1;
+	}
+	return rc ? rc : !added ? 1 : gl_buf_add(b, ")", 2);	/* with the NUL */
+}
+
+/*
  * Some kernels' timings (ids[0..n)): the server sends their rows only,
  * " AND kernel IN (...)", not every kernel's (for each group of the kernel
  * pass, for the baseline's listed kernels). Names with a control byte, or
@@ -638,32 +675,127 @@ static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_
 			    struct gl_err *err)
 {
 	struct gl_buf b = {0};
-	bool first = true, all = false;
-	int rc = gl_buf_add(&b, " AND kernel IN (", 16);
+	int rc = n ? add_in(&b, q, "kernel", ids, n) : 1;
 
-	for (size_t i = 0; rc == GL_OK && !all && i < n; i++) {
-		const char *p = ids[i] > 0 && (uint64_t)ids[i] < q->n_names ? q->names[ids[i]] : NULL;
-
-		if (!p)
-			continue;
-		rc = gl_buf_add(&b, first ? "'" : ", '", first ? 1 : 3);
-		first = false;
-		for (; rc == GL_OK && *p; p++) {
-			if ((unsigned char)*p < 0x20)
-				all = true;
-			if (*p == '\\' || *p == '\'')
-				rc = gl_buf_add(&b, "\\", 1);
-			rc = rc ? rc : gl_buf_add(&b, p, 1);
-		}
-		rc = rc ? rc : gl_buf_add(&b, "'", 1);
-		all = all || b.len > NAMES_SQL_MAX;
-	}
-	rc = rc ? rc : gl_buf_add(&b, ")", 2);	/* with the NUL */
-	if (rc == GL_OK)
-		rc = events_of(q, since_us, until_us, GL_QUERY_KERNELS_ONLY,
-			       all || first ? "" : b.data, fn, arg, err);
-	else
+	if (rc == GL_ENOMEM)
 		rc = gl_qch_oom(err);
+	else
+		rc = events_of(q, since_us, until_us, GL_QUERY_KERNELS_ONLY, rc == GL_OK ? b.data : "",
+			       fn, arg, err);
+	gl_buf_release(&b);
+	return rc;
+}
+
+struct stats_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_kernel_stats *s);
+	void *arg;
+};
+
+static int stats_row(void *arg, struct gl_tsv_field *f)
+{
+	struct stats_walk *w = arg;
+	struct gl_query_kernel_stats s = {gl_qch_name_id(w->q, &f[0]), (uint64_t)gl_qch_fint(&f[1]),
+					  gl_qch_fbits(&f[2]), gl_qch_fbits(&f[3]),
+					  gl_qch_fbits(&f[4]), gl_qch_fbits(&f[5]),
+					  gl_qch_fbits(&f[6]), gl_qch_fbits(&f[7]),
+					  gl_qch_fbits(&f[8]), gl_qch_fbits(&f[9]),
+					  gl_qch_fbits(&f[10])};
+
+	return s.kernel_id ? w->fn(w->arg, &s) : 0;
+}
+
+/* Quantile f of the sorted srt of n: GSL's, as lib/stats/stats.c selects it. */
+#define CH_Q(f) "if(toUInt64(floor((n - 1) * " f ")) + 1 >= n OR (n - 1) * " f \
+	" - floor((n - 1) * " f ") = 0, srt[toUInt64(floor((n - 1) * " f ")) + 1]," \
+	" (1 - ((n - 1) * " f " - floor((n - 1) * " f "))) * srt[toUInt64(floor((n - 1) * " f ")) + 1]" \
+	" + ((n - 1) * " f " - floor((n - 1) * " f ")) * srt[toUInt64(floor((n - 1) * " f ")) + 2])"
+
+/*
+ * The mean of the n doubles of array a (plus the low parts lo, an
+ * expression: " + arraySum(...)" or ""), as <p>mean, to the last bit
+ * nearly always the long-double running mean of lib/stats/stats.c, which a
+ * plain sum over n misses by some ulps (measured: 2,000 series of 500, one
+ * printed digit of the standard deviation differed in 142 with plain sums,
+ * none this way). The sum as a double and its error (the running sums,
+ * arrayCumSum, and each step's rounding by Knuth's TwoSum), then that
+ * double-double divided by n: the quotient's product with n exactly
+ * (Dekker's split) and the remainder's share.
+ */
+#define CH_DD_MEAN(p, a, lo) \
+	" arrayCumSum(" a ") AS " p "s, arrayPushFront(arrayPopBack(" p "s), 0) AS " p "p," \
+	" arrayMap((x1, x2, x3) -> (x1 - (x3 - (x3 - x1))) + (x2 - (x3 - x1)), " p "p, " a ", " \
+	p "s) AS " p "t, " p "s[n] AS " p "hi0, arraySum(" p "t)" lo " AS " p "lo0," \
+	" " p "hi0 + " p "lo0 AS " p "hi, " p "lo0 - (" p "hi - " p "hi0) AS " p "lo," \
+	" " p "hi / n AS " p "q, 134217729 * " p "q AS " p "qc, " p "qc - (" p "qc - " p "q) AS " \
+	p "qh, " p "q - " p "qh AS " p "ql, 134217729 * toFloat64(n) AS " p "nc, " p "nc - (" \
+	p "nc - n) AS " p "nh, n - " p "nh AS " p "nl, " p "q * n AS " p "pq, ((" p "qh * " p \
+	"nh - " p "pq) + " p "qh * " p "nl + " p "ql * " p "nh) + " p "ql * " p "nl AS " p "pe," \
+	" " p "q + (((" p "hi - " p "pq) - " p "pe) + " p "lo) / n AS " p "mean"
+
+/*
+ * The kernels' durations described by the server, a statement for ids[0..n).
+ * Per kernel, its rows in the report's order (time, node, row: sorted
+ * tuples) and the launch rule of reports/launch_once.h on arrays, where a
+ * row's copy flag depends on the row before (paired once): a copy is a
+ * row of the previous row's duration at its microsecond (a), or within
+ * the tolerance at the other level (b) when the previous row was not a
+ * copy itself. A row that is not (b) only has its flag from (a) ("reset");
+ * in a run of (b) rows after a reset r the flags alternate from r's, so
+ * row i's is a(r) XOR (i - r odd). Then over the timings k left, in time
+ * order: the sum (arraySum adds in order, as the C code), the mean and the
+ * variance around it (CH_DD_MEAN; the squares exact as a double and its
+ * error, Dekker), and the sorted array's order statistics.
+ */
+static int ch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   const int64_t *ids, size_t n, const struct gl_query_keep *keep,
+			   int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
+			   struct gl_err *err)
+{
+	struct stats_walk w = {q, fn, arg};
+	struct gl_buf b = {0};
+	int rc = n ? add_in(&b, q, "kernel", ids, n) : 1;
+
+	if (rc == GL_OK && keep && keep->host_ids) {
+		b.len--;	/* the NUL */
+		rc = add_in(&b, q, "host", keep->host_ids, keep->n_hosts);
+	}
+	if (rc == GL_OK && keep && keep->component_ids) {
+		b.len--;
+		rc = add_in(&b, q, "component", keep->component_ids, keep->n_components);
+	}
+	if (rc == 1) {		/* names no statement carries: none described here */
+		gl_buf_release(&b);
+		return GL_OK;
+	}
+	const char *sql = rc == GL_OK ? gl_qch_sqlf(q,
+		"SELECT kernel, n, " CH_BITS("sm") ", " CH_BITS("srt[1]") ", " CH_BITS("srt[n]") ","
+		" " CH_BITS("mmean") ", " CH_BITS("if(n >= 2, sqrt(vmean * (n / (n - 1))), nan)") ","
+		" " CH_BITS(CH_Q("0.5")) ", " CH_BITS(CH_Q("0.9")) ", " CH_BITS(CH_Q("0.95")) ","
+		" " CH_BITS(CH_Q("0.99"))
+		" FROM (SELECT kernel, n, srt, sm, mmean, arrayMap(x1 -> x1 - mmean, k) AS d,"
+		" arrayMap(x1 -> 134217729 * x1, d) AS dc, arrayMap((x1, x2) -> x1 - (x1 - x2), dc, d) AS dh,"
+		" arrayMap((x1, x2) -> x2 - x1, dh, d) AS dl, arrayMap(x1 -> x1 * x1, d) AS sq,"
+		" arrayMap((x1, x2, x3) -> ((x1 * x1 - x3) + 2 * x1 * x2) + x2 * x2, dh, dl, sq) AS se,"
+		CH_DD_MEAN("v", "sq", " + arraySum(se)")
+		" FROM (SELECT kernel, k, length(k) AS n, arraySort(k) AS srt, arraySum(k) AS sm,"
+		CH_DD_MEAN("m", "k", "")
+		" FROM (SELECT kernel,"
+		" arraySort(groupArray((ts_us, node, src_id, assumeNotNull(dur_us), level >= %d))) AS r,"
+		" arrayMap(x -> tupleElement(x, 1), r) AS t, arrayMap(x -> tupleElement(x, 4), r) AS v,"
+		" arrayMap(x -> tupleElement(x, 5), r) AS w, arrayEnumerate(r) AS ix,"
+		" arrayMap(i -> i > 1 AND v[i] = v[i - 1] AND t[i] = t[i - 1], ix) AS a,"
+		" arrayMap(i -> i > 1 AND v[i] = v[i - 1] AND t[i] - t[i - 1] < %d"
+		" AND w[i] != w[i - 1], ix) AS b,"
+		" arrayMap((x, y) -> x OR NOT y, a, b) AS rs, arrayCumSum(rs) AS cr,"
+		" arrayFilter((i, x) -> x, ix, rs) AS ri,"
+		" arrayMap(i -> if(rs[i], a[i], a[ri[cr[i]]] != ((i - ri[cr[i]]) %% 2)), ix) AS cp,"
+		" arrayFilter((x, y) -> NOT y, v, cp) AS k"
+		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+		" AND dur_us IS NOT NULL AND dup_of IS NULL%s GROUP BY kernel))) FORMAT TabSeparated",
+		GL_LEVEL_WARN, GL_QUERY_LAUNCH_ONCE_TOL_US, since_us, until_us, b.data) : NULL;
+
+	rc = rc == GL_OK && sql ? gl_qch_rows(q, sql, 11, stats_row, &w, err) : gl_qch_oom(err);
 	gl_buf_release(&b);
 	return rc;
 }
@@ -1001,6 +1133,7 @@ static const struct gl_query_backend ch_backend = {
 	.events = ch_events,
 	.kernel_events = ch_kernel_events,
 	.kernel_counts = ch_kernel_counts,
+	.kernel_stats = ch_kernel_stats,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

@@ -1,0 +1,104 @@
+# gpulog-report --clickhouse: the kernels' figures (count, min, max, mean,
+# stddev, p50, p90, p95, p99, total) computed by the server
+# (gl_query_kernel_stats), over the rows the report's kernel pass keeps:
+# mirrors, filters and launch copies left out (reports/launch_once.h).
+# Many kernels, ties, a single timing, copies at one microsecond, within
+# the tolerance and in chains, two nodes at one instant: the same report,
+# byte for byte, as from the SQLite database of both nodes; some figures
+# worked out by hand; the server's query log holds the statement.
+. tests/cli/lib.sh
+. tests/cli/clickhouse.sh
+
+# line SECONDS MICROS LEVEL COMPONENT KERNEL DURATION: one analytics line
+line() {
+	printf '{"timestamp": "2025-11-16T10:%02d:%02d.%06dZ", "level": "%s", "component": "%s", "message": "Kernel %s executed in %sus", "gpu_metrics": {"kernel_name": "%s", "execution_time_us": %s}}\n' \
+		$(($1 / 60)) $(($1 % 60)) $2 $3 $4 $5 $6 $5 $6
+}
+mkdir -p $T/a $T/b
+{
+	# solo: one timing
+	line 1 0 INFO gpu solo 42.5
+	# chain: INFO, WARNING 200 us later (a copy), INFO (its WARNING paired
+	# already: a launch), WARNING (a copy); then 300: 100, 100, 300
+	line 2 0 INFO gpu chain 100
+	line 2 200 WARNING gpu chain 100
+	line 2 400 INFO gpu chain 100
+	line 2 600 WARNING gpu chain 100
+	line 12 0 INFO gpu chain 300
+	# same: two INFO at one microsecond (a copy), an INFO 1000 us later (not
+	# within the tolerance: a launch), a WARNING 500 us after it (a copy)
+	line 3 0 INFO gpu same 50
+	line 3 0 INFO gpu same 50
+	line 3 1000 INFO gpu same 50
+	line 3 1500 WARNING gpu same 50
+	# ties: 7 7 7 9 9 9 9 11 11 11
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		line $((20 + i)) 0 INFO io ties $(( i < 3 ? 7 : i < 7 ? 9 : 11 ))
+	done
+	# shared: node b logs the same launch at the same instant as a WARNING
+	line 30 0 INFO gpu shared 70
+	# many kernels: m00..m59, 1 to 7 timings each, durations with ties
+	awk 'BEGIN { for (k = 0; k < 60; k++) for (j = 0; j <= k % 7; j++)
+		printf("{\"timestamp\": \"2025-11-16T11:%02d:%02d.%06dZ\", \"level\": \"%s\", \"component\": \"%s\", \"message\": \"m\", \"gpu_metrics\": {\"kernel_name\": \"m%02d\", \"execution_time_us\": %.3f}}\n",
+			k, j, (k * 7919 + j * 104729) % 1000000, j == 3 ? "WARNING" : "INFO", k % 2 ? "gpu" : "io",
+			k, 10 + (k * 13 + j * 7) % 5 + (j % 3) * 0.125) }'
+} > $T/a/app.log
+{
+	line 30 0 WARNING gpu shared 70
+	line 31 0 INFO gpu shared 80.25
+	line 1 0 INFO io solo 43.5
+} > $T/b/app.log
+ingest $T/a.db --host a $T/a || fail "ingest a"
+ingest $T/b.db --host b $T/b || fail "ingest b"
+ingest $T/ab.db --host a $T/a || fail "ingest ab, a"
+ingest $T/ab.db --host b $T/b || fail "ingest ab, b"
+
+ch_start one
+U=$CH_URL_one
+"$SHIP" -q --db $T/a.db --to $U --node a || fail "ship a"
+"$SHIP" -q --db $T/b.db --to $U --node b || fail "ship b"
+
+W="--since 2025-11-16 --until 2025-11-17 --top 100"
+same_report() {
+	name=$1
+	shift
+	rm -rf $T/r1 $T/r2
+	"$REPORT" --db $T/ab.db $W "$@" --output-dir $T/r1 > /dev/null 2> $T/e1 || fail "$name: sqlite report: $(cat $T/e1)"
+	"$REPORT" --clickhouse "${U}?log_queries=1" $W "$@" --output-dir $T/r2 > /dev/null 2> $T/e2 ||
+		fail "$name: clickhouse report: $(cat $T/e2)"
+	diff -r $T/r1 $T/r2 > $T/d || fail "$name: reports differ: $(head -20 $T/d)"
+}
+same_report "json, charts" --format json
+same_report "csv" --format csv --no-charts
+same_report "text" --format text --no-charts
+same_report "host a" --format csv --no-charts --host a
+same_report "host b" --format csv --no-charts --host 'b*'
+same_report "component io" --format csv --no-charts --component io
+same_report "kernels m1*" --format csv --no-charts --kernel 'm1*' --component gpu
+same_report "top 3" --format csv --no-charts --top 3
+
+# By hand (both nodes): kernel, count, min, max, mean, stddev, p50, p90, p95, p99, total.
+rm -rf $T/c
+"$REPORT" --clickhouse $U $W --format csv --no-charts --output-dir $T/c > /dev/null || fail "csv"
+row() { tr -d '\r' < $T/c/kernels.csv | awk -F, -v k="$1" '$1 == k { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'; }
+# solo: 42.5 (a) and 43.5 (b): mean 43, stddev sqrt(0.5), p90 = 42.5 + 0.9
+expect_eq "solo" "2 42.5 43.5 43 0.707106781186548 43 43.4 43.45 43.49 86" "$(row solo)"
+# chain: 100 100 300; mean 500/3; variance (2 (200/3)^2 + (400/3)^2) / 2 = 40000/3;
+# p90: h = 1.8, 0.2 100 + 0.8 300 = 260; p95 280; p99 296
+expect_eq "chain" "3 100 300 166.666666666667 115.470053837925 100 260 280 296 500" "$(row chain)"
+expect_eq "same" "2 50 50 50 0 50 50 50 50 100" "$(row same)"
+# ties: 7 7 7 9 9 9 9 11 11 11: mean 9, variance (3 4 + 3 4) / 9; p50 = x(4) = x(5) = 9
+expect_eq "ties" "10 7 11 9 1.63299316185545 9 11 11 11 90" "$(row ties)"
+# shared: a's INFO and b's WARNING at one instant are one launch; b's 80.25;
+# stddev 5.125 sqrt(2)
+expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.1475 150.25" "$(row shared)"
+expect_eq "kernels listed" 65 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
+
+# The server described them: each report above asked it once for its
+# listed kernels, and its answers held a row per listed kernel.
+chq one "SYSTEM FLUSH LOGS"
+STATS="type = 2 AND query LIKE '%arrayCumSum(rs)%' AND query LIKE '%GROUP BY kernel%'"
+expect_eq "statements" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
+expect_eq "first report's kernels described" 65 \
+	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
+echo ok
