@@ -264,22 +264,6 @@ static int on_server_stats(void *arg, const struct gl_query_kernel_stats *s)
 	return GL_OK;
 }
 
-/* The ids of names the filter ok passes into *ids (NULL: no filter, all pass). */
-static int kept_ids(struct gl_section_ctx *cx, size_t n_globs,
-		    bool (*ok)(struct gl_section_ctx *cx, int64_t id), int64_t **ids, size_t *n)
-{
-	*ids = NULL;
-	*n = 0;
-	if (!n_globs)
-		return GL_OK;
-	if (!(*ids = malloc(cx->n_ids * sizeof(**ids))))
-		return gl_section_oom(cx->err);
-	for (size_t id = 0; id < cx->n_ids; id++)
-		if (ok(cx, (int64_t)id))
-			(*ids)[(*n)++] = (int64_t)id;
-	return GL_OK;
-}
-
 /*
  * The listed kernels' figures from the backend, groups of ascending rank
  * whose timings (the event pass counted them) fit SRV_GROUP_TIMINGS.
@@ -287,7 +271,7 @@ static int kept_ids(struct gl_section_ctx *cx, size_t n_globs,
 static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks)
 {
 	struct gl_query_keep keep = {0};
-	int64_t *hosts = NULL, *comps = NULL, *group = NULL;
+	int64_t *group = NULL;
 	int rc;
 
 	ks->srv = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->srv));
@@ -297,11 +281,8 @@ static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks)
 		rc = gl_section_oom(cx->err);
 		goto out;
 	}
-	if ((rc = kept_ids(cx, cx->p->nhosts, gl_section_host_ok, &hosts, &keep.n_hosts)) != GL_OK ||
-	    (rc = kept_ids(cx, cx->p->ncomponents, gl_section_component_ok, &comps, &keep.n_components)) != GL_OK)
+	if ((rc = gl_section_keep(cx, &keep)) != GL_OK)
 		goto out;
-	keep.host_ids = hosts;
-	keep.component_ids = comps;
 	for (size_t r = 0; r < ks->n_listed && rc == GL_OK;) {
 		size_t n = 0;
 		uint64_t timings = 0;
@@ -318,8 +299,7 @@ static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks)
 					   on_server_stats, ks, cx->err);
 	}
 out:
-	free(hosts);
-	free(comps);
+	gl_section_keep_release(&keep);
 	free(group);
 	return rc;
 }

@@ -3,7 +3,10 @@
  * by component, the first and last event, mirrored records left out,
  * rejected lines and files of the database, and the report's verdict
  * (status.h), which it reads from the alerts section when it is emitted
- * (every section has finished then).
+ * (every section has finished then). A backend that counts events on its
+ * side (ClickHouse, gl_query_event_counts) gives the counts and the first
+ * and last event at begin; the event pass then counts only the launch
+ * copies (reports/launch_once.h, found in the pass).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -28,7 +31,28 @@ struct summary {
 	struct gl_report_summary res;	/* first: see sec_summary.h */
 	uint64_t *by_comp;	/* events per component id */
 	size_t n_ids;
+	bool counted;		/* by the backend (begin) */
 };
+
+static int on_count(void *arg, const struct gl_query_event_count *c)
+{
+	struct summary *s = arg;
+	struct gl_report_summary *r = &s->res;
+
+	if (c->mirrored) {
+		r->duplicates += c->n;
+		return GL_OK;
+	}
+	r->events += c->n;
+	r->by_level[c->level] += c->n;
+	s->by_comp[c->component_id > 0 && (uint64_t)c->component_id < s->n_ids
+			   ? c->component_id : 0] += c->n;
+	if (r->first_ts_us == GL_TS_NONE || c->first_ts_us < r->first_ts_us)
+		r->first_ts_us = c->first_ts_us;
+	if (r->last_ts_us == GL_TS_NONE || c->last_ts_us > r->last_ts_us)
+		r->last_ts_us = c->last_ts_us;
+	return GL_OK;
+}
 
 static int begin(struct gl_section_ctx *cx, void *st)
 {
@@ -37,7 +61,21 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	s->n_ids = cx->n_ids;
 	s->by_comp = calloc(cx->n_ids, sizeof(uint64_t));
 	s->res.first_ts_us = s->res.last_ts_us = GL_TS_NONE;
-	return s->by_comp ? GL_OK : gl_section_oom(cx->err);
+	if (!s->by_comp)
+		return gl_section_oom(cx->err);
+	if (gl_query_counts_events(cx->q)) {
+		struct gl_query_keep keep;
+		int rc = gl_section_keep(cx, &keep);
+
+		if (rc == GL_OK)
+			rc = gl_query_event_counts(cx->q, cx->p->since_us, cx->p->until_us, &keep,
+						   on_count, s, cx->err);
+		gl_section_keep_release(&keep);
+		if (rc != GL_OK && rc != GL_QUERY_NOT_HERE)
+			return rc;
+		s->counted = rc == GL_OK;
+	}
+	return GL_OK;
 }
 
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
@@ -45,8 +83,10 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	struct summary *s = st;
 	struct gl_report_summary *r = &s->res;
 
-	r->events++;
 	r->launch_copies += cx->launch_copy;
+	if (s->counted)
+		return GL_OK;
+	r->events++;
 	r->by_level[ev->level]++;
 	s->by_comp[ev->component_id > 0 && (uint64_t)ev->component_id < s->n_ids
 			   ? ev->component_id : 0]++;
@@ -73,7 +113,8 @@ static int collect_mirrored(struct gl_section_ctx *cx, void *st, const struct gl
 {
 	(void)cx;
 	(void)ev;
-	((struct summary *)st)->res.duplicates++;
+	if (!((struct summary *)st)->counted)
+		((struct summary *)st)->res.duplicates++;
 	return GL_OK;
 }
 

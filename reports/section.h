@@ -134,6 +134,14 @@ bool gl_section_host_ok(struct gl_section_ctx *cx, int64_t host_id);
 /* Does component id pass the --component globs (cached)? */
 bool gl_section_component_ok(struct gl_section_ctx *cx, int64_t component_id);
 
+/*
+ * The --host and --component filters as the name ids they keep, for a
+ * backend's aggregate (gl_query_keep: NULL lists where no filter is set).
+ * GL_OK or GL_ENOMEM; free with gl_section_keep_release.
+ */
+int gl_section_keep(struct gl_section_ctx *cx, struct gl_query_keep *keep);
+void gl_section_keep_release(struct gl_query_keep *keep);
+
 struct gl_section {
 	const char *name;		/* JSON key, <name>.csv, HTML id */
 	const char *title;		/* heading of the text block and the HTML section */

@@ -435,6 +435,46 @@ bool gl_section_component_ok(struct gl_section_ctx *cx, int64_t component_id)
 	return id_ok(cx, cx->comp_ok, component_id, cx->p->components, cx->p->ncomponents);
 }
 
+/* The ids of names ok passes into *ids (NULL: no globs, all pass). */
+static int kept_ids(struct gl_section_ctx *cx, size_t n_globs,
+		    bool (*ok)(struct gl_section_ctx *cx, int64_t id), const int64_t **ids, size_t *n)
+{
+	int64_t *v;
+
+	*ids = NULL;
+	*n = 0;
+	if (!n_globs)
+		return GL_OK;
+	if (!(v = malloc(cx->n_ids * sizeof(*v))))
+		return gl_section_oom(cx->err);
+	for (size_t id = 0; id < cx->n_ids; id++)
+		if (ok(cx, (int64_t)id))
+			v[(*n)++] = (int64_t)id;
+	*ids = v;
+	return GL_OK;
+}
+
+int gl_section_keep(struct gl_section_ctx *cx, struct gl_query_keep *keep)
+{
+	int rc;
+
+	*keep = (struct gl_query_keep){0};
+	rc = kept_ids(cx, cx->p->nhosts, gl_section_host_ok, &keep->host_ids, &keep->n_hosts);
+	if (rc == GL_OK)
+		rc = kept_ids(cx, cx->p->ncomponents, gl_section_component_ok,
+			      &keep->component_ids, &keep->n_components);
+	if (rc != GL_OK)
+		gl_section_keep_release(keep);
+	return rc;
+}
+
+void gl_section_keep_release(struct gl_query_keep *keep)
+{
+	free((void *)keep->host_ids);
+	free((void *)keep->component_ids);
+	*keep = (struct gl_query_keep){0};
+}
+
 /* The kernel pass, from the cache: rows on_event kept, filters applied there. */
 static int on_kernel_kept(void *arg, const struct gl_query_event *ev)
 {

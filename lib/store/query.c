@@ -892,3 +892,18 @@ int gl_query_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us
 				  "kernels are described by the caller here");
 	return q->be->kernel_stats(q, since_us, until_us, ids, n, keep, fn, arg, err);
 }
+
+bool gl_query_counts_events(const struct gl_query *q)
+{
+	return q->be && q->be->event_counts;
+}
+
+int gl_query_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const struct gl_query_keep *keep,
+			  int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
+			  struct gl_err *err)
+{
+	if (!gl_query_counts_events(q))
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "events are counted by the caller here");
+	return q->be->event_counts(q, since_us, until_us, keep, fn, arg, err);
+}

@@ -686,6 +686,68 @@ static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_
 	return rc;
 }
 
+/* " AND host IN (...) AND component IN (...)" of keep appended to b (its NUL
+ * kept): add_in's value. */
+static int add_keep(struct gl_buf *b, const struct gl_query *q, const struct gl_query_keep *keep)
+{
+	int rc = GL_OK;
+
+	if (keep && keep->host_ids) {
+		b->len -= b->len > 0;	/* the NUL */
+		rc = add_in(b, q, "host", keep->host_ids, keep->n_hosts);
+	}
+	if (rc == GL_OK && keep && keep->component_ids) {
+		b->len -= b->len > 0;
+		rc = add_in(b, q, "component", keep->component_ids, keep->n_components);
+	}
+	return rc;
+}
+
+struct event_count_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_event_count *c);
+	void *arg;
+};
+
+static int event_count_row(void *arg, struct gl_tsv_field *f)
+{
+	struct event_count_walk *w = arg;
+	int64_t level = gl_qch_fint(&f[0]);
+	struct gl_query_event_count c = {
+		level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE,
+		gl_qch_name_id(w->q, &f[1]), gl_qch_fint(&f[2]) != 0, (uint64_t)gl_qch_fint(&f[3]),
+		gl_qch_fint(&f[4]), gl_qch_fint(&f[5])};
+
+	return w->fn(w->arg, &c);
+}
+
+/* The window's events counted by the server (the summary's counts). */
+static int ch_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			   const struct gl_query_keep *keep,
+			   int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
+			   struct gl_err *err)
+{
+	struct event_count_walk w = {q, fn, arg};
+	struct gl_buf b = {0};
+	int rc = gl_buf_add(&b, "", 1) ? GL_ENOMEM : add_keep(&b, q, keep);
+	const char *sql;
+
+	if (rc == 1) {		/* nothing kept, or names no statement carries */
+		gl_buf_release(&b);
+		return keep && ((keep->host_ids && !keep->n_hosts) ||
+				(keep->component_ids && !keep->n_components))
+			? GL_OK : GL_QUERY_NOT_HERE;
+	}
+	sql = rc == GL_OK ? gl_qch_sqlf(q, "SELECT level, component, dup_of IS NOT NULL AS m, count(),"
+			     " min(ts_us), max(ts_us) FROM gpulog_events WHERE ts_us >= %" PRId64
+			     " AND ts_us < %" PRId64 "%s GROUP BY level, component, m"
+			     " FORMAT TabSeparated", since_us, until_us, b.data)
+			  : NULL;
+	rc = sql ? gl_qch_rows(q, sql, 6, event_count_row, &w, err) : gl_qch_oom(err);
+	gl_buf_release(&b);
+	return rc;
+}
+
 struct stats_walk {
 	struct gl_query *q;
 	int (*fn)(void *arg, const struct gl_query_kernel_stats *s);
@@ -756,14 +818,8 @@ static int ch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_u
 	struct gl_buf b = {0};
 	int rc = n ? add_in(&b, q, "kernel", ids, n) : 1;
 
-	if (rc == GL_OK && keep && keep->host_ids) {
-		b.len--;	/* the NUL */
-		rc = add_in(&b, q, "host", keep->host_ids, keep->n_hosts);
-	}
-	if (rc == GL_OK && keep && keep->component_ids) {
-		b.len--;
-		rc = add_in(&b, q, "component", keep->component_ids, keep->n_components);
-	}
+	if (rc == GL_OK)
+		rc = add_keep(&b, q, keep);
 	if (rc == 1) {		/* names no statement carries: none described here */
 		gl_buf_release(&b);
 		return GL_OK;
@@ -1134,6 +1190,7 @@ static const struct gl_query_backend ch_backend = {
 	.kernel_events = ch_kernel_events,
 	.kernel_counts = ch_kernel_counts,
 	.kernel_stats = ch_kernel_stats,
+	.event_counts = ch_event_counts,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

@@ -60,6 +60,11 @@ struct gl_query_backend {
 	int (*kernel_counts)(struct gl_query *q, int64_t since_us, int64_t until_us,
 			     int (*fn)(void *arg, const struct gl_query_kernel_count *c), void *arg,
 			     struct gl_err *err);
+	/* optional: gl_query_event_counts */
+	int (*event_counts)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const struct gl_query_keep *keep,
+			    int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
+			    struct gl_err *err);
 	/* optional: gl_query_kernel_stats */
 	int (*kernel_stats)(struct gl_query *q, int64_t since_us, int64_t until_us,
 			    const int64_t *ids, size_t n, const struct gl_query_keep *keep,

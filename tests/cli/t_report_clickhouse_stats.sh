@@ -1,4 +1,6 @@
-# gpulog-report --clickhouse: the kernels' figures (count, min, max, mean,
+# gpulog-report --clickhouse: the summary's counts (events by level and
+# component, mirrored records, first and last event) and the kernels'
+# figures (count, min, max, mean,
 # stddev, p50, p90, p95, p99, total) computed by the server
 # (gl_query_kernel_stats), over the rows the report's kernel pass keeps:
 # mirrors, filters and launch copies left out (reports/launch_once.h).
@@ -76,6 +78,7 @@ same_report "host b" --format csv --no-charts --host 'b*'
 same_report "component io" --format csv --no-charts --component io
 same_report "kernels m1*" --format csv --no-charts --kernel 'm1*' --component gpu
 same_report "top 3" --format csv --no-charts --top 3
+same_report "no such component" --format csv --no-charts --component nomatch
 
 # By hand (both nodes): kernel, count, min, max, mean, stddev, p50, p90, p95, p99, total.
 rm -rf $T/c
@@ -95,10 +98,17 @@ expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.
 expect_eq "kernels listed" 65 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
 # The server described them: each report above asked it once for its
-# listed kernels, and its answers held a row per listed kernel.
+# listed kernels (none listed with no such component), and its answers
+# held a row per listed kernel.
 chq one "SYSTEM FLUSH LOGS"
 STATS="type = 2 AND query LIKE '%arrayCumSum(rs)%' AND query LIKE '%GROUP BY kernel%'"
 expect_eq "statements" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
 expect_eq "first report's kernels described" 65 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
+# The summary's counts too: a statement per logged report but the one whose
+# filter keeps no component (nothing to ask).
+COUNTS="type = 2 AND query LIKE '%GROUP BY level, component, m %'"
+expect_eq "counted on the server" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $COUNTS")"
+expect_eq "events" "$(q $T/ab.db 'select count(*) from events where dup_of is null')" \
+	"$(tr -d '\r' < $T/c/summary.csv | sed -n 's/^events,,//p')"
 echo ok
