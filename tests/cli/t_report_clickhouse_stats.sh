@@ -44,6 +44,11 @@ mkdir -p $T/a $T/b
 		printf("{\"timestamp\": \"2025-11-16T11:%02d:%02d.%06dZ\", \"level\": \"%s\", \"component\": \"%s\", \"message\": \"m\", \"gpu_metrics\": {\"kernel_name\": \"m%02d\", \"execution_time_us\": %.3f}}\n",
 			k, j, (k * 7919 + j * 104729) % 1000000, j == 3 ? "WARNING" : "INFO", k % 2 ? "gpu" : "io",
 			k, 10 + (k * 13 + j * 7) % 5 + (j % 3) * 0.125) }'
+	# big: 20,000 timings of one kernel, pairs of a launch and its copy (a
+	# server that copied each row's array per row would need 3 GB for it)
+	awk 'BEGIN { for (j = 0; j < 20000; j++)
+		printf("{\"timestamp\": \"2025-11-16T%02d:%02d:%02d.%06dZ\", \"level\": \"%s\", \"component\": \"gpu\", \"message\": \"b\", \"gpu_metrics\": {\"kernel_name\": \"big\", \"execution_time_us\": %d.25}}\n",
+			12 + int(j / 2 / 3600), int(j / 2 / 60) % 60, int(j / 2) % 60, j % 2 ? 300 : 0, j % 2 ? "WARNING" : "INFO", 100 + int(j / 2) % 97) }'
 } > $T/a/app.log
 {
 	line 30 0 WARNING gpu shared 70
@@ -95,15 +100,17 @@ expect_eq "ties" "10 7 11 9 1.63299316185545 9 11 11 11 90" "$(row ties)"
 # shared: a's INFO and b's WARNING at one instant are one launch; b's 80.25;
 # stddev 5.125 sqrt(2)
 expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.1475 150.25" "$(row shared)"
-expect_eq "kernels listed" 65 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
+# big: 10,000 launches of 100.25 to 196.25 (i % 97), each logged twice
+expect_eq "big" 10000 "$(row big | cut -d' ' -f1)"
+expect_eq "kernels listed" 66 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
 # The server described them: each report above asked it once for its
 # listed kernels (none listed with no such component), and its answers
 # held a row per listed kernel.
 chq one "SYSTEM FLUSH LOGS"
-STATS="type = 2 AND query LIKE '%arrayCumSum(rs)%' AND query LIKE '%GROUP BY kernel%'"
+STATS="type = 2 AND query LIKE '%arraySort(groupArray((ts_us, node, src_id, %' AND query LIKE '%GROUP BY kernel%'"
 expect_eq "statements" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
-expect_eq "first report's kernels described" 65 \
+expect_eq "first report's kernels described" 66 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
 # The summary's counts too: a statement per logged report but the one whose
 # filter keeps no component (nothing to ask).
