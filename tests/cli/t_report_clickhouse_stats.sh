@@ -84,6 +84,9 @@ same_report "component io" --format csv --no-charts --component io
 same_report "kernels m1*" --format csv --no-charts --kernel 'm1*' --component gpu
 same_report "top 3" --format csv --no-charts --top 3
 same_report "no such component" --format csv --no-charts --component nomatch
+# at most 100 timings held at once (the kernel pass read again from the
+# server, the kernels described in groups: m00..m59, big alone, ...)
+GPULOG_REPORT_TEST_KERNEL_CACHE=100 same_report "groups" --format csv --no-charts
 
 # By hand (both nodes): kernel, count, min, max, mean, stddev, p50, p90, p95, p99, total.
 rm -rf $T/c
@@ -105,17 +108,18 @@ expect_eq "big" 10000 "$(row big | cut -d' ' -f1)"
 expect_eq "kernels listed" 66 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
 # The server described them: each report above asked it once for its
-# listed kernels (none listed with no such component), and its answers
-# held a row per listed kernel.
+# listed kernels (none listed with no such component; the groups' report
+# four times: big alone, the others' 253 timings in three), and its
+# answers held a row per listed kernel.
 chq one "SYSTEM FLUSH LOGS"
 STATS="type = 2 AND query LIKE '%arraySort(groupArray((ts_us, node, src_id, %' AND query LIKE '%GROUP BY kernel%'"
-expect_eq "statements" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
+expect_eq "statements" 12 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
 expect_eq "first report's kernels described" 66 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
 # The summary's counts too: a statement per logged report but the one whose
 # filter keeps no component (nothing to ask).
 COUNTS="type = 2 AND query LIKE '%GROUP BY level, component, m %'"
-expect_eq "counted on the server" 8 "$(chq one "SELECT count() FROM system.query_log WHERE $COUNTS")"
+expect_eq "counted on the server" 9 "$(chq one "SELECT count() FROM system.query_log WHERE $COUNTS")"
 expect_eq "events" "$(q $T/ab.db 'select count(*) from events where dup_of is null')" \
 	"$(tr -d '\r' < $T/c/summary.csv | sed -n 's/^events,,//p')"
 echo ok
