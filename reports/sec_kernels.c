@@ -260,7 +260,7 @@ static int on_server_stats(void *arg, const struct gl_query_kernel_stats *s)
 		return GL_OK;
 	ks->srv[k->rank] = (struct gl_stats_desc){
 		.n = s->n, .min = s->min_us, .max = s->max_us, .mean = s->mean_us, .sd = s->sd_us,
-		.var = s->sd_us * s->sd_us, .p50 = s->p50_us, .p90 = s->p90_us, .p95 = s->p95_us,
+		.var = NAN /* not shown */, .p50 = s->p50_us, .p90 = s->p90_us, .p95 = s->p95_us,
 		.p99 = s->p99_us, .sum = s->sum_us};
 	ks->from_srv[k->rank] = true;
 	return GL_OK;
@@ -460,9 +460,7 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		return GL_OK;
 	const unsigned f = ks->fill;
 
-	if (!ks->keep_dur)
-		goto charts;
-	if (ks->n_dur == ks->cap_dur[f]) {
+	if (ks->keep_dur && ks->n_dur == ks->cap_dur[f]) {
 		size_t cap = ks->cap_dur[f] * 2;
 		double *p = gl_big_realloc(ks->dur[f], ks->cap_dur[f] * sizeof(*p), cap * sizeof(*p));
 
@@ -471,8 +469,8 @@ static int collect_kernel(struct gl_section_ctx *cx, void *st, const struct gl_q
 		ks->dur[f] = p;
 		ks->cap_dur[f] = cap;
 	}
-	ks->dur[f][ks->n_dur++] = ev->dur_us;
-charts:
+	if (ks->keep_dur)
+		ks->dur[f][ks->n_dur++] = ev->dur_us;
 	if (ks->cols) {
 		struct gl_chart_cols *c = &ks->cols[ks->cur];
 
