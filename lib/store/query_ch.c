@@ -804,11 +804,12 @@ static int stats_row(void *arg, struct gl_tsv_field *f)
  * the tolerance at the other level (b) when the previous row was not a
  * copy itself. A row that is not (b) only has its flag from (a) ("reset");
  * in a run of (b) rows after a reset r the flags alternate from r's, so
- * row i's is a(r) XOR (i - r odd). Each row gets 2 r + a(r) of its last
- * reset by a running sum: the resets' steps from the reset before, sorted
- * in among the rows by position (a lambda that indexes an array copies
- * the array for each element: quadratic, 512 GiB for one kernel of 1M
- * rows; every step here is element by element or a sort). Then over the timings k left, in time
+ * row i's is a(r) XOR (i - r odd). Numbered by arrayEnumerateUniq over
+ * (resets so far, a), a (b) row's number u is i - r + 1 after a reset
+ * with a(r) 0 (the reset has the same key), i - r after one with a(r) 1
+ * (it has its own): either way a copy where u is even. (A lambda that
+ * indexes an array copies the array for each element: quadratic, 512 GiB
+ * for one kernel of 1M rows; every step here is element by element.) Then over the timings k left, in time
  * order: the sum (arraySum adds in order, as the C code), the mean and the
  * variance around it (CH_DD_MEAN; the squares exact as a double and its
  * error, Dekker), and the sorted array's order statistics.
@@ -850,13 +851,8 @@ static int ch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_u
 		" arrayMap((i, x, px, y, py, z, pz) -> i > 1 AND x = px AND y - py < %d AND z != pz,"
 		" ix, v, pv, t, pt, w, pw) AS b,"
 		" arrayMap((x, y) -> x OR NOT y, a, b) AS rs,"
-		" arrayFilter((x, y) -> y, arrayMap((i, x) -> 2 * i + x, ix, a), rs) AS xr,"
-		" arrayMap((x, y) -> toInt64(x) - toInt64(y), xr, arrayPushFront(arrayPopBack(xr), 0)) AS dr,"
-		" arraySort(arrayConcat(arrayMap((i, d) -> (i, 0, d), arrayFilter((i, y) -> y, ix, rs), dr),"
-		" arrayMap(i -> (i, 1, toInt64(0)), ix))) AS mx,"
-		" arrayFilter((f, x) -> tupleElement(x, 2) = 1,"
-		" arrayCumSum(arrayMap(x -> tupleElement(x, 3), mx)), mx) AS fr,"
-		" arrayMap((y, x, i, f) -> if(y, x, (f %% 2) != ((i - intDiv(f, 2)) %% 2)), rs, a, ix, fr) AS cp,"
+		" arrayEnumerateUniq(arrayCumSum(rs), a) AS u,"
+		" arrayMap((y, x, z) -> if(y, x, z %% 2 = 0), rs, a, u) AS cp,"
 		" arrayFilter((x, y) -> NOT y, v, cp) AS k"
 		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 		" AND dur_us IS NOT NULL AND dup_of IS NULL%s GROUP BY kernel))) FORMAT TabSeparated",

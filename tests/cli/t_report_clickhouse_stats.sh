@@ -33,6 +33,14 @@ mkdir -p $T/a $T/b
 	line 3 0 INFO gpu same 50
 	line 3 1000 INFO gpu same 50
 	line 3 1500 WARNING gpu same 50
+	# pair: two INFO at one microsecond (a copy), a WARNING 100 us later
+	# (not a copy: the INFO before it paired already), an INFO (a copy of
+	# the WARNING), a WARNING (that INFO paired: a launch): 60, 60, 60
+	line 4 0 INFO gpu pair 60
+	line 4 0 INFO gpu pair 60
+	line 4 100 WARNING gpu pair 60
+	line 4 200 INFO gpu pair 60
+	line 4 300 WARNING gpu pair 60
 	# ties: 7 7 7 9 9 9 9 11 11 11
 	for i in 0 1 2 3 4 5 6 7 8 9; do
 		line $((20 + i)) 0 INFO io ties $(( i < 3 ? 7 : i < 7 ? 9 : 11 ))
@@ -98,6 +106,7 @@ expect_eq "solo" "2 42.5 43.5 43 0.707106781186548 43 43.4 43.45 43.49 86" "$(ro
 # p90: h = 1.8, 0.2 100 + 0.8 300 = 260; p95 280; p99 296
 expect_eq "chain" "3 100 300 166.666666666667 115.470053837925 100 260 280 296 500" "$(row chain)"
 expect_eq "same" "2 50 50 50 0 50 50 50 50 100" "$(row same)"
+expect_eq "pair" "3 60 60 60 0 60 60 60 60 180" "$(row pair)"
 # ties: 7 7 7 9 9 9 9 11 11 11: mean 9, variance (3 4 + 3 4) / 9; p50 = x(4) = x(5) = 9
 expect_eq "ties" "10 7 11 9 1.63299316185545 9 11 11 11 90" "$(row ties)"
 # shared: a's INFO and b's WARNING at one instant are one launch; b's 80.25;
@@ -105,7 +114,7 @@ expect_eq "ties" "10 7 11 9 1.63299316185545 9 11 11 11 90" "$(row ties)"
 expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.1475 150.25" "$(row shared)"
 # big: 10,000 launches of 100.25 to 196.25 (i % 97), each logged twice
 expect_eq "big" 10000 "$(row big | cut -d' ' -f1)"
-expect_eq "kernels listed" 66 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
+expect_eq "kernels listed" 67 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
 # The server described them: each report above asked it once for its
 # listed kernels (none listed with no such component; the groups' report
@@ -114,7 +123,7 @@ expect_eq "kernels listed" 66 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc
 chq one "SYSTEM FLUSH LOGS"
 STATS="type = 2 AND query LIKE '%arraySort(groupArray((ts_us, node, src_id, %' AND query LIKE '%GROUP BY kernel%'"
 expect_eq "statements" 12 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
-expect_eq "first report's kernels described" 66 \
+expect_eq "first report's kernels described" 67 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
 # The summary's counts too: a statement per logged report but the one whose
 # filter keeps no component (nothing to ask).
