@@ -3,9 +3,11 @@
  * struct gl_query_backend): the same gl_query_* calls answered from a
  * ClickHouse server that gpulog-ship filled (tables in lib/ship/ship.h)
  * instead of an SQLite file. In: the tables gpulog-ship writes; out: the
- * rows of gl_query_*, in their order, through the same callbacks, so every
- * section computes its figures with the same C code. HTTP through
- * lib/net/chttp.c.
+ * rows of gl_query_*, in their order, through the same callbacks, so the
+ * sections compute their figures with the same C code; and the optional
+ * aggregates SQL can give (the summary's counts, gl_query_event_counts;
+ * the listed kernels' figures, gl_query_kernel_stats) computed by the
+ * server over the same rows. HTTP through lib/net/chttp.c.
  *
  * The server filters and sorts the window and selects records by their
  * kind (gpulog_events.kind); it counts the access lines per component and
