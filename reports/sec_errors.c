@@ -4,7 +4,10 @@
  * message shapes (a bounded hash table), mirrored error records left out,
  * components that are error sinks, and the process counters error_count and
  * recovery_attempts read as counters. Chart: errors per hour (day) by
- * component.
+ * component. A backend that counts events on its side (ClickHouse,
+ * gl_query_event_counts) gives the counts by level and component at
+ * begin; the event pass then reads the records for the shapes, the
+ * counters and the chart only.
  */
 #include <ctype.h>
 #include <math.h>
@@ -63,7 +66,36 @@ struct errors {
 	struct counter ctr[2];
 	bool charts;			/* chart is collected */
 	struct gl_errors_chart chart;
+	bool counted;			/* by the backend (begin) */
 };
+
+/* A count of the backend: what collect and collect_mirrored count, so many at once. */
+static int on_count(void *arg, const struct gl_query_event_count *c)
+{
+	struct errors *b = arg;
+	struct gl_report_errors *e = &b->res;
+	size_t cs = c->component_id > 0 && (uint64_t)c->component_id < b->n_ids
+			    ? (size_t)c->component_id : 0;
+
+	if (c->mirrored) {
+		if (c->level >= GL_LEVEL_ERROR)
+			e->mirrored += c->n;
+		return GL_OK;
+	}
+	b->comp_events[cs] += c->n;
+	b->events += c->n;
+	if (c->level < GL_LEVEL_WARN || c->log_alert)
+		return GL_OK;
+	e->by_level[c->level] += c->n;
+	if (c->level >= GL_LEVEL_ERROR) {
+		e->errors += c->n;
+		b->comp_errors[cs] += c->n;
+	} else {
+		e->warnings += c->n;
+	}
+	b->comp_warn[cs] += c->n;
+	return GL_OK;
+}
 
 static bool is_word(unsigned char c)
 {
@@ -425,6 +457,19 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	if (b->charts && (rc = gl_errors_chart_begin(&b->chart, cx->rep->axis.t0_us,
 						     cx->rep->axis.t1_us, cx->n_ids, cx->err)) != GL_OK)
 		return rc;
+	if (gl_query_counts_events(cx->q)) {
+		struct gl_query_keep keep;
+
+		rc = gl_section_keep(cx, &keep);
+		if (rc == GL_OK)
+			rc = gl_query_event_counts(cx->q, cx->p->since_us, cx->p->until_us, &keep,
+						   cx->alert_streams, cx->n_alert_streams, on_count,
+						   b, cx->err);
+		gl_section_keep_release(&keep);
+		if (rc != GL_OK && rc != GL_QUERY_NOT_HERE)
+			return rc;
+		b->counted = rc == GL_OK;
+	}
 	return GL_OK;
 }
 
@@ -435,8 +480,10 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	size_t cs = ev->component_id > 0 && (uint64_t)ev->component_id < b->n_ids
 			    ? (size_t)ev->component_id : 0;
 
-	b->comp_events[cs]++;
-	b->events++;
+	if (!b->counted) {
+		b->comp_events[cs]++;
+		b->events++;
+	}
 	if (ev->error_count >= 0 || ev->recovery_attempts >= 0) {
 		struct source *s = source_of(b, ev);
 
@@ -454,10 +501,13 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	}
 	if (ev->level < GL_LEVEL_WARN || cx->log_alert)
 		return GL_OK;
-	e->by_level[ev->level]++;
+	if (!b->counted)
+		e->by_level[ev->level]++;
 	if (ev->level >= GL_LEVEL_ERROR) {
-		e->errors++;
-		b->comp_errors[cs]++;
+		if (!b->counted) {
+			e->errors++;
+			b->comp_errors[cs]++;
+		}
 		if (b->charts) {
 			struct gl_errors_chart *c = &b->chart;
 			int64_t k = (ev->ts_us - c->bucket0_us) / c->bucket_us;
@@ -467,10 +517,11 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 			if (k >= 0 && (size_t)k < c->n_buckets)
 				c->rows[cs][k]++;
 		}
-	} else {
+	} else if (!b->counted) {
 		e->warnings++;
 	}
-	b->comp_warn[cs]++;
+	if (!b->counted)
+		b->comp_warn[cs]++;
 	if (ev->message && count_shape(cx, b, ev) != 0)
 		return GL_ENOMEM;
 	return GL_OK;
@@ -593,7 +644,7 @@ static void release(void *st)
 static int collect_mirrored(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	(void)cx;
-	if (ev->level >= GL_LEVEL_ERROR)
+	if (ev->level >= GL_LEVEL_ERROR && !((struct errors *)st)->counted)
 		((struct errors *)st)->res.mirrored++;
 	return GL_OK;
 }

@@ -69,7 +69,8 @@ static int begin(struct gl_section_ctx *cx, void *st)
 
 		if (rc == GL_OK)
 			rc = gl_query_event_counts(cx->q, cx->p->since_us, cx->p->until_us, &keep,
-						   on_count, s, cx->err);
+						   cx->alert_streams, cx->n_alert_streams, on_count,
+						   s, cx->err);
 		gl_section_keep_release(&keep);
 		if (rc != GL_OK && rc != GL_QUERY_NOT_HERE)
 			return rc;

@@ -899,11 +899,13 @@ bool gl_query_counts_events(const struct gl_query *q)
 }
 
 int gl_query_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
-			  const struct gl_query_keep *keep,
+			  const struct gl_query_keep *keep, const int64_t *alert_streams,
+			  size_t n_alert_streams,
 			  int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
 			  struct gl_err *err)
 {
 	if (!gl_query_counts_events(q))
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "events are counted by the caller here");
-	return q->be->event_counts(q, since_us, until_us, keep, fn, arg, err);
+	return q->be->event_counts(q, since_us, until_us, keep, alert_streams, n_alert_streams, fn,
+				   arg, err);
 }

@@ -207,11 +207,13 @@ struct gl_query_kernel_stats {
 	double p50_us, p90_us, p95_us, p99_us;	/* type 7: linear between order statistics */
 };
 
-/* The events of a window counted by level, component and mirrored or not. */
+/* The events of a window counted by level, component, mirrored or not and
+ * alert or not. */
 struct gl_query_event_count {
 	int level;			/* enum gl_level */
 	int64_t component_id;		/* names id; 0: none or unknown */
 	bool mirrored;			/* dup_of set */
+	bool log_alert;			/* WARN or worse, of one of the alert streams */
 	uint64_t n;
 	int64_t first_ts_us, last_ts_us;	/* of these events */
 };
@@ -220,16 +222,18 @@ struct gl_query_event_count {
 bool gl_query_counts_events(const struct gl_query *q);
 
 /*
- * Calls fn once per level, component and mirrored flag that has events in
- * [since_us, until_us) of the hosts and components keep keeps (NULL: all),
- * in no set order. GL_OK, fn's value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM;
+ * Calls fn once per level, component, mirrored and alert flag that has
+ * events in [since_us, until_us) of the hosts and components keep keeps
+ * (NULL: all), in no set order; an alert is an event of WARN or worse of a
+ * stream of alert_streams[0..n_alert_streams) (gl_query_alert_streams). GL_OK, fn's value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM;
  * GL_QUERY_NOT_HERE, fn never called, when keep's names do not fit a
  * statement (the caller counts); where gl_query_counts_events is false,
  * GL_EUSAGE.
  */
 #define GL_QUERY_NOT_HERE 1
 int gl_query_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
-			  const struct gl_query_keep *keep,
+			  const struct gl_query_keep *keep, const int64_t *alert_streams,
+			  size_t n_alert_streams,
 			  int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
 			  struct gl_err *err);
 

@@ -717,36 +717,57 @@ static int event_count_row(void *arg, struct gl_tsv_field *f)
 	int64_t level = gl_qch_fint(&f[0]);
 	struct gl_query_event_count c = {
 		level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE,
-		gl_qch_name_id(w->q, &f[1]), gl_qch_fint(&f[2]) != 0, (uint64_t)gl_qch_fint(&f[3]),
-		gl_qch_fint(&f[4]), gl_qch_fint(&f[5])};
+		gl_qch_name_id(w->q, &f[1]), gl_qch_fint(&f[2]) != 0, gl_qch_fint(&f[3]) != 0,
+		(uint64_t)gl_qch_fint(&f[4]), gl_qch_fint(&f[5]), gl_qch_fint(&f[6])};
 
 	return w->fn(w->arg, &c);
 }
 
-/* The window's events counted by the server (the summary's counts). */
+/*
+ * The window's events counted by the server (the summary's and the
+ * errors' counts); a stream's id is its node's, (node, stream_id) made one
+ * number as the events' reader makes it.
+ */
 static int ch_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
-			   const struct gl_query_keep *keep,
+			   const struct gl_query_keep *keep, const int64_t *alert_streams,
+			   size_t n_alert_streams,
 			   int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
 			   struct gl_err *err)
 {
 	struct event_count_walk w = {q, fn, arg};
-	struct gl_buf b = {0};
+	struct gl_buf b = {0}, la = {0};
 	int rc = gl_buf_add(&b, "", 1) ? GL_ENOMEM : add_keep(&b, q, keep);
 	const char *sql;
+	char num[32];
 
-	if (rc == 1) {		/* nothing kept, or names no statement carries */
+	const char *la0 = n_alert_streams ? "level >= 4 AND intDiv(cityHash64(node, stream_id), 4) IN ("
+					  : "0";
+
+	rc = rc ? rc : gl_buf_add(&la, la0, strlen(la0));
+	for (size_t i = 0; rc == GL_OK && i < n_alert_streams; i++) {
+		int k = snprintf(num, sizeof(num), "%s%" PRId64, i ? ", " : "", alert_streams[i]);
+
+		rc = gl_buf_add(&la, num, (size_t)k);
+		if (la.len > NAMES_SQL_MAX)
+			rc = 1;
+	}
+	rc = rc ? rc : gl_buf_add(&la, n_alert_streams ? ")" : "", n_alert_streams ? 2 : 1);
+
+	if (rc == 1) {		/* nothing kept, or what no statement carries */
 		gl_buf_release(&b);
+		gl_buf_release(&la);
 		return keep && ((keep->host_ids && !keep->n_hosts) ||
 				(keep->component_ids && !keep->n_components))
 			? GL_OK : GL_QUERY_NOT_HERE;
 	}
-	sql = rc == GL_OK ? gl_qch_sqlf(q, "SELECT level, component, dup_of IS NOT NULL AS m, count(),"
-			     " min(ts_us), max(ts_us) FROM gpulog_events WHERE ts_us >= %" PRId64
-			     " AND ts_us < %" PRId64 "%s GROUP BY level, component, m"
-			     " FORMAT TabSeparated", since_us, until_us, b.data)
+	sql = rc == GL_OK ? gl_qch_sqlf(q, "SELECT level, component, dup_of IS NOT NULL AS m, %s AS la,"
+			     " count(), min(ts_us), max(ts_us) FROM gpulog_events WHERE ts_us >= %"
+			     PRId64 " AND ts_us < %" PRId64 "%s GROUP BY level, component, m, la"
+			     " FORMAT TabSeparated", la.data, since_us, until_us, b.data)
 			  : NULL;
-	rc = sql ? gl_qch_rows(q, sql, 6, event_count_row, &w, err) : gl_qch_oom(err);
+	rc = sql ? gl_qch_rows(q, sql, 7, event_count_row, &w, err) : gl_qch_oom(err);
 	gl_buf_release(&b);
+	gl_buf_release(&la);
 	return rc;
 }
 

@@ -62,7 +62,8 @@ struct gl_query_backend {
 			     struct gl_err *err);
 	/* optional: gl_query_event_counts */
 	int (*event_counts)(struct gl_query *q, int64_t since_us, int64_t until_us,
-			    const struct gl_query_keep *keep,
+			    const struct gl_query_keep *keep, const int64_t *alert_streams,
+			    size_t n_alert_streams,
 			    int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
 			    struct gl_err *err);
 	/* optional: gl_query_kernel_stats */

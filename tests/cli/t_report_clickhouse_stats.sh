@@ -62,6 +62,8 @@ mkdir -p $T/a $T/b
 	line 30 0 WARNING gpu shared 70
 	line 31 0 INFO gpu shared 80.25
 	line 1 0 INFO io solo 43.5
+	printf '{"timestamp": "2025-11-16T10:00:40.000000Z", "level": "ERROR", "component": "io", "message": "disk full"}\n'
+	printf '{"timestamp": "2025-11-16T10:00:41.000000Z", "level": "CRITICAL", "component": "gpu", "message": "Xid 79"}\n'
 } > $T/b/app.log
 ingest $T/a.db --host a $T/a || fail "ingest a"
 ingest $T/b.db --host b $T/b || fail "ingest b"
@@ -116,6 +118,13 @@ expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.
 expect_eq "big" 10000 "$(row big | cut -d' ' -f1)"
 expect_eq "kernels listed" 67 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
+# Errors (both nodes): b's ERROR and CRITICAL; warnings: the WARNING lines,
+# chain 2, same 1, pair 2, shared 1, big 10,000, m 33 (k % 7 >= 3, j = 3)
+ev() { tr -d '\r' < $T/c/errors.csv | awk -F, -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }'; }
+expect_eq "errors" 2 "$(ev errors '')"
+expect_eq "warnings" 10039 "$(ev warnings '')"
+expect_eq "critical" 1 "$(ev by_level CRITICAL)"
+
 # The server described them: each report above asked it once for its
 # listed kernels (none listed with no such component; the groups' report
 # four times: big alone, the others' 253 timings in three), and its
@@ -125,10 +134,10 @@ STATS="type = 2 AND query LIKE '%arraySort(groupArray((ts_us, node, src_id, %' A
 expect_eq "statements" 12 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
 expect_eq "first report's kernels described" 67 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
-# The summary's counts too: a statement per logged report but the one whose
-# filter keeps no component (nothing to ask).
-COUNTS="type = 2 AND query LIKE '%GROUP BY level, component, m %'"
-expect_eq "counted on the server" 9 "$(chq one "SELECT count() FROM system.query_log WHERE $COUNTS")"
+# The summary's and the errors' counts too: a statement each per logged
+# report but the one whose filter keeps no component (nothing to ask).
+COUNTS="type = 2 AND query LIKE '%GROUP BY level, component, m, la %'"
+expect_eq "counted on the server" 18 "$(chq one "SELECT count() FROM system.query_log WHERE $COUNTS")"
 expect_eq "events" "$(q $T/ab.db 'select count(*) from events where dup_of is null')" \
 	"$(tr -d '\r' < $T/c/summary.csv | sed -n 's/^events,,//p')"
 echo ok
