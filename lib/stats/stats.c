@@ -294,6 +294,67 @@ static double quantile_select_tenths(int32_t *x, size_t n, double f, size_t *fro
 	return (1 - delta) * lo + delta * hi;
 }
 
+/*
+ * The quantiles of tenths by counting, where their range is narrow (a
+ * utilisation, a size in MiB): one pass of increments instead of
+ * selections, the same order statistics. c counts the values lo + v;
+ * rank and the count below v (cum) move up only, as the quantiles do.
+ */
+#define TENTHS_COUNTED_RANGE ((int64_t)1 << 20)	/* 4 MiB of counts */
+#define TENTHS_COUNTED_MIN 65536		/* fewer values: selection */
+
+struct counted {
+	const uint32_t *c;
+	int32_t lo;
+	size_t v;	/* the value lo + v holds ranks cum .. cum + c[v] - 1 */
+	uint64_t cum;
+};
+
+/* The value of rank r (0-based; r at or past the last one asked) as a double. */
+static double counted_rank(struct counted *q, uint64_t r)
+{
+	while (q->cum + q->c[q->v] <= r)
+		q->cum += q->c[q->v++];
+	return (double)(q->lo + (int32_t)q->v) / 10.0;
+}
+
+/* quantile_select's value by counted ranks */
+static double quantile_counted(struct counted *q, size_t n, double f)
+{
+	double h = (double)(n - 1) * f;
+	size_t k = (size_t)floor(h);
+	double delta = h - (double)k, lo, hi;
+
+	lo = counted_rank(q, k);
+	if (k + 1 >= n || delta == 0)
+		return lo;
+	hi = counted_rank(q, k + 1);
+	return (1 - delta) * lo + delta * hi;
+}
+
+/* The four quantiles of t[0..n) (n > 0, min and max in d) by counting;
+ * false when the range is wide or the counts cannot be had. */
+static bool quantiles_counted(const int32_t *t, size_t n, struct gl_stats_desc *d)
+{
+	const int32_t lo = (int32_t)lround(d->min * 10.0), hi = (int32_t)lround(d->max * 10.0);
+	const int64_t range = (int64_t)hi - lo + 1;
+	uint32_t *c;
+
+	if (n < TENTHS_COUNTED_MIN || n > UINT32_MAX || range > TENTHS_COUNTED_RANGE ||
+	    !(c = calloc((size_t)range, sizeof(*c))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		c[t[i] - lo]++;
+	struct counted q = {.c = c, .lo = lo};
+
+	d->p50 = quantile_counted(&q, n, 0.50);
+	d->p90 = quantile_counted(&q, n, 0.90);
+	d->p95 = quantile_counted(&q, n, 0.95);
+	d->p99 = quantile_counted(&q, n, 0.99);
+	free(c);
+	return true;
+}
+
 /* The doubles t[from..to) / 10.0 into out[0..to - from). */
 static void tenths_chunk(const int32_t *t, size_t from, size_t to, double *out)
 {
@@ -359,7 +420,7 @@ static void describe_group_tenths(int32_t *const *t, const size_t *n, size_t k,
 			tenths_chunk(t[j], at, to, buf[0]);
 			pass2_one(buf[0], at, at, to, mean[j], &r[j].var);
 		}
-		if (!desc_fill(&d[j], &r[j], n[j], mean[j]))
+		if (!desc_fill(&d[j], &r[j], n[j], mean[j]) || quantiles_counted(t[j], n[j], &d[j]))
 			continue;
 		d[j].p50 = quantile_select_tenths(t[j], n[j], 0.50, &from);
 		d[j].p90 = quantile_select_tenths(t[j], n[j], 0.90, &from);

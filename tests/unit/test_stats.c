@@ -228,22 +228,28 @@ static void test_describe_same_as_gsl(void **state)
 static void test_describe_tenths_same_as_gsl(void **state)
 {
 	(void)state;
-	const size_t sizes[] = {2047, 2048, 2049, 6000, 0, 1, 2, 3, 4096, 4095, 9000, 5};
+	const size_t sizes[] = {2047,  2048,  2049,   6000,  0,     1,     2,      3,
+				4096,  4095,  9000,   5,     65535, 65536, 100001, 70000};
 	const size_t k = sizeof(sizes) / sizeof(sizes[0]);
 	uint64_t s = 23;
 
 	for (int dup = 0; dup < 2; dup++) {
 		int32_t *t[sizeof(sizes) / sizeof(sizes[0])], *keep[sizeof(sizes) / sizeof(sizes[0])];
-		double *orig = malloc(9000 * sizeof(double)), *sorted = malloc(9000 * sizeof(double));
+		double *orig = malloc(100001 * sizeof(double));
+		double *sorted = malloc(100001 * sizeof(double));
 		struct gl_stats_desc d[sizeof(sizes) / sizeof(sizes[0])];
 
 		for (size_t j = 0; j < k; j++) {
 			t[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(int32_t));
 			keep[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(int32_t));
+			/* dup: 0.0 .. 100.0 %; else -5000.0 .. 15000.0, or for every
+			 * other array -1e6 .. 1e6 (past the range counted: 65,536
+			 * values or more are counted where the range is narrow) */
+			const double span = dup ? 1001 : j % 2 ? 2e7 : 200000;
+			const int32_t low = dup ? 0 : j % 2 ? -10000000 : -50000;
+
 			for (size_t i = 0; i < sizes[j]; i++)
-				/* dup: 0.0 .. 100.0 %; else -5000.0 .. 15000.0 */
-				t[j][i] = keep[j][i] = dup ? (int32_t)floor(1001 * lcg(&s))
-							   : (int32_t)floor(200000 * lcg(&s)) - 50000;
+				t[j][i] = keep[j][i] = (int32_t)floor(span * lcg(&s)) + low;
 		}
 		/* groups: four, four, four; then 3, 2, 1 of the first ones */
 		gl_stats_describe_tenths(t, sizes, k, d);
