@@ -174,6 +174,13 @@ size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
 	} while (0)
 	while (s < end && o + 1 < n) {
 		unsigned char c = (unsigned char)*s;
+
+		/* each form below opens at a digit or a '/': any other byte is copied */
+		if (c != '/' && !isdigit(c)) {
+			out[o++] = (char)c;
+			s++;
+			continue;
+		}
 		bool word_start = s == msg || !is_word((unsigned char)s[-1]);
 		size_t u;
 
