@@ -189,6 +189,13 @@ static size_t duration_len(const char *s, const char *end)
  *   "Kernel spring_kernel executed in 462.72μs" -> "Kernel spring_kernel executed in <dur>"
  *   "GPU utilization 45 % at 70.77 W" -> "GPU utilization <num> at <num>"
  */
+/* The bytes where a form of gl_message_shape opens: the digits (isdigit's in
+ * the C locale, the one the tools run in: none sets another) and '/'. */
+static const bool shape_opens[256] = {
+	['/'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true,
+	['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+};
+
 size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
 {
 	const char *s = msg, *end = msg;
@@ -196,8 +203,15 @@ size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
 
 	if (n == 0)
 		return 0;
-	while (end < msg + len && *end != '\n' && *end != '\r')
-		end++;
+	/* up to the first line break */
+	const char *nl = len ? memchr(msg, '\n', len) : NULL;
+	const char *cr = len ? memchr(msg, '\r', len) : NULL;
+
+	end = msg + len;
+	if (nl)
+		end = nl;
+	if (cr && cr < end)
+		end = cr;
 #define PUT(str)                                                                   \
 	do {                                                                       \
 		const char *p_ = (str);                                           \
@@ -206,6 +220,21 @@ size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
 	} while (0)
 	while (s < end && o + 1 < n) {
 		unsigned char c = (unsigned char)*s;
+
+		/* each form below opens at a digit or a '/': a run of other bytes
+		 * is copied as it is */
+		if (!shape_opens[c]) {
+			const char *r = s + 1;
+			size_t k;
+
+			while (r < end && !shape_opens[(unsigned char)*r])
+				r++;
+			k = (size_t)(r - s) < n - 1 - o ? (size_t)(r - s) : n - 1 - o;
+			memcpy(out + o, s, k);
+			o += k;
+			s += k;
+			continue;
+		}
 		bool word_start = s == msg || !is_word((unsigned char)s[-1]);
 		size_t u;
 

@@ -13,8 +13,9 @@
  * (util/values.h: 2, 4 or 8 bytes), plus the chart's fixed per-column bins.
  *
  * Time: the series are described at the end, four side by side
- * (gl_stats_describe_many; one of 1M values or more alone, BIG_SERIES) on
- * two threads, which take the next four from a
+ * (gl_stats_describe_many; one of 1M values or more alone, BIG_SERIES;
+ * series kept as tenths from the tenths, gl_stats_describe_tenths, whatever
+ * their length: no doubles made) on two threads, which take the next four from a
  * shared counter. Each series is described by one thread alone, in the
  * same steps whichever, so the figures do not depend on it.
  */
@@ -210,6 +211,27 @@ struct describe_job {
  */
 #define BIG_SERIES ((size_t)1 << 20)
 
+/* Series kept as tenths (util/values) are described from them, four side
+ * by side whatever their length (no doubles are made: the same figures). */
+static bool tenths(const struct describe_job *job, size_t at)
+{
+	return at < job->n && job->ser[job->order[at]].v.kind == GL_VALUES_T32;
+}
+
+/* The series order[at..) the take at at describes together: a run of up to
+ * four of tenths; else one alone (BIG_SERIES) or four. */
+static size_t take_at(const struct describe_job *job, size_t at)
+{
+	size_t take = 1;
+
+	if (tenths(job, at)) {
+		while (take < DESCRIBE_GROUP && tenths(job, at + take))
+			take++;
+		return take;
+	}
+	return job->ser[job->order[at]].v.n >= BIG_SERIES ? 1 : DESCRIBE_GROUP;
+}
+
 static void *describe_some(void *arg)
 {
 	struct describe_job *job = arg;
@@ -219,7 +241,7 @@ static void *describe_some(void *arg)
 		at = atomic_load(&job->next);
 		if (at >= job->n)
 			break;
-		size_t take = job->ser[job->order[at]].v.n >= BIG_SERIES ? 1 : DESCRIBE_GROUP;
+		size_t take = take_at(job, at);
 		if (!atomic_compare_exchange_weak(&job->next, &at, at + take))
 			continue;
 		size_t g = job->n - at < take ? job->n - at : take;
@@ -227,6 +249,20 @@ static void *describe_some(void *arg)
 		size_t nv[DESCRIBE_GROUP];
 		struct gl_stats_desc d[DESCRIBE_GROUP];
 
+		if (tenths(job, at)) {
+			int32_t *t[DESCRIBE_GROUP];
+
+			for (size_t j = 0; j < g; j++) {
+				nv[j] = job->ser[job->order[at + j]].v.n;
+				t[j] = job->ser[job->order[at + j]].v.p;
+			}
+			gl_stats_describe_tenths(t, nv, g, d);
+			for (size_t j = 0; j < g; j++) {
+				job->desc[job->order[at + j]] = d[j];
+				gl_values_release(&job->ser[job->order[at + j]].v);
+			}
+			continue;
+		}
 		for (size_t j = 0; j < g; j++) {
 			struct gl_values *v = &job->ser[job->order[at + j]].v;
 

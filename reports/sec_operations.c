@@ -85,13 +85,18 @@ static int grow(struct operations *o)
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct operations *o = st;
-	char name[NAME_MAX_BYTES] = "";
+	char name[NAME_MAX_BYTES];
 	const double ms = ev->op_ms, tp = ev->op_throughput;
 
 	if (ev->kernel_id > 0 || !isfinite(ms))
 		return GL_OK;
-	snprintf(name, sizeof(name), "%s",
-		 ev->op_name ? ev->op_name : gl_section_name(cx, ev->component_id));
+	/* the name cut to NAME_MAX_BYTES - 1 bytes, as snprintf "%s" cuts it
+	 * (which cost ~580 instructions an operation) */
+	const char *src = ev->op_name ? ev->op_name : gl_section_name(cx, ev->component_id);
+	size_t len = strnlen(src, sizeof(name) - 1);
+
+	memcpy(name, src, len);
+	name[len] = '\0';
 	if ((o->n + 1) * 2 > o->cap && grow(o) != 0)
 		return gl_section_oom(cx->err);
 	const char *key = name;

@@ -39,6 +39,15 @@ void gl_stats_describe(double *x, size_t n, struct gl_stats_desc *d);
 void gl_stats_describe_many(double *const *x, const size_t *n, size_t k, struct gl_stats_desc *d);
 
 /*
+ * gl_stats_describe_many of the doubles t[j][i] / 10.0 (i < n[j]), the same
+ * figures bit for bit, from the int32 tenths as util/values keeps one-decimal
+ * figures: no array of doubles is made (a chunk at a time is), and the
+ * quantiles are selected among the tenths, reordering t[j].
+ */
+void gl_stats_describe_tenths(int32_t *const *t, const size_t *n, size_t k,
+			      struct gl_stats_desc *d);
+
+/*
  * Quantile f (0..1) of sorted x by linear interpolation between order
  * statistics: x[floor(h)] + (h - floor(h)) * (x[floor(h)+1] - x[floor(h)]),
  * h = (n - 1) f. NAN for n 0.

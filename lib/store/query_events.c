@@ -166,6 +166,8 @@ struct ev_decoder {
 	sqlite3_stmt *by_id;
 	sqlite3_stmt *text;	/* message and metadata by id (text_by_id layouts); with
 				 * has_ops, message and the operation's columns */
+	sqlite3_stmt *msg;	/* with has_ops: message and NULL by id, for a row whose
+				 * operation is not looked up (most of them: WARN and above) */
 	sqlite3_stmt *op;	/* the operation's columns by id (has_ops, other layouts) */
 	const struct gl_query *q;	/* its names (an operation's name by id), or NULL */
 	bool has_ops;		/* table operations exists (schema 10) */
@@ -181,6 +183,7 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, const struct gl
 			d->lay = &layouts[i];
 	d->by_id = NULL;
 	d->text = NULL;
+	d->msg = NULL;
 	d->op = NULL;
 	d->q = q;
 	d->has_ops = q->has_ops;
@@ -190,9 +193,11 @@ static void decoder_free(struct ev_decoder *d)
 {
 	sqlite3_finalize(d->by_id);
 	sqlite3_finalize(d->text);
+	sqlite3_finalize(d->msg);
 	sqlite3_finalize(d->op);
 	d->by_id = NULL;
 	d->text = NULL;
+	d->msg = NULL;
 	d->op = NULL;
 }
 
@@ -203,26 +208,31 @@ static void decoder_free(struct ev_decoder *d)
 
 /*
  * Steps d->text to the row st is on (message, metadata; with has_ops,
- * message, NULL and OP_COLUMNS); SQLITE_ROW or an error.
+ * message, NULL and OP_COLUMNS), or with has_ops and !op d->msg (message,
+ * NULL: no lookup in operations); *ts gets the statement. SQLITE_ROW or an
+ * error.
  */
-static int text_row(sqlite3_stmt *st, struct ev_decoder *d)
+static int text_row(sqlite3_stmt *st, struct ev_decoder *d, bool op, sqlite3_stmt **ts)
 {
+	sqlite3_stmt **t = d->has_ops && !op ? &d->msg : &d->text;
 	int rc;
 
-	if (!d->text &&
+	if (!*t &&
 	    sqlite3_prepare_v2(sqlite3_db_handle(st),
-			       d->has_ops ? "SELECT e.message, NULL, " OP_COLUMNS " FROM events e"
-					    " LEFT JOIN operations o ON o.event_id = e.id"
-					    " WHERE e.id = ?1"
-					  : "SELECT message, metadata FROM events WHERE id = ?1",
-			       -1, &d->text, NULL) != SQLITE_OK)
+			       t == &d->msg ? "SELECT message, NULL FROM events WHERE id = ?1"
+			       : d->has_ops ? "SELECT e.message, NULL, " OP_COLUMNS " FROM events e"
+					      " LEFT JOIN operations o ON o.event_id = e.id"
+					      " WHERE e.id = ?1"
+					    : "SELECT message, metadata FROM events WHERE id = ?1",
+			       -1, t, NULL) != SQLITE_OK)
 		return sqlite3_errcode(sqlite3_db_handle(st));
-	sqlite3_bind_int64(d->text, 1, sqlite3_column_int64(st, d->lay->id));
-	rc = sqlite3_step(d->text);
+	sqlite3_bind_int64(*t, 1, sqlite3_column_int64(st, d->lay->id));
+	rc = sqlite3_step(*t);
 	if (rc == SQLITE_DONE)
 		rc = SQLITE_CORRUPT;	/* the row the statement is on is not there */
 	if (rc != SQLITE_ROW)
-		sqlite3_reset(d->text);
+		sqlite3_reset(*t);
+	*ts = *t;
 	return rc;
 }
 
@@ -340,9 +350,8 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	size_t text_len = 0;
 
 	if (L->text_by_id && (want_message || want_metadata || (d->has_ops && op_candidate))) {
-		if ((rc = text_row(st, d)) != SQLITE_ROW)
+		if ((rc = text_row(st, d, op_candidate, &tst)) != SQLITE_ROW)
 			return rc;
-		tst = d->text;
 		tmessage = 0;
 		tmetadata = 1;
 	}

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -100,11 +101,37 @@ static void test_component_names_an_unnamed_timing(void **state)
 	sec_db_close(&d);
 }
 
+/* a name past NAME_MAX_BYTES (200) is cut to its first 199 bytes */
+static void test_long_name_cut(void **state)
+{
+	char comp[251], want[200];
+	const char *names[] = {comp, NULL};
+	struct sec_db d;
+
+	(void)state;
+	memset(comp, 'c', 250);
+	comp[250] = '\0';
+	memset(want, 'c', 199);
+	want[199] = '\0';
+	sec_db_open(&d, names);
+	sec_db_exec(&d, "INSERT INTO events(ts_us, level, component_id, exec_ms, message, stream_id,"
+			" line) VALUES (%lld, 3, 1, 2.5, 'step', 1, 1);", (long long)T(1));
+	sec_db_build(&d, SEC_T0, SEC_T0 + 3600 * SEC_S_US, 20);
+
+	const struct gl_operations_result *r = gl_operations_result(&d.rep);
+
+	assert_int_equal(r->n_operations, 1);
+	assert_string_equal(r->operations[0].operation, want);
+	assert_int_equal(r->operations[0].count, 1);
+	sec_db_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_operations),
 		cmocka_unit_test(test_component_names_an_unnamed_timing),
+		cmocka_unit_test(test_long_name_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

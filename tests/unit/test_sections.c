@@ -673,6 +673,15 @@ static void test_message_shape(void **state)
 	/* output bounded */
 	gl_message_shape("0123456789", 10, out, 4);
 	assert_true(strlen(out) <= 3);
+	/* a run of plain bytes cut at the bound, and at the first line break of either kind */
+	gl_message_shape("abcdefgh", 8, out, 4);
+	assert_string_equal(out, "abc");
+	gl_message_shape("step 4 ok\r\nnext 5\n", 19, out, sizeof(out));
+	assert_string_equal(out, "step <num> ok");
+	gl_message_shape("rank 1 lost\nthen\r", 17, out, sizeof(out));
+	assert_string_equal(out, "rank <num> lost");
+	gl_message_shape("no break", 5, out, sizeof(out));
+	assert_string_equal(out, "no br");
 }
 
 /* Sets columns of the row inserted last ("error_count = 3, exec_ms = 2.5"). */

@@ -218,6 +218,65 @@ static void test_describe_same_as_gsl(void **state)
 	}
 }
 
+/*
+ * gl_stats_describe_tenths: int32 tenths t give the figures of the doubles
+ * t / 10.0 with the same bits as GSL's functions over those doubles (as
+ * test_describe_same_as_gsl checks gl_stats_describe_many): lengths around
+ * its chunk of 2,048, n 0, 1, 2, negative tenths, many duplicates (a
+ * utilisation in % to one decimal) and few, in groups of every shape.
+ */
+static void test_describe_tenths_same_as_gsl(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {2047,  2048,  2049,   6000,  0,     1,     2,      3,
+				4096,  4095,  9000,   5,     65535, 65536, 100001, 70000};
+	const size_t k = sizeof(sizes) / sizeof(sizes[0]);
+	uint64_t s = 23;
+
+	for (int dup = 0; dup < 2; dup++) {
+		int32_t *t[sizeof(sizes) / sizeof(sizes[0])], *keep[sizeof(sizes) / sizeof(sizes[0])];
+		double *orig = malloc(100001 * sizeof(double));
+		double *sorted = malloc(100001 * sizeof(double));
+		struct gl_stats_desc d[sizeof(sizes) / sizeof(sizes[0])];
+
+		for (size_t j = 0; j < k; j++) {
+			t[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(int32_t));
+			keep[j] = malloc((sizes[j] ? sizes[j] : 1) * sizeof(int32_t));
+			/* dup: 0.0 .. 100.0 %; else -5000.0 .. 15000.0, or for every
+			 * other array -1e6 .. 1e6 (past the range counted: 65,536
+			 * values or more are counted where the range is narrow) */
+			const double span = dup ? 1001 : j % 2 ? 2e7 : 200000;
+			const int32_t low = dup ? 0 : j % 2 ? -10000000 : -50000;
+
+			for (size_t i = 0; i < sizes[j]; i++)
+				t[j][i] = keep[j][i] = (int32_t)floor(span * lcg(&s)) + low;
+		}
+		/* groups: four, four, four; then 3, 2, 1 of the first ones */
+		gl_stats_describe_tenths(t, sizes, k, d);
+		for (size_t j = 0; j < k; j++) {
+			for (size_t i = 0; i < sizes[j]; i++)
+				orig[i] = (double)keep[j][i] / 10.0;
+			check_with_gsl(&d[j], orig, sorted, sizes[j]);
+			memcpy(t[j], keep[j], sizes[j] * sizeof(int32_t));
+		}
+		for (size_t g = 1; g <= 3; g++) {
+			gl_stats_describe_tenths(t, sizes, g, d);
+			for (size_t j = 0; j < g; j++) {
+				for (size_t i = 0; i < sizes[j]; i++)
+					orig[i] = (double)keep[j][i] / 10.0;
+				check_with_gsl(&d[j], orig, sorted, sizes[j]);
+				memcpy(t[j], keep[j], sizes[j] * sizeof(int32_t));
+			}
+		}
+		for (size_t j = 0; j < k; j++) {
+			free(t[j]);
+			free(keep[j]);
+		}
+		free(orig);
+		free(sorted);
+	}
+}
+
 /* min and max keep gsl_stats_minmax's rules: the first of equal values, NaN wins. */
 static void test_minmax_rules(void **state)
 {
@@ -547,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_describe_edges),
 		cmocka_unit_test(test_describe_large),
 		cmocka_unit_test(test_describe_same_as_gsl),
+		cmocka_unit_test(test_describe_tenths_same_as_gsl),
 		cmocka_unit_test(test_minmax_rules),
 		cmocka_unit_test(test_fit_hand),
 		cmocka_unit_test(test_fit_large_against_gsl_and_direct),
