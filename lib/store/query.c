@@ -307,6 +307,18 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->covering = q->has_packed && has[P_INDEX] == 2;
 	q->has_kind = has[P_KIND] > 0;
 	q->has_ops = has[P_OPS] > 0;
+	/* schema 11: samples waiting in sample_stage for the end of a run (one
+	 * under way, or killed) are read too */
+	if (q->samples == GL_QUERY_SAMPLES_BLOCKS && q->version >= 11) {
+		int64_t staged = 0;
+
+		if (gl_query_pragma_int(q->db, "SELECT EXISTS (SELECT 1 FROM sample_stage)", &staged) !=
+		    SQLITE_OK) {
+			rc = gl_query_db_error(q, err, "cannot read the schema");
+			goto out;
+		}
+		q->staged = staged > 0;
+	}
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)
