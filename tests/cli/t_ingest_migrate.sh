@@ -15,7 +15,7 @@ mkdir -p $T/logs
 { genlines m 0 3; echo '{"timestamp": "2025-11-16T00:00:00Z", "level": 7}'; } > $T/logs/gpu.log
 touch -d '1 hour ago' $T/logs/gpu.log
 "$INGEST" -q --db $db $T/logs || fail "ingest into the v1 database"
-expect_eq "user_version" 10 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
 expect_eq "old rows kept" "old event|old reject" \
 	"$(q $db "select (select message from events where line = 1 and stream_id = 1 and message = 'old event'), (select reason from rejects where reason = 'old reject')")"
 expect_eq "new events" 4 "$(q $db 'select count(*) from events')"
