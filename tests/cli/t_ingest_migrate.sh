@@ -31,7 +31,7 @@ diff $T/fresh.shape $T/old.shape || fail "migrated schema differs from a fresh o
 
 # A database of a newer gpulog is refused and left as it is.
 cp $T/fresh.db $T/newer.db
-sqlite3 $T/newer.db 'pragma user_version = 11'
+sqlite3 $T/newer.db 'pragma user_version = 12'
 cp $T/newer.db $T/newer.orig
 out=$("$INGEST" --db $T/newer.db $T/logs 2>&1); expect_eq "newer db status" 2 $?
 echo "$out" | grep -q "newer gpulog" || fail "newer db message: $out"
