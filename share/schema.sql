@@ -484,7 +484,10 @@ JOIN json_each(s.data) j
 JOIN series r ON r.id = j.value ->> 0
 JOIN names m ON m.id = r.metric_id
 LEFT JOIN names h ON h.id = r.host_id
-LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]');
+LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]')
+-- (not the staged samples a killed merge put in blocks already: its mark)
+WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi
+                  AND j.value ->> 0 <= k.series_done);
 
 -- Spans with names resolved and an ISO 8601 start.
 CREATE VIEW v_spans AS

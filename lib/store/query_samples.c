@@ -418,14 +418,17 @@ static const char blocks_sql[] =
 
 /*
  * Staged samples (schema 11, sblock_merge.h: a run under way or killed
- * before its end) as blocks of one sample each, of ids below every block's
+ * before its end; not those a killed merge put in blocks already, as its
+ * mark in sample_merge says) as blocks of one sample each, of ids below every block's
  * (-2^62 + stage row id * 65536 + index: in the order they were staged),
  * as the view v_samples numbers them.
  */
 #define STAGED_BLOCKS(cols, where)                                                           \
 	" UNION ALL SELECT " cols " FROM (SELECT s.id * 65536 + j.key - 4611686018427387904 AS id," \
 	" j.value ->> 0 AS series_id, j.value ->> 2 AS t0_us, j.value ->> 2 AS t1_us, 1 AS n,"  \
-	" '[[0,' || (j.value -> 3) || ',0]]' AS data FROM sample_stage s, json_each(s.data) j)"  \
+	" '[[0,' || (j.value -> 3) || ',0]]' AS data FROM sample_stage s, json_each(s.data) j"  \
+	" WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi"            \
+	" AND j.value ->> 0 <= k.series_done))"                                                \
 	" WHERE t0_us >= ?1 AND t0_us < ?2" where
 
 static const char blocks_staged_sql[] =

@@ -61,6 +61,9 @@ struct merge {
 	sqlite3 *db;
 	const char *path;
 	int64_t now_us;
+	void (*committed)(void *arg, unsigned k);	/* after each COMMIT (tests) */
+	void *committed_arg;
+	unsigned ncommits;
 	struct gl_sblock_merged *st;
 	sqlite3_stmt *sel, *ins, *del, *get, *restage;
 	struct unsettled *uns;
@@ -120,9 +123,11 @@ static int malformed(struct merge *m, struct gl_err *err, const char *what, int6
 
 static int exec(struct merge *m, const char *sql, struct gl_err *err)
 {
-	return sqlite3_exec(m->db, sql, NULL, NULL, NULL) == SQLITE_OK
-		       ? GL_OK
-		       : db_fail(m, err, "cannot merge samples");
+	if (sqlite3_exec(m->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(m, err, "cannot merge samples");
+	if (!strcmp(sql, "COMMIT") && m->committed)
+		m->committed(m->committed_arg, ++m->ncommits);
+	return GL_OK;
 }
 
 static int one_int(struct merge *m, const char *sql, int64_t arg, int64_t *v, struct gl_err *err)
@@ -1120,8 +1125,16 @@ static int read_marker(struct merge *m, int64_t *hi, int64_t *done, struct gl_er
 int gl_sblock_merge_open(sqlite3 *db, const char *path, int64_t now_us,
 			 struct gl_sblock_merged *out, struct gl_err *err)
 {
+	return gl_sblock_merge_open_hook(db, path, now_us, NULL, NULL, out, err);
+}
+
+int gl_sblock_merge_open_hook(sqlite3 *db, const char *path, int64_t now_us,
+			      void (*committed)(void *arg, unsigned k), void *arg,
+			      struct gl_sblock_merged *out, struct gl_err *err)
+{
 	struct gl_sblock_merged stats = {0};
-	struct merge m = {.db = db, .path = path, .now_us = now_us, .st = &stats};
+	struct merge m = {.db = db, .path = path, .now_us = now_us, .st = &stats,
+			  .committed = committed, .committed_arg = arg};
 	int64_t hi = 0, mark_hi = 0, mark_done = INT64_MIN;
 	int rc;
 

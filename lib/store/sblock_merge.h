@@ -65,4 +65,10 @@ struct gl_sblock_merged {
 int gl_sblock_merge_open(sqlite3 *db, const char *path, int64_t now_us,
 			 struct gl_sblock_merged *out, struct gl_err *err);
 
+/* gl_sblock_merge_open that calls committed(arg, k) after its k-th
+ * committed transaction (committed may be NULL). */
+int gl_sblock_merge_open_hook(sqlite3 *db, const char *path, int64_t now_us,
+			      void (*committed)(void *arg, unsigned k), void *arg,
+			      struct gl_sblock_merged *out, struct gl_err *err);
+
 #endif

@@ -233,7 +233,9 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	"       r.labels, j.value ->> 1, p.path, j.value ->> 4, r.id, NULL"
 	" FROM sample_stage s JOIN json_each(s.data) j JOIN series r ON r.id = j.value ->> 0"
 	" JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
-	" LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]');",
+	" LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]')"
+	" WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi"
+	"  AND j.value ->> 0 <= k.series_done);",
 };
 
 /* After 9 -> 10: the packings of the rows found to be operations carry them,
