@@ -230,6 +230,19 @@ static void summary(const struct gl_ingest_stats *st)
 	}
 }
 
+/*
+ * GPULOG_INGEST_TEST_KILL_MERGE=N (tests only): SIGKILL this process right
+ * after the Nth transaction of the run's-end merge of staged samples.
+ */
+static long merge_kill_at;
+
+static void on_merge_commit(void *arg, unsigned n)
+{
+	(void)arg;
+	if ((long)n == merge_kill_at)
+		raise(SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -352,6 +365,9 @@ int main(int argc, char **argv)
 
 	o.stop = &stop_signal;
 	catch_stop();
+	if (getenv("GPULOG_INGEST_TEST_KILL_MERGE") &&
+	    (merge_kill_at = strtol(getenv("GPULOG_INGEST_TEST_KILL_MERGE"), NULL, 10)) > 0)
+		o.merge_committed = on_merge_commit;
 
 	rc = gl_ingest_run(&o, &st, &err);
 	clear_progress(&u);

@@ -179,6 +179,13 @@ struct gl_ingest_opts {
 	 */
 	void (*notice)(void *arg, const struct gl_err *problem);
 	void *notice_arg;
+	/*
+	 * Called after each transaction the run's-end merge of staged samples
+	 * commits (its passes, the stage rows' removal, ...), with its count
+	 * so far; may be NULL. For tests that kill a run there.
+	 */
+	void (*merge_committed)(void *arg, unsigned n);
+	void *merge_arg;
 };
 
 /*

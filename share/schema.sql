@@ -1,4 +1,6 @@
--- gpulog database schema, version 10. Version 9 had no table operations
+-- gpulog database schema, version 11. Version 10 had no sample_blocks.open,
+-- sample_blocks.origins, index sample_blocks_open and tables sample_stage and
+-- sample_merge (every block was closed and of one stream). Version 9 had no table operations
 -- (the operation timings were found in the events' text at report time).
 -- Version 8 had the same tables as 9, its
 -- rows of kinds 5 to 7 stored as kind 0 (lib/store/kinds_v8.h says which
@@ -330,6 +332,27 @@ CREATE UNIQUE INDEX series_key ON series
 --   AND b.t0_us + (j.value ->> 0) BETWEEN ?1 AND ?2 ORDER BY 1;
 -- A sample's id in v_samples is block id * 4096 + its index in the block,
 -- so (ts_us, id) is the order of a report.
+--
+-- Staged samples and open blocks (schema version 11). A batch's samples of
+-- a series and stream fewer than 64 (a Prometheus scrape file holds one
+-- sample per series) are not stored as a block of their own: they go, with
+-- the batch's other such samples, into one row of sample_stage. At the end
+-- of each run the staged samples that are settled (not in a stream's open
+-- last record) are merged with the open block of their series into blocks
+-- of up to 4096 samples, and their stage rows deleted; a merged block holds
+-- samples of several streams and lists their origins:
+--   origins = [[stream_id, file_id, path_id], ...]   (0: none)
+-- each data entry then has a fourth member, the index of its origin:
+-- [ts_us - t0_us, value, line - line0, origin] (line0 is 0 there, so the
+-- third member is the line itself), and stream_id, file_id and path_id are
+-- the first origin's. A merged block stays open while it is its series'
+-- last, holds fewer than 64 samples and its hour has not passed, so the
+-- next run's samples join it; else it is closed and never changes again.
+-- After each run every open block has a larger id than every closed one:
+-- gpulog-ship sends the blocks below the first open one, each once. The
+-- view v_samples and gpulog-report read the staged samples too (a run under
+-- way, or one killed before its end), as samples of ids below 0. Retention
+-- (--keep-days) prunes blocks, not staged samples.
 CREATE TABLE sample_blocks (
 	id           INTEGER PRIMARY KEY,	-- order of storing
 	series_id    INTEGER NOT NULL REFERENCES series(id),
@@ -342,9 +365,25 @@ CREATE TABLE sample_blocks (
 	line1        INTEGER NOT NULL,	-- largest
 	file_id      INTEGER REFERENCES files(id),
 	path_id      INTEGER REFERENCES paths(id),	-- where they were read
-	data         TEXT NOT NULL	-- JSON [[ts_us - t0_us, value, line - line0], ...], time order
+	data         TEXT NOT NULL,	-- JSON [[ts_us - t0_us, value, line - line0], ...], time order
+	open         INTEGER NOT NULL DEFAULT 0,	-- 1: merged again at a run's end (may change)
+	origins      TEXT	-- several streams' samples: JSON [[stream_id, file_id, path_id], ...]
 );
 CREATE INDEX sample_blocks_t0 ON sample_blocks (t0_us);
+CREATE INDEX sample_blocks_open ON sample_blocks (open) WHERE open = 1;
+CREATE TABLE sample_stage (
+	id      INTEGER PRIMARY KEY,	-- order of storing
+	n       INTEGER NOT NULL,	-- samples in data
+	origins TEXT NOT NULL,	-- JSON [[stream_id, file_id, path_id], ...] (0: none)
+	data    TEXT NOT NULL	-- JSON [[series_id, ts_estimated, ts_us, value, line, origin], ...]
+);
+-- A merge under way (at most one row): the stage rows up to stage_hi have
+-- their samples of the series up to series_done in blocks already; a run
+-- killed during its merge leaves it, and the next merge goes on from it.
+CREATE TABLE sample_merge (
+	stage_hi    INTEGER NOT NULL,
+	series_done INTEGER NOT NULL
+);
 
 -- Lines that could not be parsed, and damage found in files. A reject is
 -- data: the run goes on. excerpt holds the first 1 KiB of the line.
@@ -420,7 +459,8 @@ SELECT r.id, strftime('%Y-%m-%dT%H:%M:%fZ', r.ts_us / 1e6, 'unixepoch') AS time,
 FROM rejects r LEFT JOIN paths p ON p.id = r.path_id LEFT JOIN files f ON f.id = r.file_id;
 
 -- Samples with their series resolved and an ISO 8601 time: one row per
--- sample of sample_blocks.
+-- sample of sample_blocks and of sample_stage (ids from -2^62: stage row id
+-- * 65536 + index - 2^62; block_id NULL).
 CREATE VIEW v_samples AS
 SELECT b.id * 4096 + j.key AS id,
        strftime('%Y-%m-%dT%H:%M:%fZ', (b.t0_us + (j.value ->> 0)) / 1e6, 'unixepoch') AS time,
@@ -432,7 +472,22 @@ JOIN json_each(b.data) j
 JOIN series r ON r.id = b.series_id
 JOIN names m ON m.id = r.metric_id
 LEFT JOIN names h ON h.id = r.host_id
-LEFT JOIN paths p ON p.id = b.path_id;
+LEFT JOIN paths p ON p.id = CASE WHEN b.origins IS NULL THEN b.path_id
+	ELSE b.origins ->> ('$[' || (j.value ->> 3) || '][2]') END
+UNION ALL
+SELECT s.id * 65536 + j.key - 4611686018427387904,
+       strftime('%Y-%m-%dT%H:%M:%fZ', (j.value ->> 2) / 1e6, 'unixepoch'),
+       j.value ->> 2, m.name, CAST(j.value ->> 3 AS REAL), r.device, h.name, r.source,
+       r.labels, j.value ->> 1, p.path, j.value ->> 4, r.id, NULL
+FROM sample_stage s
+JOIN json_each(s.data) j
+JOIN series r ON r.id = j.value ->> 0
+JOIN names m ON m.id = r.metric_id
+LEFT JOIN names h ON h.id = r.host_id
+LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]')
+-- (not the staged samples a killed merge put in blocks already: its mark)
+WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi
+                  AND j.value ->> 0 <= k.series_done);
 
 -- Spans with names resolved and an ISO 8601 start.
 CREATE VIEW v_spans AS

@@ -101,6 +101,12 @@ static const struct col ev_cols[] = {
 	" WHEN " GL_KINDS_V7_IS_TRACE("e.") " THEN 1"                                            \
 	" WHEN " GL_KINDS_V7_STREAMS_ACCESS " AND " GL_KINDS_V7_IS_ACCESS("e.") " THEN 3 ELSE 0 END"
 
+/* A sample's stream (col stream_id, k 0) or path (path_id, 2): its
+ * block's, or in a block of several origins (schema 11) its own. */
+#define SAMPLE_ORIGIN(col, k)                                                                 \
+	"CASE WHEN b.origins IS NULL THEN b." col                                             \
+	" ELSE b.origins ->> ('$[' || (j.value ->> 3) || '][" k "]') END"
+
 static const struct col sample_cols[] = {
 	{"src_id", "Int64", "b.id"},
 	{"idx", "UInt32", "j.key"},
@@ -113,7 +119,7 @@ static const struct col sample_cols[] = {
 	{"series_id", "Int64", "r.id"},
 	{"value", "Float64", "CAST(j.value ->> 1 AS REAL)"},
 	{"ts_estimated", "UInt8", "b.ts_estimated"},
-	{"stream_id", "Int64", "b.stream_id"},
+	{"stream_id", "Int64", SAMPLE_ORIGIN("stream_id", "0")},
 	{"line", "Int64", "b.line0 + (j.value ->> 2)"},
 	{"path", "String", "ifnull(p.path, '')"},
 };
@@ -204,11 +210,17 @@ static const struct table tables[] = {
 	 " LEFT JOIN names sc ON sc.id = e.scope_id LEFT JOIN names sk ON sk.id = e.stack_id"
 	 " LEFT JOIN paths p ON p.id = e.path_id LEFT JOIN streams st ON st.id = e.stream_id",
 	 "e.id", "e.ts_us", NULL, SETTLE("events", "line"), KEY, NULL, ev_cols, N(ev_cols)},
+	/* schema 11: a block's samples may be of several streams (origins),
+	 * and an open block may still change (sblock_merge.h): the blocks
+	 * below the first open one are sent; before 11, samples_v10 */
 	{"gpulog_samples", "samples", "sample_blocks",
 	 "sample_blocks b JOIN json_each(b.data) j JOIN series r ON r.id = b.series_id"
 	 " JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
-	 " LEFT JOIN paths p ON p.id = b.path_id",
-	 "b.id", "b.t0_us + (j.value ->> 0)", "n", SETTLE("sample_blocks", "line1"),
+	 " LEFT JOIN paths p ON p.id = " SAMPLE_ORIGIN("path_id", "2"),
+	 "b.id", "b.t0_us + (j.value ->> 0)", "n",
+	 "SELECT min(i) FROM (SELECT min(id) AS i FROM sample_blocks WHERE open = 1 AND id > ?1"
+	 " UNION ALL SELECT min(x.id) FROM streams s JOIN sample_blocks x ON x.stream_id = s.id"
+	 " WHERE s.open_end != 0 AND x.line1 > s.lines AND x.origins IS NULL AND x.id > ?1)",
 	 "(host, metric, ts_us, node, src_id, idx)", ", j.key", sample_cols, N(sample_cols)},
 	{"gpulog_spans", "spans", "spans",
 	 "spans s LEFT JOIN names n ON n.id = s.name_id LEFT JOIN names sc ON sc.id = s.scope_id"
@@ -227,6 +239,33 @@ static const struct table tables[] = {
 	 " AND id = (SELECT max(id) FROM runs)",
 	 KEY, NULL, run_cols, N(run_cols)},
 };
+
+/* Samples of a database before schema 11: every block of one stream and
+ * closed; the columns' expressions of sample_cols there. */
+static const struct col sample_cols_v10[] = {
+	{"src_id", "Int64", "b.id"},
+	{"idx", "UInt32", "j.key"},
+	{"ts_us", "Int64", "b.t0_us + (j.value ->> 0)"},
+	{"host", "String", "ifnull(h.name, '')"},
+	{"metric", "String", "m.name"},
+	{"device", "Nullable(String)", "r.device"},
+	{"source", "String", "r.source"},
+	{"labels", "Nullable(String)", "r.labels"},
+	{"series_id", "Int64", "r.id"},
+	{"value", "Float64", "CAST(j.value ->> 1 AS REAL)"},
+	{"ts_estimated", "UInt8", "b.ts_estimated"},
+	{"stream_id", "Int64", "b.stream_id"},
+	{"line", "Int64", "b.line0 + (j.value ->> 2)"},
+	{"path", "String", "ifnull(p.path, '')"},
+};
+
+static const struct table samples_v10 = {
+	"gpulog_samples", "samples", "sample_blocks",
+	"sample_blocks b JOIN json_each(b.data) j JOIN series r ON r.id = b.series_id"
+	" JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
+	" LEFT JOIN paths p ON p.id = b.path_id",
+	"b.id", "b.t0_us + (j.value ->> 0)", "n", SETTLE("sample_blocks", "line1"),
+	"(host, metric, ts_us, node, src_id, idx)", ", j.key", sample_cols_v10, N(sample_cols_v10)};
 
 struct shipper {
 	const struct gl_ship_opts *o;
@@ -819,7 +858,9 @@ int gl_ship_run(const struct gl_ship_opts *o, struct gl_ship_stats *st, struct g
 	if ((rc = with_retries(&s, NULL, err)) != GL_OK)
 		goto out;
 	for (size_t t = 0; t < N(tables) && rc == GL_OK; t++)
-		rc = with_retries(&s, &tables[t], err);
+		rc = with_retries(&s, s.db_version < 11 && tables[t].cols == sample_cols ? &samples_v10
+											: &tables[t],
+				  err);
 	if (rc == GL_OK)
 		rc = note_node(&s, err);
 out:

@@ -270,7 +270,8 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->version = version;
 	/* What this database's schema has, one count each (older versions,
 	 * read without migrating, lack some). */
-	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_KIND, P_OPS, P_N };
+	enum { P_DUP, P_SERIES, P_BLOCKS, P_ROWS, P_SOURCE, P_SPANS, P_PACKED, P_INDEX, P_KIND, P_OPS,
+	       P_STAGE, P_N };
 	static const char *const probe[P_N] = {
 	    [P_DUP] = "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'dup_of'",
 	    [P_SERIES] = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'series'",
@@ -286,6 +287,8 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 		       " AND name = 'event_kinds'",
 	    [P_OPS] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 		      " AND name = 'operations'",
+	    [P_STAGE] = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			" AND name = 'sample_stage'",
 	};
 	int64_t has[P_N] = {0};
 
@@ -307,6 +310,18 @@ int gl_query_open(const char *path, struct gl_query **qp, struct gl_err *err)
 	q->covering = q->has_packed && has[P_INDEX] == 2;
 	q->has_kind = has[P_KIND] > 0;
 	q->has_ops = has[P_OPS] > 0;
+	/* schema 11: samples waiting in sample_stage for the end of a run (one
+	 * under way, or killed) are read too */
+	if (q->samples == GL_QUERY_SAMPLES_BLOCKS && has[P_STAGE]) {
+		int64_t staged = 0;
+
+		if (gl_query_pragma_int(q->db, "SELECT EXISTS (SELECT 1 FROM sample_stage)", &staged) !=
+		    SQLITE_OK) {
+			rc = gl_query_db_error(q, err, "cannot read the schema");
+			goto out;
+		}
+		q->staged = staged > 0;
+	}
 	rc = load_names(q, path, err);
 out:
 	if (rc != GL_OK)

@@ -15,7 +15,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 10	/* newest schema read; 1 to 10 are read */
+#define GL_DB_USER_VERSION 11	/* newest schema read; 1 to 11 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;

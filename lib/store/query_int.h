@@ -33,6 +33,7 @@ struct gl_query {
 	bool has_packed;	/* events.packed exists (schema 6, lib/store/evpack.h) */
 	bool has_kind;		/* events.kind and event_kinds exist (schema 8) */
 	bool has_ops;		/* table operations exists (schema 10) */
+	bool staged;		/* sample_stage holds samples (schema 11: a run under way or killed) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
 	/* set: another backend answers every reader, db is NULL (query_ch.c:
 	 * a ClickHouse server); its state in ch */

@@ -416,6 +416,25 @@ static const char blocks_sql[] =
 	"SELECT id, series_id, t0_us, n, data FROM sample_blocks"
 	" WHERE t0_us >= ?1 AND t0_us < ?2 ORDER BY t0_us, id";
 
+/*
+ * Staged samples (schema 11, sblock_merge.h: a run under way or killed
+ * before its end; not those a killed merge put in blocks already, as its
+ * mark in sample_merge says) as blocks of one sample each, of ids below every block's
+ * (-2^62 + stage row id * 65536 + index: in the order they were staged),
+ * as the view v_samples numbers them.
+ */
+#define STAGED_BLOCKS(cols, where)                                                           \
+	" UNION ALL SELECT " cols " FROM (SELECT s.id * 65536 + j.key - 4611686018427387904 AS id," \
+	" j.value ->> 0 AS series_id, j.value ->> 2 AS t0_us, j.value ->> 2 AS t1_us, 1 AS n,"  \
+	" '[[0,' || (j.value -> 3) || ',0]]' AS data FROM sample_stage s, json_each(s.data) j"  \
+	" WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi"            \
+	" AND j.value ->> 0 <= k.series_done))"                                                \
+	" WHERE t0_us >= ?1 AND t0_us < ?2" where
+
+static const char blocks_staged_sql[] =
+	"SELECT id, series_id, t0_us, n, data FROM sample_blocks WHERE t0_us >= ?1 AND t0_us < ?2"
+	STAGED_BLOCKS("id, series_id, t0_us, n, data", "") " ORDER BY 3, 1";
+
 /* ---- schema 3: one row per sample ---- */
 
 static const char rows_sql[] =
@@ -512,7 +531,7 @@ int gl_query_samples_flags(struct gl_query *q, int64_t since_us, int64_t until_u
 	const struct gl_query_pipe_ops ops = {SAMPLE_RING, sample_fill, sample_emit, sample_fail_msg,
 					      &c};
 	const bool blocks = q->samples == GL_QUERY_SAMPLES_BLOCKS;
-	const char *sql = blocks ? blocks_sql : rows_sql;
+	const char *sql = blocks ? (q->staged ? blocks_staged_sql : blocks_sql) : rows_sql;
 	int64_t arg1 = blocks ? sat_sub(since_us, GL_SBLOCK_SPAN_US) : since_us;
 	size_t ring = flags & GL_QUERY_ONE_THREAD ? 1 : SAMPLE_RING;
 	bool started = false;
@@ -568,7 +587,7 @@ int gl_query_samples(struct gl_query *q, int64_t since_us, int64_t until_us,
 static int blocks_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t since_us,
 		      int64_t until_us, int desc, int64_t *ts_us, struct gl_err *err)
 {
-	size_t cap = 200 + 21 * n;
+	size_t cap = 800 + 42 * n;
 	char *sql = malloc(cap);
 	struct gl_sblock_sample *s = NULL;
 	sqlite3_stmt *st = NULL;
@@ -579,14 +598,18 @@ static int blocks_end(struct gl_query *q, const int64_t *ids, size_t n, int64_t 
 	*ts_us = GL_TS_NONE;
 	if (!sql)
 		return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
-	len = (size_t)snprintf(sql, cap, "SELECT id, t0_us, t1_us, n, data FROM sample_blocks"
-			       " WHERE t0_us >= ?1 AND t0_us < ?2");
-	if (ids) {
-		len += (size_t)snprintf(sql + len, cap - len, " AND series_id IN (");
-		for (size_t i = 0; i < n; i++)
-			len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
-						(long long)ids[i]);
-		len += (size_t)snprintf(sql + len, cap - len, ")");
+	for (int part = 0; part < (q->staged ? 2 : 1); part++) {
+		len = part ? len + (size_t)snprintf(sql + len, cap - len, "%s",
+						    STAGED_BLOCKS("id, t0_us, t1_us, n, data", ""))
+			   : (size_t)snprintf(sql, cap, "SELECT id, t0_us, t1_us, n, data FROM"
+						  " sample_blocks WHERE t0_us >= ?1 AND t0_us < ?2");
+		if (ids) {
+			len += (size_t)snprintf(sql + len, cap - len, " AND series_id IN (");
+			for (size_t i = 0; i < n; i++)
+				len += (size_t)snprintf(sql + len, cap - len, "%s%lld", i ? "," : "",
+							(long long)ids[i]);
+			len += (size_t)snprintf(sql + len, cap - len, ")");
+		}
 	}
 	snprintf(sql + len, cap - len, " ORDER BY t0_us%s", desc ? " DESC" : "");
 	r = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);

@@ -2,7 +2,8 @@
  * sblock.c - the JSON text of a block of metric samples (see sblock.h).
  *
  * In: samples of one series, sorted by time. Out: "[[dt,value,dline],...]"
- * and back. Written and read millions of times per run, so neither goes
+ * (with a fourth member, the sample's origin, in a block of several
+ * origins) and back. Written and read millions of times per run, so neither goes
  * through printf/strtod for the common values: an integer is written as
  * digits, a decimal such as 70.77 as the integer 7077 with a point placed;
  * reading divides that integer by the exact power of ten, which rounds as
@@ -145,8 +146,15 @@ size_t gl_sblock_fmt_double(char *p, double v)
 size_t gl_sblock_encode(const struct gl_sblock_sample *s, size_t n, int64_t t0_us, int64_t line0,
 			char **buf, size_t *cap)
 {
-	/* an entry: "[" dt "," value "," dline "],": 1 + 20 + 1 + 24 + 1 + 20 + 2 */
-	size_t need = 2 + n * 72, len = 0;
+	return gl_sblock_encode_origins(s, NULL, n, t0_us, line0, buf, cap);
+}
+
+size_t gl_sblock_encode_origins(const struct gl_sblock_sample *s, const uint32_t *origin, size_t n,
+				int64_t t0_us, int64_t line0, char **buf, size_t *cap)
+{
+	/* an entry: "[" dt "," value "," dline "," origin "],": 1 + 20 + 1 + 24 + 1 + 20 + 1
+	 * + 10 + 2 */
+	size_t need = 2 + n * 83, len = 0;
 	char *p = *buf;
 
 	if (need > *cap) {
@@ -169,6 +177,10 @@ size_t gl_sblock_encode(const struct gl_sblock_sample *s, size_t n, int64_t t0_u
 		len += gl_sblock_fmt_double(p + len, s[i].value);
 		p[len++] = ',';
 		len += put_i64(p + len, s[i].line - line0);
+		if (origin) {
+			p[len++] = ',';
+			len += put_u64(p + len, origin[i]);
+		}
 		p[len++] = ']';
 	}
 	p[len++] = ']';
@@ -239,6 +251,12 @@ static const char *get_double(const char *p, const char *end, double *out)
 long gl_sblock_decode(const char *p, size_t len, int64_t t0_us, int64_t line0,
 		      struct gl_sblock_sample *out, size_t cap)
 {
+	return gl_sblock_decode_origins(p, len, t0_us, line0, out, NULL, cap);
+}
+
+long gl_sblock_decode_origins(const char *p, size_t len, int64_t t0_us, int64_t line0,
+			      struct gl_sblock_sample *out, uint32_t *origin, size_t cap)
+{
 	const char *end = p + len;
 	size_t n = 0;
 
@@ -247,19 +265,99 @@ long gl_sblock_decode(const char *p, size_t len, int64_t t0_us, int64_t line0,
 	if (p < end && *p == ']')
 		return p + 1 == end ? 0 : -1;
 	for (;;) {
-		int64_t dt, dl;
+		int64_t dt, dl, oi;
 		double v;
 
 		if (n == cap || p == end || *p++ != '[' || !(p = get_i64(p, end, &dt)) ||
 		    p == end || *p++ != ',' || !(p = get_double(p, end, &v)) || p == end ||
-		    *p++ != ',' || !(p = get_i64(p, end, &dl)) || p == end || *p++ != ']' ||
-		    p == end)
+		    *p++ != ',' || !(p = get_i64(p, end, &dl)) || p == end)
 			return -1;
+		/* a block of several origins: the index of the sample's */
+		if (*p == ',') {
+			if (!(p = get_i64(p + 1, end, &oi)) || oi < 0 || oi > UINT32_MAX || p == end)
+				return -1;
+		} else {
+			oi = 0;
+		}
+		if (*p++ != ']' || p == end)
+			return -1;
+		if (origin)
+			origin[n] = (uint32_t)oi;
 		/* a damaged offset is a damaged block, not an overflow */
 		if (__builtin_add_overflow(t0_us, dt, &out[n].ts_us) ||
 		    __builtin_add_overflow(line0, dl, &out[n].line))
 			return -1;
 		out[n].value = v;
+		n++;
+		if (*p == ']')
+			return p + 1 == end ? (long)n : -1;
+		if (*p++ != ',')
+			return -1;
+	}
+}
+
+size_t gl_sblock_stage_encode(const struct gl_stage_sample *s, size_t n, char **buf, size_t *cap)
+{
+	/* an entry: "[" series "," est "," ts "," value "," line "," origin "],":
+	 * 1 + 20 + 1 + 1 + 1 + 20 + 1 + 24 + 1 + 20 + 1 + 10 + 2 */
+	size_t need = 2 + n * 104, len = 0;
+	char *p = *buf;
+
+	if (need > *cap) {
+		size_t c = *cap ? *cap : 4096;
+
+		while (c < need)
+			c *= 2;
+		if (!(p = realloc(*buf, c)))
+			return 0;
+		*buf = p;
+		*cap = c;
+	}
+	p[len++] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			p[len++] = ',';
+		p[len++] = '[';
+		len += put_i64(p + len, s[i].series_id);
+		p[len++] = ',';
+		p[len++] = s[i].ts_estimated ? '1' : '0';
+		p[len++] = ',';
+		len += put_i64(p + len, s[i].ts_us);
+		p[len++] = ',';
+		len += gl_sblock_fmt_double(p + len, s[i].value);
+		p[len++] = ',';
+		len += put_i64(p + len, s[i].line);
+		p[len++] = ',';
+		len += put_u64(p + len, s[i].origin);
+		p[len++] = ']';
+	}
+	p[len++] = ']';
+	p[len] = 0;
+	return len;
+}
+
+long gl_sblock_stage_decode(const char *p, size_t len, struct gl_stage_sample *out, size_t cap)
+{
+	const char *end = p + len;
+	size_t n = 0;
+
+	if (p == end || *p++ != '[')
+		return -1;
+	if (p < end && *p == ']')
+		return p + 1 == end ? 0 : -1;
+	for (;;) {
+		int64_t series, est, ts, line, oi;
+		double v;
+
+		if (n == cap || p == end || *p++ != '[' || !(p = get_i64(p, end, &series)) ||
+		    p == end || *p++ != ',' || !(p = get_i64(p, end, &est)) || p == end ||
+		    *p++ != ',' || !(p = get_i64(p, end, &ts)) || p == end || *p++ != ',' ||
+		    !(p = get_double(p, end, &v)) || p == end || *p++ != ',' ||
+		    !(p = get_i64(p, end, &line)) || p == end || *p++ != ',' ||
+		    !(p = get_i64(p, end, &oi)) || oi < 0 || oi > UINT32_MAX || p == end ||
+		    *p++ != ']' || p == end)
+			return -1;
+		out[n] = (struct gl_stage_sample){series, ts, line, v, (uint32_t)oi, est != 0};
 		n++;
 		if (*p == ']')
 			return p + 1 == end ? (long)n : -1;

@@ -10,8 +10,11 @@
  */
 #include "sblock_db.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "sblock.h"
 
@@ -42,6 +45,16 @@ struct gl_sbw {
 	 * none): a line's samples take turns among a few series, and most
 	 * samples find their bucket here without hashing the key */
 	uint32_t recent[GL_SBW_RECENT];
+	int v4;			/* the table of schema 4 to 10: blocks have no column open */
+	/* the batch's staged samples (buckets of fewer than GL_SBLOCK_OPEN_MIN)
+	 * and their origins, one row of sample_stage */
+	sqlite3_stmt *stage_ins;
+	struct gl_stage_sample *st;
+	size_t nst, capst;
+	int64_t (*org)[3];
+	size_t norg, caporg;
+	char *otext;
+	size_t otextcap;
 };
 
 /* Samples converted per flush by gl_sblock_migrate (a multiple of a
@@ -60,9 +73,14 @@ static int oom(struct gl_err *err)
 
 static const char ins_sql[] =
 	"INSERT INTO sample_blocks (series_id, t0_us, t1_us, n, ts_estimated, stream_id, line0,"
+	" line1, file_id, path_id, data, open) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)";
+
+/* Schema 4 to 10 (the migration 3 -> 4): no column open. */
+static const char ins_v4_sql[] =
+	"INSERT INTO sample_blocks (series_id, t0_us, t1_us, n, ts_estimated, stream_id, line0,"
 	" line1, file_id, path_id, data) VALUES (?,?,?,?,?,?,?,?,?,?,?)";
 
-struct gl_sbw *gl_sbw_open(sqlite3 *db, const char *path, struct gl_err *err)
+static struct gl_sbw *sbw_open(sqlite3 *db, const char *path, int v4, struct gl_err *err)
 {
 	struct gl_sbw *w = calloc(1, sizeof(*w));
 
@@ -78,8 +96,12 @@ struct gl_sbw *gl_sbw_open(sqlite3 *db, const char *path, struct gl_err *err)
 		oom(err);
 		return NULL;
 	}
-	if (sqlite3_prepare_v3(db, ins_sql, -1, SQLITE_PREPARE_PERSISTENT, &w->ins, NULL) !=
-	    SQLITE_OK) {
+	w->v4 = v4;
+	if (sqlite3_prepare_v3(db, v4 ? ins_v4_sql : ins_sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &w->ins, NULL) != SQLITE_OK ||
+	    (!v4 && sqlite3_prepare_v3(db, "INSERT INTO sample_stage (n, origins, data)"
+					   " VALUES (?,?,?)", -1, SQLITE_PREPARE_PERSISTENT,
+				       &w->stage_ins, NULL) != SQLITE_OK)) {
 		db_fail(db, path, err, "cannot prepare statement");
 		gl_sbw_close(w);
 		return NULL;
@@ -87,11 +109,20 @@ struct gl_sbw *gl_sbw_open(sqlite3 *db, const char *path, struct gl_err *err)
 	return w;
 }
 
+struct gl_sbw *gl_sbw_open(sqlite3 *db, const char *path, struct gl_err *err)
+{
+	return sbw_open(db, path, 0, err);
+}
+
 void gl_sbw_close(struct gl_sbw *w)
 {
 	if (!w)
 		return;
 	sqlite3_finalize(w->ins);
+	sqlite3_finalize(w->stage_ins);
+	free(w->st);
+	free(w->org);
+	free(w->otext);
 	for (size_t i = 0; i < w->capbk; i++)
 		free(w->bk[i].s);
 	free(w->bk);
@@ -211,6 +242,7 @@ add:
 
 void gl_sbw_reset(struct gl_sbw *w)
 {
+	w->nst = w->norg = 0;
 	w->nbk = 0;
 	w->nadded = 0;
 	memset(w->slot, 0, w->nslot * sizeof(*w->slot));
@@ -279,6 +311,8 @@ static int put_block(struct gl_sbw *w, const struct bucket *b, const struct gl_s
 	else
 		sqlite3_bind_null(ins, 10);
 	sqlite3_bind_text(ins, 11, w->text, (int)len, SQLITE_STATIC);
+	if (!w->v4)
+		sqlite3_bind_int(ins, 12, 0);
 	rc = sqlite3_step(ins);
 	sqlite3_reset(ins);
 	sqlite3_clear_bindings(ins);
@@ -296,12 +330,88 @@ static size_t block_len(const struct gl_sblock_sample *s, size_t n)
 	return j;
 }
 
-/* Sorts bucket b's samples by time and stores them as blocks. */
+/* Adds bucket b's samples to the batch's stage row. */
+static int stage_bucket(struct gl_sbw *w, const struct bucket *b, struct gl_err *err)
+{
+	size_t o = w->norg;
+
+	/* a file's buckets mostly follow one another: its origin is the last */
+	while (o > 0 && (w->org[o - 1][0] != b->stream_id || w->org[o - 1][1] != b->file_id ||
+			 w->org[o - 1][2] != b->path_id))
+		o--;
+	if (o == 0) {
+		if (w->norg == w->caporg) {
+			size_t c = w->caporg ? w->caporg * 2 : 64;
+			int64_t(*v)[3] = realloc(w->org, c * sizeof(*v));
+
+			if (!v)
+				return oom(err);
+			w->org = v;
+			w->caporg = c;
+		}
+		w->org[w->norg][0] = b->stream_id;
+		w->org[w->norg][1] = b->file_id;
+		w->org[w->norg][2] = b->path_id;
+		o = ++w->norg;
+	}
+	if (w->nst + b->n > w->capst) {
+		size_t c = w->capst ? w->capst : 1024;
+		struct gl_stage_sample *v;
+
+		while (c < w->nst + b->n)
+			c *= 2;
+		if (!(v = realloc(w->st, c * sizeof(*v))))
+			return oom(err);
+		w->st = v;
+		w->capst = c;
+	}
+	for (size_t i = 0; i < b->n; i++)
+		w->st[w->nst++] = (struct gl_stage_sample){b->series, b->s[i].ts_us, b->s[i].line,
+							   b->s[i].value, (uint32_t)(o - 1),
+							   b->ts_estimated};
+	return GL_OK;
+}
+
+/* Writes the batch's stage row. */
+static int put_stage(struct gl_sbw *w, struct gl_err *err)
+{
+	size_t len, olen = 0;
+	int rc;
+
+	if (!(len = gl_sblock_stage_encode(w->st, w->nst, &w->text, &w->textcap)))
+		return oom(err);
+	if (w->otextcap < 2 + w->norg * 66) {
+		char *t = realloc(w->otext, 2 + w->norg * 66);
+
+		if (!t)
+			return oom(err);
+		w->otext = t;
+		w->otextcap = 2 + w->norg * 66;
+	}
+	w->otext[olen++] = '[';
+	for (size_t i = 0; i < w->norg; i++)
+		olen += (size_t)snprintf(w->otext + olen, w->otextcap - olen, "%s[%lld,%lld,%lld]",
+					 i ? "," : "", (long long)w->org[i][0],
+					 (long long)w->org[i][1], (long long)w->org[i][2]);
+	w->otext[olen++] = ']';
+	sqlite3_bind_int64(w->stage_ins, 1, (int64_t)w->nst);
+	sqlite3_bind_text(w->stage_ins, 2, w->otext, (int)olen, SQLITE_STATIC);
+	sqlite3_bind_text(w->stage_ins, 3, w->text, (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(w->stage_ins);
+	sqlite3_reset(w->stage_ins);
+	sqlite3_clear_bindings(w->stage_ins);
+	return rc == SQLITE_DONE ? GL_OK : db_fail(w->db, w->path, err, "cannot store samples");
+}
+
+/* Sorts bucket b's samples by time and stores them as blocks (a few
+ * samples: staged, unsorted). */
 static int put_bucket(struct gl_sbw *w, struct bucket *b, struct gl_err *err)
 {
 	int sorted = 1;
 	int rc = GL_OK;
 
+	if (!w->v4 && b->n < GL_SBLOCK_OPEN_MIN)
+		return stage_bucket(w, b, err);
 	for (size_t i = 1; i < b->n && sorted; i++)
 		sorted = b->s[i].ts_us >= b->s[i - 1].ts_us;
 	if (!sorted) {
@@ -328,8 +438,11 @@ int gl_sbw_flush(struct gl_sbw *w, struct gl_err *err)
 {
 	int rc = GL_OK;
 
+	w->nst = w->norg = 0;
 	for (size_t i = 0; i < w->nbk && rc == GL_OK; i++)
 		rc = put_bucket(w, &w->bk[i], err);
+	if (rc == GL_OK && w->nst)
+		rc = put_stage(w, err);
 	gl_sbw_reset(w);
 	return rc;
 }
@@ -340,12 +453,14 @@ int gl_sbw_flush(struct gl_sbw *w, struct gl_err *err)
 struct stored {
 	int64_t id, t0_us, line0;
 	size_t n;
+	int origins;		/* several origins: each entry's is in *org */
 };
 
-/* Decodes the current row of s (columns id, t0_us, n, line0, data) into
- * *buf. Returns the count, -1 (GL_EDB set) for a damaged block. */
+/* Decodes the current row of s (columns id, t0_us, n, line0, data,
+ * origins IS NOT NULL) into *buf (and each sample's origin into *org).
+ * Returns the count, -1 (GL_EDB set) for a damaged block. */
 static long read_block(const char *path, sqlite3_stmt *s,
-		       struct gl_sblock_sample **buf, size_t *cap, struct stored *b,
+		       struct gl_sblock_sample **buf, uint32_t **org, size_t *cap, struct stored *b,
 		       struct gl_err *err)
 {
 	const char *text = (const char *)sqlite3_column_text(s, 4);
@@ -356,17 +471,21 @@ static long read_block(const char *path, sqlite3_stmt *s,
 	b->t0_us = sqlite3_column_int64(s, 1);
 	b->n = (size_t)sqlite3_column_int64(s, 2);
 	b->line0 = sqlite3_column_int64(s, 3);
+	b->origins = sqlite3_column_int(s, 5);
 	if (b->n > *cap) {
 		struct gl_sblock_sample *v = realloc(*buf, b->n * sizeof(*v));
+		uint32_t *o = v ? realloc(*org, b->n * sizeof(*o)) : NULL;
 
-		if (!v) {
+		if (v)
+			*buf = v;
+		if (!o) {
 			oom(err);
 			return -1;
 		}
-		*buf = v;
+		*org = o;
 		*cap = b->n;
 	}
-	n = text ? gl_sblock_decode(text, len, b->t0_us, b->line0, *buf, b->n) : -1;
+	n = text ? gl_sblock_decode_origins(text, len, b->t0_us, b->line0, *buf, *org, b->n) : -1;
 	if (n < 0 || (size_t)n != b->n) {
 		gl_err_set(err, GL_EDB, path, 0, "damaged block of samples",
 			   "cannot read sample_blocks row %lld", (long long)b->id);
@@ -387,6 +506,7 @@ static int rewrite(sqlite3 *db, const char *path, sqlite3_stmt *sel,
 {
 	sqlite3_stmt *get = NULL, *del = NULL, *upd = NULL;
 	struct gl_sblock_sample *buf = NULL;
+	uint32_t *org = NULL;
 	int64_t *ids = NULL;
 	size_t cap = 0, textcap = 0, nid = 0, idcap = 0;
 	char *text = NULL;
@@ -412,8 +532,8 @@ static int rewrite(sqlite3 *db, const char *path, sqlite3_stmt *sel,
 	}
 	if (nid == 0)
 		goto out;
-	if (sqlite3_prepare_v2(db, "SELECT id, t0_us, n, line0, data FROM sample_blocks"
-				   " WHERE id = ?1", -1, &get, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(db, "SELECT id, t0_us, n, line0, data, origins IS NOT NULL"
+				   " FROM sample_blocks WHERE id = ?1", -1, &get, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "DELETE FROM sample_blocks WHERE id = ?1", -1, &del, NULL) !=
 		    SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE sample_blocks SET t0_us = ?2, t1_us = ?3, n = ?4,"
@@ -432,15 +552,17 @@ static int rewrite(sqlite3 *db, const char *path, sqlite3_stmt *sel,
 			rc = db_fail(db, path, err, "cannot read sample_blocks");
 			goto out;
 		}
-		n = read_block(path, get, &buf, &cap, &b, err);
+		n = read_block(path, get, &buf, &org, &cap, &b, err);
 		sqlite3_reset(get);
 		if (n < 0) {
 			rc = GL_EDB;
 			goto out;
 		}
 		for (long i = 0; i < n; i++)
-			if (keep(&buf[i], arg))
+			if (keep(&buf[i], arg)) {
+				org[k] = org[i];
 				buf[k++] = buf[i];
+			}
 		if (dropped)
 			*dropped += (uint64_t)n - k;
 		if (k == (size_t)n)
@@ -457,7 +579,12 @@ static int rewrite(sqlite3 *db, const char *path, sqlite3_stmt *sel,
 				line0 = buf[i].line < line0 ? buf[i].line : line0;
 				line1 = buf[i].line > line1 ? buf[i].line : line1;
 			}
-			if (!(len = gl_sblock_encode(buf, k, buf[0].ts_us, line0, &text, &textcap))) {
+			/* a block of several origins keeps its list (an index
+			 * no sample names any more is harmless) and line0 0 */
+			if (b.origins)
+				line0 = 0;
+			if (!(len = gl_sblock_encode_origins(buf, b.origins ? org : NULL, k,
+							     buf[0].ts_us, line0, &text, &textcap))) {
 				rc = oom(err);
 				goto out;
 			}
@@ -482,6 +609,7 @@ out:
 	sqlite3_finalize(upd);
 	free(ids);
 	free(buf);
+	free(org);
 	free(text);
 	return rc;
 }
@@ -491,6 +619,108 @@ static int line_at_most(const struct gl_sblock_sample *x, int64_t after_line)
 	return x->line <= after_line;
 }
 
+/* The index of stream_id's origins in a stage row's list [[stream, file,
+ * path], ...]: flags[i] 1 for each; -1 when the list is damaged. */
+static int stage_origins_of(const char *text, size_t len, int64_t stream_id, unsigned char **flags,
+			    size_t *n)
+{
+	json_t *a = text ? json_loadb(text, len, 0, NULL) : NULL;
+	size_t i;
+	json_t *x;
+
+	*n = 0;
+	if (!json_is_array(a) || !(*flags = realloc(*flags, json_array_size(a) + 1))) {
+		json_decref(a);
+		return -1;
+	}
+	json_array_foreach(a, i, x)
+		(*flags)[i] = json_integer_value(json_array_get(x, 0)) == stream_id;
+	*n = json_array_size(a);
+	json_decref(a);
+	return 0;
+}
+
+/* The staged samples of stream_id after after_line go (rows rewritten or
+ * deleted): a few rows, those of the run under way (sblock_merge.h). */
+static int drop_staged_after(sqlite3 *db, const char *path, int64_t stream_id, int64_t after_line,
+			     struct gl_err *err)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL, *del = NULL;
+	struct gl_stage_sample *s = NULL;
+	unsigned char *mine = NULL;
+	char *text = NULL;
+	size_t cap = 0, textcap = 0, norg;
+	int rc = GL_OK, r;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, n, origins, data FROM sample_stage", -1, &sel,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE sample_stage SET n = ?2, data = ?3 WHERE id = ?1", -1, &upd,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "DELETE FROM sample_stage WHERE id = ?1", -1, &del, NULL) !=
+		    SQLITE_OK) {
+		rc = db_fail(db, path, err, "cannot replace an open record");
+		goto out;
+	}
+	while (rc == GL_OK && (r = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(sel, 0), n = sqlite3_column_int64(sel, 1);
+		long k = -1;
+		size_t kept = 0;
+
+		if (n >= 0 && (size_t)n + 1 > cap) {
+			struct gl_stage_sample *v = realloc(s, ((size_t)n + 1) * sizeof(*v));
+
+			if (!v) {
+				rc = oom(err);
+				break;
+			}
+			s = v;
+			cap = (size_t)n + 1;
+		}
+		if (n >= 0)
+			k = gl_sblock_stage_decode((const char *)sqlite3_column_text(sel, 3),
+						   (size_t)sqlite3_column_bytes(sel, 3), s, (size_t)n);
+		if (k != n || stage_origins_of((const char *)sqlite3_column_text(sel, 2),
+					       (size_t)sqlite3_column_bytes(sel, 2), stream_id, &mine,
+					       &norg) < 0) {
+			rc = gl_err_set(err, GL_EDB, path, 0, "damaged samples",
+					"sample stage row %lld is malformed", (long long)id);
+			break;
+		}
+		for (long i = 0; i < k; i++)
+			if (s[i].origin >= norg || !mine[s[i].origin] || s[i].line <= after_line)
+				s[kept++] = s[i];
+		if (kept == (size_t)k)
+			continue;
+		if (kept == 0) {
+			sqlite3_bind_int64(del, 1, id);
+			r = sqlite3_step(del);
+			sqlite3_reset(del);
+		} else {
+			size_t len = gl_sblock_stage_encode(s, kept, &text, &textcap);
+
+			if (!len) {
+				rc = oom(err);
+				break;
+			}
+			sqlite3_bind_int64(upd, 1, id);
+			sqlite3_bind_int64(upd, 2, (int64_t)kept);
+			sqlite3_bind_text(upd, 3, text, (int)len, SQLITE_STATIC);
+			r = sqlite3_step(upd);
+			sqlite3_reset(upd);
+		}
+		if (r != SQLITE_DONE)
+			rc = db_fail(db, path, err, "cannot replace an open record");
+	}
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	sqlite3_finalize(del);
+	free(s);
+	free(mine);
+	free(text);
+	return rc;
+}
+
 int gl_sblock_drop_after(sqlite3 *db, const char *path, int64_t stream_id, int64_t after_line,
 			 struct gl_err *err)
 {
@@ -498,15 +728,16 @@ int gl_sblock_drop_after(sqlite3 *db, const char *path, int64_t stream_id, int64
 	int rc;
 
 	/* rare (a writer paused mid-line): a scan of the blocks' rows, whose
-	 * data (the last column) is read only for the stream's */
-	if (sqlite3_prepare_v2(db, "SELECT id FROM sample_blocks WHERE stream_id = ?1 AND line1 > ?2",
-			       -1, &sel, NULL) != SQLITE_OK)
+	 * data is read only for the stream's. A block of several origins
+	 * holds settled samples only (sblock_merge.c): none of an open record. */
+	if (sqlite3_prepare_v2(db, "SELECT id FROM sample_blocks WHERE stream_id = ?1 AND line1 > ?2"
+				   " AND origins IS NULL", -1, &sel, NULL) != SQLITE_OK)
 		return db_fail(db, path, err, "cannot replace an open record");
 	sqlite3_bind_int64(sel, 1, stream_id);
 	sqlite3_bind_int64(sel, 2, after_line);
 	rc = rewrite(db, path, sel, line_at_most, after_line, NULL, err);
 	sqlite3_finalize(sel);
-	return rc;
+	return rc == GL_OK ? drop_staged_after(db, path, stream_id, after_line, err) : rc;
 }
 
 static int not_before(const struct gl_sblock_sample *x, int64_t before_us)
@@ -553,7 +784,7 @@ int gl_sblock_migrate(sqlite3 *db, const char *path, struct gl_err *err)
 	struct gl_sbw *w;
 	int rc = GL_OK, r = SQLITE_DONE;
 
-	if (!(w = gl_sbw_open(db, path, err)))
+	if (!(w = sbw_open(db, path, 1, err)))
 		return err->code;
 	/* in key order: a writer's batch holds few keys at a time */
 	if (sqlite3_prepare_v2(db, "SELECT series_id, stream_id, ifnull(file_id, 0),"

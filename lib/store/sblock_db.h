@@ -7,7 +7,9 @@
  * Blocks are made per batch: the samples of one key (series, stream, file,
  * path, ts_estimated) put in one transaction are sorted by time (stable:
  * equal times keep their order) and cut into blocks of at most
- * GL_SBLOCK_MAX samples spanning at most GL_SBLOCK_SPAN_US.
+ * GL_SBLOCK_MAX samples spanning at most GL_SBLOCK_SPAN_US. A block of
+ * fewer than GL_SBLOCK_OPEN_MIN samples is stored open, to be merged with
+ * its series' other open blocks at the end of the run (sblock_merge.h).
  */
 #ifndef GL_SBLOCK_DB_H
 #define GL_SBLOCK_DB_H
@@ -39,7 +41,7 @@ int gl_sbw_flush(struct gl_sbw *w, struct gl_err *err);
 void gl_sbw_reset(struct gl_sbw *w);
 
 /* Deletes the samples of stream_id after line after_line, rewriting the
- * blocks that keep some (inside the caller's transaction). */
+ * blocks and stage rows that keep some (inside the caller's transaction). */
 int gl_sblock_drop_after(sqlite3 *db, const char *path, int64_t stream_id, int64_t after_line,
 			 struct gl_err *err);
 

@@ -40,6 +40,7 @@
 #include "evpack.h"
 #include "evtab.h"
 #include "sblock_db.h"
+#include "sblock_merge.h"
 #include "build.h"
 
 struct sqlite3 *gl_store_db(struct gl_store *st)
@@ -620,6 +621,18 @@ int gl_store_run_begin(struct gl_store *st, const char *host, int64_t *run_id, s
 	else
 		*run_id = sqlite3_last_insert_rowid(st->db);
 	sqlite3_finalize(s);
+	return rc;
+}
+
+int gl_store_merge_samples(struct gl_store *st, void (*committed)(void *arg, unsigned k),
+			   void *arg, uint64_t *blocks, struct gl_err *err)
+{
+	struct gl_sblock_merged m;
+	int rc = gl_sblock_merge_open_hook(st->db, st->path, gl_time_now_us(), committed, arg, &m,
+					   err);
+
+	if (blocks)
+		*blocks = m.blocks_out;
 	return rc;
 }
 

@@ -202,6 +202,40 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	 */
 	"CREATE TABLE operations (event_id INTEGER PRIMARY KEY,"
 	" name_id INTEGER REFERENCES names(id), ms REAL NOT NULL, throughput REAL);",
+	/*
+	 * 10 -> 11: a block of few samples is stored open and merged with the
+	 * other open blocks of its series at the end of a run (sblock_merge.c),
+	 * its samples' origins listed in the block. Every block stored before
+	 * is closed, of one origin: the columns' defaults, no row rewritten.
+	 */
+	"ALTER TABLE sample_blocks ADD COLUMN open INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sample_blocks ADD COLUMN origins TEXT;"
+	"CREATE INDEX sample_blocks_open ON sample_blocks (open) WHERE open = 1;"
+	"CREATE TABLE sample_stage (id INTEGER PRIMARY KEY, n INTEGER NOT NULL,"
+	" origins TEXT NOT NULL, data TEXT NOT NULL);"
+	"CREATE TABLE sample_merge (stage_hi INTEGER NOT NULL, series_done INTEGER NOT NULL);"
+	"DROP VIEW v_samples;"
+	"CREATE VIEW v_samples AS"
+	" SELECT b.id * 4096 + j.key AS id,"
+	"       strftime('%Y-%m-%dT%H:%M:%fZ', (b.t0_us + (j.value ->> 0)) / 1e6, 'unixepoch') AS time,"
+	"       b.t0_us + (j.value ->> 0) AS ts_us, m.name AS metric,"
+	"       CAST(j.value ->> 1 AS REAL) AS value,"
+	"       r.device, h.name AS host, r.source, r.labels, b.ts_estimated, p.path,"
+	"       b.line0 + (j.value ->> 2) AS line, b.series_id, b.id AS block_id"
+	" FROM sample_blocks b JOIN json_each(b.data) j JOIN series r ON r.id = b.series_id"
+	" JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
+	" LEFT JOIN paths p ON p.id = CASE WHEN b.origins IS NULL THEN b.path_id"
+	"  ELSE b.origins ->> ('$[' || (j.value ->> 3) || '][2]') END"
+	" UNION ALL"
+	" SELECT s.id * 65536 + j.key - 4611686018427387904,"
+	"       strftime('%Y-%m-%dT%H:%M:%fZ', (j.value ->> 2) / 1e6, 'unixepoch'),"
+	"       j.value ->> 2, m.name, CAST(j.value ->> 3 AS REAL), r.device, h.name, r.source,"
+	"       r.labels, j.value ->> 1, p.path, j.value ->> 4, r.id, NULL"
+	" FROM sample_stage s JOIN json_each(s.data) j JOIN series r ON r.id = j.value ->> 0"
+	" JOIN names m ON m.id = r.metric_id LEFT JOIN names h ON h.id = r.host_id"
+	" LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]')"
+	" WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi"
+	"  AND j.value ->> 0 <= k.series_done);",
 };
 
 /* After 9 -> 10: the packings of the rows found to be operations carry them,

@@ -379,11 +379,77 @@ static void test_encode_integers(void **state)
 	free(buf);
 }
 
+/* A block of several origins: each entry's fourth member, written and read
+ * back; one without it reads as origin 0. */
+static void test_origins(void **state)
+{
+	(void)state;
+	const struct gl_sblock_sample s[3] = {{1000, 1.5, 7}, {2000, -2, 3}, {2000, 1e22, 12}};
+	const uint32_t org[3] = {0, 2, 4294967295u};
+	struct gl_sblock_sample r[3];
+	uint32_t ro[3];
+	char *buf = NULL;
+	size_t cap = 0, len = gl_sblock_encode_origins(s, org, 3, 1000, 0, &buf, &cap);
+
+	assert_string_equal(buf, "[[0,1.5,7,0],[1000,-2,3,2],[1000,1e+22,12,4294967295]]");
+	assert_int_equal(gl_sblock_decode_origins(buf, len, 1000, 0, r, ro, 3), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r[i].ts_us, s[i].ts_us);
+		assert_true(r[i].value == s[i].value);
+		assert_int_equal(r[i].line, s[i].line);
+		assert_int_equal(ro[i], org[i]);
+	}
+	/* the reader of one-origin blocks reads it too */
+	assert_int_equal(gl_sblock_decode(buf, len, 1000, 0, r, 3), 3);
+	assert_int_equal(gl_sblock_decode_origins("[[0,1,2]]", 9, 5, 1, r, ro, 1), 1);
+	assert_int_equal(ro[0], 0);
+	assert_int_equal(r[0].line, 3);
+	free(buf);
+}
+
+/* A stage row's text: series, ts_estimated, time, value, line, origin. */
+static void test_stage_rows(void **state)
+{
+	(void)state;
+	const struct gl_stage_sample s[3] = {
+		{7, 1763000000000000LL, 1, 0.25, 0, 0},
+		{123456789012LL, -5, 99999999999LL, -1e-7, 3, 1},
+		{8, 0, 2, 1e22, 4294967295u, 0},
+	};
+	struct gl_stage_sample r[3];
+	char *buf = NULL;
+	size_t cap = 0, len = gl_sblock_stage_encode(s, 3, &buf, &cap);
+	static const char *const bad[] = {
+		"", "[[7,0,1,2,3]]", "[[7,0,1,2,3,4,5]]", "[[7,0,1,2,3,-1]]", "[[7,0,1,x,3,0]]",
+		"[[7,0,1,2,3,0]", "[[7,0,1,2,3,0],]",
+	};
+
+	assert_string_equal(buf, "[[7,0,1763000000000000,0.25,1,0],"
+				 "[123456789012,1,-5,-0.0000001,99999999999,3],"
+				 "[8,0,0,1e+22,2,4294967295]]");
+	assert_int_equal(gl_sblock_stage_decode(buf, len, r, 3), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r[i].series_id, s[i].series_id);
+		assert_int_equal(r[i].ts_us, s[i].ts_us);
+		assert_int_equal(r[i].line, s[i].line);
+		assert_true(r[i].value == s[i].value);
+		assert_int_equal(r[i].origin, s[i].origin);
+		assert_int_equal(r[i].ts_estimated, s[i].ts_estimated);
+	}
+	assert_int_equal(gl_sblock_stage_decode(buf, len, r, 2), -1);
+	assert_int_equal(gl_sblock_stage_decode("[]", 2, r, 3), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gl_sblock_stage_decode(bad[i], strlen(bad[i]), r, 3) != -1)
+			fail_msg("damaged stage row '%s' was read", bad[i]);
+	free(buf);
+}
+
 static void test_damaged(void **state)
 {
 	(void)state;
 	static const char *const bad[] = {
-		"",		"[",	      "[[0,1,0]",   "[[0,1,0],]", "[[0,1]]", "[[0,1,0,4]]",
+		"",		"[",	      "[[0,1,0]",   "[[0,1,0],]", "[[0,1]]", "[[0,1,0,4,5]]",
+		"[[0,1,0,-1]]",	"[[0,1,0,4294967296]]", "[[0,1,0,]]",
 		"[[x,1,0]]",	"[[0,,0]]",   "[[0,1,0]]x", "[[0,1,0]",	  "[0,1,0]", "[[0,1,0],[1,2,0]",
 		"[[0,1,0] ]",	"[[0,nul,0]]", "[[9223372036854775000,2,1]]", "[[0,2,9223372036854775000]]",
 		"[[9999999999999999999,2,1]]",
@@ -410,6 +476,8 @@ int main(void)
 		cmocka_unit_test(test_special_values),
 		cmocka_unit_test(test_encode_integers),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_origins),
+		cmocka_unit_test(test_stage_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,14 +20,21 @@
 
 #include "store/sblock.h"
 #include "store/sblock_db.h"
+#include "store/sblock_merge.h"
 
 static const char ddl[] =
 	"CREATE TABLE sample_blocks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" t0_us INTEGER NOT NULL, t1_us INTEGER NOT NULL, n INTEGER NOT NULL,"
 	" ts_estimated INTEGER NOT NULL DEFAULT 0, stream_id INTEGER NOT NULL,"
 	" line0 INTEGER NOT NULL, line1 INTEGER NOT NULL, file_id INTEGER, path_id INTEGER,"
-	" data TEXT NOT NULL);"
-	"CREATE INDEX sample_blocks_t0 ON sample_blocks (t0_us);";
+	" data TEXT NOT NULL, open INTEGER NOT NULL DEFAULT 0, origins TEXT);"
+	"CREATE INDEX sample_blocks_t0 ON sample_blocks (t0_us);"
+	"CREATE INDEX sample_blocks_open ON sample_blocks (open) WHERE open = 1;"
+	"CREATE TABLE sample_stage (id INTEGER PRIMARY KEY, n INTEGER NOT NULL,"
+	" origins TEXT NOT NULL, data TEXT NOT NULL);"
+	"CREATE TABLE sample_merge (stage_hi INTEGER NOT NULL, series_done INTEGER NOT NULL);"
+	"CREATE TABLE streams (id INTEGER PRIMARY KEY, lines INTEGER NOT NULL,"
+	" open_end INTEGER NOT NULL DEFAULT 0);";
 
 /* A sample as the test added it. */
 struct added {
@@ -186,6 +193,15 @@ static void add(struct gl_sbw *w, int64_t series, int64_t stream, int64_t file, 
 	assert_int_equal(gl_sbw_add(w, series, stream, file, path, est, ts, value, line, &err), GL_OK);
 }
 
+/* A run's end: the batch written and its few-sample keys merged from the
+ * stage (sblock_merge.h), every block closed (now far after their hour). */
+static int flush(sqlite3 *db, struct gl_sbw *w, struct gl_err *err)
+{
+	int rc = gl_sbw_flush(w, err);
+
+	return rc == GL_OK ? gl_sblock_merge_open(db, ":memory:", INT64_MAX, NULL, err) : rc;
+}
+
 static sqlite3 *open_db(void)
 {
 	sqlite3 *db;
@@ -240,7 +256,7 @@ static void test_batch_to_blocks(void **state)
 
 	assert_non_null(w);
 	fill(w);
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	check(db);
 	/* 3 + 3 + 1 + 1 blocks */
 	sqlite3_stmt *s;
@@ -256,7 +272,7 @@ static void test_batch_to_blocks(void **state)
 	size_t before = nsamples;
 
 	add(w, 2, 1, 1, 1, 0, 5, 1, 1);
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	add(w, 9, 9, 9, 9, 0, 5, 1, 1);
 	gl_sbw_reset(w);
 	nsamples = before + 1;
@@ -292,14 +308,14 @@ static void test_colliding_series(void **state)
 		if (i % 5 == 0)
 			add(w, 17, 1, 1, 1, 1, t + i * 1000000LL, 5, 1 + i);
 	}
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	check(db);
 	/* a new batch after the flush: the cache starts empty again */
 	for (int i = 0; i < 40; i++) {
 		add(w, 33, 3, 3, 3, 0, t + 4000000000LL + i, i, 5000 + i);
 		add(w, 1, 3, 3, 3, 0, t + 4000000000LL + i, i, 5000 + i);
 	}
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	check(db);
 	gl_sbw_close(w);
 	sqlite3_close(db);
@@ -324,7 +340,7 @@ static void test_drop_after(void **state)
 
 	assert_non_null(w);
 	fill(w);
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	/* stream 1 after line 5000: series 1 keeps lines 10..5000 (its
 	 * second block cut), series 2 and 3 (lines 20000+) go; stream 2
 	 * untouched */
@@ -350,7 +366,7 @@ static void test_prune(void **state)
 
 	assert_non_null(w);
 	fill(w);
-	assert_int_equal(gl_sbw_flush(w, &err), GL_OK);
+	assert_int_equal(flush(db, w, &err), GL_OK);
 	/* two blocks per call: several calls */
 	while (more) {
 		assert_int_equal(gl_sblock_prune(db, ":memory:", before, 2, &dropped, &more, &err),

@@ -234,9 +234,10 @@ static void test_create(void **state)
 	}
 	/* counted by hand in share/schema.sql: names levels runs streams
 	 * checkpoints stream_lines paths files events event_kinds operations
-	 * mem_events series sample_blocks spans rejects */
-	assert_int_equal(tables, 16);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
+	 * mem_events series sample_blocks sample_stage sample_merge spans
+	 * rejects */
+	assert_int_equal(tables, 18);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 18);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	qs_equal("SELECT name FROM levels WHERE id = 4", "WARN");
 	assert_int_equal(qi("SELECT count(*) FROM events"), 0);
@@ -252,7 +253,7 @@ static void test_create(void **state)
 	/* opening again works and creates nothing twice */
 	st = open_ok();
 	gl_store_close(st);
-	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
+	assert_int_equal(qi("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 18);
 	assert_int_equal(qi("SELECT count(*) FROM levels"), 7);
 	assert_int_equal(qi("PRAGMA user_version"), GL_SCHEMA_VERSION);
 	gl_store_close(NULL);
