@@ -21,7 +21,8 @@ expect_eq "kernel timings" 1 "$(q $db 'select count(*) > 10 from events where ke
 evcols=$(q $db "select group_concat(name, ', ') from pragma_table_info('events')")
 rows() {
 	q $1 "select $evcols from events order by id"
-	q $1 "select * from sample_blocks order by id"
+	q $1 "select id, series_id, t0_us, t1_us, n, ts_estimated, stream_id, line0, line1, file_id,
+		path_id, data from sample_blocks order by id"
 	q $1 "select * from mem_events order by id"
 }
 rows $db > $T/rows.before
