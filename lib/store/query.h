@@ -205,6 +205,11 @@ struct gl_query_kernel_stats {
 	double min_us, max_us, mean_us;
 	double sd_us;			/* sample standard deviation; NAN for n < 2 */
 	double p50_us, p90_us, p95_us, p99_us;	/* type 7: linear between order statistics */
+	/* the least-squares sums of the durations against x, days since since_us
+	 * (the trends section's struct gl_fit_acc, as gl_fit_acc_add makes them
+	 * over the same points in the same order): the running means of x and of
+	 * the durations, the centred sums of squares and of products */
+	double fit_mean_days, fit_mean_us, fit_sxx, fit_syy, fit_sxy;
 };
 
 /* The events of a window counted by level, component, mirrored or not and

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "record/record.h"
+#include "util/timeutil.h"
 
 /* " AND host IN (...) AND component IN (...)" of keep appended to b (its NUL
  * kept): gl_qch_add_in's value. */
@@ -112,10 +113,15 @@ static int stats_row(void *arg, struct gl_tsv_field *f)
 					  gl_qch_fbits(&f[4]), gl_qch_fbits(&f[5]),
 					  gl_qch_fbits(&f[6]), gl_qch_fbits(&f[7]),
 					  gl_qch_fbits(&f[8]), gl_qch_fbits(&f[9]),
-					  gl_qch_fbits(&f[10])};
+					  gl_qch_fbits(&f[10]), gl_qch_fbits(&f[11]),
+					  gl_qch_fbits(&f[12]), gl_qch_fbits(&f[13]),
+					  gl_qch_fbits(&f[14]), gl_qch_fbits(&f[15])};
 
 	return s.kernel_id ? w->fn(w->arg, &s) : 0;
 }
+
+/* The Float64 that ends at byte length - back of the aggregate state s (toString), as CH_BITS. */
+#define CH_STATE(s, back) "hex(substring(" s ", length(" s ") - " back ", 8))"
 
 /* Quantile f of the sorted srt of n: GSL's, as lib/stats/stats.c selects it. */
 #define CH_Q(f) "if(toUInt64(floor((n - 1) * " f ")) + 1 >= n OR (n - 1) * " f \
@@ -163,6 +169,19 @@ static int stats_row(void *arg, struct gl_tsv_field *f)
  * order: the sum (arraySum adds in order, as the C code), the mean and the
  * variance around it (CH_DD_MEAN; the squares exact as a double and its
  * error, Dekker), and the sorted array's order statistics.
+ *
+ * And the least-squares sums of the timings against their times in days
+ * since since_us (x as gl_section_days computes it, bit for bit), for the
+ * trends section. 18.16 has no simpleLinearRegression; covarPop and varPop
+ * are a sum of products less n times the means' product (not the C sums to
+ * 1e-9 where a line fits its points closely: r2 near 1 leaves few bits of
+ * the residual). varPopStable and covarPopStable are Welford's running
+ * recurrence, gl_fit_acc_add's step for step: mean += d / n, m2 += d * (v -
+ * mean), and for (y, x) co += (x - old mean x) * (y - new mean y), the C
+ * code's product. Their results are divided by n, so the sums are read from
+ * their states (the -State combinator, toString: a varint count, then the
+ * Float64 means and the sum, little-endian; the last 8 bytes the sum): the
+ * C code's sums, bit for bit (its fit then too).
  */
 int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
 			const int64_t *ids, size_t n, const struct gl_query_keep *keep,
@@ -183,14 +202,19 @@ int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
 		"SELECT kernel, n, " CH_BITS("sm") ", " CH_BITS("srt[1]") ", " CH_BITS("srt[n]") ","
 		" " CH_BITS("mmean") ", " CH_BITS("if(n >= 2, sqrt(vmean * (n / (n - 1))), nan)") ","
 		" " CH_BITS(CH_Q("0.5")) ", " CH_BITS(CH_Q("0.9")) ", " CH_BITS(CH_Q("0.95")) ","
-		" " CH_BITS(CH_Q("0.99"))
-		" FROM (SELECT kernel, n, srt, sm, mmean, arrayMap(x1 -> x1 - mmean, k) AS d,"
+		" " CH_BITS(CH_Q("0.99")) ", " CH_STATE("fc", "15") ", " CH_STATE("fc", "23") ","
+		" " CH_STATE("fx", "7") ", " CH_STATE("fy", "7") ", " CH_STATE("fc", "7")
+		" FROM (SELECT kernel, n, srt, sm, mmean, fc, fx, fy, arrayMap(x1 -> x1 - mmean, k) AS d,"
 		" arrayMap(x1 -> 134217729 * x1, d) AS dc, arrayMap((x1, x2) -> x1 - (x1 - x2), dc, d) AS dh,"
 		" arrayMap((x1, x2) -> x2 - x1, dh, d) AS dl, arrayMap(x1 -> x1 * x1, d) AS sq,"
 		" arrayMap((x1, x2, x3) -> ((x1 * x1 - x3) + 2 * x1 * x2) + x2 * x2, dh, dl, sq) AS se,"
 		CH_DD_MEAN("v", "sq", " + arraySum(se)")
 		" FROM (SELECT kernel, k, length(k) AS n, arraySort(k) AS srt, arraySum(k) AS sm,"
-		CH_DD_MEAN("m", "k", "")
+		CH_DD_MEAN("m", "k", "") ","
+		" arrayMap(x1 -> (x1 - %" PRId64 ") / %" PRId64 ", kt) AS kx,"
+		" toString(arrayReduce('covarPopStableState', k, kx)) AS fc,"
+		" toString(arrayReduce('varPopStableState', kx)) AS fx,"
+		" toString(arrayReduce('varPopStableState', k)) AS fy"
 		" FROM (SELECT kernel,"
 		" arraySort(groupArray((ts_us, node, src_id, assumeNotNull(dur_us), level >= %d))) AS r,"
 		" arrayMap(x -> tupleElement(x, 1), r) AS t, arrayMap(x -> tupleElement(x, 4), r) AS v,"
@@ -203,12 +227,13 @@ int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
 		" arrayMap((x, y) -> x OR NOT y, a, b) AS rs,"
 		" arrayEnumerateUniq(arrayCumSum(rs), a) AS u,"
 		" arrayMap((y, x, z) -> if(y, x, z %% 2 = 0), rs, a, u) AS cp,"
-		" arrayFilter((x, y) -> NOT y, v, cp) AS k"
+		" arrayFilter((x, y) -> NOT y, v, cp) AS k, arrayFilter((x, y) -> NOT y, t, cp) AS kt"
 		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
 		" AND dur_us IS NOT NULL AND dup_of IS NULL%s GROUP BY kernel))) FORMAT TabSeparated",
-		GL_LEVEL_WARN, GL_QUERY_LAUNCH_ONCE_TOL_US, since_us, until_us, b.data) : NULL;
+		since_us, (int64_t)GL_US_PER_DAY, GL_LEVEL_WARN, GL_QUERY_LAUNCH_ONCE_TOL_US, since_us,
+		until_us, b.data) : NULL;
 
-	rc = rc == GL_OK && sql ? gl_qch_rows(q, sql, 11, stats_row, &w, err) : gl_qch_oom(err);
+	rc = rc == GL_OK && sql ? gl_qch_rows(q, sql, 16, stats_row, &w, err) : gl_qch_oom(err);
 	gl_buf_release(&b);
 	return rc;
 }
