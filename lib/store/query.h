@@ -314,6 +314,36 @@ struct gl_query_sample {
 	double value;
 };
 
+/* One metric series' samples described: the figures of the metrics section
+ * (reports/sec_metrics.c) over its finite samples in time order. */
+struct gl_query_series_stats {
+	int64_t series_id;
+	uint64_t n;
+	double min, max, mean;
+	double p50, p95, p99;		/* type 7, as gl_stats_describe */
+	double last;			/* the value of the last sample */
+	int64_t first_ts_us, last_ts_us;
+	/* the least-squares sums against days since since_us (struct
+	 * gl_fit_acc's, as gl_fit_acc_add makes them in the samples' order) */
+	double fit_mean_days, fit_mean, fit_sxx, fit_syy, fit_sxy;
+};
+
+/* Does q describe metric series on its side (gl_query_series_stats)? */
+bool gl_query_describes_series(const struct gl_query *q);
+
+/*
+ * Calls fn once for each series of ids[0..n) (gl_query_series_load's ids)
+ * with finite samples in [since_us, until_us), in no set order: its finite
+ * samples described, in the order of gl_query_samples. The server holds
+ * the samples of at most max_samples at once (a series with more: alone).
+ * GL_OK, fn's value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM; where
+ * gl_query_describes_series is false, GL_EUSAGE.
+ */
+int gl_query_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const int64_t *ids, size_t n, uint64_t max_samples,
+			  int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			  struct gl_err *err);
+
 /*
  * Calls fn for each metric sample with since_us <= ts_us < until_us, in
  * order of (ts_us, id); id is the sample's in v_samples: block id * 4096 +

@@ -750,10 +750,7 @@ static int ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 
 /* ----- samples ----- */
 
-/* A series is (metric, device, host, source, labels), as in table series. */
-#define SERIES_KEY "cityHash64(metric, ifNull(device, '\\0'), host, source, ifNull(labels, '\\0'))"
-
-static int64_t series_id(const struct gl_query_ch *ch, uint64_t key)
+int64_t gl_qch_series_id(const struct gl_query_ch *ch, uint64_t key)
 {
 	if (!ch->s_cap)
 		return 0;
@@ -875,7 +872,7 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
 		.ts_us = gl_qch_fint(&f[0]),
-		.series_id = series_id(w->q->ch, gl_qch_fuint(&f[1])),
+		.series_id = gl_qch_series_id(w->q->ch, gl_qch_fuint(&f[1])),
 		.value = gl_qch_fbits(&f[2]),
 	};
 
@@ -1015,6 +1012,7 @@ static const struct gl_query_backend ch_backend = {
 	.kernel_counts = ch_kernel_counts,
 	.kernel_stats = gl_qch_kernel_stats,
 	.event_counts = gl_qch_event_counts,
+	.series_stats = gl_qch_series_stats,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

@@ -71,6 +71,12 @@ double gl_qch_fbits(const struct gl_tsv_field *f);
 int64_t gl_qch_fint(const struct gl_tsv_field *f);
 int64_t gl_qch_fcount(const struct gl_tsv_field *f);
 
+/* A series is (metric, device, host, source, labels), as in table series. */
+#define SERIES_KEY "cityHash64(metric, ifNull(device, '\\0'), host, source, ifNull(labels, '\\0'))"
+
+/* A series key's id (gl_query_series_load's); 0: none. */
+int64_t gl_qch_series_id(const struct gl_query_ch *ch, uint64_t key);
+
 /* Below ClickHouse's max_query_size (256 KiB) with the rest of a statement. */
 #define NAMES_SQL_MAX 100000
 
@@ -92,6 +98,10 @@ int gl_qch_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
 int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
 			const int64_t *ids, size_t n, const struct gl_query_keep *keep,
 			int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
+			struct gl_err *err);
+int gl_qch_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			const int64_t *ids, size_t n, uint64_t max_samples,
+			int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
 			struct gl_err *err);
 
 /* The backend's readers of query_ch_text.c (struct gl_query_backend). */

@@ -1,16 +1,18 @@
 /*
  * query_ch_stats.c - the aggregates the ClickHouse backend has the server
  * compute (the optional methods of struct gl_query_backend): the summary's
- * and the errors' counts (gl_query_event_counts) and the listed kernels'
- * figures (gl_query_kernel_stats). In: the window, the report's filters as
- * name ids, the tables gpulog-ship writes; out: one row per group through
- * the caller's callback, the figures the sections would compute in C from
- * the same rows.
+ * and the errors' counts (gl_query_event_counts), the listed kernels'
+ * figures and their trends' sums (gl_query_kernel_stats), the metric
+ * series' figures and theirs (gl_query_series_stats). In: the window, the
+ * report's filters as name ids, the tables gpulog-ship writes; out: one
+ * row per group through the caller's callback, the figures the sections
+ * would compute in C from the same rows.
  */
 #include "store/query_ch_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "record/record.h"
@@ -234,6 +236,132 @@ int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
 		until_us, b.data) : NULL;
 
 	rc = rc == GL_OK && sql ? gl_qch_rows(q, sql, 16, stats_row, &w, err) : gl_qch_oom(err);
+	gl_buf_release(&b);
+	return rc;
+}
+
+struct series_count_walk {
+	struct gl_query *q;
+	uint64_t *count;	/* by series id; UINT64_MAX: not asked for */
+	size_t n_ids;		/* ids 1..n_ids - 1 */
+};
+
+static int series_count_row(void *arg, struct gl_tsv_field *f)
+{
+	struct series_count_walk *w = arg;
+	int64_t id = gl_qch_series_id(w->q->ch, gl_qch_fuint(&f[0]));
+
+	if (id > 0 && (size_t)id < w->n_ids && w->count[id] != UINT64_MAX)
+		w->count[id] = (uint64_t)gl_qch_fint(&f[1]);
+	return 0;
+}
+
+struct series_stats_walk {
+	struct gl_query *q;
+	int (*fn)(void *arg, const struct gl_query_series_stats *s);
+	void *arg;
+};
+
+static int series_stats_row(void *arg, struct gl_tsv_field *f)
+{
+	struct series_stats_walk *w = arg;
+	struct gl_query_series_stats s = {
+		gl_qch_series_id(w->q->ch, gl_qch_fuint(&f[0])), (uint64_t)gl_qch_fint(&f[1]),
+		gl_qch_fbits(&f[2]), gl_qch_fbits(&f[3]), gl_qch_fbits(&f[4]), gl_qch_fbits(&f[5]),
+		gl_qch_fbits(&f[6]), gl_qch_fbits(&f[7]), gl_qch_fbits(&f[8]), gl_qch_fint(&f[9]),
+		gl_qch_fint(&f[10]), gl_qch_fbits(&f[11]), gl_qch_fbits(&f[12]),
+		gl_qch_fbits(&f[13]), gl_qch_fbits(&f[14]), gl_qch_fbits(&f[15])};
+
+	return s.series_id > 0 && s.n ? w->fn(w->arg, &s) : 0;
+}
+
+/* The series of keys in (" AND k IN (...)", its NUL kept) described by the server. */
+static int series_group(struct gl_query *q, int64_t since_us, int64_t until_us, const char *in,
+			struct series_stats_walk *w, struct gl_err *err)
+{
+	const char *sql = gl_qch_sqlf(q,
+		"SELECT k, n, " CH_BITS("srt[1]") ", " CH_BITS("srt[n]") ", " CH_BITS("mmean") ","
+		" " CH_BITS(CH_Q("0.5")) ", " CH_BITS(CH_Q("0.95")) ", " CH_BITS(CH_Q("0.99")) ","
+		" " CH_BITS("v[n]") ", t[1], t[n], " CH_STATE("fc", "15") ", " CH_STATE("fc", "23") ","
+		" " CH_STATE("fx", "7") ", " CH_STATE("fy", "7") ", " CH_STATE("fc", "7")
+		" FROM (SELECT k, v, t, length(v) AS n, arraySort(v) AS srt,"
+		CH_DD_MEAN("m", "v", "") ","
+		" arrayMap(x1 -> (x1 - %" PRId64 ") / %" PRId64 ", t) AS kx,"
+		" toString(arrayReduce('covarPopStableState', v, kx)) AS fc,"
+		" toString(arrayReduce('varPopStableState', kx)) AS fx,"
+		" toString(arrayReduce('varPopStableState', v)) AS fy"
+		" FROM (SELECT " SERIES_KEY " AS k,"
+		" arraySort(groupArray((ts_us, node, src_id, idx, value))) AS r,"
+		" arrayMap(x -> tupleElement(x, 5), r) AS v, arrayMap(x -> tupleElement(x, 1), r) AS t"
+		" FROM gpulog_samples WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
+		" AND isFinite(value)%s GROUP BY k)) FORMAT TabSeparated",
+		since_us, (int64_t)GL_US_PER_DAY, since_us, until_us, in);
+
+	return sql ? gl_qch_rows(q, sql, 16, series_stats_row, w, err) : gl_qch_oom(err);
+}
+
+/*
+ * The series' samples described by the server: their finite samples
+ * counted per series first, then groups of series of at most max_samples
+ * (and keys for one statement), a statement each. Per series its samples
+ * in the order of ch_samples (time, node, row, index: sorted tuples), then
+ * as the kernels' figures: the order statistics of the sorted array, the
+ * mean as CH_DD_MEAN, the last value and times, the least-squares sums from
+ * Welford's states (gl_fit_acc_add's, bit for bit; see gl_qch_kernel_stats).
+ */
+int gl_qch_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			const int64_t *ids, size_t n, uint64_t max_samples,
+			int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			struct gl_err *err)
+{
+	struct series_count_walk cw = {q, NULL, q->ch->n_series + 1};
+	struct series_stats_walk w = {q, fn, arg};
+	struct gl_buf b = {0};
+	const char *sql;
+	int rc = GL_OK;
+
+	if (!n || !q->ch->n_series)
+		return GL_OK;
+	if (!(cw.count = malloc(cw.n_ids * sizeof(*cw.count))))
+		return gl_qch_oom(err);
+	for (size_t i = 0; i < cw.n_ids; i++)
+		cw.count[i] = UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] > 0 && (size_t)ids[i] < cw.n_ids)
+			cw.count[ids[i]] = 0;
+	sql = gl_qch_sqlf(q, "SELECT " SERIES_KEY " AS k, count() FROM gpulog_samples WHERE ts_us >= %"
+			  PRId64 " AND ts_us < %" PRId64 " AND isFinite(value) GROUP BY k"
+			  " FORMAT TabSeparated", since_us, until_us);
+	rc = sql ? gl_qch_rows(q, sql, 2, series_count_row, &cw, err) : gl_qch_oom(err);
+	for (size_t i = 0; rc == GL_OK && i < n;) {
+		uint64_t samples = 0;
+		size_t in = 0;
+		char num[32];
+
+		b.len = 0;
+		rc = gl_buf_add(&b, " AND k IN (", 11) ? GL_ENOMEM : GL_OK;
+		for (; rc == GL_OK && i < n; i++) {
+			int64_t id = ids[i];
+			uint64_t c = id > 0 && (size_t)id < cw.n_ids ? cw.count[id] : 0;
+
+			if (!c || c == UINT64_MAX)
+				continue;
+			if (in && (samples + c > max_samples || b.len > NAMES_SQL_MAX))
+				break;
+			int k = snprintf(num, sizeof(num), "%s%" PRIu64, in ? ", " : "",
+					 q->ch->series_key[id - 1]);
+
+			rc = gl_buf_add(&b, num, (size_t)k) ? GL_ENOMEM : GL_OK;
+			samples += c;
+			in++;
+		}
+		if (rc == GL_OK && in)
+			rc = gl_buf_add(&b, ")", 2) ? GL_ENOMEM : series_group(q, since_us, until_us,
+										b.data, &w, err);
+		if (rc == GL_ENOMEM)
+			rc = gl_qch_oom(err);
+	}
+	free(cw.count);
 	gl_buf_release(&b);
 	return rc;
 }
