@@ -76,6 +76,7 @@ struct kernels {
 	bool keep_dur;		/* its durations are kept (described here, or charted) */
 	/* per rank: the backend's figures (gl_query_kernel_stats), when from_srv */
 	struct gl_stats_desc *srv;
+	struct gl_fit_acc *srv_fit;	/* and the least-squares sums of the trends section */
 	bool *from_srv;
 	double *dur[2];		/* two buffers, each time order, then reordered by describe */
 	size_t cap_dur[2];
@@ -262,6 +263,13 @@ static int on_server_stats(void *arg, const struct gl_query_kernel_stats *s)
 		.n = s->n, .min = s->min_us, .max = s->max_us, .mean = s->mean_us, .sd = s->sd_us,
 		.var = NAN /* not shown */, .p50 = s->p50_us, .p90 = s->p90_us, .p95 = s->p95_us,
 		.p99 = s->p99_us, .sum = s->sum_us};
+	/* the sums read from the server's aggregate states: used when they are
+	 * sums at all (a state of another layout is not) */
+	if (s->fit_sxx >= 0 && s->fit_syy >= 0 &&
+	    fabs(s->fit_mean_us - s->mean_us) <= 1e-9 * fabs(s->mean_us))
+		ks->srv_fit[k->rank] = (struct gl_fit_acc){
+			.n = s->n, .mean_x = s->fit_mean_days, .mean_y = s->fit_mean_us,
+			.sxx = s->fit_sxx, .syy = s->fit_syy, .sxy = s->fit_sxy};
 	ks->from_srv[k->rank] = true;
 	return GL_OK;
 }
@@ -279,9 +287,10 @@ static int describe_on_server(struct gl_section_ctx *cx, struct kernels *ks)
 	int rc;
 
 	ks->srv = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->srv));
+	ks->srv_fit = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->srv_fit));
 	ks->from_srv = calloc(ks->n_listed ? ks->n_listed : 1, sizeof(*ks->from_srv));
 	group = malloc((ks->n_listed ? ks->n_listed : 1) * sizeof(*group));
-	if (!ks->srv || !ks->from_srv || !group) {
+	if (!ks->srv || !ks->srv_fit || !ks->from_srv || !group) {
 		rc = gl_section_oom(cx->err);
 		goto out;
 	}
@@ -543,6 +552,7 @@ static void release(void *st)
 		gl_chart_hist_release(&ks->chart.top_hist[r]);
 	free(ks->described);
 	free(ks->srv);
+	free(ks->srv_fit);
 	free(ks->from_srv);
 	free(ks->by_id);
 	free(ks->ids);
@@ -568,6 +578,13 @@ static const struct gl_kernels_result *res_of(const void *st)
 const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep)
 {
 	return res_of(gl_report_state_of(rep, &gl_sec_kernels));
+}
+
+const struct gl_fit_acc *gl_kernels_server_fit(const struct gl_report *rep, size_t r)
+{
+	const struct kernels *ks = gl_report_state_of(rep, &gl_sec_kernels);
+
+	return ks && ks->srv_fit && r < ks->n_listed && ks->srv_fit[r].n ? &ks->srv_fit[r] : NULL;
 }
 
 /* Kernels listed: at most top (the result may hold more for the charts). */

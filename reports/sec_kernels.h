@@ -59,6 +59,15 @@ struct gl_kernels_result {
  * first in the state (a hand-made model's to fill). Valid while rep lives. */
 const struct gl_kernels_result *gl_kernels_result(const struct gl_report *rep);
 
+/*
+ * The least-squares sums of listed kernel r's durations (rank r of
+ * gl_kernels_result's kernels) against days since the window's start, as
+ * the backend computed them with its figures (gl_query_kernel_stats); NULL
+ * when the backend did not describe the kernel. Valid while rep lives.
+ */
+struct gl_fit_acc;
+const struct gl_fit_acc *gl_kernels_server_fit(const struct gl_report *rep, size_t r);
+
 /* k's display name: k->display, else k->kernel. */
 static inline const char *gl_report_kernel_name(const struct gl_report_kernel *k)
 {

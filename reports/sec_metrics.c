@@ -18,6 +18,17 @@
  * their length: no doubles made) on two threads, which take the next four from a
  * shared counter. Each series is described by one thread alone, in the
  * same steps whichever, so the figures do not depend on it.
+ *
+ * A backend that describes series on its side (ClickHouse,
+ * gl_query_series_stats) is asked at begin for every listed series'
+ * figures, last value, first and last time and least-squares sums, over
+ * the samples the pass hands here; the pass then keeps none of their
+ * values (the memory above), only the chart's bins, which need the
+ * samples in time order, and the count of samples. A series the backend
+ * did not describe is described here as above. (The trends' ends, the
+ * medians of the first and last tenth, would need the values in time
+ * order too; they are read after the values are released, so a metric
+ * trend never has them, from either backend.)
  */
 #include <math.h>
 #include <stddef.h>
@@ -53,6 +64,8 @@ struct mseries {
 	int panel;			/* telemetry panel (-1: none), trace (see telemetry.h) */
 	int trace;
 	bool created;			/* a Prometheus counter's "_created" time: not a metric */
+	bool srv;			/* described by the backend: srv_desc, and the fields above */
+	struct gl_stats_desc srv_desc;
 };
 
 struct metrics {
@@ -91,6 +104,54 @@ static const char *unit_of(const char *metric)
 	return "";
 }
 
+/* The samples of the series one statement of the backend describes, at most (ClickHouse:
+ * some 100 bytes a sample there, as the kernels' SRV_GROUP_TIMINGS). */
+#define SRV_GROUP_SAMPLES 1000000u
+
+static int on_series_stats(void *arg, const struct gl_query_series_stats *st)
+{
+	struct metrics *m = arg;
+	long row = gl_section_series_row(&m->ss, st->series_id);
+	struct mseries *s;
+
+	if (row < 0 || m->ser[row].created)
+		return GL_OK;
+	s = &m->ser[row];
+	/* the sums from the server's aggregate states: used when they are sums at
+	 * all (a state of another layout is not), else the series is described here */
+	if (!(st->fit_sxx >= 0 && st->fit_syy >= 0 &&
+	      fabs(st->fit_mean - st->mean) <= 1e-9 * fabs(st->mean)))
+		return GL_OK;
+	s->srv = true;
+	s->srv_desc = (struct gl_stats_desc){
+		.n = st->n, .min = st->min, .max = st->max, .mean = st->mean, .sd = NAN, .var = NAN,
+		.p50 = st->p50, .p90 = NAN, .p95 = st->p95, .p99 = st->p99, .sum = NAN};
+	s->last = st->last;
+	s->first_ts_us = st->first_ts_us;
+	s->last_ts_us = st->last_ts_us;
+	s->fit = (struct gl_fit_acc){.n = st->n, .mean_x = st->fit_mean_days, .mean_y = st->fit_mean,
+				     .sxx = st->fit_sxx, .syy = st->fit_syy, .sxy = st->fit_sxy};
+	return GL_OK;
+}
+
+/* The series' figures from the backend, for the series the pass would describe. */
+static int describe_on_server(struct gl_section_ctx *cx, struct metrics *m)
+{
+	int64_t *ids = malloc((m->ss.n_qs ? m->ss.n_qs : 1) * sizeof(*ids));
+	size_t n = 0;
+	int rc;
+
+	if (!ids)
+		return gl_section_oom(cx->err);
+	for (size_t i = 0; i < m->ss.n_qs; i++)
+		if (gl_section_series_row(&m->ss, m->ss.qs[i].id) >= 0 && !m->ser[i].created)
+			ids[n++] = m->ss.qs[i].id;
+	rc = gl_query_series_stats(cx->q, cx->p->since_us, cx->p->until_us, ids, n,
+				   SRV_GROUP_SAMPLES, on_series_stats, m, cx->err);
+	free(ids);
+	return rc;
+}
+
 static int begin(struct gl_section_ctx *cx, void *st)
 {
 	struct metrics *m = st;
@@ -117,6 +178,8 @@ static int begin(struct gl_section_ctx *cx, void *st)
 		s->created = ml > 8 && !strcmp(s->metric + ml - 8, "_created") && s->qs->source &&
 			     !strncmp(s->qs->source, "prom", 4);
 	}
+	if (gl_query_describes_series(cx->q) && (rc = describe_on_server(cx, m)) != GL_OK)
+		return rc;
 	if (cx->rep->axis.charts) {
 		int64_t t0 = GL_TS_NONE, t1 = GL_TS_NONE;
 
@@ -162,6 +225,12 @@ static inline int collect_one(struct gl_section_ctx *cx, struct metrics *m,
 	if (row < 0 || !isfinite(smp->value) || m->ser[row].created)
 		return GL_OK;
 	s = &m->ser[row];
+	if (s->srv) {
+		m->res.samples++;
+		if (s->panel >= 0)
+			gl_telemetry_add(&m->tel, s->panel, s->trace, smp->ts_us, smp->value);
+		return GL_OK;
+	}
 	if ((rc = gl_values_push(&s->v, smp->value, cx->err)) != GL_OK)
 		return rc;
 	s->last = smp->value;
@@ -491,7 +560,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	size_t n = 0, *tix;
 
 	for (size_t i = 0; i < m->ss.n_qs; i++)
-		n += m->ser[i].v.n > 0;
+		n += m->ser[i].v.n > 0 || m->ser[i].srv;
 	m->res.metrics = calloc(n ? n : 1, sizeof(*m->res.metrics));
 	desc = calloc(m->ss.n_qs ? m->ss.n_qs : 1, sizeof(*desc));
 	tix = malloc((n ? n : 1) * sizeof(*tix));
@@ -502,6 +571,9 @@ static int finish(struct gl_section_ctx *cx, void *st)
 	}
 	if (describe_all(m->ser, desc, m->ss.n_qs) != GL_OK)
 		goto oom;
+	for (size_t i = 0; i < m->ss.n_qs; i++)
+		if (m->ser[i].srv)
+			desc[i] = m->ser[i].srv_desc;
 	for (size_t i = 0; i < m->ss.n_qs; i++) {
 		struct mseries *s = &m->ser[i];
 		struct gl_report_metric *rm = &m->res.metrics[m->res.n_metrics];

@@ -5,7 +5,12 @@
  * between the fitted values at the first and the last point of the series;
  * the operations section adds one trend per operation (series "operation").
  * Kernel trends are given for the kernels the kernels section lists (the
- * fit of every kernel is kept in the event pass: a fixed state each).
+ * fit of every kernel is kept in the event pass: a fixed state each). A
+ * backend that computes a listed kernel's least-squares sums (ClickHouse,
+ * gl_kernels_server_fit) gives its printed line (slope, intercept, r2, p,
+ * fitted ends); they may differ from the C sums in the last bits, so what
+ * compares against a threshold or orders the rows stays the C figure: the
+ * verdict, the change and its source, the slope's unit.
  * Chart: the kernels that degrade or improve, their fitted lines drawn over
  * their own points only; their points are the kernels section's columns
  * (sec_kernels.h), summed GL_CHART_COLUMNS / TREND_COLUMNS at a time.
@@ -44,6 +49,7 @@ struct kends {
 /* A listed kernel's fit, with its name (finish). */
 struct klisted {
 	const struct kfit *k;
+	const struct gl_fit_acc *srv;	/* the backend's sums; NULL: none */
 	const char *name;
 	const struct gl_trend_ends *ends;	/* NULL: none */
 };
@@ -250,6 +256,37 @@ static void error_trend(struct gl_section_ctx *cx, struct trends *t, struct gl_r
 	gl_trend_judge(et, &e, cx->cfg->trend_min_change_pct);
 }
 
+/*
+ * The printed line of trend t from the backend's sums srv (the same points
+ * as t's): slope, intercept, r2, p and the fitted ends; t's verdict, change
+ * and slope unit stay (threshold compares and the rows' order on a figure
+ * that may differ in its last bits).
+ */
+static void server_line(struct gl_section_ctx *cx, const struct gl_fit_acc *srv,
+			struct gl_report_trend *t)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = {{"day", 86400}, {"h", 3600}, {"min", 60}, {"s", 1}};	/* trend_rules.c's */
+	struct gl_report_trend s = {0};
+	double unit_s = NAN;
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		if (t->slope_unit && !strcmp(t->slope_unit, units[u].unit))
+			unit_s = units[u].s;
+	gl_section_trend(cx, srv, t->first_ts_us, t->last_ts_us, &s);
+	if (isnan(unit_s) || isnan(s.slope_per_day) != isnan(t->slope_per_day))
+		return;		/* a line only one side has: C's */
+	t->slope_per_day = s.slope_per_day;
+	t->slope = s.slope_per_day * unit_s / 86400.0;
+	t->intercept = s.intercept;
+	t->r2 = s.r2;
+	t->p_value = s.p_value;
+	t->fit_first = s.fit_first;
+	t->fit_last = s.fit_last;
+}
+
 static int finish(struct gl_section_ctx *cx, void *st)
 {
 	struct trends *t = st;
@@ -267,6 +304,7 @@ static int finish(struct gl_section_ctx *cx, void *st)
 
 		if (id > 0 && (uint64_t)id < t->n_ids && t->by_id[id]) {
 			ks[nk].k = t->by_id[id];
+			ks[nk].srv = gl_kernels_server_fit(cx->rep, i);
 			ks[nk].name = gl_section_name(cx, id);
 			ks[nk].ends = NULL;
 			/* the last ends of the kernel (kends: the listed kernels only) */
@@ -297,6 +335,8 @@ static int finish(struct gl_section_ctx *cx, void *st)
 			return gl_section_oom(cx->err);
 		}
 		gl_trend_judge(k, ks[i].ends, cx->cfg->trend_min_change_pct);
+		if (ks[i].srv)
+			server_line(cx, ks[i].srv, k);
 	}
 	free(ks);
 

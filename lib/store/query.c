@@ -908,6 +908,22 @@ int gl_query_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us
 	return q->be->kernel_stats(q, since_us, until_us, ids, n, keep, fn, arg, err);
 }
 
+bool gl_query_describes_series(const struct gl_query *q)
+{
+	return q->be && q->be->series_stats;
+}
+
+int gl_query_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const int64_t *ids, size_t n, uint64_t max_samples,
+			  int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			  struct gl_err *err)
+{
+	if (!gl_query_describes_series(q))
+		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
+				  "metric series are described by the caller here");
+	return q->be->series_stats(q, since_us, until_us, ids, n, max_samples, fn, arg, err);
+}
+
 bool gl_query_counts_events(const struct gl_query *q)
 {
 	return q->be && q->be->event_counts;

@@ -205,6 +205,11 @@ struct gl_query_kernel_stats {
 	double min_us, max_us, mean_us;
 	double sd_us;			/* sample standard deviation; NAN for n < 2 */
 	double p50_us, p90_us, p95_us, p99_us;	/* type 7: linear between order statistics */
+	/* the least-squares sums of the durations against x, days since since_us
+	 * (the trends section's struct gl_fit_acc, as gl_fit_acc_add makes them
+	 * over the same points in the same order): the running means of x and of
+	 * the durations, the centred sums of squares and of products */
+	double fit_mean_days, fit_mean_us, fit_sxx, fit_syy, fit_sxy;
 };
 
 /* The events of a window counted by level, component, mirrored or not and
@@ -308,6 +313,36 @@ struct gl_query_sample {
 	int64_t series_id;
 	double value;
 };
+
+/* One metric series' samples described: the figures of the metrics section
+ * (reports/sec_metrics.c) over its finite samples in time order. */
+struct gl_query_series_stats {
+	int64_t series_id;
+	uint64_t n;
+	double min, max, mean;
+	double p50, p95, p99;		/* type 7, as gl_stats_describe */
+	double last;			/* the value of the last sample */
+	int64_t first_ts_us, last_ts_us;
+	/* the least-squares sums against days since since_us (struct
+	 * gl_fit_acc's, as gl_fit_acc_add makes them in the samples' order) */
+	double fit_mean_days, fit_mean, fit_sxx, fit_syy, fit_sxy;
+};
+
+/* Does q describe metric series on its side (gl_query_series_stats)? */
+bool gl_query_describes_series(const struct gl_query *q);
+
+/*
+ * Calls fn once for each series of ids[0..n) (gl_query_series_load's ids)
+ * with finite samples in [since_us, until_us), in no set order: its finite
+ * samples described, in the order of gl_query_samples. The server holds
+ * the samples of at most max_samples at once (a series with more: alone).
+ * GL_OK, fn's value, GL_EDB, GL_EUNAVAIL or GL_ENOMEM; where
+ * gl_query_describes_series is false, GL_EUSAGE.
+ */
+int gl_query_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			  const int64_t *ids, size_t n, uint64_t max_samples,
+			  int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			  struct gl_err *err);
 
 /*
  * Calls fn for each metric sample with since_us <= ts_us < until_us, in

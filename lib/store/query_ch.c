@@ -4,10 +4,9 @@
  * ClickHouse server that gpulog-ship filled (tables in lib/ship/ship.h)
  * instead of an SQLite file. In: the tables gpulog-ship writes; out: the
  * rows of gl_query_*, in their order, through the same callbacks, so the
- * sections compute their figures with the same C code; and the optional
- * aggregates SQL can give (the summary's counts, gl_query_event_counts;
- * the listed kernels' figures, gl_query_kernel_stats) computed by the
- * server over the same rows. HTTP through lib/net/chttp.c.
+ * sections compute their figures with the same C code. The optional
+ * aggregates SQL can give, computed by the server over the same rows, are
+ * query_ch_stats.c's. HTTP through lib/net/chttp.c.
  *
  * The server filters and sorts the window and selects records by their
  * kind (gpulog_events.kind); it counts the access lines per component and
@@ -206,9 +205,6 @@ static int name_row(void *arg, struct gl_tsv_field *f)
  * numbers them (sections break ties by name id): the first node's (by
  * node name) in its order, then the names the next node adds, in its.
  */
-/* Below ClickHouse's max_query_size (256 KiB) with the rest of a statement. */
-#define NAMES_SQL_MAX 100000
-
 /*
  * ch->names_sql for the names loaded: the events come with the names' ids
  * instead of their text (fewer bytes to sort and send, no lookup here).
@@ -628,13 +624,8 @@ static int ch_events(struct gl_query *q, int64_t since_us, int64_t until_us, uns
 	return events_of(q, since_us, until_us, flags, "", fn, arg, err);
 }
 
-/*
- * " AND col IN ('name', ...)" of the names of ids[0..n) (id 0: the empty
- * name) appended to b: GL_OK, GL_ENOMEM, or 1 when a name has a control
- * byte, the list is too long for one statement or names nothing (b is then
- * partly made).
- */
-static int add_in(struct gl_buf *b, const struct gl_query *q, const char *col, const int64_t *ids,
+/* " AND col IN ('name', ...)" of the names of ids[0..n). */
+int gl_qch_add_in(struct gl_buf *b, const struct gl_query *q, const char *col, const int64_t *ids,
 		  size_t n)
 {
 	size_t added = 0;
@@ -677,7 +668,7 @@ static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_
 			    struct gl_err *err)
 {
 	struct gl_buf b = {0};
-	int rc = n ? add_in(&b, q, "kernel", ids, n) : 1;
+	int rc = n ? gl_qch_add_in(&b, q, "kernel", ids, n) : 1;
 
 	if (rc == GL_ENOMEM)
 		rc = gl_qch_oom(err);
@@ -688,203 +679,6 @@ static int ch_kernel_events(struct gl_query *q, int64_t since_us, int64_t until_
 	return rc;
 }
 
-/* " AND host IN (...) AND component IN (...)" of keep appended to b (its NUL
- * kept): add_in's value. */
-static int add_keep(struct gl_buf *b, const struct gl_query *q, const struct gl_query_keep *keep)
-{
-	int rc = GL_OK;
-
-	if (keep && keep->host_ids) {
-		b->len -= b->len > 0;	/* the NUL */
-		rc = add_in(b, q, "host", keep->host_ids, keep->n_hosts);
-	}
-	if (rc == GL_OK && keep && keep->component_ids) {
-		b->len -= b->len > 0;
-		rc = add_in(b, q, "component", keep->component_ids, keep->n_components);
-	}
-	return rc;
-}
-
-struct event_count_walk {
-	struct gl_query *q;
-	int (*fn)(void *arg, const struct gl_query_event_count *c);
-	void *arg;
-};
-
-static int event_count_row(void *arg, struct gl_tsv_field *f)
-{
-	struct event_count_walk *w = arg;
-	int64_t level = gl_qch_fint(&f[0]);
-	struct gl_query_event_count c = {
-		level >= GL_LEVEL_NONE && level <= GL_LEVEL_CRITICAL ? (int)level : GL_LEVEL_NONE,
-		gl_qch_name_id(w->q, &f[1]), gl_qch_fint(&f[2]) != 0, gl_qch_fint(&f[3]) != 0,
-		(uint64_t)gl_qch_fint(&f[4]), gl_qch_fint(&f[5]), gl_qch_fint(&f[6])};
-
-	return w->fn(w->arg, &c);
-}
-
-/*
- * The window's events counted by the server (the summary's and the
- * errors' counts); a stream's id is its node's, (node, stream_id) made one
- * number as the events' reader makes it.
- */
-static int ch_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
-			   const struct gl_query_keep *keep, const int64_t *alert_streams,
-			   size_t n_alert_streams,
-			   int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
-			   struct gl_err *err)
-{
-	struct event_count_walk w = {q, fn, arg};
-	struct gl_buf b = {0}, la = {0};
-	int rc = gl_buf_add(&b, "", 1) ? GL_ENOMEM : add_keep(&b, q, keep);
-	const char *sql;
-	char num[32];
-
-	const char *la0 = n_alert_streams ? "level >= 4 AND intDiv(cityHash64(node, stream_id), 4) IN ("
-					  : "0";
-
-	rc = rc ? rc : gl_buf_add(&la, la0, strlen(la0));
-	for (size_t i = 0; rc == GL_OK && i < n_alert_streams; i++) {
-		int k = snprintf(num, sizeof(num), "%s%" PRId64, i ? ", " : "", alert_streams[i]);
-
-		rc = gl_buf_add(&la, num, (size_t)k);
-		if (la.len > NAMES_SQL_MAX)
-			rc = 1;
-	}
-	rc = rc ? rc : gl_buf_add(&la, n_alert_streams ? ")" : "", n_alert_streams ? 2 : 1);
-
-	if (rc == 1) {		/* nothing kept, or what no statement carries */
-		gl_buf_release(&b);
-		gl_buf_release(&la);
-		return keep && ((keep->host_ids && !keep->n_hosts) ||
-				(keep->component_ids && !keep->n_components))
-			? GL_OK : GL_QUERY_NOT_HERE;
-	}
-	sql = rc == GL_OK ? gl_qch_sqlf(q, "SELECT level, component, dup_of IS NOT NULL AS m, %s AS la,"
-			     " count(), min(ts_us), max(ts_us) FROM gpulog_events WHERE ts_us >= %"
-			     PRId64 " AND ts_us < %" PRId64 "%s GROUP BY level, component, m, la"
-			     " FORMAT TabSeparated", la.data, since_us, until_us, b.data)
-			  : NULL;
-	rc = sql ? gl_qch_rows(q, sql, 7, event_count_row, &w, err) : gl_qch_oom(err);
-	gl_buf_release(&b);
-	gl_buf_release(&la);
-	return rc;
-}
-
-struct stats_walk {
-	struct gl_query *q;
-	int (*fn)(void *arg, const struct gl_query_kernel_stats *s);
-	void *arg;
-};
-
-static int stats_row(void *arg, struct gl_tsv_field *f)
-{
-	struct stats_walk *w = arg;
-	struct gl_query_kernel_stats s = {gl_qch_name_id(w->q, &f[0]), (uint64_t)gl_qch_fint(&f[1]),
-					  gl_qch_fbits(&f[2]), gl_qch_fbits(&f[3]),
-					  gl_qch_fbits(&f[4]), gl_qch_fbits(&f[5]),
-					  gl_qch_fbits(&f[6]), gl_qch_fbits(&f[7]),
-					  gl_qch_fbits(&f[8]), gl_qch_fbits(&f[9]),
-					  gl_qch_fbits(&f[10])};
-
-	return s.kernel_id ? w->fn(w->arg, &s) : 0;
-}
-
-/* Quantile f of the sorted srt of n: GSL's, as lib/stats/stats.c selects it. */
-#define CH_Q(f) "if(toUInt64(floor((n - 1) * " f ")) + 1 >= n OR (n - 1) * " f \
-	" - floor((n - 1) * " f ") = 0, srt[toUInt64(floor((n - 1) * " f ")) + 1]," \
-	" (1 - ((n - 1) * " f " - floor((n - 1) * " f "))) * srt[toUInt64(floor((n - 1) * " f ")) + 1]" \
-	" + ((n - 1) * " f " - floor((n - 1) * " f ")) * srt[toUInt64(floor((n - 1) * " f ")) + 2])"
-
-/*
- * The mean of the n doubles of array a (plus the low parts lo, an
- * expression: " + arraySum(...)" or ""), as <p>mean, to the last bit
- * nearly always the long-double running mean of lib/stats/stats.c, which a
- * plain sum over n misses by some ulps (measured: 2,000 series of 500, one
- * printed digit of the standard deviation differed in 142 with plain sums,
- * none this way). The sum as a double and its error (the running sums,
- * arrayCumSum, and each step's rounding by Knuth's TwoSum), then that
- * double-double divided by n: the quotient's product with n exactly
- * (Dekker's split) and the remainder's share.
- */
-#define CH_DD_MEAN(p, a, lo) \
-	" arrayCumSum(" a ") AS " p "s, arrayPushFront(arrayPopBack(" p "s), 0) AS " p "p," \
-	" arrayMap((x1, x2, x3) -> (x1 - (x3 - (x3 - x1))) + (x2 - (x3 - x1)), " p "p, " a ", " \
-	p "s) AS " p "t, " p "s[n] AS " p "hi0, arraySum(" p "t)" lo " AS " p "lo0," \
-	" " p "hi0 + " p "lo0 AS " p "hi, " p "lo0 - (" p "hi - " p "hi0) AS " p "lo," \
-	" " p "hi / n AS " p "q, 134217729 * " p "q AS " p "qc, " p "qc - (" p "qc - " p "q) AS " \
-	p "qh, " p "q - " p "qh AS " p "ql, 134217729 * toFloat64(n) AS " p "nc, " p "nc - (" \
-	p "nc - n) AS " p "nh, n - " p "nh AS " p "nl, " p "q * n AS " p "pq, ((" p "qh * " p \
-	"nh - " p "pq) + " p "qh * " p "nl + " p "ql * " p "nh) + " p "ql * " p "nl AS " p "pe," \
-	" " p "q + (((" p "hi - " p "pq) - " p "pe) + " p "lo) / n AS " p "mean"
-
-/*
- * The kernels' durations described by the server, a statement for ids[0..n).
- * Per kernel, its rows in the report's order (time, node, row: sorted
- * tuples) and the launch rule of reports/launch_once.h on arrays, where a
- * row's copy flag depends on the row before (paired once): a copy is a
- * row of the previous row's duration at its microsecond (a), or within
- * the tolerance at the other level (b) when the previous row was not a
- * copy itself. A row that is not (b) only has its flag from (a) ("reset");
- * in a run of (b) rows after a reset r the flags alternate from r's, so
- * row i's is a(r) XOR (i - r odd). Numbered by arrayEnumerateUniq over
- * (resets so far, a), a (b) row's number u is i - r + 1 after a reset
- * with a(r) 0 (the reset has the same key), i - r after one with a(r) 1
- * (it has its own): either way a copy where u is even. (A lambda that
- * indexes an array copies the array for each element: quadratic, 512 GiB
- * for one kernel of 1M rows; every step here is element by element.) Then over the timings k left, in time
- * order: the sum (arraySum adds in order, as the C code), the mean and the
- * variance around it (CH_DD_MEAN; the squares exact as a double and its
- * error, Dekker), and the sorted array's order statistics.
- */
-static int ch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
-			   const int64_t *ids, size_t n, const struct gl_query_keep *keep,
-			   int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
-			   struct gl_err *err)
-{
-	struct stats_walk w = {q, fn, arg};
-	struct gl_buf b = {0};
-	int rc = n ? add_in(&b, q, "kernel", ids, n) : 1;
-
-	if (rc == GL_OK)
-		rc = add_keep(&b, q, keep);
-	if (rc == 1) {		/* names no statement carries: none described here */
-		gl_buf_release(&b);
-		return GL_OK;
-	}
-	const char *sql = rc == GL_OK ? gl_qch_sqlf(q,
-		"SELECT kernel, n, " CH_BITS("sm") ", " CH_BITS("srt[1]") ", " CH_BITS("srt[n]") ","
-		" " CH_BITS("mmean") ", " CH_BITS("if(n >= 2, sqrt(vmean * (n / (n - 1))), nan)") ","
-		" " CH_BITS(CH_Q("0.5")) ", " CH_BITS(CH_Q("0.9")) ", " CH_BITS(CH_Q("0.95")) ","
-		" " CH_BITS(CH_Q("0.99"))
-		" FROM (SELECT kernel, n, srt, sm, mmean, arrayMap(x1 -> x1 - mmean, k) AS d,"
-		" arrayMap(x1 -> 134217729 * x1, d) AS dc, arrayMap((x1, x2) -> x1 - (x1 - x2), dc, d) AS dh,"
-		" arrayMap((x1, x2) -> x2 - x1, dh, d) AS dl, arrayMap(x1 -> x1 * x1, d) AS sq,"
-		" arrayMap((x1, x2, x3) -> ((x1 * x1 - x3) + 2 * x1 * x2) + x2 * x2, dh, dl, sq) AS se,"
-		CH_DD_MEAN("v", "sq", " + arraySum(se)")
-		" FROM (SELECT kernel, k, length(k) AS n, arraySort(k) AS srt, arraySum(k) AS sm,"
-		CH_DD_MEAN("m", "k", "")
-		" FROM (SELECT kernel,"
-		" arraySort(groupArray((ts_us, node, src_id, assumeNotNull(dur_us), level >= %d))) AS r,"
-		" arrayMap(x -> tupleElement(x, 1), r) AS t, arrayMap(x -> tupleElement(x, 4), r) AS v,"
-		" arrayMap(x -> tupleElement(x, 5), r) AS w, arrayEnumerate(r) AS ix,"
-		" arrayPushFront(arrayPopBack(t), 0) AS pt, arrayPushFront(arrayPopBack(v), 0) AS pv,"
-		" arrayPushFront(arrayPopBack(w), 0) AS pw,"
-		" arrayMap((i, x, px, y, py) -> i > 1 AND x = px AND y = py, ix, v, pv, t, pt) AS a,"
-		" arrayMap((i, x, px, y, py, z, pz) -> i > 1 AND x = px AND y - py < %d AND z != pz,"
-		" ix, v, pv, t, pt, w, pw) AS b,"
-		" arrayMap((x, y) -> x OR NOT y, a, b) AS rs,"
-		" arrayEnumerateUniq(arrayCumSum(rs), a) AS u,"
-		" arrayMap((y, x, z) -> if(y, x, z %% 2 = 0), rs, a, u) AS cp,"
-		" arrayFilter((x, y) -> NOT y, v, cp) AS k"
-		" FROM gpulog_events WHERE ts_us >= %" PRId64 " AND ts_us < %" PRId64
-		" AND dur_us IS NOT NULL AND dup_of IS NULL%s GROUP BY kernel))) FORMAT TabSeparated",
-		GL_LEVEL_WARN, GL_QUERY_LAUNCH_ONCE_TOL_US, since_us, until_us, b.data) : NULL;
-
-	rc = rc == GL_OK && sql ? gl_qch_rows(q, sql, 11, stats_row, &w, err) : gl_qch_oom(err);
-	gl_buf_release(&b);
-	return rc;
-}
 
 /* ----- memory events, spans ----- */
 
@@ -956,10 +750,7 @@ static int ch_spans(struct gl_query *q, int64_t since_us, int64_t until_us,
 
 /* ----- samples ----- */
 
-/* A series is (metric, device, host, source, labels), as in table series. */
-#define SERIES_KEY "cityHash64(metric, ifNull(device, '\\0'), host, source, ifNull(labels, '\\0'))"
-
-static int64_t series_id(const struct gl_query_ch *ch, uint64_t key)
+int64_t gl_qch_series_id(const struct gl_query_ch *ch, uint64_t key)
 {
 	if (!ch->s_cap)
 		return 0;
@@ -1081,7 +872,7 @@ static int sample_row(void *arg, struct gl_tsv_field *f)
 	struct sample_walk *w = arg;
 	struct gl_query_sample s = {
 		.ts_us = gl_qch_fint(&f[0]),
-		.series_id = series_id(w->q->ch, gl_qch_fuint(&f[1])),
+		.series_id = gl_qch_series_id(w->q->ch, gl_qch_fuint(&f[1])),
 		.value = gl_qch_fbits(&f[2]),
 	};
 
@@ -1219,8 +1010,9 @@ static const struct gl_query_backend ch_backend = {
 	.events = ch_events,
 	.kernel_events = ch_kernel_events,
 	.kernel_counts = ch_kernel_counts,
-	.kernel_stats = ch_kernel_stats,
-	.event_counts = ch_event_counts,
+	.kernel_stats = gl_qch_kernel_stats,
+	.event_counts = gl_qch_event_counts,
+	.series_stats = gl_qch_series_stats,
 	.mem_events = ch_mem_events,
 	.series_load = ch_series_load,
 	.samples = ch_samples,

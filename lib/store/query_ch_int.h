@@ -2,7 +2,8 @@
  * query_ch_int.h - what the ClickHouse backend's files share (query_ch.c:
  * the connection, names, events, samples; query_ch_text.c: the rows the
  * SQLite reader finds with SQL on a row's text: monitor alerts, access
- * lines, facts, the alerts' streams). Private to lib/store.
+ * lines, facts, the alerts' streams; query_ch_stats.c: the aggregates the
+ * server computes). Private to lib/store.
  */
 #ifndef GL_QUERY_CH_INT_H
 #define GL_QUERY_CH_INT_H
@@ -69,6 +70,39 @@ double gl_qch_fdouble(const struct gl_tsv_field *f);
 double gl_qch_fbits(const struct gl_tsv_field *f);
 int64_t gl_qch_fint(const struct gl_tsv_field *f);
 int64_t gl_qch_fcount(const struct gl_tsv_field *f);
+
+/* A series is (metric, device, host, source, labels), as in table series. */
+#define SERIES_KEY "cityHash64(metric, ifNull(device, '\\0'), host, source, ifNull(labels, '\\0'))"
+
+/* A series key's id (gl_query_series_load's); 0: none. */
+int64_t gl_qch_series_id(const struct gl_query_ch *ch, uint64_t key);
+
+/* Below ClickHouse's max_query_size (256 KiB) with the rest of a statement. */
+#define NAMES_SQL_MAX 100000
+
+/*
+ * " AND col IN ('name', ...)" of the names of ids[0..n) (id 0: the empty
+ * name) appended to b: GL_OK, GL_ENOMEM, or 1 when a name has a control
+ * byte, the list is too long for one statement or names nothing (b is then
+ * partly made).
+ */
+int gl_qch_add_in(struct gl_buf *b, const struct gl_query *q, const char *col, const int64_t *ids,
+		  size_t n);
+
+/* The backend's aggregates of query_ch_stats.c (struct gl_query_backend). */
+int gl_qch_event_counts(struct gl_query *q, int64_t since_us, int64_t until_us,
+			const struct gl_query_keep *keep, const int64_t *alert_streams,
+			size_t n_alert_streams,
+			int (*fn)(void *arg, const struct gl_query_event_count *c), void *arg,
+			struct gl_err *err);
+int gl_qch_kernel_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			const int64_t *ids, size_t n, const struct gl_query_keep *keep,
+			int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
+			struct gl_err *err);
+int gl_qch_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us,
+			const int64_t *ids, size_t n, uint64_t max_samples,
+			int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			struct gl_err *err);
 
 /* The backend's readers of query_ch_text.c (struct gl_query_backend). */
 int gl_qch_log_alerts(struct gl_query *q, int64_t since_us, int64_t until_us,

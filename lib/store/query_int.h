@@ -72,6 +72,11 @@ struct gl_query_backend {
 			    const int64_t *ids, size_t n, const struct gl_query_keep *keep,
 			    int (*fn)(void *arg, const struct gl_query_kernel_stats *s), void *arg,
 			    struct gl_err *err);
+	/* optional: gl_query_series_stats */
+	int (*series_stats)(struct gl_query *q, int64_t since_us, int64_t until_us,
+			    const int64_t *ids, size_t n, uint64_t max_samples,
+			    int (*fn)(void *arg, const struct gl_query_series_stats *s), void *arg,
+			    struct gl_err *err);
 	int (*mem_events)(struct gl_query *q, int64_t since_us, int64_t until_us,
 			  int (*fn)(void *arg, const struct gl_query_mem *m), void *arg,
 			  struct gl_err *err);

@@ -1,7 +1,8 @@
 # gpulog-report --clickhouse: the summary's counts (events by level and
 # component, mirrored records, first and last event) and the kernels'
 # figures (count, min, max, mean,
-# stddev, p50, p90, p95, p99, total) computed by the server
+# stddev, p50, p90, p95, p99, total) and their trends' least-squares sums
+# computed by the server
 # (gl_query_kernel_stats), over the rows the report's kernel pass keeps:
 # mirrors, filters and launch copies left out (reports/launch_once.h).
 # Many kernels, ties, a single timing, copies at one microsecond, within
@@ -118,6 +119,32 @@ expect_eq "shared" "2 70 80.25 75.125 7.24784450716211 75.125 79.225 79.7375 80.
 expect_eq "big" 10000 "$(row big | cut -d' ' -f1)"
 expect_eq "kernels listed" 67 "$(tr -d '\r' < $T/c/kernels.csv | tail -n +2 | wc -l)"
 
+# The trend of ties (by hand, x in seconds since 10:00:00): x 20..29, mean
+# 24.5, Sxx 82.5; y - 9 = -2 -2 -2 0 0 0 0 2 2 2, Sxy 42, Syy 24: slope 42 /
+# 82.5 a second (86400 times that a day), at the window's start (x = -36000)
+# 9 - (42 / 82.5) 36024.5, r2 42^2 / (82.5 24); p: twice the tail past
+# t = r sqrt(8 / (1 - r2)) of Student's density with 8 degrees of freedom,
+# integrated by Simpson's rule (4.054e-5)
+rm -rf $T/j
+"$REPORT" --clickhouse $U $W --format json --no-charts --output-dir $T/j > /dev/null || fail "json"
+python3 - $T/j/report.json <<'PY' || fail "ties' trend"
+import json, math, sys
+t = [x for x in json.load(open(sys.argv[1]))["trends"] if x.get("kernel") == "ties"][0]
+b = 42 / 82.5
+want = {"n": 10, "slope_per_day": b * 86400, "intercept": 9 - b * 36024.5, "r2": 42 ** 2 / (82.5 * 24)}
+for k, v in want.items():
+    if abs(t[k] - v) > 1e-9 * abs(v):
+        sys.exit("ties' trend: %s %r, want %r" % (k, t[k], v))
+r2 = want["r2"]
+tt = math.sqrt(r2 * 8 / (1 - r2))
+c = math.gamma(4.5) / (math.sqrt(8 * math.pi) * math.gamma(4))
+f = lambda u: c * (1 + u * u / 8) ** -4.5
+h = 400 / 200000
+p = 2 * h / 3 * (f(tt) + f(tt + 400) + sum((4 if i % 2 else 2) * f(tt + i * h) for i in range(1, 200000)))
+if abs(t["p_value"] - p) > 1e-6 * p:
+    sys.exit("ties' trend: p %r, want %r" % (t["p_value"], p))
+PY
+
 # Errors (both nodes): b's ERROR and CRITICAL; warnings: the WARNING lines,
 # chain 2, same 1, pair 2, shared 1, big 10,000, m 33 (k % 7 >= 3, j = 3)
 ev() { tr -d '\r' < $T/c/errors.csv | awk -F, -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }'; }
@@ -134,6 +161,9 @@ STATS="type = 2 AND query LIKE '%arraySort(groupArray((ts_us, node, src_id, %' A
 expect_eq "statements" 12 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS")"
 expect_eq "first report's kernels described" 67 \
 	"$(chq one "SELECT result_rows FROM system.query_log WHERE $STATS ORDER BY event_time, query_start_time LIMIT 1")"
+# The trends' sums in the same statements: Welford's states of the kept
+# timings against their days (gl_fit_acc_add's recurrence, bit for bit).
+expect_eq "trends' sums" 12 "$(chq one "SELECT count() FROM system.query_log WHERE $STATS AND query LIKE '%covarPopStableState'', k, kx%'")"
 # The summary's and the errors' counts too: a statement each per logged
 # report but the one whose filter keeps no component (nothing to ask).
 COUNTS="type = 2 AND query LIKE '%GROUP BY level, component, m, la %'"
