@@ -305,7 +305,8 @@ static int load_open(struct merge *m, struct gl_err *err)
 						 sqlite3_column_int64(s, 0), sqlite3_column_int(s, 2)};
 	}
 	sqlite3_finalize(s);
-	qsort(m->ob, m->nob, sizeof(*m->ob), ob_cmp);
+	if (m->nob)
+		qsort(m->ob, m->nob, sizeof(*m->ob), ob_cmp);
 	m->ob_sorted = 1;
 	return r == SQLITE_DONE ? GL_OK : db_fail(m, err, "cannot merge samples");
 }
@@ -463,7 +464,7 @@ static int group_of(struct merge *m, int64_t series, int est, uint32_t *g, struc
 	m->gslot[j] = (uint32_t)m->ng + 1;
 	*g = (uint32_t)m->ng++;
 	/* the series' open blocks come first, in id order */
-	if (!m->ob_sorted) {
+	if (!m->ob_sorted && m->nob) {
 		qsort(m->ob, m->nob, sizeof(*m->ob), ob_cmp);
 		m->ob_sorted = 1;
 	}
