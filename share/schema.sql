@@ -339,8 +339,9 @@ CREATE UNIQUE INDEX series_key ON series
 -- the batch's other such samples, into one row of sample_stage. At the end
 -- of each run the staged samples that are settled (not in a stream's open
 -- last record) are merged with the open block of their series into blocks
--- of up to 4096 samples, and their stage rows deleted; a merged block holds
--- samples of several streams and lists their origins:
+-- of up to 4096 samples (128 when they are of several streams, so that rows
+-- pack several to a page), and their stage rows deleted; a merged block
+-- holds samples of several streams and lists their origins:
 --   origins = [[stream_id, file_id, path_id], ...]   (0: none)
 -- each data entry then has a fourth member, the index of its origin:
 -- [ts_us - t0_us, value, line - line0, origin] (line0 is 0 there, so the

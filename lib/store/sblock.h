@@ -30,6 +30,11 @@
 /* A block of fewer samples is stored open: merged again at a run's end
  * (sblock_merge.c) */
 #define GL_SBLOCK_OPEN_MIN 64
+/* A merged block of samples of several origins holds at most this many: its
+ * row (entries and origins, some 36 bytes a sample) stays under a third of a
+ * 16 KiB page, so rows pack three and more to a page (240 scrapes' samples in
+ * one row of 8.8 KiB took a page each) */
+#define GL_SBLOCK_MULTI_MAX 128
 
 struct gl_sblock_sample {
 	int64_t ts_us;

@@ -3,7 +3,7 @@
 # into blocks of many samples of its series (schema 11), each sample keeping
 # its file and line. Expected counts come from the test's inputs: N files of
 # S series, one sample per series a file, 15 s apart; a block holds at most
-# 4,096 samples spanning at most an hour (241 samples 15 s apart).
+# 4,096 samples spanning at most an hour, 128 when they are of several files.
 . tests/cli/lib.sh
 
 S=12
@@ -17,9 +17,9 @@ scrape() {
 	done > $T/p/m.$1.prom
 	touch -d "@$2" $T/p/m.$1.prom
 }
-blocks_of() {	# blocks of one series of $1 samples 15 s apart
+blocks_of() {	# blocks of one series of $1 samples 15 s apart, each of another file
 	awk -v n="$1" 'BEGIN { b = 0; for (i = 0; i < n;) { j = i + 1;
-		while (j < n && j - i < 4096 && (j - i) * 15 <= 3600) j++; b++; i = j }; print b }'
+		while (j < n && j - i < 128 && (j - i) * 15 <= 3600) j++; b++; i = j }; print b }'
 }
 sums() { awk '/^DCGM/ { s += $2; n++ } END { printf "%d|%d\n", n, s }' $T/p/*.prom; }
 

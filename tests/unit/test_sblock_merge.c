@@ -373,7 +373,8 @@ static void test_resume_from_mark(void **state)
 }
 
 /* More staged samples than a pass holds (GL_MERGE_CHUNK): merged by series
- * ranges, each series whole in one pass: one block per series. */
+ * ranges, each series whole in one pass: its 240 samples of 240 files in
+ * blocks of GL_SBLOCK_MULTI_MAX (128), then 112. */
 static void test_passes(void **state)
 {
 	(void)state;
@@ -389,15 +390,22 @@ static void test_passes(void **state)
 		scrape(w, NULL, k, nseries, 'B');
 	assert_int_equal(gl_sblock_merge_open(db, ":memory:", INT64_MAX, &m, &err), GL_OK);
 	assert_int_equal(m.staged, (uint64_t)nseries * nfiles);
-	assert_int_equal(qi(db, "SELECT count(*) FROM sample_blocks"), nseries);
-	assert_int_equal(qi(db, "SELECT min(n) = 240 AND max(n) = 240 FROM sample_blocks"), 1);
-	assert_int_equal(qi(db, "SELECT count(DISTINCT series_id) FROM sample_blocks"), nseries);
-	/* each block's samples: its series' value at each file's time */
-	assert_int_equal(qi(db, "SELECT count(*) FROM sample_blocks b, json_each(b.data) j"
-				" WHERE j.value ->> 1 <> (j.value ->> 3) * 100 + b.series_id + 0.5"
-				" OR j.value ->> 0 <> (j.value ->> 3) * 15000000"
-				" OR b.origins ->> ('$[' || (j.value ->> 3) || '][2]')"
-				"  <> 100 + (j.value ->> 3)"), 0);
+	assert_int_equal(qi(db, "SELECT count(*) FROM sample_blocks"), 2 * nseries);
+	assert_int_equal(qi(db, "SELECT count(*) FROM sample_blocks WHERE n = 128"), nseries);
+	assert_int_equal(qi(db, "SELECT count(*) FROM sample_blocks WHERE n = 112"), nseries);
+	/* each sample: its series' value at its file's time, file k (path
+	 * 100 + k) once for each series */
+	static const char each[] =
+		"FROM (SELECT b.series_id AS s, b.t0_us + (j.value ->> 0) AS t, j.value ->> 1 AS v,"
+		" (b.origins ->> ('$[' || (j.value ->> 3) || '][2]')) - 100 AS k"
+		" FROM sample_blocks b, json_each(b.data) j)";
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) %s WHERE v <> k * 100 + s + 0.5"
+		 " OR t <> %lld + k * 15000000", each, (long long)T0);
+	assert_int_equal(qi(db, sql), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(DISTINCT s * 1000 + k) %s", each);
+	assert_int_equal(qi(db, sql), nseries * nfiles);
 	assert_int_equal(qi(db, "SELECT count(*) FROM sample_stage"), 0);
 	gl_sbw_close(w);
 	sqlite3_close(db);
