@@ -107,22 +107,18 @@ static const struct col ev_cols[] = {
 	"CASE WHEN b.origins IS NULL THEN b." col                                             \
 	" ELSE b.origins ->> ('$[' || (j.value ->> 3) || '][" k "]') END"
 
-static const struct col sample_cols[] = {
-	{"src_id", "Int64", "b.id"},
-	{"idx", "UInt32", "j.key"},
-	{"ts_us", "Int64", "b.t0_us + (j.value ->> 0)"},
-	{"host", "String", "ifnull(h.name, '')"},
-	{"metric", "String", "m.name"},
-	{"device", "Nullable(String)", "r.device"},
-	{"source", "String", "r.source"},
-	{"labels", "Nullable(String)", "r.labels"},
-	{"series_id", "Int64", "r.id"},
-	{"value", "Float64", "CAST(j.value ->> 1 AS REAL)"},
-	{"ts_estimated", "UInt8", "b.ts_estimated"},
-	{"stream_id", "Int64", SAMPLE_ORIGIN("stream_id", "0")},
-	{"line", "Int64", "b.line0 + (j.value ->> 2)"},
-	{"path", "String", "ifnull(p.path, '')"},
-};
+/* A sample's columns, its stream given by stream (schema 11: its own). */
+#define SAMPLE_COLS(stream)                                                                   \
+	{"src_id", "Int64", "b.id"}, {"idx", "UInt32", "j.key"},                              \
+	{"ts_us", "Int64", "b.t0_us + (j.value ->> 0)"},                                      \
+	{"host", "String", "ifnull(h.name, '')"}, {"metric", "String", "m.name"},             \
+	{"device", "Nullable(String)", "r.device"}, {"source", "String", "r.source"},          \
+	{"labels", "Nullable(String)", "r.labels"}, {"series_id", "Int64", "r.id"},            \
+	{"value", "Float64", "CAST(j.value ->> 1 AS REAL)"},                                  \
+	{"ts_estimated", "UInt8", "b.ts_estimated"}, {"stream_id", "Int64", stream},          \
+	{"line", "Int64", "b.line0 + (j.value ->> 2)"}, {"path", "String", "ifnull(p.path, '')"}
+
+static const struct col sample_cols[] = {SAMPLE_COLS(SAMPLE_ORIGIN("stream_id", "0"))};
 
 static const struct col span_cols[] = {
 	{"src_id", "Int64", "s.id"},
@@ -242,22 +238,7 @@ static const struct table tables[] = {
 
 /* Samples of a database before schema 11: every block of one stream and
  * closed; the columns' expressions of sample_cols there. */
-static const struct col sample_cols_v10[] = {
-	{"src_id", "Int64", "b.id"},
-	{"idx", "UInt32", "j.key"},
-	{"ts_us", "Int64", "b.t0_us + (j.value ->> 0)"},
-	{"host", "String", "ifnull(h.name, '')"},
-	{"metric", "String", "m.name"},
-	{"device", "Nullable(String)", "r.device"},
-	{"source", "String", "r.source"},
-	{"labels", "Nullable(String)", "r.labels"},
-	{"series_id", "Int64", "r.id"},
-	{"value", "Float64", "CAST(j.value ->> 1 AS REAL)"},
-	{"ts_estimated", "UInt8", "b.ts_estimated"},
-	{"stream_id", "Int64", "b.stream_id"},
-	{"line", "Int64", "b.line0 + (j.value ->> 2)"},
-	{"path", "String", "ifnull(p.path, '')"},
-};
+static const struct col sample_cols_v10[] = {SAMPLE_COLS("b.stream_id")};
 
 static const struct table samples_v10 = {
 	"gpulog_samples", "samples", "sample_blocks",

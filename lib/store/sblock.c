@@ -143,6 +143,24 @@ size_t gl_sblock_fmt_double(char *p, double v)
 	return (size_t)snprintf(p, 32, "%.17g", v);
 }
 
+/* *buf with room for need bytes (grown by doubling; *cap its size); NULL
+ * when out of memory. */
+static char *reserve(char **buf, size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 4096;
+	char *p;
+
+	if (need <= *cap)
+		return *buf;
+	while (c < need)
+		c *= 2;
+	if (!(p = realloc(*buf, c)))
+		return NULL;
+	*buf = p;
+	*cap = c;
+	return p;
+}
+
 size_t gl_sblock_encode(const struct gl_sblock_sample *s, size_t n, int64_t t0_us, int64_t line0,
 			char **buf, size_t *cap)
 {
@@ -155,18 +173,10 @@ size_t gl_sblock_encode_origins(const struct gl_sblock_sample *s, const uint32_t
 	/* an entry: "[" dt "," value "," dline "," origin "],": 1 + 20 + 1 + 24 + 1 + 20 + 1
 	 * + 10 + 2 */
 	size_t need = 2 + n * 83, len = 0;
-	char *p = *buf;
+	char *p = reserve(buf, cap, need);
 
-	if (need > *cap) {
-		size_t c = *cap ? *cap : 4096;
-
-		while (c < need)
-			c *= 2;
-		if (!(p = realloc(*buf, c)))
-			return 0;
-		*buf = p;
-		*cap = c;
-	}
+	if (!p)
+		return 0;
 	p[len++] = '[';
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -301,18 +311,10 @@ size_t gl_sblock_stage_encode(const struct gl_stage_sample *s, size_t n, char **
 	/* an entry: "[" series "," est "," ts "," value "," line "," origin "],":
 	 * 1 + 20 + 1 + 1 + 1 + 20 + 1 + 24 + 1 + 20 + 1 + 10 + 2 */
 	size_t need = 2 + n * 104, len = 0;
-	char *p = *buf;
+	char *p = reserve(buf, cap, need);
 
-	if (need > *cap) {
-		size_t c = *cap ? *cap : 4096;
-
-		while (c < need)
-			c *= 2;
-		if (!(p = realloc(*buf, c)))
-			return 0;
-		*buf = p;
-		*cap = c;
-	}
+	if (!p)
+		return 0;
 	p[len++] = '[';
 	for (size_t i = 0; i < n; i++) {
 		if (i)
