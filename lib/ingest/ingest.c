@@ -379,8 +379,7 @@ int gl_ingest_run(const struct gl_ingest_opts *o, struct gl_ingest_stats *st, st
 	st->elapsed_s = seconds_since(&t0);
 	st->events_duplicate = gl_store_duplicates(store);
 	st->samples_stored = gl_store_samples(store);
-	if ((rc = gl_store_merge_samples(store, o->merge_committed, o->merge_arg, NULL, err)) !=
-		    GL_OK ||
+	if ((rc = gl_store_merge_samples(store, o->merge_committed, o->merge_arg, err)) != GL_OK ||
 	    (rc = gl_store_run_end(store, run_id, st, err)) != GL_OK)
 		goto out;
 	if (keep_days > 0) {

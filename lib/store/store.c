@@ -625,15 +625,10 @@ int gl_store_run_begin(struct gl_store *st, const char *host, int64_t *run_id, s
 }
 
 int gl_store_merge_samples(struct gl_store *st, void (*committed)(void *arg, unsigned k),
-			   void *arg, uint64_t *blocks, struct gl_err *err)
+			   void *arg, struct gl_err *err)
 {
-	struct gl_sblock_merged m;
-	int rc = gl_sblock_merge_open_hook(st->db, st->path, gl_time_now_us(), committed, arg, &m,
-					   err);
-
-	if (blocks)
-		*blocks = m.blocks_out;
-	return rc;
+	return gl_sblock_merge_open_hook(st->db, st->path, gl_time_now_us(), committed, arg, NULL,
+					 err);
 }
 
 int gl_store_run_end(struct gl_store *st, int64_t run_id, const struct gl_ingest_stats *x,

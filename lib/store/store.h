@@ -63,10 +63,9 @@ int gl_store_run_begin(struct gl_store *st, const char *host, int64_t *run_id,
 
 /* The end of a run's batches: the staged samples merged per series
  * (sblock_merge.h), in transactions of its own, committed(arg, k) called
- * after the k-th (may be NULL); *blocks (may be NULL) gets the blocks
- * written. */
+ * after the k-th (may be NULL). */
 int gl_store_merge_samples(struct gl_store *st, void (*committed)(void *arg, unsigned k),
-			   void *arg, uint64_t *blocks, struct gl_err *err);
+			   void *arg, struct gl_err *err);
 
 /* Records the end of run_id with its figures. */
 int gl_store_run_end(struct gl_store *st, int64_t run_id, const struct gl_ingest_stats *stats,
