@@ -35,6 +35,18 @@
 #include "store/query.h"
 #include "util/timeutil.h"
 
+/* A database path of this process's own under /tmp: a second run of the
+ * tests beside this one (make check and make test at once) uses others. */
+static const char *tmp_db(const char *name)
+{
+	static char path[4][128];
+	static unsigned k;
+	char *b = path[k++ % 4];
+
+	snprintf(b, sizeof(path[0]), "/tmp/%s.%ld.db", name, (long)getpid());
+	return b;
+}
+
 static void make_db(const char *path, const char *pragmas)
 {
 	sqlite3 *db;
@@ -63,7 +75,7 @@ static void test_refuses(void **state)
 	(void)state;
 	struct gl_query *q = (struct gl_query *)1;
 	struct gl_err err;
-	const char *p = "/tmp/test_query.db";
+	const char *p = tmp_db("test_query");
 	FILE *fp;
 
 	assert_int_equal(gl_query_open("/nonexistent/x.db", &q, &err), GL_EIO);
@@ -111,7 +123,7 @@ static int collect(void *arg, const struct gl_query_event *ev)
 static void test_window(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query2.db";
+	const char *p = tmp_db("test_query2");
 	struct gl_query *q;
 	struct gl_err err;
 	struct seen s = {0};
@@ -165,7 +177,7 @@ static int collect_kernel(void *arg, const struct gl_query_event *ev)
 static void test_kernel_samples(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query4.db";
+	const char *p = tmp_db("test_query4");
 	struct gl_query *q;
 	struct gl_err err;
 	struct kseen s = {0};
@@ -238,7 +250,7 @@ static int collect_ties(void *arg, const struct gl_query_event *ev)
 static void test_events_same_time_by_id(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query5.db";
+	const char *p = tmp_db("test_query5");
 	struct gl_query *q;
 	struct gl_err err;
 	struct tseen s = {0};
@@ -383,7 +395,7 @@ static int collect_sample(void *arg, const struct gl_query_sample *smp)
 static void test_samples_piped(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query6.db";
+	const char *p = tmp_db("test_query6");
 	struct gl_query *q;
 	struct gl_err err;
 	struct sseen s = {.ordered = true};
@@ -492,7 +504,7 @@ static int collect_blocks(void *arg, const struct gl_query_event *ev)
 static void test_events_blocks(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query7.db";
+	const char *p = tmp_db("test_query7");
 	struct gl_query *q;
 	struct gl_err err;
 	sqlite3 *db;
@@ -581,7 +593,7 @@ static int collect_ids(void *arg, const struct gl_query_event *ev)
 static void test_events_sliced_uneven(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query8.db";
+	const char *p = tmp_db("test_query8");
 	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
 	static const int64_t win[][2] = {{0, 2000000}, {0, 5000}, {5000, 5001}, {40, 1000010},
 					 {100, 200}, {-5, 3}};
@@ -708,7 +720,7 @@ static int collect_then_write(void *arg, const struct gl_query_event *ev)
 static void test_events_one_snapshot(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query9.db";
+	const char *p = tmp_db("test_query9");
 	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
 	struct gl_query *q;
 	struct gl_err err;
@@ -743,8 +755,12 @@ static void test_events_one_snapshot(void **state)
 		free(all.id);
 		gl_query_close(q);
 		unlink(p);
-		unlink("/tmp/test_query9.db-wal");
-		unlink("/tmp/test_query9.db-shm");
+		char side[160];
+
+		snprintf(side, sizeof(side), "%s-wal", p);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", p);
+		unlink(side);
 	}
 }
 
@@ -752,7 +768,7 @@ static void test_events_one_snapshot(void **state)
 static void test_reject_counts(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query3.db";
+	const char *p = tmp_db("test_query3");
 	struct gl_query *q;
 	struct gl_err err;
 	uint64_t rej = 99, files = 99;
@@ -869,7 +885,7 @@ static void check_text(const char *what, const char *got, size_t got_len, sqlite
 static void test_events_text_columns(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_text.db";
+	const char *p = tmp_db("test_query_text");
 	static const char *const levels[] = {"0", "3", "4", "5", "7", "3.5", "4.0", "'x'", "x'01'"};
 	static const char *const kernels[] = {"NULL", "1"};
 	static const char *const execs[] = {"NULL", "2.5"};
@@ -1163,7 +1179,7 @@ static void test_window_end(void **state)
 static void test_events_packed(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_packed.db";
+	const char *p = tmp_db("test_query_packed");
 	/* level, component_id, host_id, kernel_id, dur_us, mem_mb, anomaly,
 	 * recovery_attempts, message, error_count, stream_id, exec_ms */
 	static const char *const rows[] = {
@@ -1288,7 +1304,7 @@ static int collect_kernel_rows(void *arg, const struct gl_query_event *ev)
 static void test_events_kernels_only(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_konly.db";
+	const char *p = tmp_db("test_query_konly");
 	static const unsigned modes[] = {
 	    GL_QUERY_KERNELS_ONLY, GL_QUERY_KERNELS_ONLY | GL_QUERY_ONE_THREAD,
 	    GL_QUERY_KERNELS_ONLY | GL_QUERY_TABLE,
@@ -1381,7 +1397,7 @@ static void expect_plan(sqlite3 *db, const char *sql, bool covering)
 static void test_events_index_plan(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_plan.db";
+	const char *p = tmp_db("test_query_plan");
 	struct gl_query *q;
 	struct gl_err err;
 	sqlite3 *db;

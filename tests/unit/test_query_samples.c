@@ -24,6 +24,18 @@
 #include "store/sblock.h"
 #include "util/timeutil.h"
 
+/* A database path of this process's own under /tmp: a second run of the
+ * tests beside this one (make check and make test at once) uses others. */
+static const char *tmp_db(const char *name)
+{
+	static char path[4][128];
+	static unsigned k;
+	char *b = path[k++ % 4];
+
+	snprintf(b, sizeof(path[0]), "/tmp/%s.%ld.db", name, (long)getpid());
+	return b;
+}
+
 #define HOUR_US GL_SBLOCK_SPAN_US
 #define BASE_US 1700000000000000LL	/* 2023-11-14T22:13:20Z */
 
@@ -368,7 +380,7 @@ static void check_window(struct gl_query *q, const struct blk *b, size_t nb, int
 static void test_random_blocks(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_samples1.db";
+	const char *p = tmp_db("test_query_samples1");
 	const size_t nr = 600, ne = 6, nb = nr + ne;
 	const int64_t since = BASE_US, until = BASE_US + 3 * HOUR_US + 1;
 	struct blk *b = gen_blocks(nb, 5, 400);
@@ -447,7 +459,7 @@ static void test_random_blocks(void **state)
 static void test_same_times(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_samples2.db";
+	const char *p = tmp_db("test_query_samples2");
 	enum { SERIES = 48, HOURS = 3, PER = 3600 };
 	const size_t nb = SERIES * HOURS;
 	struct blk *b = calloc(nb, sizeof(*b));
@@ -483,7 +495,7 @@ static void test_same_times(void **state)
 static void test_plan(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_samples3.db";
+	const char *p = tmp_db("test_query_samples3");
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	char plan[1024] = "";
@@ -519,7 +531,7 @@ static void test_plan(void **state)
 static void test_malformed(void **state)
 {
 	(void)state;
-	const char *p = "/tmp/test_query_samples4.db";
+	const char *p = tmp_db("test_query_samples4");
 	static const struct {
 		int64_t n;
 		const char *data;
