@@ -15,7 +15,7 @@
 #include "gpulog.h"
 
 #define GL_DB_APPLICATION_ID 1735420007
-#define GL_DB_USER_VERSION 11	/* newest schema read; 1 to 11 are read */
+#define GL_DB_USER_VERSION 12	/* newest schema read; 1 to 12 are read */
 #define GL_DB_USER_VERSION_MIN 1
 
 struct gl_query;
@@ -117,6 +117,14 @@ struct gl_query_event {
  * at open.
  */
 bool gl_query_has_dup_of(const struct gl_query *q);
+
+/*
+ * How the messages of the rows at WARN and above that gl_query_events
+ * handed out so far were read: with their block's others from the index
+ * events_warn (schema 12), or each from its row by id (a database without
+ * the index, a time that is no integer). For tests and measurements.
+ */
+void gl_query_warn_reads(const struct gl_query *q, uint64_t *by_index, uint64_t *by_id);
 
 /* Kernel rows only (kernel_id and dur_us not NULL, mirrored rows left
  * out), for the baseline and the kernel pass read again: their

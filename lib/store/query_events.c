@@ -78,6 +78,12 @@ bool gl_query_has_dup_of(const struct gl_query *q)
 	return q->has_dup_of;
 }
 
+void gl_query_warn_reads(const struct gl_query *q, uint64_t *by_index, uint64_t *by_id)
+{
+	*by_index = q->warn_by_index;
+	*by_id = q->warn_by_id;
+}
+
 /*
  * Events are read in blocks of decoded rows. The index events_ts is
  * (ts_us, rec_hash): it gives time order without a sort, but not id order
@@ -100,8 +106,10 @@ struct held {
 	struct gl_query_event ev;
 	int64_t id;
 	size_t off[5];		/* message, metadata, device, source, operation name in arena;
-				 * SIZE_MAX: NULL */
+				 * SIZE_MAX: NULL; message MSG_DEFERRED: not yet read */
 };
+
+#define MSG_DEFERRED (SIZE_MAX - 1)
 
 struct held_group {
 	struct held *h;
@@ -169,6 +177,12 @@ struct ev_decoder {
 	sqlite3_stmt *msg;	/* with has_ops: message and NULL by id, for a row whose
 				 * operation is not looked up (most of them: WARN and above) */
 	sqlite3_stmt *op;	/* the operation's columns by id (has_ops, other layouts) */
+	sqlite3_stmt *warn;	/* the messages of a time range from events_warn */
+	sqlite3_stmt *msg_id;	/* a message by id, for a deferred row events_warn lacks */
+	bool no_warn;		/* events_warn cannot be read (schema < 12): by id */
+	size_t deferred;	/* rows of the block being filled whose message is to be
+				 * read from events_warn (off[0] MSG_DEFERRED) */
+	uint64_t n_index, n_id;	/* messages at WARN and above read so (gl_query_warn_reads) */
 	const struct gl_query *q;	/* its names (an operation's name by id), or NULL */
 	bool has_ops;		/* table operations exists (schema 10) */
 };
@@ -185,6 +199,11 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, const struct gl
 	d->text = NULL;
 	d->msg = NULL;
 	d->op = NULL;
+	d->warn = NULL;
+	d->msg_id = NULL;
+	d->no_warn = false;
+	d->deferred = 0;
+	d->n_index = d->n_id = 0;
 	d->q = q;
 	d->has_ops = q->has_ops;
 }
@@ -195,10 +214,14 @@ static void decoder_free(struct ev_decoder *d)
 	sqlite3_finalize(d->text);
 	sqlite3_finalize(d->msg);
 	sqlite3_finalize(d->op);
+	sqlite3_finalize(d->warn);
+	sqlite3_finalize(d->msg_id);
+	d->msg_id = NULL;
 	d->by_id = NULL;
 	d->text = NULL;
 	d->msg = NULL;
 	d->op = NULL;
+	d->warn = NULL;
 }
 
 /* The operation's columns (ms, throughput, name id) from column 2 on; the
@@ -344,25 +367,32 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	const bool op_candidate = !f.has_kernel && (has_exec || f.op) && !f.is_op;
 	const bool want_message = f.warn || op_candidate;
 	const bool want_metadata = !d->has_ops && !f.has_kernel && has_exec;
+	/* a message at WARN and above alone: read with the block's others from
+	 * events_warn (read_deferred), in order, not from the table by id */
+	const bool defer = L->text_by_id && !L->kernels && !d->no_warn && f.warn &&
+			   !op_candidate && !want_metadata;
 	sqlite3_stmt *tst = st;
 	int tmessage = L->message, tmetadata = L->metadata;
 	const unsigned char *text = NULL;
 	size_t text_len = 0;
 
-	if (L->text_by_id && (want_message || want_metadata || (d->has_ops && op_candidate))) {
+	if (!defer && L->text_by_id &&
+	    (want_message || want_metadata || (d->has_ops && op_candidate))) {
 		if ((rc = text_row(st, d, op_candidate, &tst)) != SQLITE_ROW)
 			return rc;
 		tmessage = 0;
 		tmetadata = 1;
 	}
-	if (want_message) {
+	if (want_message && !defer) {
 		sqlite3_value *m = sqlite3_column_value(tst, tmessage);
 
+		d->n_id += f.warn && tst != st;
 		text = sqlite3_value_text(m);
 		text_len = (size_t)sqlite3_value_bytes(m);
 	}
-	h->off[0] = arena_put(g, (const char *)text, text_len, &oom);
-	ev->message_len = h->off[0] == SIZE_MAX ? 0 : text_len;
+	h->off[0] = defer ? MSG_DEFERRED : arena_put(g, (const char *)text, text_len, &oom);
+	ev->message_len = h->off[0] >= MSG_DEFERRED ? 0 : text_len;
+	d->deferred += defer;
 	text = NULL;
 	text_len = 0;
 	if (want_metadata) {
@@ -441,6 +471,97 @@ static int decode_event(sqlite3_stmt *st, struct ev_decoder *d, struct held_grou
 	return oom ? SQLITE_NOMEM : SQLITE_OK;
 }
 
+/* The entry of g for the row (ts_us, id), g in (ts_us, id) order; NULL: none. */
+static struct held *held_find(struct held_group *g, int64_t ts_us, int64_t id)
+{
+	size_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct held *h = &g->h[mid];
+
+		if (h->ev.ts_us < ts_us || (h->ev.ts_us == ts_us && h->id < id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n && g->h[lo].ev.ts_us == ts_us && g->h[lo].id == id ? &g->h[lo] : NULL;
+}
+
+/* Puts message m of h into g's arena; false: out of memory. */
+static bool held_message(struct held_group *g, struct held *h, sqlite3_value *m)
+{
+	const unsigned char *text = sqlite3_value_text(m);
+	size_t len = text ? (size_t)sqlite3_value_bytes(m) : 0;
+	bool oom = false;
+
+	h->off[0] = arena_put(g, (const char *)text, len, &oom);
+	h->ev.message_len = h->off[0] == SIZE_MAX ? 0 : len;
+	return !oom;
+}
+
+/*
+ * The messages of g's deferred rows (g in (ts_us, id) order, its times
+ * whole: a block ends where the time changes): the entries of events_warn
+ * in g's time range, found in g by (ts_us, id); a row still without one (a
+ * time that is no integer, events_warn absent) by id from the table. The
+ * time range's entries of rows not in g (in another statement's rows) are
+ * passed over. SQLITE_OK, SQLITE_NOMEM or the error of reading.
+ */
+static int read_deferred(sqlite3_stmt *st, struct ev_decoder *d, struct held_group *g)
+{
+	sqlite3 *db = sqlite3_db_handle(st);
+	int rc = SQLITE_DONE;
+
+	if (!d->warn && !d->no_warn &&
+	    sqlite3_prepare_v2(db, "SELECT ts_us, id, message FROM events INDEXED BY events_warn"
+				   " WHERE level >= 4 AND ts_us >= ?1 AND ts_us <= ?2",
+			       -1, &d->warn, NULL) != SQLITE_OK)
+		d->no_warn = true;	/* no events_warn (schema < 12): every row by id */
+	if (d->warn) {
+		sqlite3_bind_int64(d->warn, 1, g->h[0].ev.ts_us);
+		sqlite3_bind_int64(d->warn, 2, g->h[g->n - 1].ev.ts_us);
+		while (d->deferred && (rc = sqlite3_step(d->warn)) == SQLITE_ROW) {
+			struct held *h = held_find(g, sqlite3_column_int64(d->warn, 0),
+						   sqlite3_column_int64(d->warn, 1));
+
+			if (!h || h->off[0] != MSG_DEFERRED)
+				continue;
+			d->deferred--;
+			d->n_index++;
+			if (!held_message(g, h, sqlite3_column_value(d->warn, 2))) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		}
+		sqlite3_reset(d->warn);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return rc;
+	}
+	for (size_t i = 0; i < g->n && d->deferred; i++) {
+		struct held *h = &g->h[i];
+
+		if (h->off[0] != MSG_DEFERRED)
+			continue;
+		if (!d->msg_id && sqlite3_prepare_v2(db, "SELECT message FROM events WHERE id = ?1",
+						     -1, &d->msg_id, NULL) != SQLITE_OK)
+			return sqlite3_errcode(db);
+		sqlite3_bind_int64(d->msg_id, 1, h->id);
+		rc = sqlite3_step(d->msg_id);
+		if (rc == SQLITE_ROW)
+			rc = held_message(g, h, sqlite3_column_value(d->msg_id, 0)) ? SQLITE_OK
+										    : SQLITE_NOMEM;
+		else if (rc == SQLITE_DONE)
+			rc = SQLITE_CORRUPT;	/* the row the statement read is not there */
+		sqlite3_reset(d->msg_id);
+		if (rc != SQLITE_OK)
+			return rc;
+		d->deferred--;
+		d->n_id++;
+	}
+	return SQLITE_OK;
+}
+
 /*
  * Empties g and fills it from st: to the end (SQLITE_DONE: the statement's
  * end or its first row at or past until_us), or to a row of a new time
@@ -455,6 +576,7 @@ static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group 
 
 	g->n = 0;
 	g->alen = 0;
+	d->deferred = 0;
 	for (;;) {
 		if (!*pending && (rc = sqlite3_step(st)) != SQLITE_ROW)
 			break;
@@ -479,6 +601,12 @@ static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group 
 			return rc;
 	}
 	sort_runs(g);
+	if (d->deferred) {
+		int drc = read_deferred(st, d, g);
+
+		if (drc != SQLITE_OK)
+			return drc;
+	}
 	return rc;
 }
 
@@ -642,6 +770,8 @@ static int events_direct(struct gl_query *q, const char *sql, const char *sql_pl
 		rc = GL_OK;
 	free(g.h);
 	free(g.arena);
+	q->warn_by_index += d.n_index;
+	q->warn_by_id += d.n_id;
 	decoder_free(&d);
 	sqlite3_finalize(st);
 	if (own)
@@ -788,6 +918,7 @@ struct slice_reader {
 	bool done;
 	int failed;			/* 0, or the SQLite error code */
 	char msg[256];
+	uint64_t by_index, by_id;	/* its decoder's (gl_query_warn_reads) */
 	struct slices *all;
 };
 
@@ -866,6 +997,8 @@ out:
 		snprintf(r->msg, sizeof(r->msg), "%s", sqlite3_errmsg(r->db));
 	}
 	r->done = true;
+	r->by_index = d.n_index;
+	r->by_id = d.n_id;
 	pthread_cond_broadcast(&all->cv);
 	pthread_mutex_unlock(&all->mu);
 	decoder_free(&d);
@@ -968,8 +1101,11 @@ out:
 	all.stop = true;
 	pthread_cond_broadcast(&all.cv);
 	pthread_mutex_unlock(&all.mu);
-	for (size_t i = 0; i < running; i++)
+	for (size_t i = 0; i < running; i++) {
 		pthread_join(all.rd[i].th, NULL);
+		q->warn_by_index += all.rd[i].by_index;
+		q->warn_by_id += all.rd[i].by_id;
+	}
 	for (size_t i = 0; i < 2; i++) {
 		/* a failure the caller did not meet (after its last slice) is still one */
 		if (*started && rc == GL_OK && all.rd[i].failed)

@@ -35,6 +35,9 @@ struct gl_query {
 	bool has_ops;		/* table operations exists (schema 10) */
 	bool staged;		/* sample_stage holds samples (schema 11: a run under way or killed) */
 	bool covering;		/* events_ts holds dup_of and packed (schema 7) */
+	/* the messages at WARN and above the event readers handed out so far:
+	 * read from the index events_warn, and each by id (query_events.c) */
+	uint64_t warn_by_index, warn_by_id;
 	/* set: another backend answers every reader, db is NULL (query_ch.c:
 	 * a ClickHouse server); its state in ch */
 	const struct gl_query_backend *be;

@@ -236,6 +236,11 @@ static const char *const migrations[GL_SCHEMA_VERSION] = {
 	" LEFT JOIN paths p ON p.id = s.origins ->> ('$[' || (j.value ->> 5) || '][2]')"
 	" WHERE NOT EXISTS (SELECT 1 FROM sample_merge k WHERE s.id <= k.stage_hi"
 	"  AND j.value ->> 0 <= k.series_done);",
+	/*
+	 * 11 -> 12: the messages of the rows at WARN and above in time order,
+	 * for the report (share/schema.sql says why). A pass over every row.
+	 */
+	"CREATE INDEX events_warn ON events (ts_us, message) WHERE level >= 4;",
 };
 
 /* After 9 -> 10: the packings of the rows found to be operations carry them,

@@ -7,7 +7,7 @@
 #define GL_STORE_SCHEMA_H
 
 #define GL_APPLICATION_ID 1735420007	/* 0x67706867 (header bytes 68..71: "gphg") */
-#define GL_SCHEMA_VERSION 11
+#define GL_SCHEMA_VERSION 12
 #define GL_STR_(x) #x
 #define GL_STR(x) GL_STR_(x)
 

@@ -15,7 +15,7 @@ mkdir -p $T/logs
 { genlines m 0 3; echo '{"timestamp": "2025-11-16T00:00:00Z", "level": 7}'; } > $T/logs/gpu.log
 touch -d '1 hour ago' $T/logs/gpu.log
 "$INGEST" -q --db $db $T/logs || fail "ingest into the v1 database"
-expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 12 "$(q $db 'pragma user_version')"
 expect_eq "old rows kept" "old event|old reject" \
 	"$(q $db "select (select message from events where line = 1 and stream_id = 1 and message = 'old event'), (select reason from rejects where reason = 'old reject')")"
 expect_eq "new events" 4 "$(q $db 'select count(*) from events')"
@@ -31,7 +31,7 @@ diff $T/fresh.shape $T/old.shape || fail "migrated schema differs from a fresh o
 
 # A database of a newer gpulog is refused and left as it is.
 cp $T/fresh.db $T/newer.db
-sqlite3 $T/newer.db 'pragma user_version = 12'
+sqlite3 $T/newer.db 'pragma user_version = 13'
 cp $T/newer.db $T/newer.orig
 out=$("$INGEST" --db $T/newer.db $T/logs 2>&1); expect_eq "newer db status" 2 $?
 echo "$out" | grep -q "newer gpulog" || fail "newer db message: $out"

@@ -55,10 +55,10 @@ report() { "$REPORT" --db $1 --until 2025-11-20 --days 30 --format json --output
 report $fresh $T/r-fresh
 report $db $T/r-v10
 "$INGEST" $cfg --db $db $T/logs 2>$T/err || [ $? -eq 1 ] || fail "ingest into the version-10 database"
-grep -q "^gpulog-ingest: migrating database '$db': from schema 10 to 11" $T/err ||
+grep -q "^gpulog-ingest: migrating database '$db': from schema 10 to 12" $T/err ||
 	fail "the migration is not announced: $(head -3 $T/err)"
 grep -q "^gpulog-ingest: 0 lines stored" $T/err || fail "the run stored rows: $(cat $T/err)"
-expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 12 "$(q $db 'pragma user_version')"
 db_shape $db > $T/shape11
 db_shape $fresh > $T/shape
 diff $T/shape $T/shape11 || fail "migrated schema differs from a fresh one"

@@ -29,7 +29,7 @@ db=$T/v2.db
 echo '{"timestamp": "2025-11-16T11:00:00Z", "level": "INFO", "message": "new"}' > $T/logs/new.log
 touch -d '1 hour ago' $T/logs/new.log
 "$INGEST" -q --db $db $T/logs || fail "ingest into the v2 database"
-expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 12 "$(q $db 'pragma user_version')"
 expect_eq "rows kept" "6|1|1" "$(q $db 'select (select count(*) from events), (select count(*) from mem_events), (select count(*) from rejects)')"
 # paths: the two files with a path, then the new file
 expect_eq "paths" "/old/gpu.log

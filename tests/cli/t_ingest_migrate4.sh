@@ -49,7 +49,7 @@ mkdir -p $T/logs
 echo '{"timestamp": "2025-11-16T11:00:00Z", "level": "INFO", "message": "new"}' > $T/logs/new.log
 touch -d '1 hour ago' $T/logs/new.log
 "$INGEST" -q --db $db $T/logs || fail "ingest into the v3 database"
-expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 12 "$(q $db 'pragma user_version')"
 expect_eq "old tables gone" 0 \
 	"$(q $db "select count(*) from sqlite_master where name in ('samples', 'counters')")"
 # every sample, as the version 3 rows held it (values with 20 digits)

@@ -35,7 +35,7 @@ python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["baseline"][
 	$T/r4/report.json || fail "the baseline window holds no kernel timing"
 
 "$INGEST" -q --db $db $T/logs || fail "ingest into the version-4 database"
-expect_eq "user_version" 11 "$(q $db 'pragma user_version')"
+expect_eq "user_version" 12 "$(q $db 'pragma user_version')"
 expect_eq "index gone" 0 "$(q $db "select count(*) from sqlite_master where name = 'events_kernel_ts'")"
 rows $db > $T/rows.after
 cmp -s $T/rows.before $T/rows.after || fail "rows changed: $(diff $T/rows.before $T/rows.after | head -5)"

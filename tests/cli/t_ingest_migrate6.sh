@@ -24,11 +24,11 @@ check_tree() {
 		>/dev/null || fail "$name: report over the version-5 database"
 
 	"$INGEST" --db $db "$tree" 2>$T/$name.err || fail "$name: ingest into the version-5 database"
-	grep -q "^gpulog-ingest: migrating database '$db': from schema 5 to 11" $T/$name.err ||
+	grep -q "^gpulog-ingest: migrating database '$db': from schema 5 to 12" $T/$name.err ||
 		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
 	"$INGEST" --db $db "$tree" 2>$T/$name.err2 || fail "$name: ingest again"
 	grep -q "migrating" $T/$name.err2 && fail "$name: a migrated database is announced again"
-	expect_eq "$name: user_version" 11 "$(q $db 'pragma user_version')"
+	expect_eq "$name: user_version" 12 "$(q $db 'pragma user_version')"
 	expect_eq "$name: every row packed" 0 "$(q $db 'select count(*) from events where packed is null')"
 	q $db "select $evcols from events order by id" > $T/$name.rows6
 	cmp -s $T/$name.rows5 $T/$name.rows6 ||

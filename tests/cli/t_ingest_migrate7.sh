@@ -28,12 +28,12 @@ check_tree() {
 	done
 
 	"$INGEST" --db $db "$tree" 2>$T/$name.err || fail "$name: ingest into the version-6 database"
-	grep -q "^gpulog-ingest: migrating database '$db': from schema 6 to 11" $T/$name.err ||
+	grep -q "^gpulog-ingest: migrating database '$db': from schema 6 to 12" $T/$name.err ||
 		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
 	grep -q "^gpulog-ingest: 0 lines stored" $T/$name.err || fail "$name: the run stored rows: $(cat $T/$name.err)"
 	"$INGEST" --db $db "$tree" 2>$T/$name.err2 || fail "$name: ingest again"
 	grep -q "migrating" $T/$name.err2 && fail "$name: a migrated database is announced again"
-	expect_eq "$name: user_version" 11 "$(q $db 'pragma user_version')"
+	expect_eq "$name: user_version" 12 "$(q $db 'pragma user_version')"
 	expect_eq "$name: version 7's index" "ts_us,rec_hash,dup_of,packed" \
 		"$(q $db "select group_concat(name) from pragma_index_info('events_ts')")"
 	# every column version 6 had (8 adds events.kind: t_ingest_migrate8.sh)

@@ -26,10 +26,10 @@ check_tree() {
 			--output-dir $T/$name-r-$v >/dev/null || fail "$name: report over the $v database"
 	done
 	"$INGEST" --db $db "$tree" 2>$T/$name.err || fail "$name: ingest into the version-8 database"
-	grep -q "^gpulog-ingest: migrating database '$db': from schema 8 to 11" $T/$name.err ||
+	grep -q "^gpulog-ingest: migrating database '$db': from schema 8 to 12" $T/$name.err ||
 		fail "$name: the migration is not announced: $(head -3 $T/$name.err)"
 	grep -q "^gpulog-ingest: 0 lines stored" $T/$name.err || fail "$name: the run stored rows: $(cat $T/$name.err)"
-	expect_eq "$name: user_version" 11 "$(q $db 'pragma user_version')"
+	expect_eq "$name: user_version" 12 "$(q $db 'pragma user_version')"
 	q $fresh "select id, kind from events order by id" > $T/$name.fresh-kinds
 	q $db "select id, kind from events order by id" > $T/$name.migrated-kinds
 	cmp -s $T/$name.fresh-kinds $T/$name.migrated-kinds ||

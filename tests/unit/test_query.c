@@ -871,6 +871,102 @@ static void check_text(const char *what, const char *got, size_t got_len, sqlite
 	assert_memory_equal(got, want, want_len);
 }
 
+/* The messages handed out, by row: message i of row id i + 1. */
+struct warn_seen {
+	size_t n, with_msg, wrong;
+};
+
+static int collect_warn(void *arg, const struct gl_query_event *ev)
+{
+	struct warn_seen *s = arg;
+	/* the rows were numbered by their time: ts_us = id / 3 (runs of three) */
+	char want[32];
+
+	s->n++;
+	if (ev->level < 4) {
+		s->wrong += ev->message != NULL;
+		return 0;
+	}
+	if (!ev->message)
+		return 0;
+	s->with_msg++;
+	/* which row is this? ts_us = (id - 1) / 3: one of three; the message names it */
+	long long id = 0;
+
+	if (sscanf(ev->message, "warn row %lld", &id) != 1 || (id - 1) / 3 != ev->ts_us)
+		s->wrong++;
+	snprintf(want, sizeof(want), "warn row %lld", id);
+	s->wrong += strlen(want) != ev->message_len || strcmp(want, ev->message) != 0;
+	return 0;
+}
+
+/*
+ * The messages at WARN and above are read with their block's others from
+ * the index events_warn (schema 12), not each by id; without the index
+ * (schema 11), by id; the same messages either way, in one thread and in
+ * the slice readers, over blocks of several thousand rows with runs of
+ * equal times.
+ */
+static void test_events_warn_index(void **state)
+{
+	(void)state;
+	const char *p = tmp_db("test_query_warn");
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	size_t n_warn = 0;
+	const size_t n = 20000;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 12;"
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	for (size_t i = 1; i <= n; i++) {
+		/* every 5th WARN, every 7th (else) ERROR, the others INFO */
+		const int level = i % 5 == 0 ? 4 : i % 7 == 0 ? 5 : 3;
+		char *sql = sqlite3_mprintf("INSERT INTO events(id, ts_us, level, message, stream_id,"
+					    " line) VALUES (%lld, %lld, %d, '%s row %lld', 1, %lld)",
+					    (long long)i, (long long)(i - 1) / 3, level,
+					    level >= 4 ? "warn" : "info", (long long)i, (long long)i);
+
+		n_warn += level >= 4;
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+	}
+	assert_int_equal(gl_evpack_register(db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE events SET packed = gl_ev_pack(" GL_EVPACK_COLUMNS ")",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	for (int with_index = 1; with_index >= 0; with_index--) {
+		if (!with_index)
+			assert_int_equal(sqlite3_exec(db, "DROP INDEX events_warn", NULL, NULL, NULL),
+					 SQLITE_OK);
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			struct warn_seen seen = {0};
+			uint64_t by_index, by_id;
+
+			assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_warn, &seen,
+							 &err), GL_OK);
+			assert_int_equal(seen.n, n);
+			assert_int_equal(seen.with_msg, n_warn);
+			assert_int_equal(seen.wrong, 0);
+			gl_query_warn_reads(q, &by_index, &by_id);
+			/* counted from the open: this pass's and the ones before */
+			assert_int_equal(by_index, with_index ? (m + 1) * n_warn : 0);
+			if (with_index)
+				assert_int_equal(by_id, 0);
+			else
+				assert_true(by_id == (m + 1) * n_warn);
+		}
+		gl_query_close(q);
+	}
+	sqlite3_close(db);
+	unlink(p);
+}
+
 /*
  * Which rows hand out their message and metadata is decided in C
  * (query.c, like_operation): the same as SQL's own CASE expressions over
@@ -1728,6 +1824,7 @@ int main(void)
 		cmocka_unit_test(test_events_sliced_uneven),
 		cmocka_unit_test(test_events_one_snapshot),
 		cmocka_unit_test(test_events_text_columns),
+		cmocka_unit_test(test_events_warn_index),
 		cmocka_unit_test(test_events_packed),
 		cmocka_unit_test(test_events_kernels_only),
 		cmocka_unit_test(test_events_index_plan),
