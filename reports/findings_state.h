@@ -64,6 +64,10 @@ struct findings {
 	size_t n_s, cap_s;
 	uint32_t *hash;			/* index + 1 into s; 0 empty */
 	size_t n_hash;
+	/* per kernel name id, index + 1 into s of its series last used (of the
+	 * host and device of a kernel's rows before: most are of one), or 0 */
+	uint32_t *kernel_s;
+	size_t n_kernel_s;
 	size_t skipped;
 	struct gl_section_series ss;
 	long *row_t;			/* per series row: its tser, -1 */

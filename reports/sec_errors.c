@@ -63,6 +63,8 @@ struct errors {
 	size_t shape_cap, n_shapes;
 	struct source *src;
 	size_t src_cap, n_src;
+	struct source *last_src;	/* the one source_of gave last (most events are of
+					 * the source before them); NULL after a rehash */
 	struct counter ctr[2];
 	bool charts;			/* chart is collected */
 	struct gl_errors_chart chart;
@@ -151,6 +153,15 @@ static const struct unit other_units[] = {
 };
 
 #undef U
+
+/* The first bytes of the units above: a number followed by another byte
+ * (most are: "rank 2 after") has none of them, and unit_in is not called. */
+static const bool unit_first[256] = {
+	['b'] = true, ['K'] = true, ['M'] = true, ['G'] = true, ['T'] = true, ['k'] = true,
+	['B'] = true, ['s'] = true, [0xCE] = true, [0xC2] = true, ['u'] = true, ['n'] = true,
+	['m'] = true, ['h'] = true, ['t'] = true, ['i'] = true, ['r'] = true, ['f'] = true,
+	['H'] = true, ['%'] = true, ['W'] = true, ['V'] = true, ['C'] = true, ['x'] = true,
+};
 
 /*
  * A compound duration at s: "1h2m3s", "2m30s", "1d4h", "3m" (one or more
@@ -262,13 +273,15 @@ size_t gl_message_shape(const char *msg, size_t len, char *out, size_t n)
 			const char *v = t;
 			while (v < end && *v == ' ')
 				v++;
-			if ((u = unit_in(size_units, N_OF(size_units), v, end)) > 0) {
+			const bool unit = v < end && unit_first[(unsigned char)*v];
+
+			if (unit && (u = unit_in(size_units, N_OF(size_units), v, end)) > 0) {
 				s = v + u;
 				PUT("<size>");
-			} else if ((u = unit_in(time_units, N_OF(time_units), v, end)) > 0) {
+			} else if (unit && (u = unit_in(time_units, N_OF(time_units), v, end)) > 0) {
 				s = v + u;
 				PUT("<dur>");
-			} else if ((u = unit_in(other_units, N_OF(other_units), v, end)) > 0) {
+			} else if (unit && (u = unit_in(other_units, N_OF(other_units), v, end)) > 0) {
 				s = v + u;
 				PUT("<num>");
 			} else if (t < end && is_word((unsigned char)*t)) {
@@ -346,7 +359,10 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 		free(b->src);
 		b->src = t;
 		b->src_cap = cap;
+		b->last_src = NULL;
 	}
+	if (b->last_src && b->last_src->id[0] == id[0] && b->last_src->id[1] == id[1])
+		return b->last_src;
 	size_t i = (size_t)gl_hash64(id, sizeof(id), 3) & (b->src_cap - 1);
 	while (b->src[i].used && memcmp(b->src[i].id, id, sizeof(id)))
 		i = (i + 1) & (b->src_cap - 1);
@@ -356,7 +372,7 @@ static struct source *source_of(struct errors *b, const struct gl_query_event *e
 		gl_counter_init(&b->src[i].ctr[1]);
 		b->n_src++;
 	}
-	return &b->src[i];
+	return b->last_src = &b->src[i];
 }
 
 /* The error buckets over a span: seconds, minutes, hours or days, at most ~200 of a unit. */

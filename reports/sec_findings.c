@@ -184,6 +184,29 @@ oom:
 	return NULL;
 }
 
+/* series_of a kernel row's series: the one its kernel's rows used last, when
+ * of its host and device, without a lookup. */
+static struct fser *kernel_series(struct gl_section_ctx *cx, struct findings *f,
+				  const struct gl_query_event *ev, int *rc)
+{
+	const int64_t k = ev->kernel_id;
+	struct fser *s;
+
+	if (!f->kernel_s && cx->n_ids && (f->kernel_s = calloc(cx->n_ids, sizeof(*f->kernel_s))))
+		f->n_kernel_s = cx->n_ids;
+	if (k > 0 && (uint64_t)k < f->n_kernel_s && f->kernel_s[k]) {
+		s = &f->s[f->kernel_s[k] - 1];
+		if (s->host_id == ev->host_id && same_str(s->device, ev->device)) {
+			*rc = GL_OK;
+			return s;
+		}
+	}
+	s = series_of(f, SRC_KERNEL, k, NULL, ev->host_id, ev->device, -1, rc);
+	if (s && k > 0 && (uint64_t)k < f->n_kernel_s)
+		f->kernel_s[k] = (uint32_t)(s - f->s) + 1;
+	return s;
+}
+
 static void series_add(struct findings *f, struct fser *s, int64_t ts_us, double v)
 {
 	size_t b = bucket_of(f, ts_us);
@@ -322,7 +345,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	if (ev->kernel_id && isfinite(ev->dur_us)) {
 		if (!cx->kernel_sample)
 			return GL_OK;
-		s = series_of(f, SRC_KERNEL, ev->kernel_id, NULL, ev->host_id, ev->device, -1, &rc);
+		s = kernel_series(cx, f, ev, &rc);
 		if (s) {
 			s->unit = "us";
 			s->higher_worse = 1;
@@ -963,6 +986,7 @@ static void release(void *st)
 	}
 	free(f->s);
 	free(f->hash);
+	free(f->kernel_s);
 	free(f->row_t);
 	free(f->row_s);
 	free(f->t);

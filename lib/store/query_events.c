@@ -605,8 +605,8 @@ static int row_place(sqlite3_value *tv, const struct held_group *g, int64_t unti
  * returning this one; answers 1 for a row that fill_block is to see (past
  * the window, or the first of the next block). A row costs SQLite a call
  * of the function instead of a return from sqlite3_step and the four
- * sqlite3_column_value calls after it: the readers' CPU a fifth less
- * (10M events).
+ * sqlite3_column_value calls after it (10M events: 0.4 s of the readers'
+ * 2.6 s of CPU).
  */
 static void ev_take(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
