@@ -967,6 +967,87 @@ static void test_events_warn_index(void **state)
 	unlink(p);
 }
 
+static int count_rows(void *arg, const struct gl_query_event *ev)
+{
+	(void)ev;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/*
+ * A row that cannot be read is an error of the events pass, not a row left
+ * out: rows without a packing are read from the table by id, and a leaf
+ * page of the table is overwritten (the index events_ts intact). In the
+ * slice readers the row is decoded inside SQLite's step (gl_ev_take), and
+ * in one thread after it; both fail with the database's error.
+ */
+static void test_events_read_error(void **state)
+{
+	(void)state;
+	const char *p = tmp_db("test_query_bad_page");
+	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
+	struct gl_query *q;
+	struct gl_err err;
+	sqlite3 *db;
+	int64_t page = 0, page_size = 0;
+	const size_t n = 20000;
+
+	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 12;"
+		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
+		   " head_hash) VALUES (1, 'json', 'f', 0, 0, 0, 0, 0);");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	for (size_t i = 1; i <= n; i++) {
+		char *sql = sqlite3_mprintf("INSERT INTO events(id, ts_us, level, message, stream_id,"
+					    " line) VALUES (%lld, %lld, 3, 'row %lld', 1, %lld)",
+					    (long long)i, (long long)i, (long long)i, (long long)i);
+
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	/* every row's packed is NULL: each is read from the table by id */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE packed IS NULL"), (int64_t)n);
+	page = q_int(db, "SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf'"
+			 " ORDER BY pageno LIMIT 1 OFFSET 3");
+	page_size = q_int(db, "PRAGMA page_size");
+	assert_true(page > 0 && page_size > 0);
+	sqlite3_close(db);
+	/* all reads well before */
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		size_t rows = 0;
+
+		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], count_rows, &rows, &err),
+				 GL_OK);
+		assert_int_equal(rows, n);
+	}
+	gl_query_close(q);
+	{
+		int fd = open(p, O_WRONLY);
+		char junk[512];
+
+		assert_true(fd >= 0);
+		memset(junk, 0xA5, sizeof(junk));
+		assert_int_equal(pwrite(fd, junk, sizeof(junk), (off_t)((page - 1) * page_size)),
+				 (ssize_t)sizeof(junk));
+		close(fd);
+	}
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		size_t rows = 0;
+
+		gl_err_clear(&err);
+		assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], count_rows, &rows, &err),
+				 GL_EDB);
+		assert_true(rows < n);
+		assert_non_null(strstr(err.msg, "cannot read events"));
+		assert_true(err.cause[0] != '\0');
+	}
+	gl_query_close(q);
+	unlink(p);
+}
+
 /*
  * Which rows hand out their message and metadata is decided in C
  * (query.c, like_operation): the same as SQL's own CASE expressions over
@@ -1825,6 +1906,7 @@ int main(void)
 		cmocka_unit_test(test_events_one_snapshot),
 		cmocka_unit_test(test_events_text_columns),
 		cmocka_unit_test(test_events_warn_index),
+		cmocka_unit_test(test_events_read_error),
 		cmocka_unit_test(test_events_packed),
 		cmocka_unit_test(test_events_kernels_only),
 		cmocka_unit_test(test_events_index_plan),
