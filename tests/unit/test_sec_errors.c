@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -109,6 +111,78 @@ static void test_top_caps_the_shapes(void **state)
 	sec_db_close(&d);
 }
 
+/*
+ * Messages repeated word for word are counted from the memo of messages
+ * seen (sec_errors.c, struct memo) without being shaped again: the counts
+ * and first/last times are those of shaping each. The same text at two
+ * levels is two shapes; 20,000 different messages of 40 shapes (more than
+ * the memo's 8,192 entries: entries replaced) and messages longer than
+ * the memo keeps are all counted under their shapes; the expected counts
+ * are computed here from the generating rule.
+ */
+static void test_repeated_messages(void **state)
+{
+	static const char *const names[] = {"svc", NULL};
+	char msg[300], longtail[200];
+	struct sec_db d;
+	int line = 1;
+	uint64_t want_err[40] = {0}, want_warn = 0, want_long = 0;
+
+	(void)state;
+	memset(longtail, 'x', sizeof(longtail) - 1);
+	longtail[sizeof(longtail) - 1] = '\0';
+	sec_db_open(&d, names);
+	sec_db_exec(&d, "BEGIN;");
+	for (int i = 0; i < 30000; i++) {
+		/* shape k: "op<k> failed on node <num>": k = i % 40, node i % 500 (so
+		 * 20,000 different ERROR texts repeated 1.5 times on average) */
+		if (i % 3 == 2) {
+			/* the same text as an ERROR of i - 1, at WARN: another shape */
+			snprintf(msg, sizeof(msg), "op%d failed on node %d", (i - 1) % 40, (i - 1) % 500);
+			ev(&d, T(i), GL_LEVEL_WARN, 1, msg, line++);
+			want_warn++;
+		} else if (i % 7 == 0) {
+			/* longer than the memo keeps: shaped each time */
+			snprintf(msg, sizeof(msg), "long op failed on node %d %s", i % 13, longtail);
+			ev(&d, T(i), GL_LEVEL_ERROR, 1, msg, line++);
+			want_long++;
+		} else {
+			snprintf(msg, sizeof(msg), "op%d failed on node %d", i % 40, i % 500);
+			ev(&d, T(i), GL_LEVEL_ERROR, 1, msg, line++);
+			want_err[i % 40]++;
+		}
+	}
+	sec_db_exec(&d, "COMMIT;");
+	sec_db_build(&d, SEC_T0, SEC_T0 + 40000 * SEC_S_US, 100);
+
+	const struct gl_report_errors *e = gl_errors_result(&d.rep);
+
+	/* 40 ERROR shapes "op<k>...", 1 long ERROR shape, 1 WARN shape: "op<num>
+	 * failed on node <num>" is not it: "op3" is a word with a digit, kept */
+	uint64_t warn_seen = 0, long_seen = 0, err_seen[40] = {0};
+
+	for (size_t i = 0; i < e->n_top_messages; i++) {
+		const struct gl_report_shape *s = &e->top_messages[i];
+		int k = -1;
+
+		if (s->level == GL_LEVEL_WARN) {
+			warn_seen += s->count;
+		} else if (!strncmp(s->shape, "long op", 7)) {
+			long_seen += s->count;
+		} else {
+			assert_int_equal(sscanf(s->shape, "op%d failed", &k), 1);
+			assert_true(k >= 0 && k < 40);
+			err_seen[k] += s->count;
+		}
+	}
+	assert_int_equal(e->shapes, (size_t)e->n_top_messages);
+	assert_int_equal(long_seen, want_long);
+	assert_int_equal(warn_seen, want_warn);
+	for (int k = 0; k < 40; k++)
+		assert_int_equal(err_seen[k], want_err[k]);
+	sec_db_close(&d);
+}
+
 static void test_no_events(void **state)
 {
 	struct sec_db d;
@@ -133,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_counts_rates_shapes),
 		cmocka_unit_test(test_top_caps_the_shapes),
 		cmocka_unit_test(test_no_events),
+		cmocka_unit_test(test_repeated_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
