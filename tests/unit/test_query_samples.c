@@ -203,13 +203,14 @@ static void make_db(const char *path, int n_series)
 }
 
 /*
- * Random blocks of n_series series over [BASE - 2 h, BASE + 6 h): times on
- * a 250 ms grid (so that series share times, and a block repeats a time),
- * 1..max_n samples per block over up to an hour, a fifth of them single
- * samples; two blocks of a series often overlap (two streams). Ids are
- * given in a shuffled order, so that storing order is not time order.
+ * Random blocks of n_series series beginning in [BASE - 2 h, BASE - 2 h +
+ * hours): times on a 250 ms grid (so that series share times, and a block
+ * repeats a time), 1..max_n samples per block over up to an hour, a fifth
+ * of them single samples; two blocks of a series often overlap (two
+ * streams). Ids are given in a shuffled order, so that storing order is
+ * not time order.
  */
-static struct blk *gen_blocks(size_t nb, int n_series, size_t max_n)
+static struct blk *gen_blocks(size_t nb, int n_series, size_t max_n, int64_t hours)
 {
 	struct blk *b = calloc(nb, sizeof(*b));
 	int64_t *ids = malloc(nb * sizeof(*ids));
@@ -231,7 +232,7 @@ static struct blk *gen_blocks(size_t nb, int n_series, size_t max_n)
 
 		b[i].id = ids[i];
 		b[i].series_id = rnd_in(1, n_series);
-		b[i].t0_us = BASE_US - 2 * HOUR_US + rnd_in(0, 8 * 4 * 3600) * 250000;
+		b[i].t0_us = BASE_US - 2 * HOUR_US + rnd_in(0, hours * 4 * 3600) * 250000;
 		b[i].n = n;
 		b[i].s = malloc(n * sizeof(*b[i].s));
 		assert_non_null(b[i].s);
@@ -383,7 +384,7 @@ static void test_random_blocks(void **state)
 	const char *p = tmp_db("test_query_samples1");
 	const size_t nr = 600, ne = 6, nb = nr + ne;
 	const int64_t since = BASE_US, until = BASE_US + 3 * HOUR_US + 1;
-	struct blk *b = gen_blocks(nb, 5, 400);
+	struct blk *b = gen_blocks(nb, 5, 400, 8);
 	struct gl_query *q;
 	struct gl_err err;
 
@@ -487,6 +488,202 @@ static void test_same_times(void **state)
 	check_window(q, b, nb, BASE_US + 1800 * 1000000LL, BASE_US + 7300 * 1000000LL);
 	check_window(q, b, nb, INT64_MIN, INT64_MAX);
 	gl_query_close(q);
+	free_blocks(b, nb);
+	unlink(p);
+}
+
+/*
+ * Two readers over slices (query_samples.c cuts a window whose blocks span
+ * 8 h or more into slices of at least 4 h, read in turn by two threads):
+ * 1,500 random blocks of 40 series over 3 days, hundreds of them across
+ * some slice's end, come out in the order qsort gives here, in windows
+ * long enough to be sliced and in short ones. A 16-hour window inside the
+ * blocks' span is cut at exactly 4, 8 and 12 h past its start; there
+ * blocks of three series hold samples at each cut (twice), one across it,
+ * one ending at it, one beginning at it: the cut's samples come once, in
+ * (time, block id, index) order. A stop from fn ends the walk with its
+ * value, and the next walk is whole.
+ */
+static void test_sliced(void **state)
+{
+	(void)state;
+	const char *p = tmp_db("test_query_samples5");
+	const size_t nr = 1500, ne = 9, nb = nr + ne;
+	struct blk *b = gen_blocks(nb, 40, 300, 72);
+	const int64_t since = BASE_US + 10 * HOUR_US, until = since + 16 * HOUR_US;
+	struct gl_query *q;
+	struct gl_err err;
+
+	for (size_t i = 0; i < ne; i++) {
+		struct blk *k = &b[nr + i];
+		const int64_t cut = since + (int64_t)(i / 3 + 1) * 4 * HOUR_US;
+		size_t n = 0;
+
+		/* across the cut, ending at it, beginning at it */
+		k->series_id = (int64_t)(i % 3) + 1;
+		k->t0_us = i % 3 == 2 ? cut : cut - HOUR_US / 2;
+		k->s = realloc(k->s, 6 * sizeof(*k->s));
+		assert_non_null(k->s);
+		if (i % 3 != 2) {
+			k->s[n++].ts_us = k->t0_us;
+			k->s[n++].ts_us = cut - 1;
+		}
+		k->s[n++].ts_us = cut;
+		k->s[n++].ts_us = cut;
+		if (i % 3 != 1) {
+			k->s[n++].ts_us = cut + 1;
+			k->s[n++].ts_us = cut + HOUR_US / 2;
+		}
+		k->n = n;
+		for (size_t j = 0; j < n; j++) {
+			k->s[j].value = (double)(1000 * i + j);
+			k->s[j].line = (int64_t)j + 1;
+		}
+	}
+	make_db(p, 40);
+	put_blocks(p, b, nb);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	check_window(q, b, nb, since, until);
+	check_window(q, b, nb, INT64_MIN, INT64_MAX);
+	check_window(q, b, nb, since + 1, until - 1);
+	check_window(q, b, nb, BASE_US - 5 * HOUR_US, BASE_US + 9 * HOUR_US);
+	for (int w = 0; w < 6; w++) {
+		int64_t a = BASE_US - 3 * HOUR_US + rnd_in(0, 70 * 3600) * 1000000 + rnd_in(0, 999999);
+
+		check_window(q, b, nb, a, a + rnd_in(1, 60 * 3600) * 1000000);
+	}
+	/* a stop from fn in a slice of the second reader, then a whole walk */
+	struct got g = {.stop_at = 100001};
+
+	assert_int_equal(gl_query_samples(q, INT64_MIN, INT64_MAX, collect, &g, &err), 7);
+	assert_int_equal(g.n, 100001);
+	free(g.s);
+	check_window(q, b, nb, INT64_MIN, INT64_MAX);
+	gl_query_close(q);
+	free_blocks(b, nb);
+	unlink(p);
+}
+
+/*
+ * Staged samples (schema 11: sample_stage, of a run under way or killed)
+ * are read with the blocks, each as a block of one sample whose id is below
+ * every block's (-2^62 + stage row * 65536 + index): over 3 days, and at
+ * the same times as blocks' samples, they come first among equal times.
+ */
+static void test_sliced_staged(void **state)
+{
+	(void)state;
+	const char *p = tmp_db("test_query_samples6");
+	const size_t nr = 600, nst = 200, nb = nr + nst, per_row = 20;
+	struct blk *b = gen_blocks(nb, 10, 200, 72);
+	struct gl_stage_sample st[20];
+	char *buf = NULL;
+	size_t cap = 0;
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	struct gl_query *q;
+	struct gl_err err;
+
+	/* the last nst blocks become staged samples: the first sample of each,
+	 * some at the time of a block's sample */
+	for (size_t i = 0; i < nst; i++) {
+		struct blk *k = &b[nr + i];
+		const size_t row = 1 + i / per_row, j = i % per_row;
+
+		if (i % 4 == 0)
+			k->s[0].ts_us = b[i].s[b[i].n / 2].ts_us;
+		k->n = 1;
+		k->id = (int64_t)row * 65536 + (int64_t)j - 4611686018427387904LL;
+		k->t0_us = k->s[0].ts_us;
+	}
+	make_db(p, 10);
+	put_blocks(p, b, nr);
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "CREATE TABLE sample_stage (id INTEGER PRIMARY KEY,"
+				      " n INTEGER NOT NULL, origins TEXT NOT NULL, data TEXT NOT NULL);"
+				      "CREATE TABLE sample_merge (stage_hi INTEGER NOT NULL,"
+				      " series_done INTEGER NOT NULL);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT INTO sample_stage(id, n, origins, data)"
+					    " VALUES (?1, ?2, '[[1,0,0]]', ?3)",
+					    -1, &ins, NULL),
+			 SQLITE_OK);
+	for (size_t row = 1; row <= nst / per_row; row++) {
+		for (size_t j = 0; j < per_row; j++) {
+			const struct blk *k = &b[nr + (row - 1) * per_row + j];
+
+			st[j] = (struct gl_stage_sample){k->series_id, k->s[0].ts_us, 1,
+							 k->s[0].value, 0, 0};
+		}
+		size_t len = gl_sblock_stage_encode(st, per_row, &buf, &cap);
+
+		assert_true(len > 0);
+		sqlite3_bind_int64(ins, 1, (int64_t)row);
+		sqlite3_bind_int64(ins, 2, (int64_t)per_row);
+		sqlite3_bind_text(ins, 3, buf, (int)len, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+	free(buf);
+	assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+	check_window(q, b, nb, INT64_MIN, INT64_MAX);
+	check_window(q, b, nb, BASE_US + 10 * HOUR_US, BASE_US + 26 * HOUR_US);
+	gl_query_close(q);
+	free_blocks(b, nb);
+	unlink(p);
+}
+
+/*
+ * A malformed block read by either reader, in the first slice, a slice of
+ * the second reader, one of the first's, the last slice (of a 16-hour
+ * window cut at 4, 8 and 12 h), and in a 3-day window: GL_EDB naming the
+ * block, in both modes.
+ */
+static void test_sliced_malformed(void **state)
+{
+	(void)state;
+	const char *p = tmp_db("test_query_samples7");
+	const size_t nb = 400;
+	const int64_t since = BASE_US + 10 * HOUR_US, until = since + 16 * HOUR_US;
+	static const int64_t at_h[] = {1, 5, 9, 14};	/* hours past since */
+	struct blk *b = gen_blocks(nb, 8, 100, 72);
+	struct gl_query *q;
+	struct gl_err err;
+	char sql[256];
+
+	for (size_t i = 0; i < sizeof(at_h) / sizeof(at_h[0]); i++) {
+		sqlite3 *db;
+
+		make_db(p, 8);
+		put_blocks(p, b, nb);
+		assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO sample_blocks(id, series_id, t0_us, t1_us, n, stream_id,"
+			 " line0, line1, data) VALUES (99999, 1, %lld, %lld, 2, 1, 1, 2, '[[0,1,0],[5')",
+			 (long long)(since + at_h[i] * HOUR_US), (long long)(since + at_h[i] * HOUR_US + 5));
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
+		for (int w = 0; w < 2; w++)
+			for (int mode = 0; mode < 2; mode++) {
+				struct got g = {0};
+
+				memset(&err, 0, sizeof(err));
+				assert_int_equal(gl_query_samples_flags(q, w ? INT64_MIN : since,
+									w ? INT64_MAX : until,
+									mode ? GL_QUERY_ONE_THREAD : 0,
+									collect, &g, &err),
+						 GL_EDB);
+				assert_string_equal(err.cause, "sample block 99999 is malformed");
+				free(g.s);
+			}
+		gl_query_close(q);
+	}
 	free_blocks(b, nb);
 	unlink(p);
 }
@@ -596,6 +793,9 @@ int main(void)
 		cmocka_unit_test(test_same_times),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_sliced),
+		cmocka_unit_test(test_sliced_staged),
+		cmocka_unit_test(test_sliced_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
