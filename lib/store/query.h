@@ -359,7 +359,10 @@ int gl_query_series_stats(struct gl_query *q, int64_t since_us, int64_t until_us
  * keeps samples packed per series in blocks (sample_blocks) that overlap in
  * time: a second thread reads the blocks of the window (those beginning up
  * to GL_SBLOCK_SPAN_US before it), decodes them and merges their samples
- * into that order, while fn runs in the caller's thread. Schema 3 has one
+ * into that order, while fn runs in the caller's thread; where the blocks
+ * span 8 h or more (and no samples are staged), two threads, each on its
+ * own read transaction, read alternate time slices of the window, handed
+ * to fn in turn. Schema 3 has one
  * samples row per sample, in that order already. Same contract as
  * gl_query_events; a block whose text is not a block of its n samples in
  * time order within the block's hour is GL_EDB ("sample block 12 is

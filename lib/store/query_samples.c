@@ -552,9 +552,10 @@ static int samples_direct(struct gl_query *q, const char *sql, int64_t arg1, int
  * block id, index) order. A block across a slice's end is decoded by both
  * of its slices, so a slice spans several blocks' longest span. A reader
  * may be SMP_AHEAD slots ahead of the caller (each allocated when first
- * filled), so that each reads while the caller hands out the other's: with
- * 64 slots for each reader (a slice of the 22M samples' 42 whole) the peak
- * RSS of that report was 29 MB higher, with 32 17 MB, and not slower.
+ * filled), so that each reads while the caller hands out the other's (the
+ * report of 22M samples in 42 slices: 64 slots a reader, about a slice,
+ * raised its peak RSS by 29 MB, 32 by 17 MB, in times that noise on a
+ * shared machine did not tell apart).
  *
  * Staged samples (schema 11) stay with the pipe: each slice's statement
  * would walk every stage row with json_each.
