@@ -267,6 +267,8 @@ struct describe_job {
 	size_t n;			/* in order */
 	atomic_size_t next;		/* the next four series to take (index into order) */
 	atomic_bool oom;
+	size_t group;			/* series of tenths described side by side, at most
+					 * DESCRIBE_GROUP */
 };
 
 #define DESCRIBE_GROUP 4	/* series described side by side (gl_stats_describe_many) */
@@ -294,7 +296,7 @@ static size_t take_at(const struct describe_job *job, size_t at)
 	size_t take = 1;
 
 	if (tenths(job, at)) {
-		while (take < DESCRIBE_GROUP && tenths(job, at + take))
+		while (take < job->group && tenths(job, at + take))
 			take++;
 		return take;
 	}
@@ -396,7 +398,16 @@ static int describe_all(struct mseries *ser, struct gl_stats_desc *desc, size_t 
 	for (size_t k = 0; k < job.n; k++)
 		job.order[k] = by[k].i;
 	free(by);
-	if (job.n > DESCRIBE_GROUP && samples >= 100000)
+	/*
+	 * Up to four long series (a week of a service's three figures, 7.5M
+	 * samples each) would be one take, on one thread: they are cut in two
+	 * takes, one a thread (the figures are the same: each series' steps are
+	 * its own, side by side or not).
+	 */
+	job.group = DESCRIBE_GROUP;
+	if (job.n > 1 && job.n <= DESCRIBE_GROUP && samples >= 100000)
+		job.group = (job.n + 1) / 2;
+	if (job.n > job.group && samples >= 100000)
 		two = pthread_create(&th, NULL, describe_some, &job) == 0;
 	describe_some(&job);
 	if (two)
