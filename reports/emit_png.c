@@ -160,45 +160,51 @@ static int draw_one(const struct gl_report *rep, const void *st, const struct gl
 	return target_commit(&t, out, rc, err);
 }
 
-/* One chart job: the charts of one section. */
+/*
+ * One chart job: one chart of a section (a section's charts are drawn
+ * from its state alone, each apart). A job a chart, not a section, so that
+ * the two processes share the work evenly: the kernels section's three
+ * charts of a 10M-event week were one job, drawn by one process while the
+ * other had done the rest (0.66 s against 0.33 s of CPU).
+ */
 struct chart_jobs {
 	const struct gl_report *rep;
 	const struct gl_emit_png_opts *opts;
 	const struct gl_section_list *l;
-	size_t idx[64];		/* the sections with charts, in table order */
+	struct {
+		size_t section;		/* index in l */
+		const struct gl_chart_def *chart;
+	} job[128];			/* in table order, then the section's charts' order */
 };
 
-static int draw_section(void *arg, size_t k, struct gl_output *o, struct gl_err *err)
+static int draw_chart(void *arg, size_t k, struct gl_output *o, struct gl_err *err)
 {
 	const struct chart_jobs *cj = arg;
-	size_t i = cj->idx[k];
-	const struct gl_chart_def *c = cj->l->items[i]->charts;
-	int rc = GL_OK;
+	const size_t i = cj->job[k].section;
 
-	for (; c->file && rc == GL_OK; c++)
-		rc = draw_one(cj->rep, gl_report_section_state(cj->rep, i), c, o, cj->opts, err);
-	return rc;
+	return draw_one(cj->rep, gl_report_section_state(cj->rep, i), cj->job[k].chart, o, cj->opts,
+			err);
 }
 
 int gl_emit_png_with(const struct gl_report *rep, struct gl_output *out,
 		     const struct gl_emit_png_opts *opts, struct gl_err *err)
 {
 	static const struct gl_emit_png_opts defaults;
-	struct chart_jobs cj = {rep, opts ? opts : &defaults, gl_report_sections(rep), {0}};
+	struct chart_jobs cj = {rep, opts ? opts : &defaults, gl_report_sections(rep), {{0}}};
 	size_t n = 0;
 
 	if (!out->dir)
 		return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
 				  "charts need an output directory");
 	for (size_t i = 0; i < cj.l->n; i++)
-		if (cj.l->items[i]->charts && cj.l->items[i]->charts[0].file) {
-			if (n == sizeof(cj.idx) / sizeof(cj.idx[0]))
-				return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL,
-						  "too many sections with charts");
-			cj.idx[n++] = i;
+		for (const struct gl_chart_def *c = cj.l->items[i]->charts; c && c->file; c++) {
+			if (n == sizeof(cj.job) / sizeof(cj.job[0]))
+				return gl_err_set(err, GL_EUSAGE, NULL, 0, NULL, "too many charts");
+			cj.job[n].section = i;
+			cj.job[n++].chart = c;
 		}
-	return gl_chart_procs_run(n, opts && opts->procs ? opts->procs : 2, draw_section, &cj,
-				  out, err);
+	return gl_chart_procs_run(n, opts && opts->procs ? opts->procs : 2, draw_chart, &cj, out,
+				  err);
 }
 
 int gl_emit_png(const struct gl_report *rep, struct gl_output *out, struct gl_err *err)
