@@ -186,14 +186,11 @@ oom:
 
 /* series_of a kernel row's series: the one its kernel's rows used last, when
  * of its host and device, without a lookup. */
-static struct fser *kernel_series(struct gl_section_ctx *cx, struct findings *f,
-				  const struct gl_query_event *ev, int *rc)
+static struct fser *kernel_series(struct findings *f, const struct gl_query_event *ev, int *rc)
 {
 	const int64_t k = ev->kernel_id;
 	struct fser *s;
 
-	if (!f->kernel_s && cx->n_ids && (f->kernel_s = calloc(cx->n_ids, sizeof(*f->kernel_s))))
-		f->n_kernel_s = cx->n_ids;
 	if (k > 0 && (uint64_t)k < f->n_kernel_s && f->kernel_s[k]) {
 		s = &f->s[f->kernel_s[k] - 1];
 		if (s->host_id == ev->host_id && same_str(s->device, ev->device)) {
@@ -269,7 +266,9 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	f->row_s = malloc((f->ss.n_qs ? f->ss.n_qs : 1) * sizeof(*f->row_s));
 	f->t = calloc(f->ss.n_qs ? f->ss.n_qs : 1, sizeof(*f->t));
 	f->fev = gl_fev_new(f->ss.n_qs, FB_N);
-	if (!f->row_t || !f->row_s || !f->t || !f->fev)
+	f->n_kernel_s = cx->n_ids ? cx->n_ids : 1;
+	f->kernel_s = calloc(f->n_kernel_s, sizeof(*f->kernel_s));
+	if (!f->row_t || !f->row_s || !f->t || !f->fev || !f->kernel_s)
 		return gl_section_oom(cx->err);
 	for (size_t i = 0; i < f->ss.n_qs; i++) {
 		const struct gl_query_series *qs = &f->ss.qs[i];
@@ -345,7 +344,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 	if (ev->kernel_id && isfinite(ev->dur_us)) {
 		if (!cx->kernel_sample)
 			return GL_OK;
-		s = kernel_series(cx, f, ev, &rc);
+		s = kernel_series(f, ev, &rc);
 		if (s) {
 			s->unit = "us";
 			s->higher_worse = 1;
