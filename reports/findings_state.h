@@ -2,8 +2,8 @@
  * findings_state.h - the findings section's state, shared by its two files
  * only: sec_findings.c (collect, test, explain, output) and
  * findings_chart.c (its charts, drawn from the same buckets). Nothing
- * outside them includes it; the section's results are read through
- * sec_findings.h.
+ * outside them includes it but the section's unit test (bucket_at); the
+ * section's results are read through sec_findings.h.
  */
 #ifndef GL_FINDINGS_STATE_H
 #define GL_FINDINGS_STATE_H
@@ -60,6 +60,10 @@ struct hev {
 
 struct findings {
 	int64_t t0_us, t1_us;		/* the data's span */
+	/* bucket_at: the bucket of the row before and the times it spans,
+	 * [bc_lo_us, bc_hi_us); empty at first */
+	int64_t bc_lo_us, bc_hi_us;
+	size_t bc_b;
 	struct fser *s;
 	size_t n_s, cap_s;
 	uint32_t *hash;			/* index + 1 into s; 0 empty */
@@ -82,6 +86,56 @@ struct findings {
 	struct gl_findings_result res;
 	bool loaded;
 };
+
+/* The bucket of ts_us. */
+static inline size_t bucket_of(const struct findings *f, int64_t ts_us)
+{
+	if (ts_us <= f->t0_us)
+		return 0;
+	if (ts_us >= f->t1_us)
+		return FB_N - 1;
+	return (size_t)((double)(ts_us - f->t0_us) * FB_N / (double)(f->t1_us - f->t0_us + 1));
+}
+
+/*
+ * bucket_of for rows in time order (each pass is), without its division a
+ * row: the bucket of the row before is kept with the times it spans, found
+ * by halving (bucket_of is monotone in the time: each step of it is), and
+ * looked for again only where the time leaves them.
+ */
+static inline size_t bucket_at(struct findings *f, int64_t ts_us)
+{
+	size_t b;
+	int64_t a, z;
+
+	if (ts_us >= f->bc_lo_us && ts_us < f->bc_hi_us)
+		return f->bc_b;
+	b = bucket_of(f, ts_us);
+	/* the first time of b: bucket_of(a) < b <= bucket_of(z) */
+	if (b == 0)
+		f->bc_lo_us = INT64_MIN;
+	else {
+		for (a = f->t0_us, z = ts_us; z - a > 1;) {
+			int64_t m = a + (z - a) / 2;
+
+			*(bucket_of(f, m) < b ? &a : &z) = m;
+		}
+		f->bc_lo_us = z;
+	}
+	/* the first time past b: bucket_of(a) <= b < bucket_of(z) */
+	if (b == FB_N - 1)
+		f->bc_hi_us = INT64_MAX;
+	else {
+		for (a = ts_us, z = f->t1_us; z - a > 1;) {
+			int64_t m = a + (z - a) / 2;
+
+			*(bucket_of(f, m) > b ? &z : &a) = m;
+		}
+		f->bc_hi_us = z;
+	}
+	f->bc_b = b;
+	return b;
+}
 
 /* The start of bucket b. */
 static inline int64_t bucket_start(const struct findings *f, size_t b)

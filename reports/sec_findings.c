@@ -60,15 +60,6 @@ const struct gl_findings_result *gl_findings_result(const struct gl_report *rep)
 	return f ? &f->res : NULL;
 }
 
-static size_t bucket_of(const struct findings *f, int64_t ts_us)
-{
-	if (ts_us <= f->t0_us)
-		return 0;
-	if (ts_us >= f->t1_us)
-		return FB_N - 1;
-	return (size_t)((double)(ts_us - f->t0_us) * FB_N / (double)(f->t1_us - f->t0_us + 1));
-}
-
 static uint64_t str_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -206,7 +197,7 @@ static struct fser *kernel_series(struct findings *f, const struct gl_query_even
 
 static void series_add(struct findings *f, struct fser *s, int64_t ts_us, double v)
 {
-	size_t b = bucket_of(f, ts_us);
+	size_t b = bucket_at(f, ts_us);
 	uint32_t k = s->bn[b]++;
 
 	s->n++;
@@ -327,14 +318,16 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		return GL_OK;
 	if (ev->level >= GL_LEVEL_WARN && ev->message && gl_section_event_ok(cx, ev)) {
 		struct hev *h = host_events(f, ev->host_id);
-		size_t b = bucket_of(f, ev->ts_us);
+		size_t b = bucket_at(f, ev->ts_us);
 
 		if (h) {
 			if (ev->level >= GL_LEVEL_ERROR)
 				h->c[E_ERR][b]++;
-			if (strstr(ev->message, "out of memory") || strstr(ev->message, "OutOfMemory"))
+			unsigned ph = gl_section_phrases(cx, ev);
+
+			if (ph & (GL_PHRASE_OOM_TEXT | GL_PHRASE_OOM_CAMEL))
 				h->c[E_OOM][b]++;
-			if (strstr(ev->message, "Xid"))
+			if (ph & GL_PHRASE_XID)
 				h->c[E_XID][b]++;
 			if (ev->level == GL_LEVEL_WARN &&
 			    !strcmp(gl_section_name(cx, ev->component_id), "nccl"))
@@ -379,10 +372,11 @@ static int collect_samples(struct gl_section_ctx *cx, void *st, const struct gl_
 
 		if (row < 0 || !isfinite(smp[i].value))
 			continue;
-		gl_fev_sample(f->fev, (size_t)row, bucket_of(f, smp[i].ts_us), smp[i].value);
+		size_t b = bucket_at(f, smp[i].ts_us);
+
+		gl_fev_sample(f->fev, (size_t)row, b, smp[i].value);
 		if (f->row_t[row] >= 0) {
 			struct tser *t = &f->t[f->row_t[row]];
-			size_t b = bucket_of(f, smp[i].ts_us);
 
 			t->sum[b] += smp[i].value;
 			t->n[b]++;

@@ -146,14 +146,14 @@ static int on_fact(void *arg, const struct gl_query_fact_event *e)
 static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_event *ev)
 {
 	struct training *t = st;
-	const char *m = ev->message;
-
+	unsigned ph;
 	int oom, tb;
 
-	if (ev->dup_of || !m)
+	if (ev->dup_of || !ev->message)
 		return GL_OK;
-	oom = strstr(m, "out of memory") || strstr(m, "OutOfMemoryError");
-	tb = strstr(m, "Traceback (most recent call last)") != NULL;
+	ph = gl_section_phrases(cx, ev);
+	oom = (ph & (GL_PHRASE_OOM_TEXT | GL_PHRASE_OOM_ERROR)) != 0;
+	tb = (ph & GL_PHRASE_TRACEBACK) != 0;
 	if (oom || tb) {
 		struct stream_fail *f = NULL;
 
@@ -173,7 +173,7 @@ static int collect(struct gl_section_ctx *cx, void *st, const struct gl_query_ev
 		f->oom += oom;
 		f->tracebacks += tb;
 	}
-	if (strstr(m, "Watchdog caught collective operation timeout"))
+	if (ph & GL_PHRASE_WATCHDOG)
 		t->res.watchdog_timeouts++;
 	if (ev->level == GL_LEVEL_WARN && !strcmp(gl_section_name(cx, ev->component_id), "nccl"))
 		t->res.nccl_warnings++;

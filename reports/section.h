@@ -9,8 +9,8 @@
  *               mirrored record goes to collect_mirrored instead)
  *            -> collect_mem (each RMM row, one ordered pass) -> plan
  *            -> collect_kernel (each kernel timing again, kernel by kernel)
- *            -> collect_samples (the metric samples in blocks, one ordered pass;
- *               after the kernel pass, whose cache is freed by then)
+ *               beside collect_samples (the metric samples in blocks, one
+ *               ordered pass), on two threads: see "Kernels" below
  *            -> finish
  *   emit     json: the key <name>; csv: the file <name>.csv; text: a block;
  *            html: <section id="<name>"> with the section's charts next to its
@@ -42,6 +42,14 @@
  * (from memory, kernel_cache.h, or past its bound from the database),
  * and a section keeps the samples of the kernels it needs, or none.
  * Memory: O(kernels x small constant) + O(samples of the listed kernels).
+ * Replayed from memory, the kernel pass runs on a thread of its own while
+ * the samples pass runs on the driver's: so no section has both
+ * collect_kernel and collect_samples (the driver runs the two passes one
+ * after the other if one has), and a collect_kernel hook reads nothing but
+ * its own state, its event and what cx holds for reading (cfg, p, rep's
+ * window and axis, kernel_n, another section's result of plan); it neither
+ * reads the database nor calls the filters (gl_section_*_ok: they cache).
+ * Its cx is a copy of the driver's, with an error of its own.
  *
  * Where results live. Each section keeps its results, and its charts' data,
  * in its own state (state_size bytes, zeroed by the driver), the result
@@ -121,6 +129,10 @@ struct gl_section_ctx {
 	bool log_alert;
 	/* The current event's kernel timing repeats its kernel's previous one (launch_once.h). */
 	bool launch_copy;
+	/* The phrases of the current event's message (gl_section_phrases), found
+	 * at the first ask: phrases_known is false at each event. */
+	bool phrases_known;
+	unsigned phrases;
 	int64_t *alert_streams;		/* jsondoc stream ids, ascending */
 	size_t n_alert_streams;
 };
@@ -233,6 +245,20 @@ bool gl_section_kernel_ok(struct gl_section_ctx *cx, int64_t kernel_id);
 
 /* Days from the window's start to ts_us. */
 double gl_section_days(const struct gl_section_ctx *cx, int64_t ts_us);
+
+/*
+ * The phrases the current event's message holds, anywhere in it (as strstr
+ * finds them), a bit each: looked for once per event, in one scan, for
+ * every section that asks (findings and training ask of every message at
+ * WARN and above: 1.1M of 10M events, seven strstr calls each).
+ */
+#define GL_PHRASE_OOM_TEXT 1u		/* "out of memory" */
+#define GL_PHRASE_OOM_CAMEL 2u		/* "OutOfMemory" */
+#define GL_PHRASE_OOM_ERROR 4u		/* "OutOfMemoryError" */
+#define GL_PHRASE_XID 8u		/* "Xid" */
+#define GL_PHRASE_TRACEBACK 16u		/* "Traceback (most recent call last)" */
+#define GL_PHRASE_WATCHDOG 32u		/* "Watchdog caught collective operation timeout" */
+unsigned gl_section_phrases(struct gl_section_ctx *cx, const struct gl_query_event *ev);
 
 /* Counts per component id (cx->n_ids of them) -> named counts sorted by name. */
 int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *counts,

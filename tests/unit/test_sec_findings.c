@@ -30,6 +30,7 @@
 
 #include "schema_sql.h"
 #include "../../reports/config.h"
+#include "../../reports/findings_state.h"
 #include "../../reports/sec_findings.h"
 #include "../../reports/section.h"
 #include "../../reports/sections.h"
@@ -288,10 +289,81 @@ static void test_causes_in_the_sentence(void **state)
 	}
 }
 
+/*
+ * bucket_at (a row's bucket, kept with the times it spans) gives what
+ * bucket_of gives, for every time: spans from 1 us to 100 years, each time
+ * from before the data to after it at and beside every bucket's first time
+ * (bucket_start) in order, then the same times in a shuffled order; and, on
+ * spans where the double arithmetic is exact, the integer bucket
+ * floor((ts - t0) * 240 / (t1 - t0 + 1)), counted here without bucket_of.
+ */
+static void test_bucket_at(void **state)
+{
+	(void)state;
+	static const int64_t spans[] = {1, 2, 239, 240, 241, 1000, 86400000000LL,
+					7 * 86400000000LL + 12345, 36500LL * 86400000000LL};
+	uint64_t s = 99;
+
+	for (size_t k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+		struct findings f;
+		int64_t *t = malloc((FB_N * 5 + 10) * sizeof(*t));
+		size_t n = 0;
+
+		assert_non_null(t);
+		memset(&f, 0, sizeof(f));
+		f.t0_us = T0;
+		f.t1_us = T0 + spans[k];
+		for (int64_t d = -3; d <= 3; d++) {
+			t[n++] = f.t0_us + d;
+			t[n++] = f.t1_us + d;
+		}
+		for (size_t b = 1; b < FB_N; b++)
+			for (int64_t d = -2; d <= 2; d++)
+				t[n++] = bucket_start(&f, b) + d;
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 0) {
+				for (size_t i = 1; i < n; i++)	/* in order */
+					for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
+						int64_t x = t[j];
+
+						t[j] = t[j - 1];
+						t[j - 1] = x;
+					}
+			} else {
+				for (size_t i = n - 1; i > 0; i--) {
+					s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+					size_t j = (size_t)((s >> 33) % (i + 1));
+					int64_t x = t[i];
+
+					t[i] = t[j];
+					t[j] = x;
+				}
+			}
+			for (size_t i = 0; i < n; i++) {
+				size_t want = bucket_of(&f, t[i]);
+
+				if (bucket_at(&f, t[i]) != want)
+					fail_msg("span %lld, time t0%+lld: bucket_at %zu, bucket_of %zu",
+						 (long long)spans[k], (long long)(t[i] - f.t0_us),
+						 bucket_at(&f, t[i]), want);
+				if (spans[k] < 1000000000LL) {
+					int64_t r = t[i] - f.t0_us;
+					size_t ib = r <= 0 ? 0 : t[i] >= f.t1_us ? FB_N - 1
+						  : (size_t)(r * FB_N / (spans[k] + 1));
+
+					assert_int_equal(want, ib);
+				}
+			}
+		}
+		free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_and_evidence),
+		cmocka_unit_test(test_bucket_at),
 		cmocka_unit_test(test_causes_in_the_sentence),
 	};
 

@@ -1197,10 +1197,72 @@ static void test_message_shape_units(void **state)
 	}
 }
 
+/*
+ * gl_section_phrases finds each phrase where strstr does: messages built at
+ * random from pieces of the phrases, whole phrases and bytes around them
+ * (a phrase cut short, one inside another, one right after a piece of
+ * itself, at the start and at the end), each checked against strstr; and
+ * the phrases of one event are kept until the next (phrases_known).
+ */
+static void test_phrases(void **state)
+{
+	(void)state;
+	static const char *const phrase[] = {
+		"out of memory", "OutOfMemory", "OutOfMemoryError", "Xid",
+		"Traceback (most recent call last)", "Watchdog caught collective operation timeout",
+	};
+	static const unsigned bit[] = {GL_PHRASE_OOM_TEXT, GL_PHRASE_OOM_CAMEL, GL_PHRASE_OOM_ERROR,
+				       GL_PHRASE_XID, GL_PHRASE_TRACEBACK, GL_PHRASE_WATCHDOG};
+	static const char *const piece[] = {
+		"out of memor", "out of memory", "OutOfMem", "OutOfMemory", "OutOfMemoryErr",
+		"OutOfMemoryError", "X", "Xi", "Xid", "XXid", "Traceback (most recent call",
+		"Traceback (most recent call last)", "Watchdog caught", "Watchdog caught collective "
+		"operation timeout", "o", "O", "T", "W", " ", "CUDA error: ", "ooo", "OOut",
+	};
+	struct gl_section_ctx cx;
+	struct gl_query_event ev;
+	char msg[512];
+	uint64_t s = 4242;
+	size_t found[6] = {0};
+
+	memset(&ev, 0, sizeof(ev));
+	for (int n = 0; n < 20000; n++) {
+		size_t len = 0;
+		int k = (int)(n % 6);
+
+		msg[0] = '\0';
+		for (int j = 0; j < k; j++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			const char *p = piece[(s >> 33) % (sizeof(piece) / sizeof(piece[0]))];
+
+			memcpy(msg + len, p, strlen(p) + 1);
+			len += strlen(p);
+		}
+		unsigned want = 0;
+
+		for (size_t i = 0; i < 6; i++)
+			if (strstr(msg, phrase[i])) {
+				want |= bit[i];
+				found[i]++;
+			}
+		memset(&cx, 0, sizeof(cx));
+		ev.message = msg;
+		assert_int_equal(gl_section_phrases(&cx, &ev), want);
+		ev.message = "Xid 79";	/* the same event: kept */
+		assert_int_equal(gl_section_phrases(&cx, &ev), want);
+	}
+	for (size_t i = 0; i < 6; i++)	/* each phrase was met, and missed */
+		assert_true(found[i] > 100 && found[i] < 20000);
+	memset(&cx, 0, sizeof(cx));
+	ev.message = NULL;
+	assert_int_equal(gl_section_phrases(&cx, &ev), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_fixture_and_boundaries),
+		cmocka_unit_test(test_phrases),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_random_against_independent),
 		cmocka_unit_test(test_baseline_and_alerts),
