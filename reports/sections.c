@@ -205,11 +205,6 @@ int gl_section_component_counts(struct gl_section_ctx *cx, const uint64_t *count
 	return GL_OK;
 }
 
-double gl_section_days(const struct gl_section_ctx *cx, int64_t ts_us)
-{
-	return (double)(ts_us - cx->p->since_us) / (double)GL_US_PER_DAY;
-}
-
 /* p starts with the literal lit? */
 #define STARTS(p, lit) (strncmp((p), (lit), sizeof(lit) - 1) == 0)
 
@@ -625,7 +620,8 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 		    const struct gl_report_config *cfg, struct gl_report *rep,
 		    struct gl_err *err)
 {
-	struct build b = {.cx = {.q = q, .p = p, .cfg = cfg, .rep = rep, .err = err}};
+	struct build b = {.cx = {.q = q, .p = p, .since_us = p->since_us, .cfg = cfg, .rep = rep,
+				 .err = err}};
 	const struct gl_section_list *list = p->sections ? p->sections : &gl_sections;
 	int64_t len = p->until_us - p->since_us;
 	pthread_t th_k;

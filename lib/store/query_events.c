@@ -691,6 +691,8 @@ static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group 
 	return rc;
 }
 
+#define PREFETCH_AHEAD 4
+
 /* Hands the rows of g to fn in order; fn's value or 0. */
 static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl_query_event *ev),
 		      void *arg)
@@ -700,6 +702,12 @@ static int emit_block(struct held_group *g, int (*fn)(void *arg, const struct gl
 	for (size_t i = 0; i < g->n && rc == 0; i++) {
 		struct held *h = &g->h[i];
 
+		if (i + PREFETCH_AHEAD < g->n) {
+			const char *n = (const char *)&g->h[i + PREFETCH_AHEAD];
+
+			for (size_t o = 0; o < sizeof(*h); o += 64)
+				__builtin_prefetch(n + o);
+		}
 		h->ev.message = h->off[0] == SIZE_MAX ? NULL : g->arena + h->off[0];
 		h->ev.metadata = h->off[1] == SIZE_MAX ? NULL : g->arena + h->off[1];
 		h->ev.device = h->off[2] == SIZE_MAX ? NULL : g->arena + h->off[2];
