@@ -182,6 +182,17 @@ struct ev_decoder {
 	bool no_warn;		/* events_warn cannot be read (schema < 12): by id */
 	size_t deferred;	/* rows of the block being filled whose message is to be
 				 * read from events_warn (off[0] MSG_DEFERRED) */
+	/* those rows' times, ids and places in the block, in the block's order
+	 * ((ts_us, id): read_deferred goes through them beside events_warn's) */
+	struct dref {
+		int64_t ts_us, id;
+		size_t i;
+	} *dref;
+	size_t n_dref, cap_dref;
+	/* the block holds rows of one time (sort_runs has a run to sort); the
+	 * time of its last row */
+	bool ties;
+	int64_t last_ts_us;
 	uint64_t n_index, n_id;	/* messages at WARN and above read so (gl_query_warn_reads) */
 	/* while fill_block steps a statement: where gl_ev_take puts the rows
 	 * (NULL: not filling), the window's end, and a row's failed decoding */
@@ -208,6 +219,10 @@ static void decoder_init(struct ev_decoder *d, sqlite3_stmt *st, const struct gl
 	d->msg_id = NULL;
 	d->no_warn = false;
 	d->deferred = 0;
+	d->dref = NULL;
+	d->n_dref = d->cap_dref = 0;
+	d->ties = false;
+	d->last_ts_us = 0;
 	d->n_index = d->n_id = 0;
 	d->take_g = NULL;
 	d->take_rc = SQLITE_OK;
@@ -223,12 +238,31 @@ static void decoder_free(struct ev_decoder *d)
 	sqlite3_finalize(d->op);
 	sqlite3_finalize(d->warn);
 	sqlite3_finalize(d->msg_id);
+	free(d->dref);
+	d->dref = NULL;
+	d->n_dref = d->cap_dref = 0;
 	d->msg_id = NULL;
 	d->by_id = NULL;
 	d->text = NULL;
 	d->msg = NULL;
 	d->op = NULL;
 	d->warn = NULL;
+}
+
+/* Notes a deferred row (its time, id and place i in the block); false: out of memory. */
+static bool dref_add(struct ev_decoder *d, int64_t ts_us, int64_t id, size_t i)
+{
+	if (d->n_dref == d->cap_dref) {
+		size_t cap = d->cap_dref ? d->cap_dref * 2 : 256;
+		struct dref *n = realloc(d->dref, cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		d->dref = n;
+		d->cap_dref = cap;
+	}
+	d->dref[d->n_dref++] = (struct dref){ts_us, id, i};
+	return true;
 }
 
 /* The operation's columns (ms, throughput, name id) from column 2 on; the
@@ -482,25 +516,13 @@ static int decode_event(const struct ev_row *r, struct ev_decoder *d, struct hel
 		ev->scope_id = ev->stack_id = 0;
 	}
 	h->id = sqlite3_value_int64(r->col[L->id]);
+	if (g->n && ts_us == d->last_ts_us)
+		d->ties = true;
+	d->last_ts_us = ts_us;
+	if (defer && !dref_add(d, ts_us, h->id, g->n))
+		oom = true;
 	g->n++;
 	return oom ? SQLITE_NOMEM : SQLITE_OK;
-}
-
-/* The entry of g for the row (ts_us, id), g in (ts_us, id) order; NULL: none. */
-static struct held *held_find(struct held_group *g, int64_t ts_us, int64_t id)
-{
-	size_t lo = 0, hi = g->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct held *h = &g->h[mid];
-
-		if (h->ev.ts_us < ts_us || (h->ev.ts_us == ts_us && h->id < id))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->n && g->h[lo].ev.ts_us == ts_us && g->h[lo].id == id ? &g->h[lo] : NULL;
 }
 
 /* Puts message m of h into g's arena; false: out of memory. */
@@ -518,9 +540,12 @@ static bool held_message(struct held_group *g, struct held *h, sqlite3_value *m)
 /*
  * The messages of g's deferred rows (g in (ts_us, id) order, its times
  * whole: a block ends where the time changes): the entries of events_warn
- * in g's time range, found in g by (ts_us, id); a row still without one (a
- * time that is no integer, events_warn absent) by id from the table. The
- * time range's entries of rows not in g (in another statement's rows) are
+ * in g's time range, in time order, each found among the deferred rows
+ * (d->dref, in g's order) by going on through them to its time and then
+ * by its id among the rows of that time (events_warn puts the rows of one
+ * time in order of message, not of id); a row still without one (a time
+ * that is no integer, events_warn absent) by id from the table. The time
+ * range's entries of rows not in g (in another statement's rows) are
  * passed over. SQLITE_OK, SQLITE_NOMEM or the error of reading.
  */
 static int read_deferred(sqlite3_stmt *st, struct ev_decoder *d, struct held_group *g)
@@ -530,16 +555,24 @@ static int read_deferred(sqlite3_stmt *st, struct ev_decoder *d, struct held_gro
 
 	if (!d->warn && !d->no_warn &&
 	    sqlite3_prepare_v2(db, "SELECT ts_us, id, message FROM events INDEXED BY events_warn"
-				   " WHERE level >= 4 AND ts_us >= ?1 AND ts_us <= ?2",
+				   " WHERE level >= 4 AND ts_us >= ?1 AND ts_us <= ?2 ORDER BY ts_us",
 			       -1, &d->warn, NULL) != SQLITE_OK)
 		d->no_warn = true;	/* no events_warn (schema < 12): every row by id */
 	if (d->warn) {
 		sqlite3_bind_int64(d->warn, 1, g->h[0].ev.ts_us);
 		sqlite3_bind_int64(d->warn, 2, g->h[g->n - 1].ev.ts_us);
-		while (d->deferred && (rc = sqlite3_step(d->warn)) == SQLITE_ROW) {
-			struct held *h = held_find(g, sqlite3_column_int64(d->warn, 0),
-						   sqlite3_column_int64(d->warn, 1));
+		size_t c = 0;	/* the first deferred row not before the entry's time */
 
+		while (d->deferred && (rc = sqlite3_step(d->warn)) == SQLITE_ROW) {
+			const int64_t ts = sqlite3_column_int64(d->warn, 0);
+			const int64_t id = sqlite3_column_int64(d->warn, 1);
+			struct held *h = NULL;
+
+			while (c < d->n_dref && d->dref[c].ts_us < ts)
+				c++;
+			for (size_t k = c; k < d->n_dref && d->dref[k].ts_us == ts && !h; k++)
+				if (d->dref[k].id == id)
+					h = &g->h[d->dref[k].i];
 			if (!h || h->off[0] != MSG_DEFERRED)
 				continue;
 			d->deferred--;
@@ -650,6 +683,8 @@ static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group 
 	g->n = 0;
 	g->alen = 0;
 	d->deferred = 0;
+	d->n_dref = 0;
+	d->ties = false;
 	for (;;) {
 		int64_t ts;
 
@@ -681,7 +716,15 @@ static int fill_block(sqlite3_stmt *st, struct ev_decoder *d, struct held_group 
 		if ((rc = decode_event(&r, d, g, ts)) != SQLITE_OK)
 			return rc;
 	}
-	sort_runs(g);
+	if (d->ties) {
+		/* rows of one time: in id order, and the deferred ones' places again */
+		sort_runs(g);
+		d->n_dref = 0;
+		for (size_t i = 0; i < g->n; i++)
+			if (g->h[i].off[0] == MSG_DEFERRED &&
+			    !dref_add(d, g->h[i].ev.ts_us, g->h[i].id, i))
+				return SQLITE_NOMEM;
+	}
 	if (d->deferred) {
 		int drc = read_deferred(st, d, g);
 

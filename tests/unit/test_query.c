@@ -874,12 +874,14 @@ static void check_text(const char *what, const char *got, size_t got_len, sqlite
 /* The messages handed out, by row: message i of row id i + 1. */
 struct warn_seen {
 	size_t n, with_msg, wrong;
+	long long per_time;		/* rows of one time: ts_us = (id - 1) / per_time */
+	size_t skip;			/* bytes before "warn row" (a tag) */
+	long long last_id;		/* the row of the last message: ids go up */
 };
 
 static int collect_warn(void *arg, const struct gl_query_event *ev)
 {
 	struct warn_seen *s = arg;
-	/* the rows were numbered by their time: ts_us = id / 3 (runs of three) */
 	char want[32];
 
 	s->n++;
@@ -890,13 +892,18 @@ static int collect_warn(void *arg, const struct gl_query_event *ev)
 	if (!ev->message)
 		return 0;
 	s->with_msg++;
-	/* which row is this? ts_us = (id - 1) / 3: one of three; the message names it */
+	/* which row is this? ts_us = (id - 1) / per_time; the message names it,
+	 * and the rows come in (ts_us, id) order: their ids go up */
 	long long id = 0;
 
-	if (sscanf(ev->message, "warn row %lld", &id) != 1 || (id - 1) / 3 != ev->ts_us)
+	if (ev->message_len < s->skip ||
+	    sscanf(ev->message + s->skip, "warn row %lld", &id) != 1 ||
+	    (id - 1) / s->per_time != ev->ts_us || id <= s->last_id)
 		s->wrong++;
+	s->last_id = id;
 	snprintf(want, sizeof(want), "warn row %lld", id);
-	s->wrong += strlen(want) != ev->message_len || strcmp(want, ev->message) != 0;
+	s->wrong += strlen(want) != ev->message_len - s->skip ||
+		    strcmp(want, ev->message + s->skip) != 0;
 	return 0;
 }
 
@@ -904,12 +911,13 @@ static int collect_warn(void *arg, const struct gl_query_event *ev)
  * The messages at WARN and above are read with their block's others from
  * the index events_warn (schema 12), not each by id; without the index
  * (schema 11), by id; the same messages either way, in one thread and in
- * the slice readers, over blocks of several thousand rows with runs of
- * equal times.
+ * the slice readers, over blocks of several thousand rows: with runs of
+ * three rows of one time (variant 0: their messages in the order of their
+ * ids; 1: tagged so that events_warn, which orders a time's rows by
+ * message, has them the other way round), and with a time a row (2).
  */
-static void test_events_warn_index(void **state)
+static void warn_index_variant(int variant)
 {
-	(void)state;
 	const char *p = tmp_db("test_query_warn");
 	static const unsigned modes[] = {0, GL_QUERY_ONE_THREAD};
 	struct gl_query *q;
@@ -917,6 +925,9 @@ static void test_events_warn_index(void **state)
 	sqlite3 *db;
 	size_t n_warn = 0;
 	const size_t n = 20000;
+
+	const long long per_time = variant == 2 ? 1 : 3;
+	const size_t skip = variant == 1 ? 2 : 0;
 
 	make_db(p, "PRAGMA application_id = 1735420007; PRAGMA user_version = 12;"
 		   "INSERT INTO streams(id, format, first_path, bytes, lines, hash, head_bytes,"
@@ -926,10 +937,13 @@ static void test_events_warn_index(void **state)
 	for (size_t i = 1; i <= n; i++) {
 		/* every 5th WARN, every 7th (else) ERROR, the others INFO */
 		const int level = i % 5 == 0 ? 4 : i % 7 == 0 ? 5 : 3;
+		/* variant 1: "c ", "b ", "a " before the rows of a time, in id order */
+		char tag[3] = {(char)('c' - (char)((i - 1) % 3)), ' ', '\0'};
 		char *sql = sqlite3_mprintf("INSERT INTO events(id, ts_us, level, message, stream_id,"
-					    " line) VALUES (%lld, %lld, %d, '%s row %lld', 1, %lld)",
-					    (long long)i, (long long)(i - 1) / 3, level,
-					    level >= 4 ? "warn" : "info", (long long)i, (long long)i);
+					    " line) VALUES (%lld, %lld, %d, '%s%s row %lld', 1, %lld)",
+					    (long long)i, (long long)(i - 1) / per_time, level,
+					    skip ? tag : "", level >= 4 ? "warn" : "info", (long long)i,
+					    (long long)i);
 
 		n_warn += level >= 4;
 		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -945,10 +959,10 @@ static void test_events_warn_index(void **state)
 					 SQLITE_OK);
 		assert_int_equal(gl_query_open(p, &q, &err), GL_OK);
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-			struct warn_seen seen = {0};
+			struct warn_seen seen = {.per_time = per_time, .skip = skip};
 			uint64_t by_index, by_id;
 
-			assert_int_equal(gl_query_events(q, 0, 1000000, modes[m], collect_warn, &seen,
+			assert_int_equal(gl_query_events(q, 0, 100000000, modes[m], collect_warn, &seen,
 							 &err), GL_OK);
 			assert_int_equal(seen.n, n);
 			assert_int_equal(seen.with_msg, n_warn);
@@ -965,6 +979,13 @@ static void test_events_warn_index(void **state)
 	}
 	sqlite3_close(db);
 	unlink(p);
+}
+
+static void test_events_warn_index(void **state)
+{
+	(void)state;
+	for (int variant = 0; variant < 3; variant++)
+		warn_index_variant(variant);
 }
 
 static int count_rows(void *arg, const struct gl_query_event *ev)
