@@ -18,14 +18,13 @@ static int oom(struct gl_err *err)
 	return gl_err_set(err, GL_ENOMEM, NULL, 0, NULL, "out of memory");
 }
 
-int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct gl_err *err)
+_Static_assert(GL_KTRACE_LOG_LINES == 1u << (N_SRC + 1), "the log lines' bit");
+
+int gl_ktrace_add_trace(struct gl_ktrace *t, const struct gl_query_event *ev,
+			struct gl_err *err)
 {
 	size_t i;
 
-	if (!ev->source) {
-		t->sources |= 1u << (N_SRC + 1);
-		return GL_OK;
-	}
 	for (i = 0; i < N_SRC && strcmp(ev->source, src_names[i]); i++)
 		;
 	t->sources |= 1u << i;	/* i == N_SRC: another source */

@@ -46,8 +46,24 @@ struct gl_ktrace {
 	uint8_t dev_more;		/* a device beyond GL_KTRACE_DEVICES was seen */
 };
 
-/* Adds the trace columns of one kernel timing (nothing for a log line). */
-int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev, struct gl_err *err);
+/* The bit of gl_ktrace.sources for log lines (after gpufl, kineto, nsys, another source). */
+#define GL_KTRACE_LOG_LINES (1u << 4)
+
+/* gl_ktrace_add of a profiler trace's timing (ev->source set). */
+int gl_ktrace_add_trace(struct gl_ktrace *t, const struct gl_query_event *ev,
+			struct gl_err *err);
+
+/* Adds the trace columns of one kernel timing (nothing for a log line);
+ * inline: most timings are log lines, one a kernel line of 10M events. */
+static inline int gl_ktrace_add(struct gl_ktrace *t, const struct gl_query_event *ev,
+				struct gl_err *err)
+{
+	if (!ev->source) {
+		t->sources |= GL_KTRACE_LOG_LINES;
+		return GL_OK;
+	}
+	return gl_ktrace_add_trace(t, ev, err);
+}
 
 /* Fills the trace fields of rk (launch_overhead_us ... hot_count) from t. */
 int gl_ktrace_finish(const struct gl_ktrace *t, const struct gl_section_ctx *cx,
