@@ -548,6 +548,8 @@ static bool held_message(struct held_group *g, struct held *h, sqlite3_value *m)
  * range's entries of rows not in g (in another statement's rows) are
  * passed over. SQLITE_OK, SQLITE_NOMEM or the error of reading.
  */
+#define DREF_AHEAD 4
+
 static int read_deferred(sqlite3_stmt *st, struct ev_decoder *d, struct held_group *g)
 {
 	sqlite3 *db = sqlite3_db_handle(st);
@@ -570,10 +572,22 @@ static int read_deferred(sqlite3_stmt *st, struct ev_decoder *d, struct held_gro
 
 			while (c < d->n_dref && d->dref[c].ts_us < ts)
 				c++;
+			/* the rows a few entries on, which held_message writes: asked for
+			 * now, they are in the cache when their entries come */
+			if (c + DREF_AHEAD < d->n_dref) {
+				const struct held *a = &g->h[d->dref[c + DREF_AHEAD].i];
+
+				__builtin_prefetch(&a->off[0], 1);
+				__builtin_prefetch(&a->ev.message_len, 1);
+			}
+			/* a row found is marked (i SIZE_MAX), not read again to see
+			 * that its message is still to come */
 			for (size_t k = c; k < d->n_dref && d->dref[k].ts_us == ts && !h; k++)
-				if (d->dref[k].id == id)
+				if (d->dref[k].id == id && d->dref[k].i != SIZE_MAX) {
 					h = &g->h[d->dref[k].i];
-			if (!h || h->off[0] != MSG_DEFERRED)
+					d->dref[k].i = SIZE_MAX;
+				}
+			if (!h)
 				continue;
 			d->deferred--;
 			d->n_index++;
