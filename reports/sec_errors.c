@@ -47,12 +47,13 @@ struct shape {
 #define MEMO_N 8192
 #define MEMO_MAX 118
 
+/* An entry's tag (16 bytes: the 128 KiB of tags stay in the cache); its
+ * message is memo_msg[the same index], read only where the tag matches. */
 struct memo {
 	uint64_t hash;			/* of level and message, | 1; 0: empty */
 	uint32_t shape;			/* its slot in shapes */
 	uint8_t level;
 	uint8_t len;
-	char msg[MEMO_MAX];
 };
 
 /*
@@ -80,6 +81,7 @@ struct errors {
 	struct shape *shapes;
 	size_t shape_cap, n_shapes;
 	struct memo *memo;		/* MEMO_N entries, or NULL (out of memory: none) */
+	char (*memo_msg)[MEMO_MAX];	/* their messages */
 	struct source *src;
 	size_t src_cap, n_src;
 	struct source *last_src;	/* the one source_of gave last (most events are of
@@ -330,7 +332,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 		mh = gl_hash64(ev->message, ev->message_len, (uint64_t)ev->level) | 1;
 		m = &b->memo[mh & (MEMO_N - 1)];
 		if (m->hash == mh && m->level == ev->level && m->len == ev->message_len &&
-		    memcmp(m->msg, ev->message, ev->message_len) == 0) {
+		    memcmp(b->memo_msg[m - b->memo], ev->message, ev->message_len) == 0) {
 			struct shape *sh = &b->shapes[m->shape];
 
 			sh->count++;
@@ -373,7 +375,7 @@ static int count_shape(struct gl_section_ctx *cx, struct errors *b, const struct
 		m->shape = (uint32_t)i;
 		m->level = (uint8_t)ev->level;
 		m->len = (uint8_t)ev->message_len;
-		memcpy(m->msg, ev->message, ev->message_len);
+		memcpy(b->memo_msg[m - b->memo], ev->message, ev->message_len);
 	}
 	return 0;
 }
@@ -534,7 +536,14 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	while (b->shape_cap < (size_t)cx->cfg->max_shapes * 2)
 		b->shape_cap *= 2;
 	b->shapes = calloc(b->shape_cap, sizeof(*b->shapes));
-	b->memo = calloc(MEMO_N, sizeof(*b->memo));	/* none: each message shaped */
+	/* none: each message shaped */
+	b->memo = calloc(MEMO_N, sizeof(*b->memo));
+	b->memo_msg = b->memo ? malloc(MEMO_N * sizeof(*b->memo_msg)) : NULL;
+	if (!b->memo_msg) {
+		free(b->memo);
+	free(b->memo_msg);
+		b->memo = NULL;
+	}
 	b->comp_warn = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_events = calloc(cx->n_ids, sizeof(uint64_t));
 	b->comp_errors = calloc(cx->n_ids, sizeof(uint64_t));
