@@ -541,7 +541,6 @@ static int begin(struct gl_section_ctx *cx, void *st)
 	b->memo_msg = b->memo ? malloc(MEMO_N * sizeof(*b->memo_msg)) : NULL;
 	if (!b->memo_msg) {
 		free(b->memo);
-	free(b->memo_msg);
 		b->memo = NULL;
 	}
 	b->comp_warn = calloc(cx->n_ids, sizeof(uint64_t));
@@ -724,6 +723,7 @@ static void release(void *st)
 	}
 	free(b->shapes);
 	free(b->memo);
+	free(b->memo_msg);
 	free(b->comp_warn);
 	free(b->comp_events);
 	free(b->comp_errors);

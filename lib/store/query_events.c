@@ -189,8 +189,8 @@ struct ev_decoder {
 		size_t i;
 	} *dref;
 	size_t n_dref, cap_dref;
-	/* the block holds rows of one time (sort_runs has a run to sort); the
-	 * time of its last row */
+	/* two rows of the block have one time (sort_runs has a run to sort);
+	 * the time of its last row */
 	bool ties;
 	int64_t last_ts_us;
 	uint64_t n_index, n_id;	/* messages at WARN and above read so (gl_query_warn_reads) */
