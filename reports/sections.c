@@ -767,16 +767,14 @@ int gl_report_build(struct gl_query *q, const struct gl_report_params *p,
 			kernel_thread = false;
 			b.kp.cx.err = err;
 		}
-		if (kernel_thread)
-			rc = GL_OK;	/* joined after the samples pass */
-		else if (gl_kcache_ok(b.kcache))
-			rc = gl_kcache_replay(b.kcache, on_kernel_kept, &b.kp);
-		else
-			rc = gl_kcache_pass_db(q, p->since_us, p->until_us, b.cx.kernel_n,
-					       b.cx.n_ids,
-					       p->kernel_cache_max ? p->kernel_cache_max
-								   : GL_KCACHE_MAX_TIMINGS,
-					       kernel_row_kept, on_kernel_kept, &b.kp, err);
+		if (!kernel_thread)	/* else joined after the samples pass */
+			rc = gl_kcache_ok(b.kcache)
+				     ? gl_kcache_replay(b.kcache, on_kernel_kept, &b.kp)
+				     : gl_kcache_pass_db(q, p->since_us, p->until_us, b.cx.kernel_n,
+							 b.cx.n_ids,
+							 p->kernel_cache_max ? p->kernel_cache_max
+									     : GL_KCACHE_MAX_TIMINGS,
+							 kernel_row_kept, on_kernel_kept, &b.kp, err);
 	}
 	if (rc == GL_OK && b.n_sample) {
 		rc = gl_query_samples(q, p->since_us, p->until_us, on_sample, &b, err);
