@@ -46,6 +46,30 @@ endif
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 
+# Profile-guided optimisation (GCC): the programs are compiled twice. First
+# with counters ($(BUILD)/pgo), which then run make demo's job on the
+# bundled sample logs (share/demo.sh: two ingests, the json report with its
+# charts, csv and text); then again with those counts, which tell GCC the
+# hot paths and the likely branches. The same output, byte for byte, for
+# 5-9% less CPU in the report and the ingest (tests/bench/README.md, issue
+# 34); the build takes about 30 s instead of 13 on two cores. A source change
+# takes both compilations and the run again. Off with PGO=0 (quicker
+# rebuilds while editing), under the sanitizers (make check) and with
+# another compiler. Warnings that follow the optimiser's view of the data
+# (the profile's) are not errors there; the plain and sanitizer builds keep
+# them errors.
+CC_IS_GCC := $(shell $(CC) -dM -E - </dev/null 2>/dev/null | \
+	grep -c -e '^.define __GNUC__ ' -e '^.define __clang__ ' | grep -qx 1 && echo 1)
+PGO ?= $(if $(SAN),0,$(if $(CC_IS_GCC),1,0))
+PGO_DIR := $(BUILD)/pgo
+ifeq ($(PGO),1)
+PGO_STAMP := $(PGO_DIR)/profile.stamp
+PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile \
+	-Wno-error=maybe-uninitialized -Wno-error=format-truncation -Wno-error=stringop-overflow \
+	-Wno-error=array-bounds
+endif
+PGO_GEN := -fprofile-generate -fprofile-update=atomic
+
 LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c reports/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 FMT_SRC := $(sort $(wildcard lib/ingest/fmt_*.c))
@@ -98,7 +122,40 @@ $(BUILD)/gen/schema_sql.h: share/schema.sql
 $(BUILD)/obj/%.o: %.c $(BUILD)/gen/formats.h $(BUILD)/gen/schema_sql.h | $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(PGO_FLAGS) -MMD -MP -c $< -o $@
+
+# With PGO, the programs' objects are compiled with the counts of the
+# profile run. GCC finds them by the auxiliary name (-dumpdir, -dumpbase),
+# which also names the functions in them: the same as when the counters
+# were compiled in, or a static function's counts are not found.
+PROG_OBJ := $(LIB_OBJ) $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+ifeq ($(PGO),1)
+$(PROG_OBJ): $(PGO_STAMP)
+$(PROG_OBJ): private PGO_FLAGS = $(PGO_USE) -dumpdir $(PGO_DIR)/obj/$(dir $*) -dumpbase $(notdir $*)
+endif
+
+# The profile: the programs built with counters, then make demo's job.
+$(PGO_DIR)/obj/%.o: %.c $(BUILD)/gen/formats.h $(BUILD)/gen/schema_sql.h | $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	@echo "  CC      $< (with counters)"
+	@$(CC) $(ALL_CFLAGS) $(PGO_GEN) -dumpdir $(@D)/ -dumpbase $(basename $(@F)) -MMD -MP -c $< -o $@
+
+$(PGO_DIR)/libgpulog.a: $(LIB_SRC:%.c=$(PGO_DIR)/obj/%.o)
+	@rm -f $@
+	@$(AR) rcs $@ $^
+
+$(PGO_DIR)/bin/%: $(PGO_DIR)/obj/cmd/%.o $(PGO_DIR)/libgpulog.a
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $(PGO_GEN) -o $@ $< $(PGO_DIR)/libgpulog.a $(PKG_LIBS) $(LDFLAGS)
+
+$(PGO_DIR)/profile.stamp: $(PGO_DIR)/bin/gpulog-ingest $(PGO_DIR)/bin/gpulog-report share/demo.sh \
+		$(shell find fixtures/sample-logs -type f) fixtures/sample-logs.ingest.json
+	@echo "  PGO     make demo's job for the profile ($(PGO_DIR)/demo.log)"
+	@find $(PGO_DIR)/obj -name '*.gcda' -delete
+	@BUILD=$(PGO_DIR) sh share/demo.sh >$(PGO_DIR)/demo.log 2>&1 || \
+	  { tail -20 $(PGO_DIR)/demo.log; echo "gpulog: the profile run failed" >&2; exit 1; }
+	@touch $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -179,4 +236,4 @@ clean:
 distclean: clean
 
 .SECONDARY:
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(PGO_DIR)/obj -name '*.d' 2>/dev/null)

@@ -3,6 +3,9 @@
 # fixtures/sample-logs to $BUILD/demo/logs, ingests it into
 # $BUILD/demo/gpulog.db (twice: the second run shows that nothing is stored
 # twice), then reports on the sample's last week into $BUILD/demo/report.
+# The build runs it too, with BUILD=build/pgo: the programs compiled with
+# counters, whose counts then guide the compilation of the real ones
+# (Makefile, PGO).
 set -e
 BUILD=${BUILD:-build}
 D=$BUILD/demo
