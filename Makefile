@@ -50,9 +50,9 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 # with counters ($(BUILD)/pgo), which then run make demo's job on the
 # bundled sample logs (share/demo.sh: two ingests, the json report with its
 # charts, csv and text); then again with those counts, which tell GCC the
-# hot paths and the likely branches. The same output, byte for byte, for
-# 5-9% less CPU in the report and the ingest (tests/bench/README.md, issue
-# 34); the build takes about 30 s instead of 13 on two cores. A source change
+# hot paths and the likely branches. The same output, byte for byte; a
+# 10M-event report 5-10% faster, an ingest 5-7% (tests/bench/README.md,
+# issue 34); the build takes about 30 s instead of 13 on two cores. A source change
 # takes both compilations and the run again. Off with PGO=0 (quicker
 # rebuilds while editing), under the sanitizers (make check) and with
 # another compiler. Warnings that follow the optimiser's view of the data
