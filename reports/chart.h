@@ -272,7 +272,8 @@ int gl_chart_panel_yrange(const struct gl_chart_panel *p, struct gl_chart_yrange
  * counted in the legend ("▲ 12 above the range, max 20931") or, without a
  * legend, in the y label. The y axis is logarithmic when the kept values
  * span more than two decades, unless the panel asks for a linear one. A
- * panel without samples says so inside its frame.
+ * panel without samples says so inside its frame. A span under a
+ * millisecond (one sample's) is drawn as one second around its middle.
  */
 int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_t t1_us,
 		      const struct gl_chart_panel *panels, size_t npanels,

@@ -386,6 +386,25 @@ static int draw_time_panel(const struct gl_chart_panel *p, int64_t t0_us, int64_
 		t0_us = p->t0_us;
 		t1_us = p->t1_us;
 	}
+	/*
+	 * A span under a millisecond is widened to one second around its
+	 * middle. One sample's span is [t, t + 1 us]: PLplot draws no tick, no
+	 * label and no point on an axis whose span is the last digits of its
+	 * times (an empty frame), and a lone sample then sits in the middle of
+	 * the axis, not cut in half by its edge. (From 1 ms up PLplot draws the
+	 * points; a trace of a few hundred ms keeps its own span.)
+	 */
+	if (t1_us <= t0_us || (uint64_t)t1_us - (uint64_t)t0_us < (uint64_t)GL_US_PER_S / 1000) {
+		int64_t mid = t1_us > t0_us ? t0_us + (int64_t)(((uint64_t)t1_us - (uint64_t)t0_us) / 2)
+					    : t0_us;
+
+		if (mid < INT64_MIN + GL_US_PER_S)
+			mid = INT64_MIN + GL_US_PER_S;
+		else if (mid > INT64_MAX - GL_US_PER_S)
+			mid = INT64_MAX - GL_US_PER_S;
+		t0_us = mid - GL_US_PER_S / 2;
+		t1_us = t0_us + GL_US_PER_S;
+	}
 	plvpor(vp[0], vp[1], vp[2], vp[3]);
 	for (size_t s = 0; s < p->nseries; s++)
 		nsamples += p->series[s].cols ? p->series[s].cols->n : 0;
@@ -486,8 +505,6 @@ int gl_chart_timeline(const char *path, const char *title, int64_t t0_us, int64_
 	if (npanels == 0 || npanels > 12)
 		return gl_err_set(err, GL_EUSAGE, path, 0, NULL,
 				  "a timeline has 1 to 12 panels, not %zu", npanels);
-	if (t1_us <= t0_us)
-		t1_us = t0_us + GL_US_PER_S;
 	for (size_t k = 0; k < npanels; k++)
 		legend |= panels[k].legend;
 	rc = gl_plot_chart_begin(&c, path, opts, err);

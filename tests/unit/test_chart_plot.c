@@ -256,6 +256,37 @@ static void test_timeline_spike_clipped(void **state)
 }
 
 /*
+ * One sample (a node's first nvidia-smi scrape), with the span the
+ * telemetry chart gives it, [t, t + 1 us]: the axis is one second around
+ * it, so its dot is drawn in the middle third of the frame (columns
+ * 120..1184: 475..830) and nothing of its colour nearer the edges (the
+ * legend's line is right of 1192). The frame was empty before: PLplot drew
+ * no point and no tick on an axis 1 us wide at these times.
+ */
+static void test_timeline_one_sample(void **state)
+{
+	const int64_t t = DAY0 + 7 * 3600 * S + 117000;
+	struct gl_chart_cols c;
+	struct gl_chart_series s = {"GPU 0", &c, GL_CHART_LINE, 0};
+	struct gl_chart_panel p = {NULL, "utilisation (%)", &s, 1, NULL, 0, 1, 1, 0, 0};
+	struct png_image img;
+	struct gl_err err;
+	char a[256];
+
+	(void)state;
+	assert_int_equal(gl_chart_cols_init(&c, t, t + 1, GL_CHART_COLUMNS, &err), GL_OK);
+	gl_chart_cols_add(&c, t, 34, 0);
+	assert_int_equal(gl_chart_timeline(tmp("one.png", a), "One scrape", t, t + 1, &p, 1, NULL,
+					   &err), GL_OK);
+	check_png(a, GL_CHART_WIDTH_PX, GL_CHART_HEIGHT_PX, &img);
+	assert_true(count_colour_in(&img, gl_chart_palette[0], 12, 475, 830, 90, 810) > 20);
+	assert_int_equal(count_colour_in(&img, gl_chart_palette[0], 12, 120, 475, 90, 810), 0);
+	assert_int_equal(count_colour_in(&img, gl_chart_palette[0], 12, 830, 1184, 90, 810), 0);
+	png_release(&img);
+	gl_chart_cols_release(&c);
+}
+
+/*
  * Four stacked panels of 8 series each (the telemetry chart of 8 GPUs):
  * every series is in its panel's legend, right of the frames (x from
  * 1192 px, past the lines' 1184). The legend rows did not fit the short
@@ -456,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_panels_and_empty),
 		cmocka_unit_test(test_timeline_spike_clipped),
+		cmocka_unit_test(test_timeline_one_sample),
 		cmocka_unit_test(test_stacked_legend_fits),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_bars),
