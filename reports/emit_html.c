@@ -42,8 +42,11 @@ static const char style[] =
 	"nav a{color:#e4e7eb;text-decoration:none;font-size:.92em}nav a:hover{text-decoration:underline}"
 	"nav b{color:#fff;margin-right:.6em}"
 	"h1{font-size:1.5em;margin:.7em 0 .2em}h2{border-bottom:1px solid #ccc;"
-	"padding-bottom:.2em;margin-top:1.6em;scroll-margin-top:2.6em}"
-	"section{scroll-margin-top:2.6em}"
+	"padding-bottom:.2em;margin-top:1.6em}"
+	/* a section or chart jumped to starts below the sticky nav, which wraps
+	 * to two lines (3.8em) from about 700 to 1500 px wide (one, 2.25em, on
+	 * a phone: below); with 2.6em a heading was hidden under it */
+	"section,h2,figure{scroll-margin-top:4.3em}"
 	".status{border-radius:6px;padding:.8em 1.1em;margin:.8em 0;border:1px solid}"
 	".status.ok{background:#e8f5e9;border-color:#7cb342}"
 	".status.warn{background:#fff8e1;border-color:#f0a500}"
@@ -70,6 +73,7 @@ static const char style[] =
 	"@media (max-width:700px){main{padding:0 .5em}table{font-size:.8em}"
 	"figure>a{overflow-x:auto}figure>a>img{width:900px;max-width:none}"
 	"nav{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap}"
+	"section,h2,figure{scroll-margin-top:2.6em}"
 	".row>.tbl,.row>.charts{flex-basis:100%}}"
 	"@media print{nav{display:none}body{font-size:10pt}section{break-inside:auto}"
 	"figure,.status,.figs{break-inside:avoid}.row{display:block}a{color:inherit}}\n";

@@ -154,6 +154,24 @@ static void test_page(void **state)
 	assert_int_equal(count(h, "<tr>"), count(h, "</tr>"));
 	assert_int_equal(count(h, "<ul>"), count(h, "</ul>"));
 	assert_true(strstr(h, "</html>\n") == h + strlen(h) - 8);
+	/*
+	 * A section or chart jumped to (the nav's links, #gpu_telemetry) starts
+	 * below the sticky nav: in Chromium the demo page's nav is 2.25em tall
+	 * on one line (1800 px wide) and 3.79em on two (760 to 1400 px), so the
+	 * margin is at least that; on a phone (the 700 px query) the nav is one
+	 * line that scrolls.
+	 */
+	{
+		const char *m = strstr(h, "section,h2,figure{scroll-margin-top:");
+		const char *ph = strstr(h, "@media (max-width:700px){");
+
+		assert_non_null(m);
+		assert_true(strtod(m + 36, NULL) >= 3.8);
+		assert_non_null(ph);
+		m = strstr(ph, "section,h2,figure{scroll-margin-top:");
+		assert_non_null(m);
+		assert_true(strtod(m + 36, NULL) >= 2.25);
+	}
 	/* Self-contained: no script, nothing fetched. */
 	assert_int_equal(count(h, "<script"), 0);
 	assert_int_equal(count(h, "http://"), 0);
