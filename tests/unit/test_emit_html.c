@@ -162,15 +162,16 @@ static void test_page(void **state)
 	 * line that scrolls.
 	 */
 	{
-		const char *m = strstr(h, "section,h2,figure{scroll-margin-top:");
+		static const char rule[] = "section,h2,figure{scroll-margin-top:";
+		const char *m = strstr(h, rule);
 		const char *ph = strstr(h, "@media (max-width:700px){");
 
 		assert_non_null(m);
-		assert_true(strtod(m + 36, NULL) >= 3.8);
+		assert_true(strtod(m + strlen(rule), NULL) >= 3.8);
 		assert_non_null(ph);
-		m = strstr(ph, "section,h2,figure{scroll-margin-top:");
+		m = strstr(ph, rule);
 		assert_non_null(m);
-		assert_true(strtod(m + 36, NULL) >= 2.25);
+		assert_true(strtod(m + strlen(rule), NULL) >= 2.25);
 	}
 	/* Self-contained: no script, nothing fetched. */
 	assert_int_equal(count(h, "<script"), 0);
